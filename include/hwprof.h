@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwprof: program-counter histograms from perf_event samples.
+ * The native API. Every call is described in its own man page; hwprof(7)
+ * is the overview.
+ */
+#ifndef HWPROF_H
+#define HWPROF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#ifndef HWPROF_API
+#define HWPROF_API __attribute__((visibility("default")))
+#endif
+
+#define HWPROF_VERSION_MAJOR 0
+#define HWPROF_VERSION_MINOR 1
+
+/* ------------------------------------------------------------------ */
+/* The histogram core: regions of text folded into the caller's buckets */
+
+/* How a pc becomes a bucket index, d = pc - offset (see hwprof_hist_new(3)). */
+enum hwprof_index {
+	HWPROF_INDEX_PAPI = 1,		/* (d * scale) >> 17, any bucket width */
+	HWPROF_INDEX_PROFIL = 2,	/* ((d / 2) * scale) >> 16 (glibc profil) */
+	HWPROF_INDEX_SPROFIL = 3,	/* ((d / E) * scale) >> 16, E = bucket bytes */
+};
+
+/* Fold modes (the values of PAPI_PROFIL_*). */
+#define HWPROF_FOLD_POSIX	0x0u	/* add 1 (or the sample's weight) */
+#define HWPROF_FOLD_RANDOM	0x1u	/* drop 1 sample in 4, PAPI's LCG */
+#define HWPROF_FOLD_WEIGHTED	0x2u	/* add 1..255 from the overflow excess */
+#define HWPROF_FOLD_COMPRESS	0x4u	/* keep with probability 1 - bucket/65536 */
+
+/* Region-table policies; without them each case is an error. */
+#define HWPROF_HIST_SORT	(1u << 0)	/* regions may come in any order */
+#define HWPROF_HIST_OVERLAP	(1u << 1)	/* regions may overlap */
+#define HWPROF_HIST_PARTIAL	(1u << 2)	/* size need not be a bucket multiple */
+#define HWPROF_HIST_SKIP_OFF	(1u << 3)	/* scale 0 or 1: region is ignored */
+
+/* First state of the RANDOM/COMPRESS generator, as PAPI seeds it. */
+#define HWPROF_LCG_SEED		0x0dedbeefu
+
+/* The most regions one histogram takes. */
+#define HWPROF_HIST_MAX_REGIONS	(1u << 20)
+
+/* One text range mapped onto a buffer of the caller's. A region with
+ * offset 0 and scale 2 is the overflow bin: its first bucket counts every
+ * pc that falls in no other region, wherever it stands in the table. */
+struct hwprof_region {
+	void *base;		/* the buckets; written only by the fold */
+	size_t size;		/* bytes at base */
+	uint64_t offset;	/* lowest pc of the range */
+	uint32_t scale;		/* 16.16 fixed point, see the index formula */
+	uint32_t width;		/* bucket width in bits: 16, 32 or 64 */
+};
+
+struct hwprof_hist_opts {
+	size_t sz;			/* sizeof(struct hwprof_hist_opts) */
+	const struct hwprof_region *regions;	/* copied; caller keeps it */
+	size_t nregions;
+	unsigned int index;		/* enum hwprof_index */
+	unsigned int fold;		/* HWPROF_FOLD_* bits */
+	unsigned int flags;		/* HWPROF_HIST_* policies */
+	uint64_t threshold;		/* events per sample, for WEIGHTED */
+};
+
+struct hwprof_hist_stats {
+	size_t sz;		/* sizeof(struct hwprof_hist_stats) */
+	uint64_t samples;	/* pcs given to the fold */
+	uint64_t folded;	/* reached a bucket (the overflow bin included) */
+	uint64_t outside;	/* in no region, and no overflow bin */
+	uint64_t saturated;	/* folded into a full bucket: increment clipped */
+	uint64_t dropped;	/* dropped by RANDOM */
+	uint64_t refused;	/* refused by COMPRESS */
+};
+
+/* What is wrong with a region table (hwprof_hist_check()). */
+enum hwprof_hist_fault {
+	HWPROF_HIST_OK = 0,
+	HWPROF_HIST_EOPTS,	/* bad sz, index, fold bits or flags */
+	HWPROF_HIST_ETHRESHOLD,	/* WEIGHTED without a threshold */
+	HWPROF_HIST_ETOOMANY,	/* more than HWPROF_HIST_MAX_REGIONS */
+	HWPROF_HIST_EWIDTH,	/* width not 16, 32 or 64 */
+	HWPROF_HIST_ESCALE,	/* scale outside the formula's range */
+	HWPROF_HIST_EZEROSIZE,	/* size 0 */
+	HWPROF_HIST_EBASE,	/* NULL base, or base + size wraps */
+	HWPROF_HIST_EPARTIAL,	/* size not a multiple of the bucket */
+	HWPROF_HIST_EBIG,	/* more than 2^46 buckets */
+	HWPROF_HIST_EUNSORTED,	/* offset below the previous region's */
+	HWPROF_HIST_EOVERLAP,	/* text range overlaps the previous one */
+	HWPROF_HIST_EBIN,	/* a second overflow bin */
+};
+
+struct hwprof_hist;
+
+/* Checks a region table; returns HWPROF_HIST_OK or the first fault, and
+ * sets *where (if not NULL) to the index of the region at fault. */
+HWPROF_API int hwprof_hist_check(const struct hwprof_hist_opts *opts,
+				 size_t *where);
+
+/* A short English phrase for a fault code; never NULL. */
+HWPROF_API const char *hwprof_hist_strfault(int fault);
+
+/* Compiles a region table. Returns 0 and sets *out, or -EINVAL (see
+ * hwprof_hist_check()), -E2BIG or -ENOMEM. Free with hwprof_hist_free(). */
+HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
+			       struct hwprof_hist **out);
+
+/* Frees a histogram (NULL is fine). The caller's buffers are untouched. */
+HWPROF_API void hwprof_hist_free(struct hwprof_hist *h);
+
+/* Folds n pcs into the buckets. weights (or NULL) gives each sample's
+ * increment, or its overflow excess under WEIGHTED. lcg (or NULL: the
+ * histogram's own) is the RANDOM/COMPRESS state of this sample stream.
+ * Returns the number of samples that reached a bucket. No allocation, lock
+ * or syscall; one caller at a time per histogram. */
+HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
+				   const uint64_t *weights, size_t n,
+				   uint32_t *lcg);
+
+/* Where pc would be folded: returns 1 and the caller's region index and
+ * bucket, 2 for the overflow bin (bucket 0), 0 for outside. */
+HWPROF_API int hwprof_hist_locate(const struct hwprof_hist *h, uint64_t pc,
+				  size_t *region, uint64_t *bucket);
+
+/* Copies the counters into *st (st->sz set by the caller); returns 0 or
+ * -EINVAL. */
+HWPROF_API int hwprof_hist_stats(const struct hwprof_hist *h,
+				 struct hwprof_hist_stats *st);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HWPROF_H */

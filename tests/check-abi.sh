@@ -1,0 +1,40 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The library exports exactly the functions the headers declare as API,
+# each listed in lib/hwprof.map and documented by a page in man/.
+# usage: check-abi.sh SRCDIR LIBHWPROF.so
+set -u
+src=$1 lib=$2
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+
+nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWiDdBb]$/ { print $3 }' |
+	sed 's/@.*//' | grep -v '^HWPROF_' | sort -u > "$tmp/exports"
+sed -n '/global:/,/local:/p' "$src/lib/hwprof.map" |
+	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' |
+	sort -u > "$tmp/map"
+cat "$src"/include/*.h "$src"/include/*/*.h "$src"/include/*/*/*.h 2>/dev/null |
+	tr '\n' ' ' | grep -oE 'HWPROF_API [^;(]*\(' |
+	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*)\($/\1/' | sort -u > "$tmp/api"
+
+rc=0
+if ! cmp -s "$tmp/exports" "$tmp/map"; then
+	echo "FAIL: exports differ from lib/hwprof.map (< exported, > map):"
+	diff "$tmp/exports" "$tmp/map" | grep '^[<>]'
+	rc=1
+fi
+if ! cmp -s "$tmp/api" "$tmp/map"; then
+	echo "FAIL: HWPROF_API prototypes differ from lib/hwprof.map (< headers, > map):"
+	diff "$tmp/api" "$tmp/map" | grep '^[<>]'
+	rc=1
+fi
+while read -r f; do
+	if ! ls "$src"/man/"$f".3* >/dev/null 2>&1; then
+		echo "FAIL: $f has no page man/$f.3"
+		rc=1
+	fi
+done < "$tmp/map"
+n=$(wc -l < "$tmp/exports")
+[ "$n" -gt 0 ] || { echo "FAIL: no exports found in $lib"; exit 1; }
+[ $rc = 0 ] && echo "abi: $n exports match the map, the headers and man/"
+exit $rc
