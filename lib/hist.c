@@ -43,6 +43,11 @@ struct hwprof_hist {
 	uint64_t *start;
 	uint32_t *owner;
 	size_t nseg;
+	/* front[k] is the segment holding fa + (k << fshift), k <= nfront,
+	 * for pcs in [fa, fa + fspan): the search starts a few segments wide */
+	uint32_t *front;
+	uint64_t fa, fspan;
+	unsigned int fshift;
 	uint32_t lcg;
 	struct hwprof_hist_stats st;
 };
@@ -324,6 +329,41 @@ static void seg_add(struct hwprof_hist *h, uint64_t at, uint32_t owner)
 	h->nseg++;
 }
 
+/*
+ * The front table: the span between the first and last segment boundary
+ * cut into nfront equal power-of-two blocks (about one per two segments,
+ * at most 2^16), each naming the segment its first pc falls in. A pc's
+ * segment then lies between two neighbouring entries.
+ */
+static int build_front(struct hwprof_hist *h)
+{
+	size_t nfront = 1, s = 0;
+
+	h->fa = h->nseg > 1 ? h->start[1] : 0;
+	if (h->nseg < 3)
+		return 0;	/* fspan 0: the two checks in seg_find() decide */
+	h->fspan = h->start[h->nseg - 1] - h->fa;
+	while (nfront < h->nseg / 2 && nfront < (1u << 16))
+		nfront <<= 1;
+	h->fshift = 0;
+	while (h->fshift < 63 && ((h->fspan - 1) >> h->fshift) >= nfront)
+		h->fshift++;
+	h->front = malloc((nfront + 1) * sizeof(*h->front));
+	if (!h->front)
+		return -ENOMEM;
+	for (size_t k = 0; k < nfront; k++) {
+		uint64_t pc = h->fa + ((uint64_t)k << h->fshift);
+
+		if ((uint64_t)k << h->fshift >= h->fspan)
+			pc = h->start[h->nseg - 1];
+		while (s + 1 < h->nseg && h->start[s + 1] <= pc)
+			s++;
+		h->front[k] = (uint32_t)s;
+	}
+	h->front[nfront] = (uint32_t)(h->nseg - 1);
+	return 0;
+}
+
 static int build_segments(struct hwprof_hist *h)
 {
 	const u128 top = (u128)1 << 64;
@@ -363,7 +403,7 @@ static int build_segments(struct hwprof_hist *h)
 	}
 	free(hp);
 	free(ends);
-	return 0;
+	return build_front(h);
 }
 
 /* ------------------------------------------------------------------ */
@@ -451,6 +491,7 @@ HWPROF_API void hwprof_hist_free(struct hwprof_hist *h)
 	free(h->reg);
 	free(h->start);
 	free(h->owner);
+	free(h->front);
 	free(h);
 }
 
@@ -470,12 +511,19 @@ HWPROF_API int hwprof_hist_stats(const struct hwprof_hist *h,
 /* ------------------------------------------------------------------ */
 /* Folding                                                              */
 
-/* Last segment whose start is <= pc; branch-free, start[0] == 0. */
+/* Last segment whose start is <= pc: the front table narrows the range,
+ * a branch-free binary search finishes. */
 static inline size_t seg_find(const struct hwprof_hist *h, uint64_t pc)
 {
-	const uint64_t *base = h->start;
-	size_t n = h->nseg;
+	uint64_t d = pc - h->fa;
+	const uint64_t *base;
+	size_t lo, n;
 
+	if (d >= h->fspan)	/* also every pc when nseg < 3 */
+		return pc < h->fa ? 0 : h->nseg - 1;
+	lo = h->front[d >> h->fshift];
+	n = h->front[(d >> h->fshift) + 1] - lo + 1;
+	base = h->start + lo;
 	while (n > 1) {
 		size_t half = n / 2;
 
@@ -545,32 +593,51 @@ static inline int add_sat(unsigned char *p, unsigned int wshift, uint64_t inc)
 /*
  * The POSIX fold of a run of pcs inside one region segment, specialised at
  * compile time for each formula and bucket width: this is the per-sample
- * cost of profiling. Stops at the first pc outside [lo, lo + lenm1].
+ * cost of profiling. Stops at the first pc outside [lo, lo + lenm1]. When
+ * the segment starts at the region's offset (always, unless an overlapping
+ * region clipped it) one subtraction serves the range test and the index.
  */
 #define DEFINE_RUN(name, T, PRE, POST)					\
-static size_t name(const uint64_t *ips, size_t i, size_t n,		\
-		   uint64_t lo, uint64_t lenm1, const struct hreg *r,	\
-		   uint64_t *sat)					\
+static inline __attribute__((always_inline)) size_t			\
+name(const uint64_t *ips, size_t i, size_t n, uint64_t lo,		\
+     uint64_t lenm1, const struct hreg *r, uint64_t *sat)		\
 {									\
 	unsigned char *b = r->base;					\
-	const uint64_t delta = lo - r->off, scale = r->scale;		\
+	const uint64_t off = r->off, delta = lo - off, scale = r->scale; \
 	uint64_t clipped = 0;						\
 									\
-	for (; i < n; i++) {						\
-		uint64_t d = ips[i] - lo;				\
-		uint64_t idx;						\
-		T v;							\
+	if (likely(!delta)) {						\
+		for (; i < n; i++) {					\
+			uint64_t d = ips[i] - off, idx;			\
+			T v;						\
 									\
-		if (d > lenm1)						\
-			break;						\
-		idx = (((d + delta) >> (PRE)) * scale) >> (POST);	\
-		memcpy(&v, b + idx * sizeof(T), sizeof(T));		\
-		if (unlikely(v == (T)-1)) {				\
-			clipped++;					\
-			continue;					\
+			if (d > lenm1)					\
+				break;					\
+			idx = ((d >> (PRE)) * scale) >> (POST);		\
+			memcpy(&v, b + idx * sizeof(T), sizeof(T));	\
+			if (unlikely(v == (T)-1)) {			\
+				clipped++;				\
+				continue;				\
+			}						\
+			v++;						\
+			memcpy(b + idx * sizeof(T), &v, sizeof(T));	\
 		}							\
-		v++;							\
-		memcpy(b + idx * sizeof(T), &v, sizeof(T));		\
+	} else {							\
+		for (; i < n; i++) {					\
+			uint64_t d = ips[i] - lo, idx;			\
+			T v;						\
+									\
+			if (d > lenm1)					\
+				break;					\
+			idx = (((d + delta) >> (PRE)) * scale) >> (POST); \
+			memcpy(&v, b + idx * sizeof(T), sizeof(T));	\
+			if (unlikely(v == (T)-1)) {			\
+				clipped++;				\
+				continue;				\
+			}						\
+			v++;						\
+			memcpy(b + idx * sizeof(T), &v, sizeof(T));	\
+		}							\
 	}								\
 	*sat += clipped;						\
 	return i;							\
@@ -586,15 +653,23 @@ DEFINE_RUN(run_sprofil16, uint16_t, 1, 16)
 DEFINE_RUN(run_sprofil32, uint32_t, 2, 16)
 DEFINE_RUN(run_sprofil64, uint64_t, 3, 16)
 
-typedef size_t (*run_fn)(const uint64_t *, size_t, size_t, uint64_t,
-			 uint64_t, const struct hreg *, uint64_t *);
-
-/* Indexed by hreg.loop = (index - 1) * 3 + (wshift - 1). */
-static const run_fn runs[9] = {
-	run_papi16, run_papi32, run_papi64,
-	run_profil16, run_profil32, run_profil64,
-	run_sprofil16, run_sprofil32, run_sprofil64,
-};
+/* hreg.loop = (index - 1) * 3 + (wshift - 1) picks the loop. */
+static inline size_t run(const uint64_t *ips, size_t i, size_t n,
+			 uint64_t lo, uint64_t lenm1, const struct hreg *r,
+			 uint64_t *sat)
+{
+	switch (r->loop) {
+	case 0: return run_papi16(ips, i, n, lo, lenm1, r, sat);
+	case 1: return run_papi32(ips, i, n, lo, lenm1, r, sat);
+	case 2: return run_papi64(ips, i, n, lo, lenm1, r, sat);
+	case 3: return run_profil16(ips, i, n, lo, lenm1, r, sat);
+	case 4: return run_profil32(ips, i, n, lo, lenm1, r, sat);
+	case 5: return run_profil64(ips, i, n, lo, lenm1, r, sat);
+	case 6: return run_sprofil16(ips, i, n, lo, lenm1, r, sat);
+	case 7: return run_sprofil32(ips, i, n, lo, lenm1, r, sat);
+	default: return run_sprofil64(ips, i, n, lo, lenm1, r, sat);
+	}
+}
 
 /* PAPI's generator: x = 1664525 x + 1013904223 (mod 2^32), low 16 bits. */
 static inline uint32_t lcg_draw(uint32_t *x)
@@ -679,6 +754,7 @@ HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
 {
 	struct hwprof_hist_stats *st;
 	size_t i = 0, folded = 0;
+	uint64_t sat = 0;
 
 	if (!h || !ips || !n)
 		return 0;
@@ -698,7 +774,7 @@ HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
 		if (owner != SEG_NONE) {
 			const struct hreg *r = &h->reg[owner];
 
-			j = runs[r->loop](ips, i, n, lo, lenm1, r, &st->saturated);
+			j = run(ips, i, n, lo, lenm1, r, &sat);
 			folded += j - i;
 			i = j;
 			continue;
@@ -720,6 +796,7 @@ HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
 		}
 		i = j;
 	}
+	st->saturated += sat;
 	st->folded += folded;
 	return folded;
 }
