@@ -14,7 +14,7 @@ sed -n '/global:/,/local:/p' "$src/lib/hwprof.map" |
 	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' |
 	sort -u > "$tmp/map"
 cat "$src"/include/*.h "$src"/include/*/*.h "$src"/include/*/*/*.h 2>/dev/null |
-	tr '\n' ' ' | grep -oE 'HWPROF_API [^;(]*\(' |
+	grep -v '^[[:space:]]*#' | tr '\n' ' ' | grep -oE 'HWPROF_API [^;(]*\(' |
 	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*)\($/\1/' | sort -u > "$tmp/api"
 
 rc=0
