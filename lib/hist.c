@@ -597,6 +597,23 @@ static inline int add_sat(unsigned char *p, unsigned int wshift, uint64_t inc)
  * the segment starts at the region's offset (always, unless an overlapping
  * region clipped it) one subtraction serves the range test and the index.
  */
+#define RUN_LOOP(T, PRE, POST, FROM, DELTA)				\
+	for (; i < n; i++) {						\
+		uint64_t d = ips[i] - (FROM), idx;			\
+		T v;							\
+									\
+		if (d > lenm1)						\
+			break;						\
+		idx = (((d + (DELTA)) >> (PRE)) * scale) >> (POST);	\
+		memcpy(&v, b + idx * sizeof(T), sizeof(T));		\
+		if (unlikely(v == (T)-1)) {				\
+			clipped++;					\
+			continue;					\
+		}							\
+		v++;							\
+		memcpy(b + idx * sizeof(T), &v, sizeof(T));		\
+	}
+
 #define DEFINE_RUN(name, T, PRE, POST)					\
 static inline __attribute__((always_inline)) size_t			\
 name(const uint64_t *ips, size_t i, size_t n, uint64_t lo,		\
@@ -606,39 +623,10 @@ name(const uint64_t *ips, size_t i, size_t n, uint64_t lo,		\
 	const uint64_t off = r->off, delta = lo - off, scale = r->scale; \
 	uint64_t clipped = 0;						\
 									\
-	if (likely(!delta)) {						\
-		for (; i < n; i++) {					\
-			uint64_t d = ips[i] - off, idx;			\
-			T v;						\
-									\
-			if (d > lenm1)					\
-				break;					\
-			idx = ((d >> (PRE)) * scale) >> (POST);		\
-			memcpy(&v, b + idx * sizeof(T), sizeof(T));	\
-			if (unlikely(v == (T)-1)) {			\
-				clipped++;				\
-				continue;				\
-			}						\
-			v++;						\
-			memcpy(b + idx * sizeof(T), &v, sizeof(T));	\
-		}							\
-	} else {							\
-		for (; i < n; i++) {					\
-			uint64_t d = ips[i] - lo, idx;			\
-			T v;						\
-									\
-			if (d > lenm1)					\
-				break;					\
-			idx = (((d + delta) >> (PRE)) * scale) >> (POST); \
-			memcpy(&v, b + idx * sizeof(T), sizeof(T));	\
-			if (unlikely(v == (T)-1)) {			\
-				clipped++;				\
-				continue;				\
-			}						\
-			v++;						\
-			memcpy(b + idx * sizeof(T), &v, sizeof(T));	\
-		}							\
-	}								\
+	if (likely(!delta))						\
+		RUN_LOOP(T, PRE, POST, off, 0)				\
+	else								\
+		RUN_LOOP(T, PRE, POST, lo, delta)			\
 	*sat += clipped;						\
 	return i;							\
 }
