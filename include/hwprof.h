@@ -134,6 +134,108 @@ HWPROF_API int hwprof_hist_locate(const struct hwprof_hist *h, uint64_t pc,
 HWPROF_API int hwprof_hist_stats(const struct hwprof_hist *h,
 				 struct hwprof_hist_stats *st);
 
+/* ------------------------------------------------------------------ */
+/* Diagnostics                                                          */
+
+#define HWPROF_LOG_ERR		3
+#define HWPROF_LOG_WARN		4
+#define HWPROF_LOG_INFO		6
+#define HWPROF_LOG_DEBUG	7
+
+typedef void (*hwprof_log_fn)(int level, const char *msg, void *arg);
+
+/* Sends messages up to level to fn (NULL: nowhere, the default). */
+HWPROF_API void hwprof_set_log(hwprof_log_fn fn, void *arg, int level);
+
+/* ------------------------------------------------------------------ */
+/* Events                                                               */
+
+/* Checks that an event name resolves and can be sampled by this thread:
+ * 0, -ENOENT (no such event), -EOPNOTSUPP (this machine cannot sample it),
+ * -EACCES (perf_event_paranoid forbids it) or another -errno; why (if not
+ * NULL) receives one line saying why. */
+HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len);
+
+/* The i-th PAPI preset hwprof knows: 0, or -ENOENT past the last. */
+HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
+				  unsigned int *code, const char **desc);
+
+/* ------------------------------------------------------------------ */
+/* Sampling sessions                                                    */
+
+#define HWPROF_SESSION_THREAD	0u	/* the thread that starts it */
+#define HWPROF_SESSION_PROCESS	1u	/* every thread, present and future */
+
+/* Session flags */
+#define HWPROF_SESSION_NO_WAKEUP (1u << 0)	/* drain on the interval only */
+
+struct hwprof_session_opts {
+	size_t sz;		/* sizeof(struct hwprof_session_opts) */
+	unsigned int mode;	/* HWPROF_SESSION_THREAD or _PROCESS */
+	unsigned int ring_pages;	/* data pages per ring, power of 2; 0: 16 */
+	unsigned int drain_ms;	/* longest wait between drains; 0: 100 */
+	unsigned int flags;	/* HWPROF_SESSION_NO_WAKEUP */
+};
+
+struct hwprof_session_stats {
+	size_t sz;		/* sizeof(struct hwprof_session_stats) */
+	uint64_t samples;	/* sample records read from the rings */
+	uint64_t lost;		/* samples the kernel dropped (ring full) */
+	uint64_t throttled;	/* times the kernel throttled the event */
+	uint64_t folded;	/* samples that reached a bucket */
+	uint64_t outside;	/* samples in no region */
+	uint64_t saturated;	/* samples whose bucket was full */
+	uint64_t period;	/* the threshold the kernel applies */
+	uint32_t precise;	/* precise_ip level in use (hardware events) */
+	uint32_t threads;	/* threads covered so far */
+};
+
+/* One loaded object's executable range and its buckets (see
+ * hwprof_session_objects()). */
+struct hwprof_object {
+	const char *path;	/* "" for the main program's name unknown */
+	uint64_t base;		/* load bias (dlpi_addr) */
+	uint64_t start, end;	/* run-time text range [start, end) */
+	const uint32_t *counts;	/* one bucket per HWPROF_OBJECT_BYTES */
+	size_t nbuckets;
+	int loaded;		/* 0 once dlclose'd: counts kept */
+};
+
+#define HWPROF_OBJECT_BYTES	8	/* bytes of text per object bucket */
+
+struct hwprof_session;
+
+HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
+				  struct hwprof_session **out);
+
+/* Adds an event sampled every threshold events (0: its default) folded
+ * into h, or into per-object buckets the session owns when h is NULL.
+ * Returns the event's index, or -errno (see hwprof_event_probe()). */
+HWPROF_API int hwprof_session_add(struct hwprof_session *s, const char *event,
+				  uint64_t threshold, struct hwprof_hist *h);
+
+HWPROF_API int hwprof_session_start(struct hwprof_session *s);
+HWPROF_API int hwprof_session_stop(struct hwprof_session *s);
+
+/* Drains every ring now; returns the samples folded, or -errno. */
+HWPROF_API int hwprof_session_read(struct hwprof_session *s);
+
+/* Drops samples not yet folded, zeroes the statistics and the buckets the
+ * session owns (never the caller's). */
+HWPROF_API int hwprof_session_reset(struct hwprof_session *s);
+
+HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
+				    struct hwprof_session_stats *st);
+
+/* The per-object buckets of an event added with h NULL; borrowed until the
+ * next call on the session. */
+HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
+				      const struct hwprof_object **objs,
+				      size_t *n);
+
+/* Stops if running and frees everything (NULL is fine). */
+HWPROF_API void hwprof_session_free(struct hwprof_session *s);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,6 +3,14 @@
 #ifndef HWPROF_INTERNAL_H
 #define HWPROF_INTERNAL_H
 
+/* event.c includes libpfm4's copy of perf_event.h, which clashes with the
+ * kernel's: it defines HWP_PFM_HEADERS and includes that copy first. */
+#ifndef HWP_PFM_HEADERS
+#include <linux/perf_event.h>
+#endif
+#include <stddef.h>
+#include <sys/types.h>
+
 #include "hwprof.h"
 
 #define likely(x)	__builtin_expect(!!(x), 1)
@@ -24,5 +32,69 @@ static inline int hwp_opts_ok(const void *opts, size_t have, size_t know)
 			return 0;
 	return 1;
 }
+
+/* log.c */
+void hwp_log(int level, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* sys.c: system calls, each returning -errno */
+int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
+int hwp_perf_ioctl(int fd, unsigned long req, unsigned long arg);
+int hwp_perf_read(int fd, uint64_t *v, size_t n);
+pid_t hwp_gettid(void);
+int hwp_paranoid(void);
+long hwp_read_long(const char *path, long dflt);
+
+/* ring.c: one mmap'd perf ring */
+struct hwp_ring {
+	struct perf_event_mmap_page *page;
+	unsigned char *data;
+	uint64_t mask;		/* data bytes - 1 */
+	size_t map_len;
+	struct {
+		uint64_t lost;		/* from PERF_RECORD_LOST */
+		uint64_t throttled;	/* PERF_RECORD_THROTTLE records */
+		uint64_t corrupt;	/* unparsable records skipped */
+	} stats;
+};
+
+int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages);
+void hwp_ring_unmap(struct hwp_ring *r);
+size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
+int hwp_ring_empty(const struct hwp_ring *r);
+
+/* event.c: an event name to a perf_event_attr */
+enum hwp_event_kind {
+	HWP_EV_CLOCK,		/* task-clock, cpu-clock: period in ns */
+	HWP_EV_SOFT,		/* other software events */
+	HWP_EV_BREAKPOINT,	/* mem:ADDR:x */
+	HWP_EV_HARDWARE,	/* a PMU event: precise_ip is tried */
+};
+
+struct hwp_event {
+	struct perf_event_attr attr;
+	enum hwp_event_kind kind;
+	uint64_t default_period;
+};
+
+int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
+		      size_t len);
+int hwp_event_open(const char *name, struct hwp_event *ev, pid_t pid,
+		   int cpu, int *precise, char *why, size_t len);
+int hwp_symbol_addr(const char *sym, uint64_t *addr);
+
+/* objects.c: loaded objects as regions with buckets of their own */
+struct hwp_objects {
+	struct hwprof_object *obj;
+	unsigned char *seen;	/* per object: found by the last scan */
+	size_t n, cap;
+	unsigned long long adds, subs;	/* loader generation last seen */
+	int changed;
+	struct hwprof_hist *hist;	/* over the loaded ones */
+};
+
+int hwp_objects_refresh(struct hwp_objects *o);
+void hwp_objects_zero(struct hwp_objects *o);
+void hwp_objects_free(struct hwp_objects *o);
 
 #endif /* HWPROF_INTERNAL_H */

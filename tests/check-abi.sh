@@ -10,17 +10,23 @@ trap 'rm -rf "$tmp"' EXIT
 
 nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWiDdBb]$/ { print $3 }' |
 	sed 's/@.*//' | grep -v '^HWPROF_' | sort -u > "$tmp/exports"
-sed -n '/global:/,/local:/p' "$src/lib/hwprof.map" |
+# API nodes are HWPROF_*; GLIBC_* nodes hold interposers (pthread_create),
+# exported on purpose, declared by libc's headers, documented in man/.
+awk '/^HWPROF_/ { api = 1 } /^GLIBC_/ { api = 0 } api' "$src/lib/hwprof.map" |
 	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' |
 	sort -u > "$tmp/map"
+awk '/^GLIBC_/ { ip = 1 } /^HWPROF_/ { ip = 0 } ip' "$src/lib/hwprof.map" |
+	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' | tr -d ' \t;' |
+	sort -u > "$tmp/interposed"
+sort -u "$tmp/map" "$tmp/interposed" > "$tmp/all"
 cat "$src"/include/*.h "$src"/include/*/*.h "$src"/include/*/*/*.h 2>/dev/null |
 	grep -v '^[[:space:]]*#' | tr '\n' ' ' | grep -oE 'HWPROF_API [^;(]*\(' |
 	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*)\($/\1/' | sort -u > "$tmp/api"
 
 rc=0
-if ! cmp -s "$tmp/exports" "$tmp/map"; then
+if ! cmp -s "$tmp/exports" "$tmp/all"; then
 	echo "FAIL: exports differ from lib/hwprof.map (< exported, > map):"
-	diff "$tmp/exports" "$tmp/map" | grep '^[<>]'
+	diff "$tmp/exports" "$tmp/all" | grep '^[<>]'
 	rc=1
 fi
 if ! cmp -s "$tmp/api" "$tmp/map"; then
@@ -34,6 +40,10 @@ while read -r f; do
 		rc=1
 	fi
 done < "$tmp/map"
+while read -r f; do
+	grep -qw "$f" "$src"/man/*.[37] ||
+		{ echo "FAIL: interposed $f is documented in no page"; rc=1; }
+done < "$tmp/interposed"
 n=$(wc -l < "$tmp/exports")
 [ "$n" -gt 0 ] || { echo "FAIL: no exports found in $lib"; exit 1; }
 [ $rc = 0 ] && echo "abi: $n exports match the map, the headers and man/"

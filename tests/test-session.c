@@ -1,0 +1,619 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sampling engine end to end, on events this PMU-less VM has: execute
+ * breakpoints (exact: one sample per execution, at the function's
+ * address), page faults (exact: one per fresh page) and task-clock.
+ * usage: test-session CASE   (one case per meson test; see tests/meson.build)
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hwprof.h"
+#include "harness.h"
+
+#define N	2000		/* breakpoint hits per case */
+
+/* The probes bypass hwprof, so a hwprof bug can never pass for a skip. */
+static int t_require(uint32_t type, uint64_t config, uint64_t bp_addr,
+		     const char *what)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = type, .config = config,
+		.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
+		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+	};
+	int fd;
+
+	if (type == PERF_TYPE_BREAKPOINT) {
+		a.bp_type = HW_BREAKPOINT_X;
+		a.bp_addr = bp_addr;
+		a.bp_len = sizeof(long);
+		a.sample_period = 1;
+	}
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return T_PASS;
+	}
+	switch (errno) {
+	case ENOENT: case ENODEV: case EOPNOTSUPP: case ENOSYS:
+	case EACCES: case EPERM:
+		printf("SKIP: %s: %s\n", what, strerror(errno));
+		return T_SKIP;
+	}
+	printf("ERROR: %s: probe failed: %s\n", what, strerror(errno));
+	return T_ERROR;
+}
+
+/* Functions the breakpoints watch: not inlined, not merged, not static (so
+ * mem:NAME:x finds them in .symtab as well as by address). */
+void hw_target(void);
+void hw_other(void);
+void touch_pages(volatile char *p, size_t k, size_t psz);
+uint64_t spin_hot(uint64_t n);
+uint64_t spin_cold(uint64_t n);
+
+__attribute__((noinline, used)) void hw_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void hw_other(void)
+{
+	__asm__ volatile("nop" ::: "memory");
+}
+
+static void call_n(void (*f)(void), int n)
+{
+	for (int i = 0; i < n; i++)
+		f();
+}
+
+/* One 32-bit bucket per byte from the function's address (PAPI 0x20000). */
+static uint32_t fbuf[64];
+
+static struct hwprof_hist *hist_at(void *fn, uint32_t *buf, size_t n)
+{
+	struct hwprof_region r = {
+		.base = buf, .size = n * sizeof(*buf),
+		.offset = (uint64_t)(uintptr_t)fn, .scale = 0x20000, .width = 32,
+	};
+	struct hwprof_hist_opts o = {
+		.sz = sizeof(o), .regions = &r, .nregions = 1,
+		.index = HWPROF_INDEX_PAPI,
+	};
+	struct hwprof_hist *h = NULL;
+
+	memset(buf, 0, n * sizeof(*buf));
+	T_EQ(hwprof_hist_new(&o, &h), 0);
+	return h;
+}
+
+static struct hwprof_session *session(unsigned int mode, const char *ev,
+				      uint64_t thr, struct hwprof_hist *h)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = mode };
+	struct hwprof_session *s = NULL;
+
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	if (s)
+		T_EQ(hwprof_session_add(s, ev, thr, h), 0);
+	return s;
+}
+
+static struct hwprof_session_stats sstats(struct hwprof_session *s)
+{
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	return st;
+}
+
+static int need_bp(void)
+{
+	return t_require(PERF_TYPE_BREAKPOINT, 0, (uint64_t)(uintptr_t)hw_target,
+			 "execute breakpoints");
+}
+
+/* ------------------------------------------------------------------ */
+
+/* threshold 1: exactly N samples, all at the function's first byte;
+ * threshold k: floor(N / k); by symbol and by hex address. */
+static int case_bp_exact(void)
+{
+	static const uint64_t ks[] = { 1, 7, 100 };
+	char name[64];
+
+	for (int by_addr = 0; by_addr < 2; by_addr++) {
+		for (size_t i = 0; i < 3; i++) {
+			struct hwprof_hist *h = hist_at(hw_target, fbuf, 64);
+			struct hwprof_session *s;
+			struct hwprof_session_stats st;
+
+			if (by_addr)
+				snprintf(name, sizeof(name), "mem:%p:x", (void *)hw_target);
+			else
+				snprintf(name, sizeof(name), "mem:hw_target:x");
+			s = session(HWPROF_SESSION_THREAD, name, ks[i], h);
+			T_EQ(hwprof_session_start(s), 0);
+			call_n(hw_target, N);
+			call_n(hw_other, N);	/* not watched */
+			T_EQ(hwprof_session_stop(s), 0);
+			st = sstats(s);
+			T_CHECK(fbuf[0] == N / ks[i], "%s k=%llu: bucket 0 = %u, want %llu",
+				name, (unsigned long long)ks[i], fbuf[0],
+				(unsigned long long)(N / ks[i]));
+			for (int b = 1; b < 64; b++)
+				T_CHECK(fbuf[b] == 0, "%s: bucket %d = %u", name, b, fbuf[b]);
+			T_EQ(st.samples, N / ks[i]);
+			T_EQ(st.folded, N / ks[i]);
+			T_EQ(st.lost, 0);
+			T_EQ(st.outside, 0);
+			T_EQ(st.period, ks[i]);
+			T_EQ(st.threads, 1);
+			hwprof_session_free(s);
+			hwprof_hist_free(h);
+		}
+	}
+	return t_done("bp-exact");
+}
+
+/* Touches K fresh anonymous pages, one store each. */
+__attribute__((noinline, used)) void touch_pages(volatile char *p, size_t k,
+						 size_t psz)
+{
+	for (size_t i = 0; i < k; i++)
+		p[i * psz] = 1;
+}
+
+static int case_page_faults(void)
+{
+	enum { K = 1000 };
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	static uint32_t buf[1024];
+	struct hwprof_session_stats st;
+	struct hwprof_session *s;
+	struct hwprof_hist *h;
+	uint64_t sum = 0;
+	char *p;
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0,
+			  "page-fault events");
+
+	if (r)
+		return r;
+	p = mmap(NULL, K * psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return T_ERROR;
+	madvise(p, K * psz, MADV_NOHUGEPAGE);	/* one fault per page */
+	h = hist_at((void *)touch_pages, buf, 1024);
+	s = session(HWPROF_SESSION_THREAD, "page-faults", 1, h);
+	T_EQ(hwprof_session_start(s), 0);
+	touch_pages(p, K, psz);
+	T_EQ(hwprof_session_stop(s), 0);
+	for (int i = 0; i < 1024; i++)
+		sum += buf[i];
+	st = sstats(s);
+	T_CHECK(sum == K, "faults in touch_pages: %llu, want %d",
+		(unsigned long long)sum, K);
+	T_CHECK(st.samples >= K, "samples %llu", (unsigned long long)st.samples);
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	munmap(p, K * psz);
+	return t_done("page-faults");
+}
+
+/* task-clock: a hot loop dominates a cold one, in the session's own
+ * per-object buckets. */
+__attribute__((noinline, used)) uint64_t spin_hot(uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
+__attribute__((noinline, used)) uint64_t spin_cold(uint64_t n)
+{
+	return spin_hot(n / 16) + 1;
+}
+
+static uint64_t count_in(const struct hwprof_object *o, size_t n,
+			 uint64_t lo, uint64_t hi)
+{
+	uint64_t sum = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (lo < o[i].start || lo >= o[i].end)
+			continue;
+		for (uint64_t a = lo; a < hi && a < o[i].end; a += HWPROF_OBJECT_BYTES)
+			sum += o[i].counts[(a - o[i].start) / HWPROF_OBJECT_BYTES];
+	}
+	return sum;
+}
+
+static int case_task_clock(void)
+{
+	const struct hwprof_object *objs;
+	struct hwprof_session_stats st;
+	struct hwprof_session *s;
+	uint64_t hot, total = 0, sink;
+	size_t n = 0;
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+			  "task-clock");
+
+	if (r)
+		return r;
+	s = session(HWPROF_SESSION_THREAD, "task-clock", 100000, NULL);
+	T_EQ(hwprof_session_start(s), 0);
+	sink = spin_hot(200000000) + spin_cold(200000000);
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(hwprof_session_objects(s, 0, &objs, &n), 0);
+	T_CHECK(n >= 2, "objects %zu", n);
+	/* spin_hot's body: 256 bytes is generous for the loop */
+	hot = count_in(objs, n, (uint64_t)(uintptr_t)spin_hot,
+		       (uint64_t)(uintptr_t)spin_hot + 256);
+	for (size_t i = 0; i < n; i++)
+		for (size_t b = 0; b < objs[i].nbuckets; b++)
+			total += objs[i].counts[b];
+	st = sstats(s);
+	printf("task-clock: %llu samples, %llu in spin_hot, %llu folded, %llu outside (sink %llu)\n",
+	       (unsigned long long)st.samples, (unsigned long long)hot,
+	       (unsigned long long)st.folded, (unsigned long long)st.outside,
+	       (unsigned long long)(sink & 1));
+	T_CHECK(st.samples > 50, "too few samples: %llu", (unsigned long long)st.samples);
+	T_CHECK(hot * 10 > total * 8, "spin_hot has %llu of %llu", (unsigned long long)hot,
+		(unsigned long long)total);
+	T_EQ(total, st.folded);
+	hwprof_session_free(s);
+	return t_done("task-clock");
+}
+
+/* ------------------------------------------------------------------ */
+/* Threads                                                              */
+
+static pthread_barrier_t go;
+
+static void *worker_before(void *arg)
+{
+	pthread_barrier_wait(&go);	/* the session has started */
+	call_n(hw_target, N);
+	pthread_barrier_wait(&go);	/* done */
+	return arg;
+}
+
+static void *worker(void *arg)
+{
+	call_n(hw_target, N);
+	return arg;
+}
+
+/* Process-wide: threads that exist at start and threads created after it,
+ * including one created by a thread that existed before. */
+static void *creator(void *arg)
+{
+	pthread_t t;
+
+	pthread_barrier_wait(&go);
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	pthread_barrier_wait(&go);
+	return arg;
+}
+
+static int case_process(void)
+{
+	struct hwprof_session_stats st;
+	struct hwprof_session *s;
+	struct hwprof_hist *h;
+	pthread_t b1, b2, c, a1, a2;
+	int r = need_bp();
+
+	if (r)
+		return r;
+	h = hist_at(hw_target, fbuf, 64);
+	s = session(HWPROF_SESSION_PROCESS, "mem:hw_target:x", 1, h);
+	pthread_barrier_init(&go, NULL, 4);
+	pthread_create(&b1, NULL, worker_before, NULL);
+	pthread_create(&b2, NULL, worker_before, NULL);
+	pthread_create(&c, NULL, creator, NULL);
+	T_EQ(hwprof_session_start(s), 0);
+	pthread_barrier_wait(&go);
+	call_n(hw_target, N);			/* main */
+	pthread_create(&a1, NULL, worker, NULL);	/* after start */
+	pthread_create(&a2, NULL, worker, NULL);
+	pthread_join(a1, NULL);
+	pthread_join(a2, NULL);
+	pthread_barrier_wait(&go);
+	T_EQ(hwprof_session_stop(s), 0);
+	pthread_join(b1, NULL);
+	pthread_join(b2, NULL);
+	pthread_join(c, NULL);
+	st = sstats(s);
+	/* main, b1, b2, a1, a2 and c's worker: 6 threads called it */
+	T_CHECK(fbuf[0] == 6 * N, "bucket 0 = %u, want %d", fbuf[0], 6 * N);
+	T_EQ(st.samples, 6 * N);
+	T_CHECK(st.threads >= 7, "threads %u", st.threads);
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	pthread_barrier_destroy(&go);
+	return t_done("process");
+}
+
+/* Per-thread: another thread's calls are not counted. */
+static int case_thread(void)
+{
+	struct hwprof_session *s;
+	struct hwprof_hist *h;
+	pthread_t t;
+	int r = need_bp();
+
+	if (r)
+		return r;
+	h = hist_at(hw_target, fbuf, 64);
+	s = session(HWPROF_SESSION_THREAD, "mem:hw_target:x", 1, h);
+	T_EQ(hwprof_session_start(s), 0);
+	pthread_create(&t, NULL, worker, NULL);
+	pthread_join(t, NULL);
+	call_n(hw_target, N / 2);
+	T_EQ(hwprof_session_stop(s), 0);
+	T_CHECK(fbuf[0] == N / 2, "bucket 0 = %u, want %d", fbuf[0], N / 2);
+	T_EQ(sstats(s).threads, 1);
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return t_done("thread");
+}
+
+/* fork: the child profiles on into its own copy; the parent's buckets hold
+ * only the parent's calls. */
+static int case_fork(void)
+{
+	struct hwprof_session *s;
+	struct hwprof_hist *h;
+	int status = 0, r = need_bp();
+	pid_t pid;
+
+	if (r)
+		return r;
+	for (unsigned int mode = 0; mode < 2; mode++) {
+		h = hist_at(hw_target, fbuf, 64);
+		s = session(mode, "mem:hw_target:x", 1, h);
+		T_EQ(hwprof_session_start(s), 0);
+		call_n(hw_target, 100);
+		pid = fork();
+		if (pid == 0) {
+			call_n(hw_target, 300);
+			hwprof_session_stop(s);
+			/* 100 before the fork (copied) + 300 of its own */
+			_exit(fbuf[0] == 400 && sstats(s).threads == 1 ? 0 : 10);
+		}
+		call_n(hw_target, 50);
+		waitpid(pid, &status, 0);
+		call_n(hw_target, 50);
+		T_EQ(hwprof_session_stop(s), 0);
+		T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			"mode %u: child status %#x", mode, status);
+		T_CHECK(fbuf[0] == 200, "mode %u: parent bucket 0 = %u, want 200",
+			mode, fbuf[0]);
+		hwprof_session_free(s);
+		hwprof_hist_free(h);
+	}
+	return t_done("fork");
+}
+
+/* exec: the new image holds no perf fd (close-on-exec). */
+static int count_perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[320], link[256];
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l > 0) {
+			link[l] = 0;
+			n += strstr(link, "perf_event") != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+static int case_exec(const char *self)
+{
+	struct hwprof_session *s;
+	int status = 0, r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+				      0, "task-clock");
+	pid_t pid;
+
+	if (r)
+		return r;
+	s = session(HWPROF_SESSION_PROCESS, "task-clock", 0, NULL);
+	T_EQ(hwprof_session_start(s), 0);
+	T_CHECK(count_perf_fds() >= 1, "no perf fd while running");
+	pid = fork();
+	if (pid == 0) {
+		execl(self, self, "count-fds", (char *)NULL);
+		_exit(99);
+	}
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"after exec: %d perf fds", WEXITSTATUS(status));
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(count_perf_fds(), 0);	/* stop released them all */
+	hwprof_session_free(s);
+	return t_done("exec");
+}
+
+/* A one-page ring that is not drained until stop: the kernel drops what
+ * does not fit and says so; samples + lost is exact and the histogram
+ * holds exactly the samples that were read. */
+static int case_lost(void)
+{
+	struct hwprof_session_opts o = {
+		.sz = sizeof(o), .mode = HWPROF_SESSION_THREAD, .ring_pages = 1,
+		.drain_ms = 60000, .flags = HWPROF_SESSION_NO_WAKEUP,
+	};
+	struct hwprof_session_stats st;
+	struct hwprof_session *s = NULL;
+	struct hwprof_hist *h;
+	int r = need_bp();
+
+	if (r)
+		return r;
+	h = hist_at(hw_target, fbuf, 64);
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "mem:hw_target:x", 1, h), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	call_n(hw_target, 5 * N);
+	T_EQ(hwprof_session_stop(s), 0);
+	st = sstats(s);
+	printf("lost: %llu samples, %llu lost\n", (unsigned long long)st.samples,
+	       (unsigned long long)st.lost);
+	T_CHECK(st.lost > 0, "nothing lost from a one-page ring");
+	T_EQ(st.samples + st.lost, 5 * N);
+	T_EQ(fbuf[0], st.samples);
+	for (int b = 1; b < 64; b++)
+		T_EQ(fbuf[b], 0);
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return t_done("lost");
+}
+
+/* Every error path, with the errno SPEC names. */
+static int case_errors(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o) };
+	struct hwprof_session *s = NULL;
+	char why[256];
+	int ret;
+
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "no-such-event-xyz", 0, NULL), -ENOENT);
+	T_EQ(hwprof_event_probe("no-such-event-xyz", why, sizeof(why)), -ENOENT);
+	T_CHECK(strstr(why, "no such event"), "why: %s", why);
+	T_EQ(hwprof_session_add(s, "mem:no_such_function_xyz:x", 1, NULL), -ENOENT);
+	T_EQ(hwprof_event_probe("mem:no_such_function_xyz:x", why, sizeof(why)), -ENOENT);
+	T_CHECK(strstr(why, "no_such_function_xyz"), "why: %s", why);
+	T_EQ(hwprof_session_add(s, "mem:0xzz:x", 1, NULL), -EINVAL);
+	T_EQ(hwprof_session_add(s, "mem:hw_target:w", 1, NULL), -EINVAL);
+	T_EQ(hwprof_session_add(s, "PAPI_NOT_A_PRESET", 0, NULL), -ENOENT);
+	T_EQ(hwprof_session_add(s, "task-clock", (uint64_t)INT64_MAX + 1, NULL), -EINVAL);
+	T_EQ(hwprof_session_start(s), -ENOENT);	/* no event added */
+	T_EQ(hwprof_session_stop(s), -EALREADY);
+
+	/* a hardware event on a machine without its PMU: the probe bypasses
+	 * hwprof; where cycles can be sampled this part checks nothing */
+	if (t_require(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0,
+		      "cycles (expected here: no PMU)") == T_SKIP) {
+		ret = hwprof_event_probe("cycles", why, sizeof(why));
+		T_CHECK(ret == -EOPNOTSUPP || ret == -EACCES, "cycles: %d (%s)", ret, why);
+		T_CHECK(strstr(why, "cycles"), "why: %s", why);
+		T_EQ(hwprof_session_add(s, "cycles", 0, NULL), 0);
+		ret = hwprof_session_start(s);
+		T_CHECK(ret == -EOPNOTSUPP || ret == -EACCES, "start: %d", ret);
+		T_EQ(hwprof_session_stop(s), -EALREADY);
+	}
+	hwprof_session_free(s);
+
+	T_EQ(hwprof_session_new(NULL, NULL), -EINVAL);
+	o.mode = 7;
+	T_EQ(hwprof_session_new(&o, &s), -EINVAL);
+	o.mode = 0;
+	o.ring_pages = 3;
+	T_EQ(hwprof_session_new(&o, &s), -EINVAL);
+	o.ring_pages = 0;
+	o.flags = 0x100;
+	T_EQ(hwprof_session_new(&o, &s), -EINVAL);
+	T_EQ(hwprof_session_add(NULL, "task-clock", 0, NULL), -EINVAL);
+	T_EQ(hwprof_session_start(NULL), -EINVAL);
+	hwprof_session_free(NULL);
+
+	/* running twice, adding while running */
+	s = session(HWPROF_SESSION_THREAD, "task-clock", 0, NULL);
+	T_EQ(hwprof_session_start(s), 0);
+	T_EQ(hwprof_session_start(s), -EBUSY);
+	T_EQ(hwprof_session_add(s, "page-faults", 0, NULL), -EBUSY);
+	hwprof_session_free(s);		/* frees a running session */
+	T_EQ(count_perf_fds(), 0);
+	return t_done("errors");
+}
+
+/* read drains now; reset zeroes; start/stop repeat. */
+static int case_read_reset(void)
+{
+	struct hwprof_session *s;
+	struct hwprof_hist *h;
+	int r = need_bp(), ret;
+
+	if (r)
+		return r;
+	h = hist_at(hw_target, fbuf, 64);
+	s = session(HWPROF_SESSION_THREAD, "mem:hw_target:x", 1, h);
+	for (int round = 0; round < 3; round++) {
+		memset(fbuf, 0, sizeof(fbuf));
+		T_EQ(hwprof_session_reset(s), 0);
+		T_EQ(hwprof_session_start(s), 0);
+		call_n(hw_target, 300);
+		ret = hwprof_session_read(s);	/* what this call folded: */
+		T_CHECK(ret >= 0 && ret <= 300, "read %d", ret);	/* the drainer may have been first */
+		T_EQ(fbuf[0], 300);		/* current before stop */
+		call_n(hw_target, 20);
+		T_EQ(hwprof_session_stop(s), 0);
+		T_EQ(fbuf[0], 320);
+		T_EQ(sstats(s).samples, 320);
+	}
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return t_done("read-reset");
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(c, "count-fds"))
+		return count_perf_fds();
+	if (!strcmp(c, "bp-exact"))
+		return case_bp_exact();
+	if (!strcmp(c, "page-faults"))
+		return case_page_faults();
+	if (!strcmp(c, "task-clock"))
+		return case_task_clock();
+	if (!strcmp(c, "process"))
+		return case_process();
+	if (!strcmp(c, "thread"))
+		return case_thread();
+	if (!strcmp(c, "fork"))
+		return case_fork();
+	if (!strcmp(c, "exec"))
+		return case_exec(argv[0]);
+	if (!strcmp(c, "lost"))
+		return case_lost();
+	if (!strcmp(c, "errors"))
+		return case_errors();
+	if (!strcmp(c, "read-reset"))
+		return case_read_reset();
+	printf("usage: test-session CASE\n");
+	return T_ERROR;
+}
