@@ -115,6 +115,11 @@ static const struct hwp_preset_row hwp_preset_rows[] = {
 	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
 	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
 	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
+	{ .preset = "PAPI_L1_ICM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::IC_TAG_HIT_MISS:IC_MISS" },
+	{ .preset = "PAPI_L1_ICM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::IC_TAG_HIT_MISS:IC_MISS" },
 
 	/* Arm Neoverse N1 (PMUv3 common events) */
 	{ .preset = "PAPI_TOT_CYC", .pmu = "arm_n1", .event = "arm_n1::CPU_CYCLES" },

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event names: aliases, mem: breakpoints, libpfm4 strings, and the PAPI
+ * preset table of events/ encoded for real CPUs of each family under
+ * LIBPFM_FORCE_PMU (libpfm4 encodes for a PMU the kernel does not have;
+ * a successful encode does not prove sampling works).
+ * usage: test-event basic | test-event FAMILY (intel, amd, arm)
+ */
+#define _GNU_SOURCE
+#define HWP_PFM_HEADERS
+#include <perfmon/pfmlib_perf_event.h>
+#include <errno.h>
+#include <linux/hw_breakpoint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../lib/internal.h"
+#include "../events/presets.h"
+#include "harness.h"
+
+void ev_target(void);
+__attribute__((noinline, used)) void ev_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static int basic(void)
+{
+	struct hwp_event ev;
+	char why[256], name[64];
+
+	T_EQ(hwp_event_resolve("task-clock", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.type == PERF_TYPE_SOFTWARE &&
+		ev.attr.config == PERF_COUNT_SW_TASK_CLOCK && ev.kind == HWP_EV_CLOCK,
+		"task-clock");
+	T_EQ(ev.default_period, 1000000);
+	T_EQ(hwp_event_resolve(NULL, &ev, why, sizeof(why)), 0);	/* default */
+	T_EQ(ev.attr.config, PERF_COUNT_SW_TASK_CLOCK);
+	T_EQ(hwp_event_resolve("cpu-clock", &ev, why, sizeof(why)), 0);
+	T_EQ(ev.attr.config, PERF_COUNT_SW_CPU_CLOCK);
+	T_EQ(hwp_event_resolve("page-faults", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.config == PERF_COUNT_SW_PAGE_FAULTS && ev.default_period == 1,
+		"page-faults");
+	T_EQ(hwp_event_resolve("perf::TASK-CLOCK", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.type == PERF_TYPE_SOFTWARE && ev.kind == HWP_EV_CLOCK,
+		"perf::TASK-CLOCK");
+	T_EQ(hwp_event_resolve("cycles", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.type == PERF_TYPE_HARDWARE && ev.kind == HWP_EV_HARDWARE,
+		"cycles encodes (it may not open)");
+
+	snprintf(name, sizeof(name), "mem:%p:x", (void *)ev_target);
+	T_EQ(hwp_event_resolve(name, &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.type == PERF_TYPE_BREAKPOINT &&
+		ev.attr.bp_type == HW_BREAKPOINT_X &&
+		ev.attr.bp_addr == (uint64_t)(uintptr_t)ev_target &&
+		ev.attr.bp_len == sizeof(long), "%s", name);
+	T_EQ(hwp_event_resolve("mem:ev_target:x", &ev, why, sizeof(why)), 0);
+	T_EQ(ev.attr.bp_addr, (uint64_t)(uintptr_t)ev_target);
+	/* a function of a shared object: libc's */
+	T_EQ(hwp_event_resolve("mem:getpid:x", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.bp_addr != 0, "getpid");
+
+	T_EQ(hwp_event_resolve("no::SUCH_EVENT", &ev, why, sizeof(why)), -ENOENT);
+	T_CHECK(strstr(why, "no such event"), "%s", why);
+	T_EQ(hwp_event_resolve("mem:nope_nope:x", &ev, why, sizeof(why)), -ENOENT);
+	T_EQ(hwp_event_resolve("mem:0x:x", &ev, why, sizeof(why)), -EINVAL);
+	T_EQ(hwp_event_resolve("mem::x", &ev, why, sizeof(why)), -EINVAL);
+	T_EQ(hwp_event_resolve("mem:ev_target", &ev, why, sizeof(why)), -EINVAL);
+	T_EQ(hwp_event_resolve("PAPI_FOO", &ev, why, sizeof(why)), -ENOENT);
+
+	for (unsigned int i = 0;; i++) {
+		const char *n;
+		unsigned int code;
+
+		if (hwprof_preset_info(i, &n, &code, NULL))
+			break;
+		T_CHECK(code & 0x80000000u, "%s code %#x", n, code);
+	}
+	T_EQ(hwprof_preset_info(1000, NULL, NULL, NULL), -ENOENT);
+	return t_done("event-basic");
+}
+
+static const char *const families[][4] = {
+	{ "intel", "skl", "icl", "spr" },
+	{ "amd", "amd64_fam17h_zen2", "amd64_fam19h_zen3", "amd64_fam19h_zen4" },
+	{ "arm", "arm_n1", NULL, NULL },
+};
+
+static int pmu_known(const char *pmu)
+{
+	pfm_pmu_info_t info;
+
+	for (int p = 0; p < PFM_PMU_MAX; p++) {
+		memset(&info, 0, sizeof(info));
+		info.size = sizeof(info);
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
+		    info.name && !strcmp(info.name, pmu))
+			return 1;
+	}
+	return 0;
+}
+
+/* In a child with LIBPFM_FORCE_PMU set (libpfm reads it once, at init):
+ * every row of that PMU encodes, and each preset resolves to its row. */
+static int one_pmu(const char *pmu)
+{
+	int rows = 0;
+
+	pfm_initialize();
+	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
+		const struct hwp_preset_row *r = &hwp_preset_rows[i];
+		pfm_perf_encode_arg_t arg;
+		struct perf_event_attr a, want;
+		struct hwp_event ev;
+		char why[256];
+		int first = 1;
+
+		if (strcmp(r->pmu, pmu))
+			continue;
+		rows++;
+		memset(&a, 0, sizeof(a));
+		memset(&arg, 0, sizeof(arg));
+		arg.size = sizeof(arg);
+		arg.attr = &a;
+		T_CHECK(pfm_get_os_event_encoding(r->event, PFM_PLM3,
+			PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS,
+			"events/presets.h: %s: %s does not encode", r->preset, r->event);
+		want = a;
+		for (size_t j = 0; j < i; j++)
+			if (!strcmp(hwp_preset_rows[j].preset, r->preset) &&
+			    !strcmp(hwp_preset_rows[j].pmu, pmu))
+				first = 0;
+		if (!first)
+			continue;
+		T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), 0);
+		T_CHECK(ev.attr.type == want.type && ev.attr.config == want.config &&
+			ev.kind == HWP_EV_HARDWARE, "%s under %s: type %u config %#llx, want %#llx",
+			r->preset, pmu, ev.attr.type, (unsigned long long)ev.attr.config,
+			(unsigned long long)want.config);
+	}
+	T_CHECK(rows >= 6, "%s: only %d rows", pmu, rows);
+	printf("%s: %d rows encode\n", pmu, rows);
+	return t_failed ? T_FAIL : T_PASS;
+}
+
+static int family(const char *self, const char *fam)
+{
+	for (size_t f = 0; f < 3; f++) {
+		if (strcmp(families[f][0], fam))
+			continue;
+		pfm_initialize();
+		for (int k = 1; k < 4 && families[f][k]; k++) {
+			const char *pmu = families[f][k];
+			char cmd[512];
+			int st;
+
+			if (!pmu_known(pmu)) {
+				printf("SKIP: the libpfm4 on this host has no %s tables (built for another architecture)\n",
+				       pmu);
+				return T_SKIP;
+			}
+			snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' pmu %s",
+				 pmu, self, pmu);
+			st = system(cmd);
+			T_CHECK(st == 0, "%s: rows failed", pmu);
+		}
+		return t_done(fam);
+	}
+	return T_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 2 && !strcmp(argv[1], "pmu"))
+		return one_pmu(argv[2]);
+	if (argc > 1 && strcmp(argv[1], "basic"))
+		return family(argv[0], argv[1]);
+	return basic();
+}
