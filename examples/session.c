@@ -11,16 +11,13 @@
 
 #include <hwprof.h>
 
-static volatile uint64_t sink;
-
 static void *busy(void *arg)
 {
 	uint64_t x = (uint64_t)(uintptr_t)arg | 1;
 
 	for (long i = 0; i < 100000000; i++)
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
-	sink = x;
-	return NULL;
+	return (void *)(uintptr_t)x;
 }
 
 static void log_stderr(int level, const char *msg, void *arg)
@@ -39,6 +36,7 @@ int main(void)
 	const struct hwprof_object *objs;
 	struct hwprof_session *s;
 	pthread_t t;
+	void *r1, *r2;
 	size_t n;
 	int ret;
 
@@ -54,14 +52,14 @@ int main(void)
 		return 1;
 	}
 	pthread_create(&t, NULL, busy, (void *)1);	/* sampled too */
-	busy((void *)2);
-	pthread_join(t, NULL);
+	r2 = busy((void *)2);
+	pthread_join(t, &r1);
 	hwprof_session_stop(s);
 
 	hwprof_session_stats(s, 0, &st);
-	printf("%llu samples (%llu lost, %llu outside every object) from %u threads\n",
+	printf("%llu samples (%llu lost, %llu outside every object) from %u threads (%d)\n",
 	       (unsigned long long)st.samples, (unsigned long long)st.lost,
-	       (unsigned long long)st.outside, st.threads);
+	       (unsigned long long)st.outside, st.threads, r1 != r2);
 	hwprof_session_objects(s, 0, &objs, &n);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t sum = 0, best = 0;

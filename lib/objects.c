@@ -133,7 +133,8 @@ int hwp_objects_refresh(struct hwp_objects *o)
 	dl_iterate_phdr(gen_cb, g);
 	if (o->hist && g[0] == o->adds && g[1] == o->subs)
 		return 0;
-	memset(o->seen, 0, o->cap);
+	if (o->cap)
+		memset(o->seen, 0, o->cap);
 	o->changed = 0;
 	dl_iterate_phdr(scan_cb, &sc);
 	if (sc.err)

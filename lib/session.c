@@ -85,15 +85,16 @@ static int nprocess;		/* running process-mode sessions */
 typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 				 void *(*)(void *), void *);
 static pthread_create_fn real_create;
+static __thread int no_trampoline;	/* set while making the drain thread */
 
 static pthread_create_fn create_fn(void)
 {
 	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
 
 	if (!f) {
-		f = (pthread_create_fn)dlvsym(RTLD_NEXT, "pthread_create", "GLIBC_2.34");
-		if (!f)
-			f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		/* the next definition: libc's default version, or another
+		 * interposer's (a sanitizer's) that comes after ours */
+		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
 		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
 	}
 	return f;
@@ -429,10 +430,14 @@ static int drainer_start(void)
 		free(d);
 		return ret;
 	}
-	/* no signal of the program's should land on the drain thread */
+	/* no signal of the program's should land on the drain thread; it is
+	 * made through the global pthread_create, so that an interposer in
+	 * front of ours (a sanitizer's) knows it, but skips our trampoline */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -create_fn()(&d->thread, NULL, drain_main, d);
+	no_trampoline = 1;
+	ret = -pthread_create(&d->thread, NULL, drain_main, d);
+	no_trampoline = 0;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		close(d->wake);
@@ -515,6 +520,8 @@ HWPROF_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 
 	if (!real)
 		return EAGAIN;
+	if (no_trampoline)
+		return real(thread, attr, fn, arg);
 	t = malloc(sizeof(*t));
 	if (!t)
 		return real(thread, attr, fn, arg);

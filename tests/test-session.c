@@ -168,8 +168,9 @@ static int case_bp_exact(void)
 	return t_done("bp-exact");
 }
 
-/* Touches K fresh anonymous pages, one store each. */
-__attribute__((noinline, used)) void touch_pages(volatile char *p, size_t k,
+/* Touches K fresh anonymous pages, one store each. Not instrumented by
+ * ASan: its shadow loads would fault too, and the count must be exact. */
+__attribute__((noinline, used, no_sanitize_address)) void touch_pages(volatile char *p, size_t k,
 						 size_t psz)
 {
 	for (size_t i = 0; i < k; i++)
@@ -389,6 +390,10 @@ static int case_fork(void)
 
 	if (r)
 		return r;
+#ifdef __SANITIZE_THREAD__
+	printf("SKIP: fork: TSan cannot track a thread made in a forked child (\"dup thread with used id\"); checked in the other builds\n");
+	return T_SKIP;
+#endif
 	for (unsigned int mode = 0; mode < 2; mode++) {
 		h = hist_at(hw_target, fbuf, 64);
 		s = session(mode, "mem:hw_target:x", 1, h);
