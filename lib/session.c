@@ -72,7 +72,7 @@ struct hwprof_session {
 /* The drain thread: one while any session runs. */
 struct drainer {
 	pthread_t thread;
-	pid_t tid;
+	pid_t tid;		/* set by the thread itself, first thing */
 	int wake;		/* eventfd: the running set changed, or stop */
 	int stop;
 };
@@ -258,10 +258,24 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 	return live;
 }
 
+/* The drain thread's tid; a thread made a moment ago may not have set it
+ * yet (only a scan racing its birth waits). */
+static pid_t drainer_tid(void)
+{
+	pid_t tid;
+
+	if (!drn)
+		return 0;
+	while (!(tid = __atomic_load_n(&drn->tid, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	return tid;
+}
+
 /* Every thread of the process not yet covered, except the drain thread. */
 static int scan_threads(struct hwprof_session *s, int log_fail)
 {
 	DIR *d = opendir("/proc/self/task");
+	pid_t skip = drainer_tid();
 	struct dirent *de;
 	int ret = 0;
 
@@ -271,7 +285,7 @@ static int scan_threads(struct hwprof_session *s, int log_fail)
 		pid_t tid = (pid_t)atoi(de->d_name);
 		int r;
 
-		if (tid <= 0 || (drn && tid == drn->tid) || attached(s, tid))
+		if (tid <= 0 || tid == skip || attached(s, tid))
 			continue;
 		r = attach(s, tid, log_fail);
 		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
@@ -362,7 +376,6 @@ static void *drain_main(void *arg)
 	struct pollfd *pf = NULL;
 	size_t cap = 0;
 
-	/* published before taking eng: drainer_start() waits for it */
 	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
 	pthread_mutex_lock(&eng);
 	for (;;) {
@@ -430,6 +443,7 @@ static int drainer_start(void)
 		free(d);
 		return ret;
 	}
+
 	/* no signal of the program's should land on the drain thread; it is
 	 * made through the global pthread_create, so that an interposer in
 	 * front of ours (a sanitizer's) knows it, but skips our trampoline */
@@ -444,9 +458,6 @@ static int drainer_start(void)
 		free(d);
 		return ret;
 	}
-	/* its tid must be known before any scan excludes it */
-	while (!__atomic_load_n(&d->tid, __ATOMIC_ACQUIRE))
-		sched_yield();
 	drn = d;
 	return 0;
 }
@@ -723,9 +734,6 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 		ret = -EBUSY;
 		goto out;
 	}
-	ret = drainer_start();	/* before any fd, so it is never sampled */
-	if (ret)
-		goto out;
 	s->threads = 0;
 	if (s->mode == HWPROF_SESSION_THREAD) {
 		s->owner = hwp_gettid();
@@ -736,9 +744,14 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 		 * then finds this session running. */
 		ret = scan_threads(s, 1);
 	}
+	/* The drain thread comes after the fds and is never given one: fds
+	 * are per thread (nothing inherits), it skips the trampoline, and
+	 * scans leave its tid out. Not waiting for it to run keeps start
+	 * fast. */
+	if (!ret)
+		ret = drainer_start();
 	if (ret) {
 		reap(s, 1);
-		drainer_stop();
 		goto out;
 	}
 	s->running = 1;
