@@ -6,11 +6,20 @@
 # at task-clock periods 1 ms, 100 us and 10 us. Runs are interleaved over
 # ROUNDS rounds; each figure is a median. Overhead per sample = (median
 # wall time with the profiler - median wall time without) / median samples.
-# usage: bench/run-overhead.sh [BUILDDIR] [ROUNDS] [ITERATIONS]
+# The workload is sized per period so that each run has thousands of
+# samples (about 2 s of work at 1 ms, 0.5 s at 100 us, 0.05 s at 10 us:
+# at 10 us a sample costs about as much as the period on this VM).
+# usage: bench/run-overhead.sh [BUILDDIR] [ROUNDS]
 set -eu
 b=${1:-build}
 rounds=${2:-5}
-iters=${3:-300000000}
+iters_for() {
+	case $1 in
+	1000000) echo 1200000000 ;;
+	100000) echo 300000000 ;;
+	*) echo 30000000 ;;
+	esac
+}
 ov=$b/bench/overhead
 [ -x "$ov" ] || { echo "run-overhead: $ov not built" >&2; exit 1; }
 out=$(mktemp -d)
@@ -21,6 +30,7 @@ command -v perf >/dev/null && perf record -q -o "$out/p" -e task-clock:u -c 1000
 	tools="$tools perf"
 
 for p in 1000000 100000 10000; do
+	iters=$(iters_for "$p")
 	for r in $(seq "$rounds"); do
 		for t in $tools; do
 			if [ "$t" = perf ]; then

@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* A shared object test-session dlopens after sampling has started. */
+#include <stdint.h>
+
+uint64_t dlo_spin(uint64_t n);
+
+__attribute__((noinline)) uint64_t dlo_spin(uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
