@@ -97,4 +97,21 @@ int hwp_objects_refresh(struct hwp_objects *o);
 void hwp_objects_zero(struct hwp_objects *o);
 void hwp_objects_free(struct hwp_objects *o);
 
+/* session.c: a sink takes up to n pcs in order; returns how many it kept
+ * (called under the engine's lock, from the drain thread or a caller) */
+typedef size_t (*hwp_sink_fn)(void *arg, const uint64_t *ips, size_t n);
+int hwp_session_add(struct hwprof_session *s, const char *event,
+		    uint64_t threshold, struct hwprof_hist *h,
+		    hwp_sink_fn sink, void *sink_arg);
+
+/* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
+struct hwp_env {
+	char event[256];
+	uint64_t period;	/* events per sample; ns for the clocks */
+	int clock;		/* the period is time */
+};
+int hwp_env_get(struct hwp_env *env);
+int hwp_user_writable(const void *p, size_t len);
+int hwp_user_read(void *dst, const void *src, size_t len);
+
 #endif /* HWPROF_INTERNAL_H */

@@ -50,6 +50,8 @@ struct sev {			/* one event of a session */
 	uint32_t precise;
 	struct hwprof_hist *hist;	/* the caller's, or objs->hist */
 	struct hwp_objects *objs;	/* when the session owns the buckets */
+	hwp_sink_fn sink;		/* or raw pcs to a callback (pcsample) */
+	void *sink_arg;
 	struct counts st;		/* folded so far, and from closed rings */
 };
 
@@ -303,6 +305,13 @@ static void fold_into(struct sev *e, struct slot *sl, const uint64_t *ips,
 {
 	struct hwprof_hist_stats a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
 
+	if (e->sink) {
+		size_t took = e->sink(e->sink_arg, ips, n);
+
+		e->st.folded += took;
+		e->st.outside += n - took;
+		return;
+	}
 	if (!e->hist) {
 		e->st.outside += n;
 		return;
@@ -666,6 +675,15 @@ static void period_notes(const char *name, const struct sev *e)
 HWPROF_API int hwprof_session_add(struct hwprof_session *s, const char *event,
 				  uint64_t threshold, struct hwprof_hist *h)
 {
+	return hwp_session_add(s, event, threshold, h, NULL, NULL);
+}
+
+/* hwprof_session_add(), or with a sink that takes the raw pcs instead of a
+ * histogram (pcsample). */
+int hwp_session_add(struct hwprof_session *s, const char *event,
+		    uint64_t threshold, struct hwprof_hist *h,
+		    hwp_sink_fn sink, void *sink_arg)
+{
 	struct sev *ne, *e;
 	char why[256];
 	int ret;
@@ -690,7 +708,10 @@ HWPROF_API int hwprof_session_add(struct hwprof_session *s, const char *event,
 	e->name = strdup(event && *event ? event : "task-clock");
 	if (!e->name)
 		return -ENOMEM;
-	if (h) {
+	if (sink) {
+		e->sink = sink;
+		e->sink_arg = sink_arg;
+	} else if (h) {
 		e->hist = h;
 	} else {
 		e->objs = calloc(1, sizeof(*e->objs));

@@ -20,8 +20,13 @@ awk '/^GLIBC_/ { ip = 1 } /^HWPROF_/ { ip = 0 } ip' "$src/lib/hwprof.map" |
 	sort -u > "$tmp/interposed"
 sort -u "$tmp/map" "$tmp/interposed" > "$tmp/all"
 cat "$src"/include/*.h "$src"/include/*/*.h "$src"/include/*/*/*.h 2>/dev/null |
-	grep -v '^[[:space:]]*#' | tr '\n' ' ' | grep -oE 'HWPROF_API [^;(]*\(' |
-	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*)\($/\1/' | sort -u > "$tmp/api"
+	grep -v '^[[:space:]]*#' | tr '\n' ' ' > "$tmp/hdr"
+grep -oE 'HWPROF_API [^;(]*\(' "$tmp/hdr" |
+	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*)\($/\1/' | sort -u > "$tmp/fn"
+# data: HWPROF_API extern TYPE NAME;
+grep -oE 'HWPROF_API extern [^;(]*;' "$tmp/hdr" |
+	sed -E 's/.*[ *]([A-Za-z_][A-Za-z0-9_]*);$/\1/' | sort -u > "$tmp/data"
+sort -u "$tmp/fn" "$tmp/data" > "$tmp/api"
 
 rc=0
 if ! cmp -s "$tmp/exports" "$tmp/all"; then
@@ -35,7 +40,10 @@ if ! cmp -s "$tmp/api" "$tmp/map"; then
 	rc=1
 fi
 while read -r f; do
-	if ! ls "$src"/man/"$f".3* >/dev/null 2>&1; then
+	if grep -qx "$f" "$tmp/data"; then	# a variable: named in a page
+		grep -qw -- "$f" "$src"/man/*.[37] ||
+			{ echo "FAIL: variable $f is documented in no page"; rc=1; }
+	elif ! ls "$src"/man/"$f".3* >/dev/null 2>&1; then
 		echo "FAIL: $f has no page man/$f.3"
 		rc=1
 	fi

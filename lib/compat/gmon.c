@@ -1,0 +1,141 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writes a GNU gmon.out that gprof reads: the 20-byte header, then one
+ * TIME_HIST record per range of the main program, addresses relative to
+ * its load base (PIE), 16-bit counts, a count above 65535 carried by
+ * repeating the record (gprof sums identical records).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "gmon.h"
+
+struct main_obj {
+	uint64_t bias;
+	uint64_t lo, hi;	/* its executable text */
+	int found;
+};
+
+static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct main_obj *m = arg;
+
+	(void)size;
+	if (info->dlpi_name && *info->dlpi_name)
+		return 0;
+	m->bias = info->dlpi_addr;
+	m->lo = UINT64_MAX;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		if (a < m->lo)
+			m->lo = a;
+		if (a + ph->p_memsz > m->hi)
+			m->hi = a + ph->p_memsz;
+	}
+	m->found = 1;
+	return 1;
+}
+
+int hwp_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias)
+{
+	struct main_obj m = { 0 };
+
+	dl_iterate_phdr(main_cb, &m);
+	if (!m.found || m.lo >= m.hi)
+		return -ENOENT;
+	*lo = m.lo;
+	*hi = m.hi;
+	if (bias)
+		*bias = m.bias;
+	return 0;
+}
+
+static int put(FILE *f, const void *p, size_t n)
+{
+	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
+}
+
+int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
+		   size_t nr, uint32_t bytes_per_bin, const struct hwp_env *env,
+		   size_t *written)
+{
+	static const char cookie[4] = { 'g', 'm', 'o', 'n' };
+	char spare[12] = { 0 }, dimen[15];
+	uint64_t lo, hi, bias;
+	int32_t version = 1, rate = 1;
+	char abbrev = '#';
+	int fd, ret = 0;
+	FILE *f;
+
+	*written = 0;
+	if (hwp_main_text(&lo, &hi, &bias))
+		return -ENOENT;
+	memset(dimen, 0, sizeof(dimen));
+	if (env->clock && env->period) {
+		uint64_t p = env->period < 10000 ? 10000 : env->period;
+
+		rate = (int32_t)((1000000000ull + p / 2) / p);
+		strcpy(dimen, "seconds");
+		abbrev = 's';
+	} else {
+		strcpy(dimen, "samples");
+	}
+	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	ret = put(f, cookie, 4);
+	ret = ret ? ret : put(f, &version, 4);
+	ret = ret ? ret : put(f, spare, sizeof(spare));
+	for (size_t i = 0; !ret && i < nr; i++) {
+		const struct hwp_gmon_range *g = &r[i];
+		uint64_t max = 0, low, high;
+		int32_t nb = (int32_t)g->nbins;
+
+		/* gprof knows only the main program's symbols */
+		if (g->lo < lo || g->lo >= hi)
+			continue;
+		for (size_t b = 0; b < g->nbins; b++)
+			if (g->counts[b] > max)
+				max = g->counts[b];
+		low = g->lo - bias;
+		high = low + (uint64_t)g->nbins * bytes_per_bin;
+		for (uint64_t k = 0; !ret && (k == 0 || k * 65535 < max); k++) {
+			unsigned char tag = 0;
+
+			ret = put(f, &tag, 1);
+			ret = ret ? ret : put(f, &low, sizeof(low));
+			ret = ret ? ret : put(f, &high, sizeof(high));
+			ret = ret ? ret : put(f, &nb, 4);
+			ret = ret ? ret : put(f, &rate, 4);
+			ret = ret ? ret : put(f, dimen, sizeof(dimen));
+			ret = ret ? ret : put(f, &abbrev, 1);
+			for (size_t b = 0; !ret && b < g->nbins; b++) {
+				uint64_t c = g->counts[b] > k * 65535 ? g->counts[b] - k * 65535 : 0;
+				uint16_t v = (uint16_t)(c > 65535 ? 65535 : c);
+
+				ret = put(f, &v, 2);
+			}
+		}
+		if (!ret)
+			(*written)++;
+	}
+	if (fclose(f) && !ret)
+		ret = -errno;
+	return ret;
+}

@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Solaris pcsample: the user pc of every sample of the driving event, in
+ * order, into the caller's array until it is full.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+
+#include "hwprof/pcsample.h"
+#include "classic.h"
+
+static struct {
+	uintptr_t *buf;
+	long cap;
+	long n;			/* stored so far in this run */
+} run;
+
+/* Called by the engine under its lock, in sample order per thread. */
+static size_t take(void *arg, const uint64_t *ips, size_t n)
+{
+	size_t room = (size_t)(run.cap - run.n), k = n < room ? n : room;
+
+	(void)arg;
+	for (size_t i = 0; i < k; i++)
+		run.buf[run.n + (long)i] = (uintptr_t)ips[i];
+	run.n += (long)k;
+	return k;	/* the rest find the array full: counted, not kept */
+}
+
+HWPROF_API long pcsample(uintptr_t samples[], long nsamples)
+{
+	struct hwp_env env;
+	long prev;
+	int ret;
+
+	if (nsamples < 0)
+		return hwp_fail(-EINVAL);
+	if (nsamples && !hwp_user_writable(samples, (size_t)nsamples * sizeof(*samples)))
+		return hwp_fail(-EFAULT);
+	pthread_mutex_lock(&hwp_classic_lock);
+	/* stopping drains the last samples into the previous array */
+	if (hwp_classic_kind() == HWP_CLASSIC_PCSAMPLE)
+		hwp_classic_replace(HWP_CLASSIC_NONE, NULL, NULL, NULL, NULL);
+	prev = run.n;
+	memset(&run, 0, sizeof(run));
+	if (!nsamples) {
+		pthread_mutex_unlock(&hwp_classic_lock);
+		return prev;
+	}
+	ret = hwp_env_get(&env);
+	if (!ret) {
+		run.buf = samples;
+		run.cap = nsamples;
+		ret = hwp_classic_replace(HWP_CLASSIC_PCSAMPLE, &env, NULL, take, NULL);
+		if (ret && ret != -ENOMEM)
+			ret = -EINVAL;
+	}
+	if (ret)
+		memset(&run, 0, sizeof(run));
+	pthread_mutex_unlock(&hwp_classic_lock);
+	return ret ? hwp_fail(ret) : prev;
+}

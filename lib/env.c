@@ -1,0 +1,134 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * HWPROF_EVENT and HWPROF_PERIOD, which drive profil, sprofil, pcsample
+ * and monitor; and the checks of caller pointers those calls make. The
+ * only place the library writes to stderr: a bad value is reported there,
+ * once, with the reason, because these calls have no other way to say it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
+static char said[512];
+
+/* Prints msg once: the same complaint about the same value is not repeated. */
+static void complain(const char *msg)
+{
+	pthread_mutex_lock(&said_lock);
+	if (strcmp(said, msg)) {
+		snprintf(said, sizeof(said), "%s", msg);
+		fprintf(stderr, "%s\n", msg);
+	}
+	pthread_mutex_unlock(&said_lock);
+}
+
+/*
+ * Reads both variables; the event must resolve and be something this
+ * thread can sample. Returns 0, or -EINVAL after one line on stderr.
+ */
+int hwp_env_get(struct hwp_env *env)
+{
+	const char *ev = getenv("HWPROF_EVENT"), *per = getenv("HWPROF_PERIOD");
+	char why[256], msg[512];
+	struct hwp_event e;
+	int ret;
+
+	memset(env, 0, sizeof(*env));
+	snprintf(env->event, sizeof(env->event), "%s", ev && *ev ? ev : "task-clock");
+	if (strlen(env->event) >= sizeof(env->event) - 1) {
+		complain("hwprof: HWPROF_EVENT: name too long");
+		return -EINVAL;
+	}
+	ret = hwprof_event_probe(env->event, why, sizeof(why));
+	if (ret) {
+		snprintf(msg, sizeof(msg), "hwprof: HWPROF_EVENT=%s: %s", env->event, why);
+		complain(msg);
+		return -EINVAL;
+	}
+	if (hwp_event_resolve(env->event, &e, NULL, 0))
+		return -EINVAL;
+	env->clock = e.kind == HWP_EV_CLOCK;
+	if (per && *per) {
+		char *end;
+
+		errno = 0;
+		env->period = strtoull(per, &end, 0);
+		if (errno || *end || *per == '-' || !env->period ||
+		    env->period > INT64_MAX) {
+			snprintf(msg, sizeof(msg),
+				 "hwprof: HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1",
+				 per, env->event);
+			complain(msg);
+			return -EINVAL;
+		}
+	} else if (env->clock) {
+		long tck = sysconf(_SC_CLK_TCK);
+
+		/* the clock tick, as glibc's profil samples */
+		env->period = 1000000000ull / (uint64_t)(tck > 0 ? tck : 100);
+	} else {
+		env->period = e.default_period;
+	}
+	return 0;
+}
+
+/* Whether [p, p + len) lies in writable mappings of this process. */
+int hwp_user_writable(const void *p, size_t len)
+{
+	uintptr_t lo = (uintptr_t)p, hi = lo + len;
+	FILE *f;
+	char line[512];
+	int ok = 0;
+
+	if (!p || hi < lo)
+		return 0;
+	if (!len)
+		return 1;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 1;	/* cannot tell: let it be */
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perm[5];
+
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3)
+			continue;
+		if (perm[1] != 'w' || b <= lo || a >= hi)
+			continue;
+		if (a <= lo) {
+			lo = b;		/* maps are sorted: advance */
+			if (lo >= hi) {
+				ok = 1;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* Copies from a caller's pointer that may be bad: 0, or -EFAULT. */
+int hwp_user_read(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { .iov_base = dst, .iov_len = len };
+	struct iovec r = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
+
+	if (!len)
+		return 0;
+	if (!src)
+		return -EFAULT;
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len)
+		return 0;
+	if (errno == EFAULT)
+		return -EFAULT;
+	memcpy(dst, src, len);	/* the call is not allowed here: trust it */
+	return 0;
+}

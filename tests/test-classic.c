@@ -1,0 +1,512 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * profil, sprofil, pcsample and monitor end to end, linked with -lhwprof:
+ * exact counts on breakpoint and page-fault events (HWPROF_EVENT), a hot
+ * function on task-clock, threads, fork, exec, every error, and the glibc
+ * bugs that must not happen. usage: test-classic CASE
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <hwprof.h>
+#include <hwprof/profil.h>
+#include <hwprof/pcsample.h>
+#include "harness.h"
+
+#define N	1000
+
+void fn_a(void);
+void fn_b(void);
+uint64_t spin_hot(uint64_t n);
+void touch_a(volatile char *p);
+void touch_b(volatile char *p);
+
+__attribute__((noinline, used)) void fn_a(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline, used)) void fn_b(void)
+{
+	__asm__ volatile("nop" ::: "memory");
+}
+
+__attribute__((noinline, used)) uint64_t spin_hot(uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
+/* One store each: one page fault each, at an address inside the function. */
+__attribute__((noinline, used, no_sanitize_address)) void touch_a(volatile char *p)
+{
+	*p = 1;
+}
+
+__attribute__((noinline, used, no_sanitize_address)) void touch_b(volatile char *p)
+{
+	*p = 2;
+}
+
+/* glibc declares profil's buffer nonnull, yet NULL is how it is turned
+ * off: pass NULL where the compiler cannot see it. */
+static unsigned short *volatile no_buf;
+
+static int profil_off(void)
+{
+	return profil(no_buf, 0, 0, 0);
+}
+
+static void call_n(void (*f)(void), int n)
+{
+	for (int i = 0; i < n; i++)
+		f();
+}
+
+static void use(const char *event, const char *period)
+{
+	setenv("HWPROF_EVENT", event, 1);
+	if (period)
+		setenv("HWPROF_PERIOD", period, 1);
+	else
+		unsetenv("HWPROF_PERIOD");
+}
+
+static int count_perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[320], link[256];
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		ssize_t l;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		l = readlink(path, link, sizeof(link) - 1);
+		if (l > 0) {
+			link[l] = 0;
+			n += strstr(link, "perf_event") != NULL;
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* Breakpoints are the exact events; without them the exact cases skip. */
+static int need_bp(void)
+{
+	char why[256];
+	int r = hwprof_event_probe("mem:fn_a:x", why, sizeof(why));
+
+	if (r == -EOPNOTSUPP || r == -EACCES || r == -ENOSYS) {
+		printf("SKIP: execute breakpoints: %s\n", why);
+		return T_SKIP;
+	}
+	return r ? T_ERROR : 0;
+}
+
+/* ------------------------------------------------------------------ */
+
+/* profil: one 16-bit bucket per 2 bytes from fn_a (scale 0x10000). */
+static int case_profil(void)
+{
+	static unsigned short buf[64];
+	static const int ks[] = { 1, 7 };
+	int r = need_bp();
+
+	if (r)
+		return r;
+	for (int i = 0; i < 2; i++) {
+		char k[16];
+
+		snprintf(k, sizeof(k), "%d", ks[i]);
+		use("mem:fn_a:x", k);
+		memset(buf, 0, sizeof(buf));
+		T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);
+		call_n(fn_a, N);
+		call_n(fn_b, N);
+		T_EQ(profil_off(), 0);		/* off: exact now */
+		T_CHECK(buf[0] == N / ks[i], "k=%d: bucket 0 = %u", ks[i], buf[0]);
+		for (int b = 1; b < 64; b++)
+			T_EQ(buf[b], 0);
+		call_n(fn_a, 10);			/* off means off */
+		T_EQ(buf[0], N / ks[i]);
+	}
+	/* scale 0 and 1 turn it off too, and nothing is counted */
+	memset(buf, 0, sizeof(buf));
+	use("mem:fn_a:x", "1");
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 1), 0);
+	call_n(fn_a, 10);
+	T_EQ(buf[0], 0);
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0), 0);
+	T_EQ(count_perf_fds(), 0);
+	return t_done("profil");
+}
+
+/* task-clock: the hot function dominates, profil over the whole text. */
+extern char __executable_start, etext;
+
+static int case_profil_clock(void)
+{
+	size_t len = (size_t)(&etext - &__executable_start);
+	unsigned short *buf = calloc(len / 2 + 1, sizeof(*buf));
+	uint64_t hot = 0, total = 0, lo, hi;
+	volatile uint64_t sink;
+
+	use("task-clock", "100000");
+	T_EQ(profil(buf, (len / 2 + 1) * 2, (size_t)(uintptr_t)&__executable_start,
+		    0x10000), 0);
+	sink = spin_hot(150000000);
+	T_EQ(profil_off(), 0);
+	(void)sink;
+	lo = ((uintptr_t)spin_hot - (uintptr_t)&__executable_start) / 2;
+	hi = lo + 64;		/* 128 bytes cover the loop */
+	for (size_t i = 0; i <= len / 2; i++) {
+		total += buf[i];
+		if (i >= lo && i < hi)
+			hot += buf[i];
+	}
+	printf("profil task-clock: %llu of %llu samples in spin_hot\n",
+	       (unsigned long long)hot, (unsigned long long)total);
+	T_CHECK(total > 100, "only %llu samples", (unsigned long long)total);
+	T_CHECK(hot * 10 > total * 9, "spin_hot %llu of %llu", (unsigned long long)hot,
+		(unsigned long long)total);
+	free(buf);
+	return t_done("profil-clock");
+}
+
+/* sprofil on page faults: two regions given out of order, the overflow bin
+ * in the middle; pages touched alternately by the two functions (glibc
+ * misattributes the first sample after each switch: not here). */
+static int case_sprofil_regions(void)
+{
+	enum { K = 400 };
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	static uint32_t ba[64], bb[64], bin[1];
+	struct prof p[3] = {
+		{ .pr_base = bb, .pr_size = sizeof(bb),
+		  .pr_off = (size_t)(uintptr_t)touch_b, .pr_scale = 0x10000 },
+		{ .pr_base = bin, .pr_size = sizeof(bin), .pr_off = 0, .pr_scale = 2 },
+		{ .pr_base = ba, .pr_size = sizeof(ba),
+		  .pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 },
+	};
+	uint64_t sa = 0, sb = 0;
+	char *m;
+
+	m = mmap(NULL, 2 * K * psz, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return T_ERROR;
+	madvise(m, 2 * K * psz, MADV_NOHUGEPAGE);
+	use("page-faults", "1");
+	T_EQ(sprofil(p, 3, NULL, PROF_UINT), 0);
+	for (int i = 0; i < K; i++) {
+		touch_a(m + (size_t)(2 * i) * psz);
+		touch_b(m + (size_t)(2 * i + 1) * psz);
+	}
+	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+	for (int i = 0; i < 64; i++) {
+		sa += ba[i];
+		sb += bb[i];
+	}
+	printf("sprofil page-faults: %llu in touch_a, %llu in touch_b, %u in the bin\n",
+	       (unsigned long long)sa, (unsigned long long)sb, bin[0]);
+	T_EQ(sa, K);
+	T_EQ(sb, K);
+	munmap(m, 2 * K * psz);
+	return t_done("sprofil-regions");
+}
+
+/* sprofil, exact: every width, the overflow bin first and last, and
+ * threads that existed before the call and threads made after it. */
+static pthread_barrier_t go;
+
+static void *before(void *arg)
+{
+	pthread_barrier_wait(&go);
+	call_n(fn_a, N);
+	pthread_barrier_wait(&go);
+	return arg;
+}
+
+static void *after(void *arg)
+{
+	call_n(fn_a, N);
+	return arg;
+}
+
+static int case_sprofil_threads(void)
+{
+	static unsigned char buf[256], bin[8];
+	static const unsigned int flags[] = { PROF_USHORT, PROF_UINT, PROF_UINT64 };
+	static const unsigned int w[] = { 2, 4, 8 };
+	int r = need_bp();
+
+	if (r)
+		return r;
+	use("mem:fn_a:x", "1");
+	for (int f = 0; f < 3; f++) {
+		for (int binfirst = 0; binfirst < 2; binfirst++) {
+			struct prof reg = { .pr_base = buf, .pr_size = sizeof(buf),
+				.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
+			struct prof ob = { .pr_base = bin, .pr_size = w[f], .pr_off = 0,
+				.pr_scale = 2 };
+			struct prof p[2];
+			struct timeval tv = { 7, 7 };
+			pthread_t t1, t2, t3;
+			uint64_t v = 0;
+
+			p[binfirst ? 0 : 1] = ob;
+			p[binfirst ? 1 : 0] = reg;
+			memset(buf, 0, sizeof(buf));
+			memset(bin, 0, sizeof(bin));
+			pthread_barrier_init(&go, NULL, 3);
+			pthread_create(&t1, NULL, before, NULL);
+			pthread_create(&t2, NULL, before, NULL);
+			T_EQ(sprofil(p, 2, &tv, flags[f]), 0);
+			T_CHECK(tv.tv_sec == 0 && tv.tv_usec == 0,
+				"tvp for a breakpoint: %ld.%06ld", (long)tv.tv_sec,
+				(long)tv.tv_usec);
+			pthread_barrier_wait(&go);
+			call_n(fn_a, N);
+			pthread_create(&t3, NULL, after, NULL);
+			pthread_join(t3, NULL);
+			pthread_barrier_wait(&go);
+			pthread_join(t1, NULL);
+			pthread_join(t2, NULL);
+			T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+			pthread_barrier_destroy(&go);
+			memcpy(&v, buf, w[f]);
+			T_CHECK(v == 4 * N, "width %u, bin %s: %llu, want %d", w[f] * 8,
+				binfirst ? "first" : "last", (unsigned long long)v, 4 * N);
+			/* the sprofil index divides by the counter size */
+			for (size_t i = w[f]; i < sizeof(buf); i++)
+				T_CHECK(!buf[i], "byte %zu", i);
+		}
+	}
+	return t_done("sprofil-threads");
+}
+
+/* Re-arming works any number of times (glibc aborts on the third call). */
+static int case_rearm(void)
+{
+	static unsigned short buf[16];
+	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
+		.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
+	int r = need_bp();
+
+	if (r)
+		return r;
+	use("mem:fn_a:x", "1");
+	for (int i = 0; i < 1000; i++) {
+		if (sprofil(&p, 1, NULL, 0) || sprofil(NULL, 0, NULL, 0)) {
+			T_CHECK(0, "round %d: %s", i, strerror(errno));
+			break;
+		}
+	}
+	memset(buf, 0, sizeof(buf));
+	T_EQ(sprofil(&p, 1, NULL, 0), 0);
+	T_EQ(sprofil(&p, 1, NULL, 0), 0);	/* a call while on replaces */
+	call_n(fn_a, 123);
+	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+	T_EQ(buf[0], 123);
+	T_EQ(count_perf_fds(), 0);
+	return t_done("rearm");
+}
+
+/* fork: each process its own samples; exec: nothing follows. */
+static int case_fork_exec(const char *self)
+{
+	static unsigned short buf[16];
+	int status = 0, r = need_bp();
+	pid_t pid;
+
+	if (r)
+		return r;
+	use("mem:fn_a:x", "1");
+	memset(buf, 0, sizeof(buf));
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);
+	call_n(fn_a, 100);
+	pid = fork();
+	if (pid == 0) {
+		call_n(fn_a, 300);
+		profil_off();
+		_exit(buf[0] == 400 ? 0 : 10);
+	}
+	call_n(fn_a, 50);
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %#x", status);
+	pid = fork();
+	if (pid == 0) {
+		execl(self, self, "count-fds", (char *)NULL);
+		_exit(99);
+	}
+	waitpid(pid, &status, 0);
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		"after exec %d perf fds", WEXITSTATUS(status));
+	T_EQ(profil_off(), 0);
+	T_EQ(buf[0], 150);
+	return t_done("fork-exec");
+}
+
+/* Every error of SPEC section 4, and the environment's. */
+static int stderr_to(int fd)
+{
+	int old = dup(2);
+
+	dup2(fd, 2);
+	return old;
+}
+
+static int case_errors(void)
+{
+	static unsigned short buf[16];
+	static const char ro[64] = "read-only";
+	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
+		.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
+	struct prof bad = p;
+	char tmpl[] = "/tmp/hwprof-err-XXXXXX", text[4096];
+	struct timeval tv;
+	int fd = mkstemp(tmpl), old;
+	ssize_t n;
+
+	use("task-clock", "100000");
+	errno = 0;
+	T_CHECK(sprofil(&p, -1, NULL, 0) == -1 && errno == E2BIG, "-1: %d", errno);
+	T_CHECK(sprofil(&p, (1 << 20) + 1, NULL, 0) == -1 && errno == E2BIG, "big");
+	T_CHECK(sprofil(&p, 1, NULL, 0x100) == -1 && errno == EINVAL, "flags");
+	T_CHECK(sprofil(&p, 1, NULL, PROF_UINT | PROF_UINT64) == -1 && errno == EINVAL,
+		"two widths");
+	bad.pr_size = 0;
+	T_CHECK(sprofil(&bad, 1, NULL, 0) == -1 && errno == EINVAL, "pr_size 0");
+	T_CHECK(sprofil((struct prof *)(uintptr_t)8, 1, NULL, 0) == -1 && errno == EFAULT,
+		"profp");
+	T_CHECK(sprofil(&p, 1, (struct timeval *)(uintptr_t)8, 0) == -1 && errno == EFAULT,
+		"tvp");
+	bad = p;
+	bad.pr_base = (void *)(uintptr_t)ro;
+	T_CHECK(sprofil(&bad, 1, NULL, 0) == -1 && errno == EFAULT, "read-only buffer");
+	bad.pr_base = NULL;
+	T_CHECK(sprofil(&bad, 1, NULL, 0) == -1 && errno == EFAULT, "NULL buffer");
+	T_CHECK(profil((unsigned short *)(uintptr_t)ro, 64, 0x1000, 0x10000) == -1 &&
+		errno == EFAULT, "profil read-only");
+	T_CHECK(profil(buf, 0, 0x1000, 0x10000) == -1 && errno == EINVAL, "profil size 0");
+	T_CHECK(profil(buf, 32, 0x1000, 0x30000) == -1 && errno == EINVAL, "profil scale");
+	T_CHECK(pcsample(NULL, -1) == -1 && errno == EINVAL, "pcsample -1");
+	T_EQ(count_perf_fds(), 0);	/* no failure left anything running */
+
+	/* tvp gets the real period: 100 us here, the clock tick by default */
+	T_EQ(sprofil(&p, 1, &tv, 0), 0);
+	T_CHECK(tv.tv_sec == 0 && tv.tv_usec == 100, "tv %ld.%06ld", (long)tv.tv_sec,
+		(long)tv.tv_usec);
+	use("task-clock", NULL);
+	T_EQ(sprofil(&p, 1, &tv, 0), 0);
+	T_CHECK(tv.tv_usec == 1000000 / sysconf(_SC_CLK_TCK), "tick %ld", (long)tv.tv_usec);
+	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+	/* all entries off (scale 0 or 1): profiling off */
+	bad = p;
+	bad.pr_scale = 1;
+	T_EQ(sprofil(&bad, 1, NULL, 0), 0);
+	T_EQ(count_perf_fds(), 0);
+
+	/* a bad HWPROF_* fails with EINVAL and says why once on stderr */
+	old = stderr_to(fd);
+	use("no-such-event-xyz", NULL);
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "event");
+	T_CHECK(sprofil(&p, 1, NULL, 0) == -1 && errno == EINVAL, "event");
+	use("task-clock", "abc");
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "period");
+	use("task-clock", "0");
+	T_CHECK(pcsample((uintptr_t *)(void *)buf, 2) == -1 && errno == EINVAL, "period 0");
+	use("task-clock", "-5");
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "period -5");
+	dup2(old, 2);
+	close(old);
+	lseek(fd, 0, SEEK_SET);
+	n = read(fd, text, sizeof(text) - 1);
+	text[n > 0 ? n : 0] = 0;
+	close(fd);
+	unlink(tmpl);
+	printf("stderr said:\n%s", text);
+	T_CHECK(strstr(text, "HWPROF_EVENT=no-such-event-xyz: no-such-event-xyz: no such event"),
+		"event reason");
+	T_CHECK(strstr(strstr(text, "no such event") + 1, "no such event") == NULL,
+		"said twice");
+	T_CHECK(strstr(text, "HWPROF_PERIOD=abc"), "period reason");
+	T_CHECK(strstr(text, "HWPROF_PERIOD=0"), "period 0 reason");
+	T_CHECK(strstr(text, "HWPROF_PERIOD=-5"), "period -5 reason");
+	return t_done("errors");
+}
+
+/* pcsample: every pc in order, stops when full, returns the last count. */
+static int case_pcsample(void)
+{
+	static uintptr_t a[2000], b[100];
+	int r = need_bp();
+
+	if (r)
+		return r;
+	use("mem:fn_b:x", "1");
+	T_EQ(pcsample(a, 2000), 0);		/* nothing ran before */
+	call_n(fn_b, 600);
+	call_n(fn_a, 600);
+	T_EQ(pcsample(b, 100), 600);		/* stops a, starts b */
+	for (int i = 0; i < 600; i++)
+		if (a[i] != (uintptr_t)fn_b) {
+			T_CHECK(0, "a[%d] = %#lx, want fn_b", i, (unsigned long)a[i]);
+			break;
+		}
+	T_EQ(a[600], 0);
+	call_n(fn_b, 300);
+	T_EQ(pcsample(NULL, 0), 100);		/* full at 100; 0 stops */
+	T_EQ(b[99], (uintptr_t)fn_b);
+	T_EQ(pcsample(NULL, 0), 0);
+	T_EQ(count_perf_fds(), 0);
+	return t_done("pcsample");
+}
+
+int main(int argc, char **argv)
+{
+	const char *c = argc > 1 ? argv[1] : "";
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (!strcmp(c, "count-fds"))
+		return count_perf_fds();
+	if (!strcmp(c, "profil"))
+		return case_profil();
+	if (!strcmp(c, "profil-clock"))
+		return case_profil_clock();
+	if (!strcmp(c, "sprofil-regions"))
+		return case_sprofil_regions();
+	if (!strcmp(c, "sprofil-threads"))
+		return case_sprofil_threads();
+	if (!strcmp(c, "rearm"))
+		return case_rearm();
+	if (!strcmp(c, "fork-exec"))
+		return case_fork_exec(argv[0]);
+	if (!strcmp(c, "errors"))
+		return case_errors();
+	if (!strcmp(c, "pcsample"))
+		return case_pcsample();
+	printf("usage: test-classic CASE\n");
+	return T_ERROR;
+}
