@@ -584,8 +584,8 @@ static void atfork_child(void)
 	struct hwprof_session **pp = &running;
 	pid_t me = hwp_gettid();
 
-	pthread_mutex_init(&eng, NULL);
-	pthread_mutex_lock(&eng);
+	/* eng is still held: the thread that forked took it in prepare, and
+	 * that is the thread running here */
 	if (drn) {		/* its thread did not come along */
 		close(drn->wake);
 		free(drn);

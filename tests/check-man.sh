@@ -13,7 +13,7 @@ for p in "$src"/man/*.[0-9]*; do
 	n=$((n + 1))
 	b=$(basename "$p")
 	if head -n 1 "$p" | grep -q '^\.so '; then
-		t=$(head -n 1 "$p" | sed 's/^\.so //')
+		t=$(head -n 1 "$p" | sed 's/^\.so //; s/hwprof$//')
 		[ -f "$src/man/$(basename "$t")" ] ||
 			{ echo "FAIL: $b: .so target $t missing"; rc=1; }
 		continue
@@ -31,6 +31,7 @@ for p in "$src"/man/*.[0-9]*; do
 	while read -r _ name sec _; do
 		s=$(echo "$sec" | tr -d '(),')
 		[ -f "$src/man/$name.$s" ] && continue
+		[ -f "$src/man/$name.${s%hwprof}" ] && continue	# installed as .3hwprof
 		man -w "$s" "$name" >/dev/null 2>&1 && continue
 		echo "FAIL: $b: SEE ALSO $name($s) not found" | tee -a "$bad"
 	done

@@ -64,13 +64,13 @@ __attribute__((noinline, used, no_sanitize_address)) void touch_b(volatile char 
 	*p = 2;
 }
 
-/* glibc declares profil's buffer nonnull, yet NULL is how it is turned
- * off: pass NULL where the compiler cannot see it. */
-static unsigned short *volatile no_buf;
-
+/* Turns profil off with scale 0: glibc declares its buffer nonnull, so a
+ * NULL buffer (the other way) is undefined for a caller using <unistd.h>. */
 static int profil_off(void)
 {
-	return profil(no_buf, 0, 0, 0);
+	static unsigned short dummy[1];
+
+	return profil(dummy, sizeof(dummy), 0, 0);
 }
 
 static void call_n(void (*f)(void), int n)
@@ -342,6 +342,10 @@ static int case_fork_exec(const char *self)
 
 	if (r)
 		return r;
+#ifdef __SANITIZE_THREAD__
+	printf("SKIP: fork: TSan cannot track a thread made in a forked child; checked in the other builds\n");
+	return T_SKIP;
+#endif
 	use("mem:fn_a:x", "1");
 	memset(buf, 0, sizeof(buf));
 	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);

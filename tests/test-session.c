@@ -364,7 +364,8 @@ static int case_process(void)
 	T_CHECK(fbuf[0] == 6 * N, "bucket 0 = %u, want %d", fbuf[0], 6 * N);
 	T_EQ(st.samples, 6 * N);
 	/* those at start and the 3 made after, never the drain thread */
-	T_CHECK(st.threads == ntask + 3, "threads %u, want %d", st.threads, ntask + 3);
+	T_CHECK(st.threads == (uint32_t)ntask + 3, "threads %u, want %d", st.threads,
+		ntask + 3);
 	hwprof_session_free(s);
 	hwprof_hist_free(h);
 	pthread_barrier_destroy(&go);

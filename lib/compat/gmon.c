@@ -19,6 +19,7 @@
 struct main_obj {
 	uint64_t bias;
 	uint64_t lo, hi;	/* its executable text */
+	uint64_t img_lo, img_hi;	/* all it loaded */
 	int found;
 };
 
@@ -30,12 +31,18 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	if (info->dlpi_name && *info->dlpi_name)
 		return 0;
 	m->bias = info->dlpi_addr;
-	m->lo = UINT64_MAX;
+	m->lo = m->img_lo = UINT64_MAX;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t a = info->dlpi_addr + ph->p_vaddr;
 
-		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (a < m->img_lo)
+			m->img_lo = a;
+		if (a + ph->p_memsz > m->img_hi)
+			m->img_hi = a + ph->p_memsz;
+		if (!(ph->p_flags & PF_X))
 			continue;
 		if (a < m->lo)
 			m->lo = a;
@@ -71,14 +78,15 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 {
 	static const char cookie[4] = { 'g', 'm', 'o', 'n' };
 	char spare[12] = { 0 }, dimen[15];
-	uint64_t lo, hi, bias;
+	struct main_obj m = { 0 };
 	int32_t version = 1, rate = 1;
 	char abbrev = '#';
 	int fd, ret = 0;
 	FILE *f;
 
 	*written = 0;
-	if (hwp_main_text(&lo, &hi, &bias))
+	dl_iterate_phdr(main_cb, &m);
+	if (!m.found)
 		return -ENOENT;
 	memset(dimen, 0, sizeof(dimen));
 	if (env->clock && env->period) {
@@ -108,12 +116,12 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 		int32_t nb = (int32_t)g->nbins;
 
 		/* gprof knows only the main program's symbols */
-		if (g->lo < lo || g->lo >= hi)
+		if (g->lo < m.img_lo || g->lo >= m.img_hi)
 			continue;
 		for (size_t b = 0; b < g->nbins; b++)
 			if (g->counts[b] > max)
 				max = g->counts[b];
-		low = g->lo - bias;
+		low = g->lo - m.bias;
 		high = low + (uint64_t)g->nbins * bytes_per_bin;
 		for (uint64_t k = 0; !ret && (k == 0 || k * 65535 < max); k++) {
 			unsigned char tag = 0;
