@@ -22,47 +22,10 @@
 #include <hwprof/profil.h>
 #include <hwprof/pcsample.h>
 #include "harness.h"
+#include "tlib.h"
 
 #define N	1000
 
-void fn_a(void);
-void fn_b(void);
-uint64_t spin_hot(uint64_t n);
-void touch_a(volatile char *p);
-void touch_b(volatile char *p);
-
-__attribute__((noinline, used)) void fn_a(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline, used)) void fn_b(void)
-{
-	__asm__ volatile("nop" ::: "memory");
-}
-
-__attribute__((noinline, used)) uint64_t spin_hot(uint64_t n)
-{
-	uint64_t x = 88172645463325252ull;
-
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	return x;
-}
-
-/* One store each: one page fault each, at an address inside the function. */
-__attribute__((noinline, used, no_sanitize_address)) void touch_a(volatile char *p)
-{
-	*p = 1;
-}
-
-__attribute__((noinline, used, no_sanitize_address)) void touch_b(volatile char *p)
-{
-	*p = 2;
-}
 
 /* Turns profil off with scale 0: glibc declares its buffer nonnull, so a
  * NULL buffer (the other way) is undefined for a caller using <unistd.h>. */
@@ -71,12 +34,6 @@ static int profil_off(void)
 	static unsigned short dummy[1];
 
 	return profil(dummy, sizeof(dummy), 0, 0);
-}
-
-static void call_n(void (*f)(void), int n)
-{
-	for (int i = 0; i < n; i++)
-		f();
 }
 
 static void use(const char *event, const char *period)
@@ -88,39 +45,10 @@ static void use(const char *event, const char *period)
 		unsetenv("HWPROF_PERIOD");
 }
 
-static int count_perf_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	char path[320], link[256];
-	int n = 0;
-
-	while (d && (de = readdir(d))) {
-		ssize_t l;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l > 0) {
-			link[l] = 0;
-			n += strstr(link, "perf_event") != NULL;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
-/* Breakpoints are the exact events; without them the exact cases skip. */
+/* Breakpoints are the exact events; a raw probe decides the skip. */
 static int need_bp(void)
 {
-	char why[256];
-	int r = hwprof_event_probe("mem:fn_a:x", why, sizeof(why));
-
-	if (r == -EOPNOTSUPP || r == -EACCES || r == -ENOSYS) {
-		printf("SKIP: execute breakpoints: %s\n", why);
-		return T_SKIP;
-	}
-	return r ? T_ERROR : 0;
+	return t_require_bp();
 }
 
 /* ------------------------------------------------------------------ */
@@ -158,7 +86,7 @@ static int case_profil(void)
 	call_n(fn_a, 10);
 	T_EQ(buf[0], 0);
 	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0), 0);
-	T_EQ(count_perf_fds(), 0);
+	T_EQ(t_count_perf_fds(), 0);
 	return t_done("profil");
 }
 
@@ -191,6 +119,40 @@ static int case_profil_clock(void)
 	T_CHECK(hot * 10 > total * 9, "spin_hot %llu of %llu", (unsigned long long)hot,
 		(unsigned long long)total);
 	free(buf);
+
+	/* sprofil: a 32-bit region over spin_hot and the overflow bin */
+	{
+		static uint32_t hotb[64], bin[1];
+		struct prof p[2] = {
+			{ .pr_base = bin, .pr_size = 4, .pr_off = 0, .pr_scale = 2 },
+			{ .pr_base = hotb, .pr_size = sizeof(hotb),
+			  .pr_off = (size_t)(uintptr_t)spin_hot, .pr_scale = 0x10000 },
+		};
+		uint64_t in = 0;
+
+		T_EQ(sprofil(p, 2, NULL, PROF_UINT), 0);
+		sink = spin_hot(150000000);
+		T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+		for (int i = 0; i < 64; i++)
+			in += hotb[i];
+		printf("sprofil task-clock: %llu in spin_hot, %u in the bin\n",
+		       (unsigned long long)in, bin[0]);
+		T_CHECK(in > 100 && in * 10 > (in + bin[0]) * 9, "spin_hot %llu, bin %u",
+			(unsigned long long)in, bin[0]);
+	}
+	/* pcsample: most pcs are inside spin_hot */
+	{
+		static uintptr_t pcs[100000];
+		long n, in = 0;
+
+		T_EQ(pcsample(pcs, 100000), 0);
+		sink = spin_hot(150000000);
+		n = pcsample(NULL, 0);
+		for (long i = 0; i < n; i++)
+			in += pcs[i] >= (uintptr_t)spin_hot && pcs[i] < (uintptr_t)spin_hot + 128;
+		printf("pcsample task-clock: %ld of %ld pcs in spin_hot\n", in, n);
+		T_CHECK(n > 100 && in * 10 > n * 9, "spin_hot %ld of %ld", in, n);
+	}
 	return t_done("profil-clock");
 }
 
@@ -329,7 +291,7 @@ static int case_rearm(void)
 	call_n(fn_a, 123);
 	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
 	T_EQ(buf[0], 123);
-	T_EQ(count_perf_fds(), 0);
+	T_EQ(t_count_perf_fds(), 0);
 	return t_done("rearm");
 }
 
@@ -416,7 +378,7 @@ static int case_errors(void)
 	T_CHECK(profil(buf, 0, 0x1000, 0x10000) == -1 && errno == EINVAL, "profil size 0");
 	T_CHECK(profil(buf, 32, 0x1000, 0x30000) == -1 && errno == EINVAL, "profil scale");
 	T_CHECK(pcsample(NULL, -1) == -1 && errno == EINVAL, "pcsample -1");
-	T_EQ(count_perf_fds(), 0);	/* no failure left anything running */
+	T_EQ(t_count_perf_fds(), 0);	/* no failure left anything running */
 
 	/* tvp gets the real period: 100 us here, the clock tick by default */
 	T_EQ(sprofil(&p, 1, &tv, 0), 0);
@@ -430,7 +392,7 @@ static int case_errors(void)
 	bad = p;
 	bad.pr_scale = 1;
 	T_EQ(sprofil(&bad, 1, NULL, 0), 0);
-	T_EQ(count_perf_fds(), 0);
+	T_EQ(t_count_perf_fds(), 0);
 
 	/* a bad HWPROF_* fails with EINVAL and says why once on stderr */
 	old = stderr_to(fd);
@@ -484,7 +446,7 @@ static int case_pcsample(void)
 	T_EQ(pcsample(NULL, 0), 100);		/* full at 100; 0 stops */
 	T_EQ(b[99], (uintptr_t)fn_b);
 	T_EQ(pcsample(NULL, 0), 0);
-	T_EQ(count_perf_fds(), 0);
+	T_EQ(t_count_perf_fds(), 0);
 	return t_done("pcsample");
 }
 
@@ -494,7 +456,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(c, "count-fds"))
-		return count_perf_fds();
+		return t_count_perf_fds();
 	if (!strcmp(c, "profil"))
 		return case_profil();
 	if (!strcmp(c, "profil-clock"))

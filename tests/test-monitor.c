@@ -17,42 +17,8 @@
 #include <hwprof.h>
 #include <hwprof/mon.h>
 #include "harness.h"
+#include "tlib.h"
 
-void fn_a(void);
-void fn_b(void);
-uint64_t spin_hot(uint64_t n);
-uint64_t spin_cold(uint64_t n);
-
-__attribute__((noinline, used)) void fn_a(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline, used)) void fn_b(void)
-{
-	__asm__ volatile("nop" ::: "memory");
-}
-
-__attribute__((noinline, used)) uint64_t spin_hot(uint64_t n)
-{
-	uint64_t x = 88172645463325252ull;
-
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	return x;
-}
-
-__attribute__((noinline, used)) uint64_t spin_cold(uint64_t n)
-{
-	uint64_t x = 1;
-
-	for (uint64_t i = 0; i < n; i++)
-		x = x * 6364136223846793005ull + 1;
-	return x;
-}
 
 extern char __executable_start, etext;
 static char out[4096];
@@ -65,14 +31,7 @@ static void use(const char *event, const char *period)
 
 static int need_bp(void)
 {
-	char why[256];
-	int r = hwprof_event_probe("mem:fn_a:x", why, sizeof(why));
-
-	if (r == -EOPNOTSUPP || r == -EACCES || r == -ENOSYS) {
-		printf("SKIP: execute breakpoints: %s\n", why);
-		return T_SKIP;
-	}
-	return r ? T_ERROR : 0;
+	return t_require_bp();
 }
 
 /* The first function of gprof's flat profile, or "". */

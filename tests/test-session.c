@@ -21,64 +21,12 @@
 
 #include "hwprof.h"
 #include "harness.h"
+#include "tlib.h"
 
 #define N	2000		/* breakpoint hits per case */
 
-/* The probes bypass hwprof, so a hwprof bug can never pass for a skip. */
-static int t_require(uint32_t type, uint64_t config, uint64_t bp_addr,
-		     const char *what)
-{
-	struct perf_event_attr a = {
-		.size = sizeof(a), .type = type, .config = config,
-		.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
-		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
-	};
-	int fd;
-
-	if (type == PERF_TYPE_BREAKPOINT) {
-		a.bp_type = HW_BREAKPOINT_X;
-		a.bp_addr = bp_addr;
-		a.bp_len = sizeof(long);
-		a.sample_period = 1;
-	}
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	if (fd >= 0) {
-		close(fd);
-		return T_PASS;
-	}
-	switch (errno) {
-	case ENOENT: case ENODEV: case EOPNOTSUPP: case ENOSYS:
-	case EACCES: case EPERM:
-		printf("SKIP: %s: %s\n", what, strerror(errno));
-		return T_SKIP;
-	}
-	printf("ERROR: %s: probe failed: %s\n", what, strerror(errno));
-	return T_ERROR;
-}
-
 /* Functions the breakpoints watch: not inlined, not merged, not static (so
  * mem:NAME:x finds them in .symtab as well as by address). */
-void hw_target(void);
-void hw_other(void);
-void touch_pages(volatile char *p, size_t k, size_t psz);
-uint64_t spin_hot(uint64_t n);
-uint64_t spin_cold(uint64_t n);
-
-__attribute__((noinline, used)) void hw_target(void)
-{
-	__asm__ volatile("" ::: "memory");
-}
-
-__attribute__((noinline, used)) void hw_other(void)
-{
-	__asm__ volatile("nop" ::: "memory");
-}
-
-static void call_n(void (*f)(void), int n)
-{
-	for (int i = 0; i < n; i++)
-		f();
-}
 
 /* One 32-bit bucket per byte from the function's address (PAPI 0x20000). */
 static uint32_t fbuf[64];
@@ -122,8 +70,7 @@ static struct hwprof_session_stats sstats(struct hwprof_session *s)
 
 static int need_bp(void)
 {
-	return t_require(PERF_TYPE_BREAKPOINT, 0, (uint64_t)(uintptr_t)hw_target,
-			 "execute breakpoints");
+	return t_require_bp();
 }
 
 /* ------------------------------------------------------------------ */
@@ -137,18 +84,18 @@ static int case_bp_exact(void)
 
 	for (int by_addr = 0; by_addr < 2; by_addr++) {
 		for (size_t i = 0; i < 3; i++) {
-			struct hwprof_hist *h = hist_at(hw_target, fbuf, 64);
+			struct hwprof_hist *h = hist_at(fn_a, fbuf, 64);
 			struct hwprof_session *s;
 			struct hwprof_session_stats st;
 
 			if (by_addr)
-				snprintf(name, sizeof(name), "mem:%p:x", (void *)hw_target);
+				snprintf(name, sizeof(name), "mem:%p:x", (void *)fn_a);
 			else
-				snprintf(name, sizeof(name), "mem:hw_target:x");
+				snprintf(name, sizeof(name), "mem:fn_a:x");
 			s = session(HWPROF_SESSION_THREAD, name, ks[i], h);
 			T_EQ(hwprof_session_start(s), 0);
-			call_n(hw_target, N);
-			call_n(hw_other, N);	/* not watched */
+			call_n(fn_a, N);
+			call_n(fn_b, N);	/* not watched */
 			T_EQ(hwprof_session_stop(s), 0);
 			st = sstats(s);
 			T_CHECK(fbuf[0] == N / ks[i], "%s k=%llu: bucket 0 = %u, want %llu",
@@ -169,15 +116,6 @@ static int case_bp_exact(void)
 	return t_done("bp-exact");
 }
 
-/* Touches K fresh anonymous pages, one store each. Not instrumented by
- * ASan: its shadow loads would fault too, and the count must be exact. */
-__attribute__((noinline, used, no_sanitize_address)) void touch_pages(volatile char *p, size_t k,
-						 size_t psz)
-{
-	for (size_t i = 0; i < k; i++)
-		p[i * psz] = 1;
-}
-
 static int case_page_faults(void)
 {
 	enum { K = 1000 };
@@ -188,7 +126,7 @@ static int case_page_faults(void)
 	struct hwprof_hist *h;
 	uint64_t sum = 0;
 	char *p;
-	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0,
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
 			  "page-fault events");
 
 	if (r)
@@ -215,25 +153,6 @@ static int case_page_faults(void)
 	return t_done("page-faults");
 }
 
-/* task-clock: a hot loop dominates a cold one, in the session's own
- * per-object buckets. */
-__attribute__((noinline, used)) uint64_t spin_hot(uint64_t n)
-{
-	uint64_t x = 88172645463325252ull;
-
-	for (uint64_t i = 0; i < n; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	return x;
-}
-
-__attribute__((noinline, used)) uint64_t spin_cold(uint64_t n)
-{
-	return spin_hot(n / 16) + 1;
-}
-
 static uint64_t count_in(const struct hwprof_object *o, size_t n,
 			 uint64_t lo, uint64_t hi)
 {
@@ -255,7 +174,7 @@ static int case_task_clock(void)
 	struct hwprof_session *s;
 	uint64_t hot, total = 0, sink;
 	size_t n = 0;
-	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0,
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
 			  "task-clock");
 
 	if (r)
@@ -293,14 +212,14 @@ static pthread_barrier_t go;
 static void *worker_before(void *arg)
 {
 	pthread_barrier_wait(&go);	/* the session has started */
-	call_n(hw_target, N);
+	call_n(fn_a, N);
 	pthread_barrier_wait(&go);	/* done */
 	return arg;
 }
 
 static void *worker(void *arg)
 {
-	call_n(hw_target, N);
+	call_n(fn_a, N);
 	return arg;
 }
 
@@ -340,8 +259,8 @@ static int case_process(void)
 
 	if (r)
 		return r;
-	h = hist_at(hw_target, fbuf, 64);
-	s = session(HWPROF_SESSION_PROCESS, "mem:hw_target:x", 1, h);
+	h = hist_at(fn_a, fbuf, 64);
+	s = session(HWPROF_SESSION_PROCESS, "mem:fn_a:x", 1, h);
 	pthread_barrier_init(&go, NULL, 4);
 	pthread_create(&b1, NULL, worker_before, NULL);
 	pthread_create(&b2, NULL, worker_before, NULL);
@@ -349,7 +268,7 @@ static int case_process(void)
 	ntask = count_tasks();		/* a sanitizer may have threads too */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_wait(&go);
-	call_n(hw_target, N);			/* main */
+	call_n(fn_a, N);			/* main */
 	pthread_create(&a1, NULL, worker, NULL);	/* after start */
 	pthread_create(&a2, NULL, worker, NULL);
 	pthread_join(a1, NULL);
@@ -382,12 +301,12 @@ static int case_thread(void)
 
 	if (r)
 		return r;
-	h = hist_at(hw_target, fbuf, 64);
-	s = session(HWPROF_SESSION_THREAD, "mem:hw_target:x", 1, h);
+	h = hist_at(fn_a, fbuf, 64);
+	s = session(HWPROF_SESSION_THREAD, "mem:fn_a:x", 1, h);
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_create(&t, NULL, worker, NULL);
 	pthread_join(t, NULL);
-	call_n(hw_target, N / 2);
+	call_n(fn_a, N / 2);
 	T_EQ(hwprof_session_stop(s), 0);
 	T_CHECK(fbuf[0] == N / 2, "bucket 0 = %u, want %d", fbuf[0], N / 2);
 	T_EQ(sstats(s).threads, 1);
@@ -412,20 +331,20 @@ static int case_fork(void)
 	return T_SKIP;
 #endif
 	for (unsigned int mode = 0; mode < 2; mode++) {
-		h = hist_at(hw_target, fbuf, 64);
-		s = session(mode, "mem:hw_target:x", 1, h);
+		h = hist_at(fn_a, fbuf, 64);
+		s = session(mode, "mem:fn_a:x", 1, h);
 		T_EQ(hwprof_session_start(s), 0);
-		call_n(hw_target, 100);
+		call_n(fn_a, 100);
 		pid = fork();
 		if (pid == 0) {
-			call_n(hw_target, 300);
+			call_n(fn_a, 300);
 			hwprof_session_stop(s);
 			/* 100 before the fork (copied) + 300 of its own */
 			_exit(fbuf[0] == 400 && sstats(s).threads == 1 ? 0 : 10);
 		}
-		call_n(hw_target, 50);
+		call_n(fn_a, 50);
 		waitpid(pid, &status, 0);
-		call_n(hw_target, 50);
+		call_n(fn_a, 50);
 		T_EQ(hwprof_session_stop(s), 0);
 		T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 			"mode %u: child status %#x", mode, status);
@@ -437,41 +356,18 @@ static int case_fork(void)
 	return t_done("fork");
 }
 
-/* exec: the new image holds no perf fd (close-on-exec). */
-static int count_perf_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	char path[320], link[256];
-	int n = 0;
-
-	while (d && (de = readdir(d))) {
-		ssize_t l;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		l = readlink(path, link, sizeof(link) - 1);
-		if (l > 0) {
-			link[l] = 0;
-			n += strstr(link, "perf_event") != NULL;
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int case_exec(const char *self)
 {
 	struct hwprof_session *s;
 	int status = 0, r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-				      0, "task-clock");
+				      "task-clock");
 	pid_t pid;
 
 	if (r)
 		return r;
 	s = session(HWPROF_SESSION_PROCESS, "task-clock", 0, NULL);
 	T_EQ(hwprof_session_start(s), 0);
-	T_CHECK(count_perf_fds() >= 1, "no perf fd while running");
+	T_CHECK(t_count_perf_fds() >= 1, "no perf fd while running");
 	pid = fork();
 	if (pid == 0) {
 		execl(self, self, "count-fds", (char *)NULL);
@@ -481,7 +377,7 @@ static int case_exec(const char *self)
 	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		"after exec: %d perf fds", WEXITSTATUS(status));
 	T_EQ(hwprof_session_stop(s), 0);
-	T_EQ(count_perf_fds(), 0);	/* stop released them all */
+	T_EQ(t_count_perf_fds(), 0);	/* stop released them all */
 	hwprof_session_free(s);
 	return t_done("exec");
 }
@@ -502,11 +398,11 @@ static int case_lost(void)
 
 	if (r)
 		return r;
-	h = hist_at(hw_target, fbuf, 64);
+	h = hist_at(fn_a, fbuf, 64);
 	T_EQ(hwprof_session_new(&o, &s), 0);
-	T_EQ(hwprof_session_add(s, "mem:hw_target:x", 1, h), 0);
+	T_EQ(hwprof_session_add(s, "mem:fn_a:x", 1, h), 0);
 	T_EQ(hwprof_session_start(s), 0);
-	call_n(hw_target, 5 * N);
+	call_n(fn_a, 5 * N);
 	T_EQ(hwprof_session_stop(s), 0);
 	st = sstats(s);
 	printf("lost: %llu samples, %llu lost\n", (unsigned long long)st.samples,
@@ -537,7 +433,7 @@ static int case_errors(void)
 	T_EQ(hwprof_event_probe("mem:no_such_function_xyz:x", why, sizeof(why)), -ENOENT);
 	T_CHECK(strstr(why, "no_such_function_xyz"), "why: %s", why);
 	T_EQ(hwprof_session_add(s, "mem:0xzz:x", 1, NULL), -EINVAL);
-	T_EQ(hwprof_session_add(s, "mem:hw_target:w", 1, NULL), -EINVAL);
+	T_EQ(hwprof_session_add(s, "mem:fn_a:w", 1, NULL), -EINVAL);
 	T_EQ(hwprof_session_add(s, "PAPI_NOT_A_PRESET", 0, NULL), -ENOENT);
 	T_EQ(hwprof_session_add(s, "task-clock", (uint64_t)INT64_MAX + 1, NULL), -EINVAL);
 	T_EQ(hwprof_session_start(s), -ENOENT);	/* no event added */
@@ -545,7 +441,7 @@ static int case_errors(void)
 
 	/* a hardware event on a machine without its PMU: the probe bypasses
 	 * hwprof; where cycles can be sampled this part checks nothing */
-	if (t_require(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0,
+	if (t_require(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES,
 		      "cycles (expected here: no PMU)") == T_SKIP) {
 		ret = hwprof_event_probe("cycles", why, sizeof(why));
 		T_CHECK(ret == -EOPNOTSUPP || ret == -EACCES, "cycles: %d (%s)", ret, why);
@@ -576,7 +472,7 @@ static int case_errors(void)
 	T_EQ(hwprof_session_start(s), -EBUSY);
 	T_EQ(hwprof_session_add(s, "page-faults", 0, NULL), -EBUSY);
 	hwprof_session_free(s);		/* frees a running session */
-	T_EQ(count_perf_fds(), 0);
+	T_EQ(t_count_perf_fds(), 0);
 	return t_done("errors");
 }
 
@@ -591,7 +487,7 @@ static int case_dlopen(const char *self)
 	uint64_t (*spin)(uint64_t), in_lib = 0, total = 0;
 	size_t n = 0;
 	int found = 0, r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-				     0, "task-clock");
+				     "task-clock");
 	void *lib;
 
 	if (r)
@@ -683,17 +579,17 @@ static int case_read_reset(void)
 
 	if (r)
 		return r;
-	h = hist_at(hw_target, fbuf, 64);
-	s = session(HWPROF_SESSION_THREAD, "mem:hw_target:x", 1, h);
+	h = hist_at(fn_a, fbuf, 64);
+	s = session(HWPROF_SESSION_THREAD, "mem:fn_a:x", 1, h);
 	for (int round = 0; round < 3; round++) {
 		memset(fbuf, 0, sizeof(fbuf));
 		T_EQ(hwprof_session_reset(s), 0);
 		T_EQ(hwprof_session_start(s), 0);
-		call_n(hw_target, 300);
+		call_n(fn_a, 300);
 		ret = hwprof_session_read(s);	/* what this call folded: */
 		T_CHECK(ret >= 0 && ret <= 300, "read %d", ret);	/* the drainer may have been first */
 		T_EQ(fbuf[0], 300);		/* current before stop */
-		call_n(hw_target, 20);
+		call_n(fn_a, 20);
 		T_EQ(hwprof_session_stop(s), 0);
 		T_EQ(fbuf[0], 320);
 		T_EQ(sstats(s).samples, 320);
@@ -709,7 +605,7 @@ int main(int argc, char **argv)
 
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(c, "count-fds"))
-		return count_perf_fds();
+		return t_count_perf_fds();
 	if (!strcmp(c, "bp-exact"))
 		return case_bp_exact();
 	if (!strcmp(c, "page-faults"))
