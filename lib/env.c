@@ -80,39 +80,94 @@ int hwp_env_get(struct hwp_env *env)
 	return 0;
 }
 
-/* Whether [p, p + len) lies in writable mappings of this process. */
-int hwp_user_writable(const void *p, size_t len)
-{
-	uintptr_t lo = (uintptr_t)p, hi = lo + len;
-	FILE *f;
-	char line[512];
-	int ok = 0;
+/* The writable mappings of this process, merged and sorted. */
+struct wmaps {
+	uint64_t (*r)[2];
+	size_t n;
+};
 
-	if (!p || hi < lo)
-		return 0;
-	if (!len)
-		return 1;
+static int wmaps_load(struct wmaps *w)
+{
+	char line[512];
+	size_t cap = 0;
+	FILE *f;
+
+	w->r = NULL;
+	w->n = 0;
 	f = fopen("/proc/self/maps", "re");
 	if (!f)
-		return 1;	/* cannot tell: let it be */
+		return -errno;
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long a, b;
 		char perm[5];
 
-		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3)
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3 || perm[1] != 'w')
 			continue;
-		if (perm[1] != 'w' || b <= lo || a >= hi)
+		if (w->n && w->r[w->n - 1][1] == a) {	/* adjacent: merge */
+			w->r[w->n - 1][1] = b;
 			continue;
-		if (a <= lo) {
-			lo = b;		/* maps are sorted: advance */
-			if (lo >= hi) {
-				ok = 1;
-				break;
-			}
 		}
+		if (w->n == cap) {
+			uint64_t (*nr)[2] = realloc(w->r, (cap ? 2 * cap : 64) * sizeof(*nr));
+
+			if (!nr) {
+				fclose(f);
+				return -ENOMEM;
+			}
+			w->r = nr;
+			cap = cap ? 2 * cap : 64;
+		}
+		w->r[w->n][0] = a;
+		w->r[w->n][1] = b;
+		w->n++;
 	}
 	fclose(f);
+	return 0;
+}
+
+static int wmaps_holds(const struct wmaps *w, uintptr_t lo, size_t len)
+{
+	size_t a = 0, b = w->n;
+
+	if (lo + len < lo)
+		return 0;
+	while (a < b) {		/* the last mapping starting at or below lo */
+		size_t m = (a + b) / 2;
+
+		if (w->r[m][0] <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a && lo + len <= w->r[a - 1][1];
+}
+
+/* Whether each [p[i], p[i] + len[i]) lies in writable memory of this
+ * process (NULL never does; length 0 always does): 1 or 0. The maps are
+ * read once for the lot. */
+int hwp_user_writable_all(void *const *p, const size_t *len, size_t n)
+{
+	struct wmaps w;
+	int ok = 1;
+
+	for (size_t i = 0; i < n; i++)
+		if (!p[i] && len[i])
+			return 0;
+	if (wmaps_load(&w))
+		return 1;	/* cannot tell: let it be */
+	for (size_t i = 0; ok && i < n; i++)
+		ok = !len[i] || wmaps_holds(&w, (uintptr_t)p[i], len[i]);
+	free(w.r);
 	return ok;
+}
+
+int hwp_user_writable(const void *p, size_t len)
+{
+	void *q = (void *)(uintptr_t)p;
+
+	if (!p)
+		return 0;
+	return hwp_user_writable_all(&q, &len, 1);
 }
 
 /* Copies from a caller's pointer that may be bad: 0, or -EFAULT. */

@@ -112,6 +112,7 @@ struct hwp_env {
 };
 int hwp_env_get(struct hwp_env *env);
 int hwp_user_writable(const void *p, size_t len);
+int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 int hwp_user_read(void *dst, const void *src, size_t len);
 
 #endif /* HWPROF_INTERNAL_H */

@@ -102,12 +102,24 @@ static int start_hist(const struct hwprof_hist_opts *o, const struct hwp_env *en
 {
 	struct hwprof_hist *h;
 	int ret = fault_errno(o);
+	void **base = NULL;
+	size_t *len = NULL, n = 0;
 
-	for (size_t i = 0; !ret && i < o->nregions; i++) {
-		const struct hwprof_region *r = &o->regions[i];
-
-		if (r->scale >= 2 && !hwp_user_writable(r->base, r->size))
+	if (!ret) {		/* every buffer that will be written */
+		base = malloc(o->nregions * sizeof(*base));
+		len = malloc(o->nregions * sizeof(*len));
+		if (!base || !len)
+			ret = -ENOMEM;
+		for (size_t i = 0; !ret && i < o->nregions; i++) {
+			if (o->regions[i].scale < 2)
+				continue;
+			base[n] = o->regions[i].base;
+			len[n++] = o->regions[i].size;
+		}
+		if (!ret && !hwp_user_writable_all(base, len, n))
 			ret = -EFAULT;
+		free(base);
+		free(len);
 	}
 	if (!ret)
 		ret = hwprof_hist_new(o, &h);
