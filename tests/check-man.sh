@@ -29,6 +29,7 @@ for p in "$src"/man/*.[0-9]*; do
 	# SEE ALSO entries: .BR name (sec)
 	sed -n '/^\.SH "\{0,1\}SEE ALSO/,/^\.SH/p' "$p" | grep '^\.BR ' |
 	while read -r _ name sec _; do
+		name=$(printf '%s' "$name" | sed 's/\\-/-/g')
 		s=$(echo "$sec" | tr -d '(),')
 		[ -f "$src/man/$name.$s" ] && continue
 		[ -f "$src/man/$name.${s%hwprof}" ] && continue	# installed as .3hwprof

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/* hwprof list: the events and PAPI presets, and whether this machine can
+ * sample each (probed by opening it), with the reason when it cannot. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <hwprof.h>
+#include "cli.h"
+
+static void row(const char *name, const char *desc)
+{
+	char why[512];
+	int r = hwprof_event_probe(name, why, sizeof(why));
+	const char *colon = strstr(why, ": ");
+
+	printf("  %-24s %-11s %s%s%s\n", name, r ? "no" : "yes", desc, r ? " -- " : "",
+	       r ? (colon ? colon + 2 : why) : "");
+}
+
+int cmd_list(int argc, char **argv)
+{
+	static const char *const alias[][2] = {
+		{ "task-clock", "CPU time of the thread (period in ns)" },
+		{ "cpu-clock", "CPU clock (period in ns)" },
+		{ "page-faults", "page faults" },
+		{ "cycles", "CPU cycles (hardware)" },
+		{ "instructions", "instructions retired (hardware)" },
+		{ "cache-misses", "last-level cache misses (hardware)" },
+		{ "branch-misses", "mispredicted branches (hardware)" },
+	};
+	const char *name, *desc;
+	unsigned int code;
+
+	(void)argv;
+	if (argc > 1)
+		return die("list takes no arguments");
+	printf("events (any libpfm4 name works too, e.g. perf::CONTEXT-SWITCHES):\n");
+	printf("  %-24s %-11s %s\n", "name", "available", "what");
+	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
+		row(alias[i][0], alias[i][1]);
+	printf("  %-24s %-11s %s\n", "mem:ADDR:x, mem:FUNC:x", "(see below)",
+	       "each execution of an instruction (execute breakpoint, exact)");
+	printf("\nPAPI presets:\n");
+	for (unsigned int i = 0; !hwprof_preset_info(i, &name, &code, &desc); i++)
+		row(name, desc);
+	printf("\nmem:FUNC:x names a function of the recorded program; at most 4 per thread.\n");
+	return 0;
+}
