@@ -26,6 +26,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 tools="none floor hwprof"
 "$ov" papi 1000000 1000 >/dev/null 2>&1 && tools="$tools papi"
+# the same PAPI_profil client built against hwprof's <papi.h>
+[ -x "$b/bench/overhead-hwprof-papi" ] && tools="$tools hwprof-papi"
 command -v perf >/dev/null && perf record -q -o "$out/p" -e task-clock:u -c 1000000 true 2>/dev/null &&
 	tools="$tools perf"
 
@@ -41,6 +43,8 @@ for p in 1000000 100000 10000; do
 				lost=$(perf report -i "$out/p.data" --stats 2>/dev/null |
 					awk '/LOST_SAMPLES events:/ { print $3; exit }')
 				echo "perf $(echo "$line" | awk '{ print $2 }') ${n:-0} ${lost:-0}"
+			elif [ "$t" = hwprof-papi ]; then
+				"$b/bench/overhead-hwprof-papi" papi "$p" "$iters" | sed 's/^papi /hwprof-papi /'
 			else
 				"$ov" "$t" "$p" "$iters"
 			fi
@@ -61,7 +65,7 @@ for p in periods:
     for r in rows:
         by.setdefault(r[0], []).append((float(r[1]), int(r[2]), int(r[3])))
     base = statistics.median(w for w, _, _ in by["none"])
-    for t in ("floor", "hwprof", "papi", "perf"):
+    for t in ("floor", "hwprof", "papi", "hwprof-papi", "perf"):
         if t not in by:
             continue
         w = statistics.median(x[0] for x in by[t])
@@ -77,6 +81,10 @@ for p in periods:
     for t in ("floor", "papi", "perf"):
         if (p, t) in us and us[p, t] > 0:
             line += "  hwprof/%s %.2f" % (t, us[p, "hwprof"] / us[p, t])
+    if (p, "hwprof-papi") in us and (p, "papi") in us and us[p, "papi"] > 0:
+        line += "  PAPI_profil: hwprof/PAPI %.2f" % (us[p, "hwprof-papi"] / us[p, "papi"])
+        if us[p, "floor"] > 0:
+            line += ", hwprof/floor %.2f" % (us[p, "hwprof-papi"] / us[p, "floor"])
     print(line)
 PY
 "$b/bench/startstop"
