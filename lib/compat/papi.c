@@ -83,6 +83,15 @@ static struct pset *set_of(int id)
 	return &sets[id];
 }
 
+/* PAPI's first two checks: the EventSet exists, and it is stopped. */
+static int stopped(int id, struct pset **s)
+{
+	*s = set_of(id);
+	if (!*s)
+		return PAPI_ENOEVST;
+	return (*s)->state & PAPI_RUNNING ? PAPI_EISRUN : PAPI_OK;
+}
+
 static int index_of(const struct pset *s, int code)
 {
 	for (int i = 0; i < s->nev; i++)
@@ -405,14 +414,10 @@ HWPROF_API int PAPI_remove_event(int id, int code)
 	int ret = PAPI_OK, i;
 
 	pthread_mutex_lock(&plock);
-	s = set_of(id);
-	if (!s)
-		ret = PAPI_ENOEVST;
-	else if (s->state & PAPI_RUNNING)
-		ret = PAPI_EISRUN;
-	else if ((i = index_of(s, code)) < 0)
+	ret = stopped(id, &s);
+	if (!ret && (i = index_of(s, code)) < 0)
 		ret = PAPI_EINVAL;
-	else {
+	else if (!ret) {
 		unprofile(&s->ev[i]);
 		memmove(&s->ev[i], &s->ev[i + 1], (size_t)(s->nev - i - 1) * sizeof(s->ev[0]));
 		memmove(&s->saved[i], &s->saved[i + 1], (size_t)(s->nev - i - 1) * sizeof(s->saved[0]));
@@ -447,12 +452,8 @@ HWPROF_API int PAPI_cleanup_eventset(int id)
 	int ret = PAPI_OK;
 
 	pthread_mutex_lock(&plock);
-	s = set_of(id);
-	if (!s)
-		ret = PAPI_ENOEVST;
-	else if (s->state & PAPI_RUNNING)
-		ret = PAPI_EISRUN;
-	else {
+	ret = stopped(id, &s);
+	if (!ret) {
 		for (int i = 0; i < s->nev; i++)
 			unprofile(&s->ev[i]);
 		s->nev = 0;
@@ -470,14 +471,10 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 	if (!id)
 		return ret_err(PAPI_EINVAL);
 	pthread_mutex_lock(&plock);
-	s = set_of(*id);
-	if (!s)
-		ret = PAPI_ENOEVST;
-	else if (s->state & PAPI_RUNNING)
-		ret = PAPI_EISRUN;
-	else if (s->nev)
+	ret = stopped(*id, &s);
+	if (!ret && s->nev)
 		ret = PAPI_EINVAL;	/* PAPI: clean it up first */
-	else {
+	else if (!ret) {
 		s->used = 0;
 		*id = PAPI_NULL;
 	}
@@ -793,15 +790,9 @@ HWPROF_API int PAPI_sprofil(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	int ret = PAPI_OK, i, nprof = 0, buckets, width;
 
 	pthread_mutex_lock(&plock);
-	s = set_of(id);
-	if (!s) {				/* 1 */
-		ret = PAPI_ENOEVST;
+	ret = stopped(id, &s);			/* 1, 2 */
+	if (ret)
 		goto out;
-	}
-	if (s->state & PAPI_RUNNING) {		/* 2 */
-		ret = PAPI_EISRUN;
-		goto out;
-	}
 	i = index_of(s, code);
 	if (i < 0) {				/* 5 */
 		ret = PAPI_ENOEVNT;
@@ -915,30 +906,33 @@ HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned s
 HWPROF_API int PAPI_overflow(int id, int code, int threshold, int flags,
 			     PAPI_overflow_handler_t handler)
 {
+	struct pevent *e;
 	struct pset *s;
-	int ret = PAPI_OK, i;
+	int ret, i;
 
 	pthread_mutex_lock(&plock);
-	s = set_of(id);
-	if (!s)
-		ret = PAPI_ENOEVST;
-	else if (s->state & PAPI_RUNNING)
-		ret = PAPI_EISRUN;
-	else if ((i = index_of(s, code)) < 0)
+	ret = stopped(id, &s);
+	if (ret)
+		goto out;
+	i = index_of(s, code);
+	if (i < 0) {
 		ret = PAPI_ENOEVNT;
-	else if (threshold < 0 || (threshold && !handler) ||
-		 (flags & ~(PAPI_OVERFLOW_FORCE_SW | PAPI_OVERFLOW_HARDWARE)))
-		ret = PAPI_EINVAL;
-	else if (!threshold) {
-		if (!s->ev[i].handler)
-			ret = PAPI_EINVAL;
-		s->ev[i].handler = NULL;
-		s->ev[i].ov_threshold = 0;
-	} else {
-		s->ev[i].handler = handler;
-		s->ev[i].ov_threshold = threshold;
-		s->ev[i].ov_flags = flags;
+		goto out;
 	}
+	e = &s->ev[i];
+	if (threshold < 0 || (threshold && !handler) ||
+	    (flags & ~(PAPI_OVERFLOW_FORCE_SW | PAPI_OVERFLOW_HARDWARE))) {
+		ret = PAPI_EINVAL;
+	} else if (!threshold) {	/* off: only what is on */
+		ret = e->handler ? PAPI_OK : PAPI_EINVAL;
+		e->handler = NULL;
+		e->ov_threshold = 0;
+	} else {
+		e->handler = handler;
+		e->ov_threshold = threshold;
+		e->ov_flags = flags;
+	}
+out:
 	pthread_mutex_unlock(&plock);
 	return ret_err(ret);
 }
