@@ -103,6 +103,9 @@ typedef size_t (*hwp_sink_fn)(void *arg, const uint64_t *ips, size_t n);
 int hwp_session_add(struct hwprof_session *s, const char *event,
 		    uint64_t threshold, struct hwprof_hist *h,
 		    hwp_sink_fn sink, void *sink_arg);
+/* The period the kernel applies: hrtimer (clock) events no shorter than
+ * 10 us. */
+uint64_t hwp_applied_period(int clock, uint64_t period);
 
 /* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
 struct hwp_env {

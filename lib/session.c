@@ -655,6 +655,11 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 	return 0;
 }
 
+uint64_t hwp_applied_period(int clock, uint64_t period)
+{
+	return clock && period < MIN_CLOCK_NS ? MIN_CLOCK_NS : period;
+}
+
 /* Says what the kernel will do with a period it cannot honour. */
 static void period_notes(const char *name, const struct sev *e)
 {
@@ -896,8 +901,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	v.folded = e->st.folded;
 	v.outside = e->st.outside;
 	v.saturated = e->st.saturated;
-	v.period = e->e.kind == HWP_EV_CLOCK && e->period < MIN_CLOCK_NS ?
-		   MIN_CLOCK_NS : e->period;
+	v.period = hwp_applied_period(e->e.kind == HWP_EV_CLOCK, e->period);
 	v.precise = e->precise;
 	v.threads = s->threads;
 	pthread_mutex_unlock(&eng);

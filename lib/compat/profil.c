@@ -76,7 +76,7 @@ static void period_tv(const struct hwp_env *env, struct timeval *tv)
 	tv->tv_sec = 0;
 	tv->tv_usec = 0;
 	if (env->clock) {
-		uint64_t ns = env->period < 10000 ? 10000 : env->period;
+		uint64_t ns = hwp_applied_period(1, env->period);
 
 		tv->tv_sec = (time_t)(ns / 1000000000u);
 		tv->tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);
@@ -101,28 +101,30 @@ static int fault_errno(const struct hwprof_hist_opts *o)
 static int start_hist(const struct hwprof_hist_opts *o, const struct hwp_env *env)
 {
 	struct hwprof_hist *h;
-	int ret = fault_errno(o);
 	void **base = NULL;
 	size_t *len = NULL, n = 0;
+	int ret = 0;
 
-	if (!ret) {		/* every buffer that will be written */
-		base = malloc(o->nregions * sizeof(*base));
-		len = malloc(o->nregions * sizeof(*len));
-		if (!base || !len)
-			ret = -ENOMEM;
-		for (size_t i = 0; !ret && i < o->nregions; i++) {
-			if (o->regions[i].scale < 2)
-				continue;
-			base[n] = o->regions[i].base;
-			len[n++] = o->regions[i].size;
-		}
-		if (!ret && !hwp_user_writable_all(base, len, n))
-			ret = -EFAULT;
-		free(base);
-		free(len);
+	/* every buffer that will be written, against the maps at once */
+	base = malloc(o->nregions * sizeof(*base));
+	len = malloc(o->nregions * sizeof(*len));
+	if (!base || !len)
+		ret = -ENOMEM;
+	for (size_t i = 0; !ret && i < o->nregions; i++) {
+		if (o->regions[i].scale < 2)
+			continue;
+		base[n] = o->regions[i].base;
+		len[n++] = o->regions[i].size;
 	}
-	if (!ret)
+	if (!ret && !hwp_user_writable_all(base, len, n))
+		ret = -EFAULT;
+	free(base);
+	free(len);
+	if (!ret) {
 		ret = hwprof_hist_new(o, &h);
+		if (ret == -EINVAL)	/* which rule: the errno the call reports */
+			ret = fault_errno(o);
+	}
 	if (!ret)
 		ret = hwp_classic_replace(HWP_CLASSIC_PROFIL, env, h, NULL, NULL);
 	if (ret && ret != -EFAULT && ret != -E2BIG && ret != -ENOMEM)
