@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data file module of the hwprof command (tools/data.c): a version 2
+ * round trip with every field and awkward strings, a version 1 file read
+ * into the same model, counting that merges equal keys, and malformed
+ * files refused with one line naming the file and the line.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "../tools/data.h"
+
+static char dir[] = "/tmp/hwprof-test-data-XXXXXX";
+
+static const char *put(const char *name, const char *text)
+{
+	static char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		exit(T_ERROR);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+static void round_trip(void)
+{
+	struct hd_file d, r;
+	char err[512], path[256];
+	FILE *f;
+	long p, t, o;
+
+	hd_init(&d);
+	d.host = strdup("node 7");
+	d.rank = 3;
+	d.size = 8;
+	d.command = strdup("python3 -c 'print(1)\nprint(2)'\t\\x");
+	T_EQ(hd_add_event(&d, "task-clock", 1000000), 0);
+	d.events[0].samples = 10;
+	d.events[0].lost = 2;
+	d.events[0].throttled = 1;
+	d.events[0].missed = 5;
+	d.events[0].missed_why = strdup("mlock budget");
+	T_EQ(hd_add_event(&d, "mem:foo:x", 1), 1);
+	p = hd_add_process(&d, 4242, 0, "./a b");
+	T_EQ(p, 0);
+	d.procs[0].how = HD_SIGNALED;
+	d.procs[0].status = 9;
+	d.procs[0].rank = 3;
+	T_EQ(hd_add_process(&d, 4243, 4242, "-"), 1);
+	d.procs[1].how = HD_EXITED;
+	d.procs[1].status = 3;
+	t = hd_add_thread(&d, 4242, 0, "main thread");
+	T_EQ(t, 0);
+	T_EQ(hd_add_thread(&d, 4244, 1, NULL), 1);
+	o = hd_object(&d, "/usr/lib/x 1.so", "abcd");
+	T_EQ(o, 0);
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", "abcd"), 0);	/* found again */
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL), 1);	/* other identity */
+	for (int i = 0; i < 5000; i++)
+		T_EQ(hd_count(&d, (uint32_t)(i & 1), (uint32_t)(i % 2), 0,
+			      0x1000 + (uint64_t)(i % 1000) * 4, 1), 0);
+	T_EQ(d.nsamples, 1000);
+	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0xffffffffff600000ull, UINT64_MAX), 0);
+	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0xffffffffff600000ull, 5), 0);
+
+	snprintf(path, sizeof(path), "%s/rt", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	if (r.nevents == 2 && r.nprocs == 2 && r.nthreads == 2 && r.nobjects == 2) {
+		T_EQ(r.version, 2);
+		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
+		T_EQ(r.rank, 3);
+		T_EQ(r.size, 8);
+		T_CHECK(!strcmp(r.command, d.command), "command '%s'", r.command);
+		T_CHECK(!strcmp(r.events[0].name, "task-clock"), "%s", r.events[0].name);
+		T_EQ(r.events[0].period, 1000000);
+		T_EQ(r.events[0].samples, 10);
+		T_EQ(r.events[0].lost, 2);
+		T_EQ(r.events[0].throttled, 1);
+		T_EQ(r.events[0].missed, 5);
+		T_CHECK(r.events[0].missed_why && !strcmp(r.events[0].missed_why, "mlock budget"),
+			"why");
+		T_CHECK(!r.events[1].missed_why, "no why");
+		T_CHECK(!strcmp(r.events[1].name, "mem:foo:x"), "%s", r.events[1].name);
+		T_EQ(r.procs[0].pid, 4242);
+		T_EQ(r.procs[0].how, HD_SIGNALED);
+		T_EQ(r.procs[0].status, 9);
+		T_EQ(r.procs[0].rank, 3);
+		T_CHECK(!strcmp(r.procs[1].command, "-"), "'%s'", r.procs[1].command);
+		T_EQ(r.procs[1].ppid, 4242);
+		T_EQ(r.procs[1].how, HD_EXITED);
+		T_EQ(r.procs[1].status, 3);
+		T_CHECK(!strcmp(r.threads[0].comm, "main thread"), "comm");
+		T_CHECK(!r.threads[1].comm, "no comm");
+		T_EQ(r.threads[1].proc, 1);
+		T_CHECK(!strcmp(r.objects[0].path, "/usr/lib/x 1.so"), "path");
+		T_CHECK(!strcmp(r.objects[0].buildid, "abcd"), "bid");
+		T_CHECK(!r.objects[1].buildid, "no bid");
+		T_EQ(r.nsamples, d.nsamples);
+		for (size_t i = 0; i < r.nsamples && i < d.nsamples; i++) {
+			T_EQ(r.samples[i].event, d.samples[i].event);
+			T_EQ(r.samples[i].thread, d.samples[i].thread);
+			T_EQ(r.samples[i].object, d.samples[i].object);
+			T_EQ(r.samples[i].addr, d.samples[i].addr);
+			T_EQ(r.samples[i].count, d.samples[i].count);
+		}
+		/* counts saturate, never wrap */
+		T_EQ(r.samples[r.nsamples - 1].count, UINT64_MAX);
+	} else {
+		T_CHECK(0, "read back %zu events %zu procs %zu threads %zu objects",
+			r.nevents, r.nprocs, r.nthreads, r.nobjects);
+	}
+	hd_free(&r);
+	hd_free(&d);
+}
+
+static void version1(void)
+{
+	struct hd_file r;
+	char err[512];
+	const char *p = put("v1",
+		"hwprof-data 1\ncommand ./demo x\npid 4242\nbucket-bytes 8\n"
+		"event 0 1000000 583 1 2 583 0 0 0 1 task-clock\n"
+		"object 0 0x55e0c3a01000 0x55e0c3a014cd 0x55e0c3a00000 4915f1 1 2 /home/u/demo\n"
+		"137 300\n140 215\nend\n");
+
+	T_EQ(hd_read(p, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 1);
+	T_EQ(r.nevents, 1);
+	T_EQ(r.nsamples, 2);
+	T_EQ(r.nprocs, 1);
+	T_EQ(r.nthreads, 1);
+	if (r.nsamples == 2 && r.nevents == 1 && r.nprocs == 1) {
+		T_CHECK(!strcmp(r.events[0].name, "task-clock"), "'%s'", r.events[0].name);
+		T_EQ(r.events[0].samples, 583);
+		T_EQ(r.events[0].lost, 1);
+		T_EQ(r.events[0].throttled, 2);
+		T_EQ(r.procs[0].pid, 4242);
+		T_CHECK(!strcmp(r.command, "./demo x"), "'%s'", r.command);
+		T_CHECK(!strcmp(r.objects[0].path, "/home/u/demo"), "path");
+		T_CHECK(!strcmp(r.objects[0].buildid, "4915f1"), "bid");
+		/* file address = start - base + K * 8 */
+		T_EQ(r.samples[0].addr, 0x1000 + 137 * 8);
+		T_EQ(r.samples[0].count, 300);
+		T_EQ(r.samples[1].addr, 0x1000 + 140 * 8);
+	}
+	hd_free(&r);
+}
+
+static void refused(const char *name, const char *text, const char *want)
+{
+	struct hd_file r;
+	char err[512];
+	const char *p = put(name, text);
+
+	T_CHECK(hd_read(p, &r, err, sizeof(err)) == -1, "%s accepted", name);
+	T_CHECK(strstr(err, want) && strstr(err, p) && !strchr(err, '\n'),
+		"%s: said '%s', want '%s'", name, err, want);
+	T_EQ(r.nsamples, 0);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir))
+		return T_ERROR;
+	round_trip();
+	version1();
+	refused("empty", "", "not an hwprof data file");
+	refused("foreign", "P6\n", "not an hwprof data file");
+	refused("v9", "hwprof-data 9\nend\n", "version 9");
+	refused("trunc", "hwprof-data 2\ncommand x\n", "truncated");
+	refused("after", "hwprof-data 2\nend\nx\n", "after the end");
+	refused("thread-ref", "hwprof-data 2\nthread 0 0 5 x\nend\n", "line 2");
+	refused("sample-ref",
+		"hwprof-data 2\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+		"thread 0 0 1 t\ns 0 0 7 10 1\nend\n", "line 5");
+	refused("sample-extra",
+		"hwprof-data 2\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+		"thread 0 0 1 t\ns 0 0 - 10 1 9\nend\n", "line 5");
+	refused("neg", "hwprof-data 2\nevent 0 -1 1 0 0 0 - e\nend\n", "line 2");
+	refused("index", "hwprof-data 2\nevent 1 1 1 0 0 0 - e\nend\n", "line 2");
+	refused("escape", "hwprof-data 2\ncommand a\\x00b\nend\n", "line 2");
+	refused("keyword", "hwprof-data 2\nfrob 1\nend\n", "malformed");
+	refused("blank-kw", "hwprof-data 2\n \nend\n", "malformed");
+	refused("how", "hwprof-data 2\nprocess 0 1 0 -1 zombie 0 - c\nend\n", "line 2");
+	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
+		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");
+	return t_done("data");
+}

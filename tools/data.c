@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data file (hwprof-data(5)): one model in memory, read from version 1
+ * or 2, written as version 2. Lines are read in one pass and every index a
+ * line names must have been declared by an earlier line, so a reader never
+ * follows a reference it has not checked.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data.h"
+
+void hd_init(struct hd_file *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->version = HD_VERSION;
+	d->rank = -1;
+	d->size = -1;
+}
+
+void hd_free(struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nevents; i++) {
+		free(d->events[i].name);
+		free(d->events[i].missed_why);
+	}
+	for (size_t i = 0; i < d->nprocs; i++) {
+		free(d->procs[i].host);
+		free(d->procs[i].command);
+	}
+	for (size_t i = 0; i < d->nthreads; i++)
+		free(d->threads[i].comm);
+	for (size_t i = 0; i < d->nobjects; i++) {
+		free(d->objects[i].path);
+		free(d->objects[i].buildid);
+	}
+	free(d->events);
+	free(d->procs);
+	free(d->threads);
+	free(d->objects);
+	free(d->samples);
+	free(d->slot);
+	free(d->host);
+	free(d->command);
+	hd_init(d);
+}
+
+/* Makes room for element n of an array that holds n: the capacity is 8,
+ * then doubles at each power of two. 0 or -1. */
+static int grow(void *pp, size_t n, size_t sz)
+{
+	void **p = pp;
+	size_t cap;
+	void *np;
+
+	if (n && (n < 8 || (n & (n - 1))))
+		return 0;	/* room left */
+	cap = n ? 2 * n : 8;
+	if (cap > SIZE_MAX / sz)
+		return -1;
+	np = realloc(*p, cap * sz);
+	if (!np)
+		return -1;
+	*p = np;
+	return 0;
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+long hd_add_event(struct hd_file *d, const char *name, uint64_t period)
+{
+	struct hd_event *e;
+
+	if (grow(&d->events, d->nevents, sizeof(*e)))
+		return -1;
+	e = &d->events[d->nevents];
+	memset(e, 0, sizeof(*e));
+	e->name = strdup(name ? name : "");
+	e->period = period;
+	if (!e->name)
+		return -1;
+	return (long)d->nevents++;
+}
+
+long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command)
+{
+	struct hd_process *p;
+
+	if (grow(&d->procs, d->nprocs, sizeof(*p)))
+		return -1;
+	p = &d->procs[d->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->ppid = ppid;
+	p->rank = -1;
+	p->command = strdup(command ? command : "");
+	if (!p->command)
+		return -1;
+	return (long)d->nprocs++;
+}
+
+long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm)
+{
+	struct hd_thread *t;
+
+	if (grow(&d->threads, d->nthreads, sizeof(*t)))
+		return -1;
+	t = &d->threads[d->nthreads];
+	t->tid = tid;
+	t->proc = proc;
+	t->comm = dup_or_null(comm);
+	if (comm && !t->comm)
+		return -1;
+	return (long)d->nthreads++;
+}
+
+static int same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+long hd_object(struct hd_file *d, const char *path, const char *buildid)
+{
+	struct hd_object *o;
+
+	for (size_t i = 0; i < d->nobjects; i++)
+		if (same(d->objects[i].path, path) && same(d->objects[i].buildid, buildid))
+			return (long)i;
+	if (grow(&d->objects, d->nobjects, sizeof(*o)))
+		return -1;
+	o = &d->objects[d->nobjects];
+	o->path = strdup(path ? path : "");
+	o->buildid = dup_or_null(buildid);
+	if (!o->path || (buildid && !o->buildid))
+		return -1;
+	return (long)d->nobjects++;
+}
+
+/* ------------------------------------------------------------------ */
+/* Counting: an open-addressing index over samples[]                    */
+
+static uint64_t key_hash(uint32_t e, uint32_t t, uint32_t o, uint64_t a)
+{
+	uint64_t h = a * 0x9e3779b97f4a7c15ull;
+
+	h ^= ((uint64_t)e << 48) ^ ((uint64_t)t << 20) ^ o;
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 29);
+}
+
+static int rehash(struct hd_file *d, size_t n)
+{
+	size_t *slot = malloc(n * sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		slot[i] = SIZE_MAX;
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+		size_t j = key_hash(s->event, s->thread, s->object, s->addr) & (n - 1);
+
+		while (slot[j] != SIZE_MAX)
+			j = (j + 1) & (n - 1);
+		slot[j] = i;
+	}
+	free(d->slot);
+	d->slot = slot;
+	d->nslot = n;
+	return 0;
+}
+
+int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
+	     uint32_t object, uint64_t addr, uint64_t n)
+{
+	struct hd_sample *s;
+	size_t j;
+
+	if (2 * (d->nsamples + 1) > d->nslot &&
+	    rehash(d, d->nslot ? 2 * d->nslot : 1024))
+		return -1;
+	j = key_hash(event, thread, object, addr) & (d->nslot - 1);
+	for (; d->slot[j] != SIZE_MAX; j = (j + 1) & (d->nslot - 1)) {
+		s = &d->samples[d->slot[j]];
+		if (s->event == event && s->thread == thread &&
+		    s->object == object && s->addr == addr) {
+			s->count = hd_add_sat(s->count, n);
+			return 0;
+		}
+	}
+	if (grow(&d->samples, d->nsamples, sizeof(*s)))
+		return -1;
+	s = &d->samples[d->nsamples];
+	*s = (struct hd_sample){ event, thread, object, addr, n };
+	d->slot[j] = d->nsamples++;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+
+void hd_put_escaped(FILE *f, const char *s, int token)
+{
+	if (!s || (token && !*s)) {
+		fputc('-', f);		/* an absent token */
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f || (token && *p == ' ') ||
+			    (token && p == (const unsigned char *)s && *p == '-' && !p[1]))
+				fprintf(f, "\\x%02x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+static const char *how_name(enum hd_how h)
+{
+	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" : "running";
+}
+
+int hd_write(FILE *f, const struct hd_file *d)
+{
+	fprintf(f, "hwprof-data %d\n", HD_VERSION);
+	if (d->host) {
+		fputs("host ", f);
+		hd_put_escaped(f, d->host, 1);
+		fputc('\n', f);
+	}
+	if (d->rank >= 0)
+		fprintf(f, "rank %d %d\n", d->rank, d->size);
+	fputs("command ", f);
+	hd_put_escaped(f, d->command ? d->command : "", 0);
+	fputc('\n', f);
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct hd_event *e = &d->events[i];
+
+		fprintf(f, "event %zu %llu %llu %llu %llu %llu ", i,
+			(unsigned long long)e->period, (unsigned long long)e->samples,
+			(unsigned long long)e->lost, (unsigned long long)e->throttled,
+			(unsigned long long)e->missed);
+		hd_put_escaped(f, e->missed ? e->missed_why : NULL, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, e->name, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct hd_process *p = &d->procs[i];
+
+		fprintf(f, "process %zu %d %d %d %s %d ", i, p->pid, p->ppid, p->rank,
+			how_name(p->how), p->status);
+		hd_put_escaped(f, p->host, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, p->command, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct hd_thread *t = &d->threads[i];
+
+		fprintf(f, "thread %zu %u %d ", i, t->proc, t->tid);
+		hd_put_escaped(f, t->comm ? t->comm : "", 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nobjects; i++) {
+		const struct hd_object *o = &d->objects[i];
+
+		fprintf(f, "object %zu ", i);
+		hd_put_escaped(f, o->buildid, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, o->path, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+
+		if (s->object == HD_NO_OBJECT)
+			fprintf(f, "s %u %u - %llx %llu\n", s->event, s->thread,
+				(unsigned long long)s->addr, (unsigned long long)s->count);
+		else
+			fprintf(f, "s %u %u %u %llx %llu\n", s->event, s->thread, s->object,
+				(unsigned long long)s->addr, (unsigned long long)s->count);
+	}
+	fputs("end\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                              */
+
+struct rd {
+	const char *path;
+	char *err;
+	size_t len;
+	unsigned long lineno;
+	char *p;		/* the rest of the current line */
+};
+
+static int fail(struct rd *r, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int fail(struct rd *r, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (r->lineno)
+		snprintf(r->err, r->len, "%s: line %lu: %s", r->path, r->lineno, msg);
+	else
+		snprintf(r->err, r->len, "%s: %s", r->path, msg);
+	return -1;
+}
+
+/* The next space-separated field, or NULL at the end of the line. */
+static char *field(struct rd *r)
+{
+	char *s = r->p;
+
+	if (!s || !*s)
+		return NULL;
+	r->p = strchr(s, ' ');
+	if (r->p)
+		*r->p++ = 0;
+	return s;
+}
+
+/* The rest of the line as one string. */
+static char *rest(struct rd *r)
+{
+	char *s = r->p ? r->p : (char *)"";
+
+	r->p = NULL;
+	return s;
+}
+
+static int num(struct rd *r, int base, uint64_t max, uint64_t *v)
+{
+	char *s = field(r), *end;
+
+	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	return errno || *end || *v > max ? -1 : 0;
+}
+
+static int snum(struct rd *r, long min, long max, long *v)
+{
+	char *s = field(r), *end;
+
+	if (!s || !*s)
+		return -1;
+	errno = 0;
+	*v = strtol(s, &end, 10);
+	return errno || *end || *v < min || *v > max ? -1 : 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Undoes hd_put_escaped() in place; "-" as a token is NULL. */
+static char *unescape(char *s, int token, int *bad)
+{
+	char *o = s;
+
+	if (token && !strcmp(s, "-"))
+		return NULL;
+	for (char *p = s; *p; p++) {
+		if (*p != '\\') {
+			*o++ = *p;
+			continue;
+		}
+		switch (*++p) {
+		case '\\': *o++ = '\\'; break;
+		case 'n': *o++ = '\n'; break;
+		case 't': *o++ = '\t'; break;
+		case 'r': *o++ = '\r'; break;
+		case 'x': {
+			int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
+
+			if (lo < 0 || !(hi | lo)) {	/* two digits, not NUL */
+				*bad = 1;
+				return s;
+			}
+			*o++ = (char)(hi << 4 | lo);
+			p += 2;
+			break;
+		}
+		default:
+			*bad = 1;
+			return s;
+		}
+	}
+	*o = 0;
+	return s;
+}
+
+static char *take(struct rd *r, char *s, int token, int *bad)
+{
+	char *u;
+
+	if (!s) {
+		*bad = 1;
+		return NULL;
+	}
+	u = unescape(s, token, bad);
+	if (!u)
+		return NULL;
+	u = strdup(u);
+	if (!u)
+		*bad = 1;
+	return u;
+}
+
+static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
+{
+	uint64_t a, b, c, e, f, g;
+	long x, y, z;
+	int bad = 0;
+
+	if (!strcmp(kw, "host")) {
+		free(d->host);
+		d->host = take(r, field(r), 1, &bad);
+	} else if (!strcmp(kw, "rank")) {
+		if (snum(r, 0, 1 << 30, &x) || snum(r, 1, 1 << 30, &y) || x >= y)
+			return -1;
+		d->rank = (int)x;
+		d->size = (int)y;
+	} else if (!strcmp(kw, "command")) {
+		free(d->command);
+		d->command = take(r, rest(r), 0, &bad);
+	} else if (!strcmp(kw, "event")) {
+		struct hd_event *ev;
+
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nevents ||
+		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) ||
+		    num(r, 10, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
+		    num(r, 10, UINT64_MAX, &g))
+			return -1;
+		{
+			char *why = field(r);
+			char *name = rest(r);
+
+			if (!why || !*name)
+				return -1;
+			if (hd_add_event(d, "", b) < 0)
+				return fail(r, "out of memory");
+			ev = &d->events[d->nevents - 1];
+			ev->samples = c;
+			ev->lost = e;
+			ev->throttled = f;
+			ev->missed = g;
+			ev->missed_why = take(r, why, 1, &bad);
+			free(ev->name);
+			ev->name = take(r, name, 0, &bad);
+		}
+	} else if (!strcmp(kw, "process")) {
+		struct hd_process *p;
+		char *how, *host;
+
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs ||
+		    snum(r, 0, INT32_MAX, &x) || snum(r, 0, INT32_MAX, &y) ||
+		    snum(r, -1, 1 << 30, &z))
+			return -1;
+		how = field(r);
+		if (!how)
+			return -1;
+		{
+			long st;
+
+			if (snum(r, -1000000, 1000000, &st))
+				return -1;
+			host = field(r);
+			if (hd_add_process(d, (int)x, (int)y, "") < 0)
+				return fail(r, "out of memory");
+			p = &d->procs[d->nprocs - 1];
+			p->rank = (int)z;
+			p->status = (int)st;
+			if (!strcmp(how, "exit"))
+				p->how = HD_EXITED;
+			else if (!strcmp(how, "signal"))
+				p->how = HD_SIGNALED;
+			else if (!strcmp(how, "running"))
+				p->how = HD_RUNNING;
+			else
+				return -1;
+			p->host = take(r, host, 1, &bad);
+			free(p->command);
+			p->command = take(r, rest(r), 0, &bad);
+		}
+	} else if (!strcmp(kw, "thread")) {
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
+		    snum(r, 0, INT32_MAX, &x))
+			return -1;
+		{
+			char *comm = rest(r);
+
+			if (hd_add_thread(d, (int)x, (uint32_t)b, NULL) < 0)
+				return fail(r, "out of memory");
+			d->threads[d->nthreads - 1].comm = *comm ? take(r, comm, 0, &bad) : NULL;
+		}
+	} else if (!strcmp(kw, "object")) {
+		struct hd_object *o;
+		char *bid;
+
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)))
+			return -1;
+		if (grow(&d->objects, d->nobjects, sizeof(*o)))
+			return fail(r, "out of memory");
+		o = &d->objects[d->nobjects++];
+		o->buildid = take(r, bid, 1, &bad);
+		o->path = take(r, rest(r), 0, &bad);
+		if (!o->path)
+			bad = 1;
+	} else if (!strcmp(kw, "s")) {
+		char *obj;
+
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nthreads || !(obj = field(r)))
+			return -1;
+		if (!strcmp(obj, "-")) {
+			c = HD_NO_OBJECT;
+		} else {
+			char *end;
+
+			errno = 0;
+			c = strtoull(obj, &end, 10);
+			if (errno || *end || !*obj || *obj == '-' || c >= d->nobjects)
+				return -1;
+		}
+		if (num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) || r->p)
+			return -1;
+		if (hd_count(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e, f))
+			return fail(r, "out of memory");
+	} else {
+		return -1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* Version 1: one process, objects as run-time ranges with 8-byte buckets. */
+struct v1 {
+	uint64_t start, base, bytes;
+	long obj;		/* this object's index, -1 before the first */
+	long ev;		/* the event its buckets belong to */
+	int pid;
+	char *command;
+};
+
+static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
+			struct v1 *v)
+{
+	uint64_t a, b, c, n;
+	int bad = 0;
+
+	if (!strcmp(kw, "command")) {
+		free(v->command);
+		v->command = strdup(rest(r));
+		return v->command ? 0 : fail(r, "out of memory");
+	}
+	if (!strcmp(kw, "pid")) {
+		long x;
+
+		if (snum(r, 0, INT32_MAX, &x))
+			return -1;
+		v->pid = (int)x;
+		return 0;
+	}
+	if (!strcmp(kw, "bucket-bytes"))
+		return num(r, 10, 4096, &v->bytes) || !v->bytes ? -1 : 0;
+	if (!strcmp(kw, "event")) {
+		uint64_t f[9];
+		struct hd_event *e;
+
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nevents)
+			return -1;
+		for (int i = 0; i < 9; i++)
+			if (num(r, 10, UINT64_MAX, &f[i]))
+				return -1;
+		if (hd_add_event(d, "", f[0]) < 0)
+			return fail(r, "out of memory");
+		e = &d->events[d->nevents - 1];
+		free(e->name);
+		e->name = strdup(rest(r));
+		e->samples = f[1];
+		e->lost = f[2];
+		e->throttled = f[3];
+		return e->name ? 0 : fail(r, "out of memory");
+	}
+	if (!strcmp(kw, "object")) {
+		char *bid;
+		uint64_t loaded, nz;
+
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
+		    num(r, 16, UINT64_MAX, &b) || num(r, 16, UINT64_MAX, &c) ||
+		    num(r, 16, UINT64_MAX, &n) || !(bid = field(r)) ||
+		    num(r, 10, 1, &loaded) || num(r, 10, UINT64_MAX, &nz) || b < n)
+			return -1;
+		v->start = b;
+		v->base = n;
+		v->ev = (long)a;
+		v->obj = hd_object(d, rest(r), strcmp(bid, "-") ? bid : NULL);
+		(void)c;
+		(void)loaded;
+		(void)nz;
+		return v->obj < 0 ? fail(r, "out of memory") : bad;
+	}
+	return -1;
+}
+
+int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
+{
+	struct rd r = { .path = path, .err = err, .len = len };
+	struct v1 v = { .bytes = 8, .obj = -1, .ev = -1 };
+	size_t cap = 0;
+	char *line = NULL;
+	ssize_t n;
+	int ended = 0, ret = -1;
+	FILE *f;
+
+	hd_init(d);
+	if (len)
+		*err = 0;
+	f = fopen(path, "re");
+	if (!f)
+		return fail(&r, "%s", strerror(errno));
+	n = getline(&line, &cap, f);
+	r.lineno = 1;
+	if (n <= 0 || sscanf(line, "hwprof-data %d", &d->version) != 1 ||
+	    strncmp(line, "hwprof-data ", 12)) {
+		r.lineno = 0;
+		fail(&r, "not an hwprof data file");
+		goto out;
+	}
+	if (d->version != 1 && d->version != 2) {
+		r.lineno = 0;
+		fail(&r, "data file version %d; this hwprof reads versions 1 and 2",
+		     d->version);
+		goto out;
+	}
+	while ((n = getline(&line, &cap, f)) > 0) {
+		char *kw;
+		int bad;
+
+		r.lineno++;
+		if (line[n - 1] == '\n')
+			line[--n] = 0;
+		if (ended) {
+			fail(&r, "text after the end line");
+			goto out;
+		}
+		if (!strcmp(line, "end")) {
+			ended = 1;
+			continue;
+		}
+		if (!*line || *line == '#')
+			continue;
+		if (strlen(line) != (size_t)n) {
+			fail(&r, "NUL byte in a line");
+			goto out;
+		}
+		r.p = line;
+		if (d->version == 1 && v.obj >= 0 && *line >= '0' && *line <= '9') {
+			uint64_t k, c;
+
+			/* a bucket line: K N */
+			if (num(&r, 10, UINT64_MAX / 4096, &k) || num(&r, 10, UINT64_MAX, &c) ||
+			    r.p) {
+				fail(&r, "malformed bucket line");
+				goto out;
+			}
+			if (!d->nthreads && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
+					     hd_add_thread(d, v.pid, 0, NULL) < 0)) {
+				fail(&r, "out of memory");
+				goto out;
+			}
+			if (hd_count(d, (uint32_t)v.ev, 0, (uint32_t)v.obj,
+				     v.start - v.base + k * v.bytes, c)) {
+				fail(&r, "out of memory");
+				goto out;
+			}
+			continue;
+		}
+		kw = field(&r);
+		if (!kw) {
+			fail(&r, "malformed line");
+			goto out;
+		}
+		if (d->version == 1) {
+			/* the v1 event name runs to the end of the line */
+			bad = read_v1_line(&r, d, kw, &v);
+		} else {
+			bad = read_v2_line(&r, d, kw);
+		}
+		if (bad) {
+			if (!*err)
+				fail(&r, "malformed line: %.60s", kw);
+			goto out;
+		}
+	}
+	if (ferror(f)) {
+		r.lineno = 0;
+		fail(&r, "%s", strerror(errno));
+		goto out;
+	}
+	if (!ended) {
+		r.lineno = 0;
+		fail(&r, "truncated (no end line)");
+		goto out;
+	}
+	if (d->version == 1) {
+		if (!d->nprocs && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
+				   hd_add_thread(d, v.pid, 0, NULL) < 0)) {
+			fail(&r, "out of memory");
+			goto out;
+		}
+		d->command = v.command;
+		v.command = NULL;
+	}
+	ret = 0;
+out:
+	free(v.command);
+	free(line);
+	fclose(f);
+	if (ret)
+		hd_free(d);
+	return ret;
+}

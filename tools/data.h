@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data file of hwprof record (hwprof-data(5)) in memory: what record
+ * builds and writes, what report reads (versions 1 and 2) and merges.
+ * Strings are owned by the struct; hd_free() releases everything.
+ */
+#ifndef HWPROF_TOOLS_DATA_H
+#define HWPROF_TOOLS_DATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HD_VERSION	2	/* the version hd_write() writes */
+
+struct hd_event {
+	char *name;
+	uint64_t period;	/* the period the kernel applied */
+	uint64_t samples;	/* sample records read */
+	uint64_t lost;		/* samples the kernel dropped */
+	uint64_t throttled;	/* times the kernel throttled the event */
+	uint64_t missed;	/* threads that could not be covered */
+	char *missed_why;	/* a short reason when missed > 0, else NULL */
+};
+
+enum hd_how {
+	HD_RUNNING = 0,		/* not seen to end (attached, or still running) */
+	HD_EXITED,		/* status: its exit code */
+	HD_SIGNALED,		/* status: the signal that ended it */
+};
+
+struct hd_process {
+	int pid, ppid;		/* ppid 0: the first process of the run */
+	int rank;		/* MPI rank, -1 when none */
+	char *host;		/* NULL: the file's host */
+	char *command;		/* its command line, arguments space-separated */
+	enum hd_how how;
+	int status;
+};
+
+struct hd_thread {
+	int tid;
+	uint32_t proc;		/* index into procs */
+	char *comm;		/* the kernel's name of the thread, or NULL */
+};
+
+struct hd_object {
+	char *path;		/* absolute path, or a [name] for the vDSO and such */
+	char *buildid;		/* GNU build-id in hex, or NULL when unknown */
+};
+
+#define HD_NO_OBJECT	UINT32_MAX
+
+struct hd_sample {
+	uint32_t event;		/* index into events */
+	uint32_t thread;	/* index into threads */
+	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;		/* ELF virtual address in the object; the pc
+				 * itself when object is HD_NO_OBJECT */
+	uint64_t count;
+};
+
+struct hd_file {
+	int version;		/* of the file read; HD_VERSION when built */
+	char *host;		/* where it was recorded, or NULL */
+	int rank, size;		/* MPI rank and world size, -1 when none */
+	char *command;		/* the command hwprof record ran */
+	struct hd_event *events;
+	size_t nevents;
+	struct hd_process *procs;
+	size_t nprocs;
+	struct hd_thread *threads;
+	size_t nthreads;
+	struct hd_object *objects;
+	size_t nobjects;
+	struct hd_sample *samples;
+	size_t nsamples;
+	/* private: the index that hd_count() keeps */
+	size_t *slot;
+	size_t nslot;
+};
+
+/* An empty file: version HD_VERSION, rank and size -1. */
+void hd_init(struct hd_file *d);
+void hd_free(struct hd_file *d);
+
+/*
+ * Reads a data file of version 1 or 2. Returns 0, or -1 after writing one
+ * line saying what is wrong (with the file name) into err.
+ */
+int hd_read(const char *path, struct hd_file *d, char *err, size_t len);
+
+/* Writes d as version HD_VERSION; returns 0 or -errno. */
+int hd_write(FILE *f, const struct hd_file *d);
+
+/* Appends one entry; returns its index, or -1 when out of memory. The
+ * strings are copied (NULL stays NULL). */
+long hd_add_event(struct hd_file *d, const char *name, uint64_t period);
+long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command);
+long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm);
+/* Finds the object with this path and build-id, or adds it. */
+long hd_object(struct hd_file *d, const char *path, const char *buildid);
+
+/* Adds n samples at (event, thread, object, addr), merging with an equal
+ * key already there (hashed: linear in the number of calls). 0 or -1. */
+int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
+	     uint32_t object, uint64_t addr, uint64_t n);
+
+/* a + b, saturating at UINT64_MAX */
+static inline uint64_t hd_add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* Writes s with \\, \n, \t, \r and other control bytes (and, when token is
+ * set, spaces) escaped, so it fits on one line (or in one field). */
+void hd_put_escaped(FILE *f, const char *s, int token);
+
+#endif
