@@ -188,6 +188,10 @@ struct hwprof_session_stats {
 	uint64_t period;	/* the threshold the kernel applies */
 	uint32_t precise;	/* precise_ip level in use (hardware events) */
 	uint32_t threads;	/* threads covered so far */
+	uint32_t missed;	/* threads that could not be covered */
+	int32_t missed_err;	/* why the first of them: -EPERM locked memory,
+				 * -EMFILE open files, or another -errno */
+	uint32_t ring_pages;	/* data pages of a thread's ring now */
 };
 
 /* One loaded object's executable range and its buckets (see

@@ -47,14 +47,15 @@ int hwp_env_get(struct hwp_env *env)
 		complain("hwprof: HWPROF_EVENT: name too long");
 		return -EINVAL;
 	}
-	ret = hwprof_event_probe(env->event, why, sizeof(why));
+	ret = hwp_event_resolve(env->event, &env->ev, why, sizeof(why));
+	if (!ret)
+		ret = hwp_event_check(&env->ev, why, sizeof(why));
 	if (ret) {
 		snprintf(msg, sizeof(msg), "hwprof: HWPROF_EVENT=%s: %s", env->event, why);
 		complain(msg);
 		return -EINVAL;
 	}
-	if (hwp_event_resolve(env->event, &e, NULL, 0))
-		return -EINVAL;
+	e = env->ev;
 	env->clock = e.kind == HWP_EV_CLOCK;
 	if (per && *per) {
 		char *end;

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Event names to perf_event_attr: the software aliases, execute
- * breakpoints (mem:0xADDR:x, mem:SYMBOL:x), PAPI presets through the table
- * in events/, and any libpfm4 string. Failures are translated here, once,
- * into SPEC's three cases, with the reason in words.
+ * Event names to perf_event_attr: the software aliases, the kernel's
+ * generic hardware events (cycles, instructions, ...: no libpfm4 needed),
+ * execute breakpoints (mem:0xADDR:x, mem:SYMBOL:x), PAPI presets through
+ * the table in events/, and any libpfm4 string. Failures are translated
+ * here, once, into SPEC's three cases, with the reason in words; a name is
+ * resolved once per use and the resolved event passed down.
  */
 #define _GNU_SOURCE
 #define HWP_PFM_HEADERS
@@ -23,6 +25,10 @@
 
 #include "internal.h"
 #include "../events/presets.h"
+
+#ifndef PERF_FORMAT_LOST		/* libpfm4's copy of perf_event.h is older */
+#define PERF_FORMAT_LOST	(1u << 4)
+#endif
 
 #define DEFAULT_CLOCK_NS	1000000ull	/* 1 ms */
 #define DEFAULT_HW_PERIOD	1000000ull
@@ -61,6 +67,64 @@ static void soft(struct hwp_event *ev, uint64_t config, int clock)
 	ev->attr.config = config;
 	ev->kind = clock ? HWP_EV_CLOCK : HWP_EV_SOFT;
 	ev->default_period = clock ? DEFAULT_CLOCK_NS : 1;
+}
+
+#define HW_CACHE(c, op, res) \
+	((c) | (PERF_COUNT_HW_CACHE_OP_##op << 8) | (PERF_COUNT_HW_CACHE_RESULT_##res << 16))
+
+/*
+ * Names the kernel maps itself (linux/perf_event.h), under perf's short
+ * names and libpfm4's perf:: names: they encode the same on every CPU and
+ * need no libpfm4, so they work where libpfm4 does not know the CPU.
+ */
+static const struct generic {
+	const char *name, *pfm;
+	uint32_t type;
+	uint64_t config;
+} generic[] = {
+	{ "task-clock", "perf::TASK-CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK },
+	{ "cpu-clock", "perf::CPU-CLOCK", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK },
+	{ "page-faults", "perf::PAGE-FAULTS", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS },
+	{ "context-switches", "perf::CONTEXT-SWITCHES", PERF_TYPE_SOFTWARE,
+	  PERF_COUNT_SW_CONTEXT_SWITCHES },
+	{ "cycles", "perf::CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
+	{ "instructions", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "cache-references", "perf::CACHE-REFERENCES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_REFERENCES },
+	{ "cache-misses", "perf::CACHE-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "branch-instructions", "perf::BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
+	{ "branch-misses", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "bus-cycles", "perf::BUS-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
+	{ "ref-cycles", "perf::REF-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
+	{ "stalled-cycles-backend", "perf::STALLED-CYCLES-BACKEND", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "L1-dcache-load-misses", "perf::L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HW_CACHE(PERF_COUNT_HW_CACHE_L1D, READ, MISS) },
+	{ "L1-icache-load-misses", "perf::L1-ICACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HW_CACHE(PERF_COUNT_HW_CACHE_L1I, READ, MISS) },
+	{ "LLC-load-misses", "perf::LLC-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HW_CACHE(PERF_COUNT_HW_CACHE_LL, READ, MISS) },
+	{ "dTLB-load-misses", "perf::DTLB-LOAD-MISSES", PERF_TYPE_HW_CACHE,
+	  HW_CACHE(PERF_COUNT_HW_CACHE_DTLB, READ, MISS) },
+};
+
+static int hw_kind(struct hwp_event *ev);
+
+/* 1 and ev filled when name is one of the generic names, else 0. */
+static int parse_generic(const char *name, struct hwp_event *ev)
+{
+	for (size_t i = 0; i < sizeof(generic) / sizeof(generic[0]); i++) {
+		if (strcmp(name, generic[i].name) && strcmp(name, generic[i].pfm))
+			continue;
+		ev->attr.type = generic[i].type;
+		ev->attr.config = generic[i].config;
+		ev->attr.exclude_kernel = 1;
+		ev->attr.exclude_hv = 1;
+		hw_kind(ev);
+		return 1;
+	}
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -126,10 +190,48 @@ static int sym_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return elf_find(path, info->dlpi_addr, q);
 }
 
+static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	unsigned long long *g = arg;
+
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		g[0] = info->dlpi_adds;
+		g[1] = info->dlpi_subs;
+	}
+	return 1;	/* the first entry carries the counters */
+}
+
+/* Symbols found, until the loader's generation moves: a name used again
+ * (HWPROF_PERIOD's checks, a PAPI event set restarted) is not searched for
+ * again through every object's symbol table. */
+static struct {
+	pthread_mutex_t lock;
+	unsigned long long gen[2];
+	struct { char name[128]; uint64_t addr; } e[16];
+	unsigned int n, next;
+} symcache = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
 /* The run-time address of a function, searched in load order. */
 int hwp_symbol_addr(const char *sym, uint64_t *addr)
 {
+	unsigned long long g[2] = { 0, 0 };
 	struct symq q = { .name = sym };
+	int cacheable = strlen(sym) < sizeof(symcache.e[0].name);
+
+	dl_iterate_phdr(gen_cb, g);
+	pthread_mutex_lock(&symcache.lock);
+	if (memcmp(g, symcache.gen, sizeof(g))) {
+		symcache.n = symcache.next = 0;
+		memcpy(symcache.gen, g, sizeof(g));
+	}
+	for (unsigned int i = 0; cacheable && i < symcache.n; i++) {
+		if (!strcmp(symcache.e[i].name, sym)) {
+			*addr = symcache.e[i].addr;
+			pthread_mutex_unlock(&symcache.lock);
+			return 0;
+		}
+	}
+	pthread_mutex_unlock(&symcache.lock);
 
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return -ENOSYS;
@@ -137,7 +239,76 @@ int hwp_symbol_addr(const char *sym, uint64_t *addr)
 	if (!q.found)
 		return -ENOENT;
 	*addr = q.addr;
+	if (cacheable) {
+		pthread_mutex_lock(&symcache.lock);
+		if (!memcmp(g, symcache.gen, sizeof(g))) {
+			unsigned int i = symcache.next++ % 16;
+
+			snprintf(symcache.e[i].name, sizeof(symcache.e[i].name), "%s", sym);
+			symcache.e[i].addr = q.addr;
+			if (symcache.n < 16)
+				symcache.n++;
+		}
+		pthread_mutex_unlock(&symcache.lock);
+	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Do execute breakpoints fire here?                                    */
+
+/*
+ * On some hypervisors a breakpoint event opens and never counts: debug
+ * exceptions are not delivered. Once per process, a counting breakpoint
+ * on this function, called once, tells: 1 fires, 0 does not, -1 could not
+ * be asked (the open failed: the open of the real event will say why).
+ * HWPROF_TEST_BP_BROKEN=1 forces 0, so a test suite can run the fallback
+ * path on machines where breakpoints work (hwprof_event_probe(3)).
+ */
+static __attribute__((noinline, used)) void hwp_bp_target(void)
+{
+	__asm__ volatile("" ::: "memory");
+}
+
+static pthread_once_t bp_once = PTHREAD_ONCE_INIT;
+static int bp_state;
+
+static void bp_check(void)
+{
+	struct perf_event_attr a;
+	const char *force = secure_getenv("HWPROF_TEST_BP_BROKEN");
+	uint64_t count = 0;
+	int fd;
+
+	if (force && *force && strcmp(force, "0")) {
+		bp_state = 0;
+		return;
+	}
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_BREAKPOINT;
+	a.bp_type = HW_BREAKPOINT_X;
+	a.bp_addr = (uint64_t)(uintptr_t)hwp_bp_target;
+	a.bp_len = sizeof(long);
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = hwp_perf_open(&a, 0, -1, -1);
+	if (fd < 0) {
+		bp_state = -1;
+		return;
+	}
+	hwp_perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	hwp_bp_target();
+	hwp_perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	bp_state = !hwp_perf_read(fd, &count, 1) && count >= 1;
+	close(fd);
+}
+
+int hwp_bp_fires(void)
+{
+	pthread_once(&bp_once, bp_check);
+	return bp_state;
 }
 
 static int parse_mem(const char *name, struct hwp_event *ev, char *why,
@@ -177,8 +348,14 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	ev->attr.bp_type = HW_BREAKPOINT_X;
 	ev->attr.bp_addr = addr;
 	ev->attr.bp_len = sizeof(long);
+	ev->attr.exclude_kernel = 1;
+	ev->attr.exclude_hv = 1;
 	ev->kind = HWP_EV_BREAKPOINT;
 	ev->default_period = 1;
+	if (!hwp_bp_fires()) {
+		say(why, len, "%s: execute breakpoints do not fire on this machine", name);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
@@ -201,20 +378,52 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	return 0;
 }
 
-static int pmu_active(const char *pmu)
+/* The core PMU libpfm4 detected on this CPU (or was forced to with
+ * LIBPFM_FORCE_PMU), or NULL when it knows none. */
+static const char *core_pmu(void)
 {
 	pfm_pmu_info_t info;
 
-	if (!strcmp(pmu, "perf"))
-		return 1;
+	if (!pfm_ready())
+		return NULL;
 	for (int p = 0; p < PFM_PMU_MAX; p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
 		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.name && !strcmp(info.name, pmu))
-			return info.is_present;
+		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name)
+			return info.name;
 	}
-	return 0;
+	return NULL;
+}
+
+/*
+ * The row of events/presets.h a preset takes given the core PMU (NULL:
+ * libpfm4 knows none): that PMU's row, else the kernel's generic event.
+ * Says which in src. NULL when the preset has no row that applies.
+ */
+const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
+					    char *src, size_t len)
+{
+	const struct hwp_preset_row *gen = NULL;
+
+	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
+		const struct hwp_preset_row *r = &hwp_preset_rows[i];
+
+		if (strcmp(r->preset, preset))
+			continue;
+		if (core && !strcmp(r->pmu, core)) {
+			say(src, len, "libpfm4 table %s", core);
+			return r;
+		}
+		if (!strcmp(r->pmu, "perf") && !gen)
+			gen = r;
+	}
+	if (gen && core)
+		say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
+		    preset, core);
+	else if (gen)
+		say(src, len, "kernel generic events: libpfm4 does not know this CPU");
+	return gen;
 }
 
 static int hw_kind(struct hwp_event *ev)
@@ -248,17 +457,22 @@ static const struct hwp_preset *preset_find(const char *name)
 static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 			size_t len)
 {
-	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
-		const struct hwp_preset_row *r = &hwp_preset_rows[i];
+	const struct hwp_preset_row *r;
 
-		if (strcmp(r->preset, name) || !pmu_active(r->pmu) ||
-		    pfm_encode(r->event, &ev->attr))
-			continue;
-		return hw_kind(ev);
+	r = hwp_preset_row(name, core_pmu(), ev->src, sizeof(ev->src));
+	if (!r) {
+		say(why, len, "%s: event not supported by this machine's PMU (no row of events/presets.h applies here)",
+		    name);
+		return -EOPNOTSUPP;
 	}
-	say(why, len, "%s: event not supported by this machine's PMU (no row of events/presets.h applies here)",
-	    name);
-	return -EOPNOTSUPP;
+	if (parse_generic(r->event, ev))
+		return 0;
+	if (!pfm_ready() || pfm_encode(r->event, &ev->attr)) {
+		say(why, len, "%s: %s does not encode (%s)", name, r->event, ev->src);
+		return -EOPNOTSUPP;
+	}
+	ev->attr.size = sizeof(ev->attr);
+	return hw_kind(ev);
 }
 
 /* ------------------------------------------------------------------ */
@@ -270,30 +484,21 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 	ev->attr.size = sizeof(ev->attr);
 	if (!name || !*name)
 		name = "task-clock";
-	if (!strcmp(name, "task-clock")) {
-		soft(ev, PERF_COUNT_SW_TASK_CLOCK, 1);
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	if (parse_generic(name, ev))
 		return 0;
-	}
-	if (!strcmp(name, "cpu-clock")) {
-		soft(ev, PERF_COUNT_SW_CPU_CLOCK, 1);
-		return 0;
-	}
-	if (!strcmp(name, "page-faults")) {
-		soft(ev, PERF_COUNT_SW_PAGE_FAULTS, 0);
-		return 0;
-	}
 	if (!strncmp(name, "mem:", 4))
 		return parse_mem(name, ev, why, len);
-	if (!pfm_ready()) {
-		say(why, len, "%s: libpfm4 failed to initialise", name);
-		return -ENOENT;
-	}
 	if (!strncmp(name, "PAPI_", 5)) {
 		if (!preset_find(name)) {
 			say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
 			return -ENOENT;
 		}
 		return parse_preset(name, ev, why, len);
+	}
+	if (!pfm_ready()) {
+		say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
+		return -ENOENT;
 	}
 	if (pfm_encode(name, &ev->attr)) {
 		say(why, len, "%s: no such event", name);
@@ -304,16 +509,55 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 }
 
 /*
+ * Fills the sampling attr of a resolved event, the one place it is built:
+ * every threshold events a sample of the user-space pc (sample_type adds
+ * to PERF_SAMPLE_IP), disabled until enabled, the kernel's lost count
+ * readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
+ * ones), the ring waking its reader at half full unless no_wakeup.
+ */
+void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
+			uint64_t sample_type, int no_wakeup)
+{
+	struct perf_event_attr *a = &ev->attr;
+
+	a->sample_period = period;
+	a->freq = 0;
+	a->sample_type = PERF_SAMPLE_IP | sample_type;
+	/* exclude_kernel and exclude_hv stay as resolved: set, unless a
+	 * libpfm4 string asked for kernel samples (:k) */
+	a->disabled = 1;
+	a->inherit = 0;
+	a->read_format = PERF_FORMAT_LOST;
+	/* half the ring (the kernel's default) wakes the drain; NO_WAKEUP:
+	 * a watermark past any ring, so only the interval, read and stop
+	 * drain */
+	a->watermark = no_wakeup ? 1 : 0;
+	a->wakeup_watermark = no_wakeup ? UINT32_MAX : 0;
+	a->wakeup_events = 0;
+}
+
+/* The highest perf_event_paranoid that lets an unprivileged user open
+ * this (perf_event_open(2)): 2 for user-space events on its own threads,
+ * 1 with kernel samples or on other CPUs' processes, 0 for CPU-wide. */
+static int paranoid_needed(const struct hwp_event *ev, pid_t pid)
+{
+	if (pid == -1)
+		return 0;
+	return ev->attr.exclude_kernel ? 2 : 1;
+}
+
+/*
  * Opens a sampling fd for a resolved event. Hardware events get the most
  * precise skid level the PMU accepts, tried from 3 down. Returns the fd or
  * -EOPNOTSUPP (cannot sample here), -EACCES (forbidden) or another -errno,
  * with the reason in why.
  */
-int hwp_event_open(const char *name, struct hwp_event *ev, pid_t pid,
-		   int cpu, int *precise, char *why, size_t len)
+int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
+		   char *why, size_t len)
 {
 	int level = ev->kind == HWP_EV_HARDWARE ? 3 : 0;
-	int fd;
+	const char *name = ev->name;
+	int fd, par;
 
 	for (;; level--) {
 		ev->attr.precise_ip = (unsigned int)level;
@@ -330,12 +574,24 @@ int hwp_event_open(const char *name, struct hwp_event *ev, pid_t pid,
 	case -ENOENT:
 	case -ENODEV:
 	case -EOPNOTSUPP:
-		say(why, len, "%s: event not supported by this machine's PMU", name);
+		if (*ev->src)
+			say(why, len, "%s: event not supported by this machine's PMU (%s)",
+			    name, ev->src);
+		else
+			say(why, len, "%s: event not supported by this machine's PMU", name);
 		return -EOPNOTSUPP;
 	case -EACCES:
 	case -EPERM:
-		say(why, len, "%s: perf_event_paranoid forbids it (value %d)", name,
-		    hwp_paranoid());
+		par = hwp_paranoid();
+		if (par <= paranoid_needed(ev, pid) && hwp_seccomp())
+			say(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
+			    name, par);
+		else if (par <= paranoid_needed(ev, pid))
+			say(why, len, "%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
+			    name, strerror(-fd), par);
+		else
+			say(why, len, "%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
+			    name, par, paranoid_needed(ev, pid));
 		return -EACCES;
 	case -ENOSPC:
 		say(why, len, "%s: no free debug register (at most 4 breakpoints a thread)", name);
@@ -346,26 +602,34 @@ int hwp_event_open(const char *name, struct hwp_event *ev, pid_t pid,
 	}
 }
 
-HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
+/* Whether this thread can sample a resolved event: opens and closes it.
+ * 0 or -errno as hwp_event_open(), with the reason in why. */
+int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)
 {
-	struct hwp_event ev;
-	int ret, fd;
+	struct hwp_event e = *ev;
+	int fd;
 
-	say(why, len, "ok");
-	ret = hwp_event_resolve(name, &ev, why, len);
-	if (ret)
-		return ret;
-	ev.attr.disabled = 1;
-	ev.attr.exclude_kernel = 1;
-	ev.attr.exclude_hv = 1;
-	ev.attr.sample_period = ev.default_period;
-	ev.attr.sample_type = PERF_SAMPLE_IP;
-	fd = hwp_event_open(name ? name : "task-clock", &ev, 0, -1, NULL, why, len);
+	hwp_event_sampling(&e, e.default_period, 0, 0);
+	e.attr.read_format = 0;
+	fd = hwp_event_open(&e, 0, -1, NULL, why, len);
 	if (fd < 0)
 		return fd;
 	close(fd);
-	say(why, len, "ok");
+	if (*e.src)
+		say(why, len, "ok (%s)", e.src);
+	else
+		say(why, len, "ok");
 	return 0;
+}
+
+HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
+{
+	struct hwp_event ev;
+	int ret;
+
+	say(why, len, "ok");
+	ret = hwp_event_resolve(name, &ev, why, len);
+	return ret ? ret : hwp_event_check(&ev, why, len);
 }
 
 HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,

@@ -33,9 +33,12 @@ static inline int hwp_opts_ok(const void *opts, size_t have, size_t know)
 	return 1;
 }
 
-/* log.c */
+/* log.c: messages to the user's callback. Between hwp_log_hold() and
+ * hwp_log_release() (a lock is held) they wait, and are sent on release. */
 void hwp_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+void hwp_log_hold(void);
+void hwp_log_release(void);
 
 /* sys.c: system calls, each returning -errno */
 int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
@@ -43,6 +46,7 @@ int hwp_perf_ioctl(int fd, unsigned long req, unsigned long arg);
 int hwp_perf_read(int fd, uint64_t *v, size_t n);
 pid_t hwp_gettid(void);
 int hwp_paranoid(void);
+int hwp_seccomp(void);
 long hwp_read_long(const char *path, long dflt);
 
 /* ring.c: one mmap'd perf ring */
@@ -75,13 +79,28 @@ struct hwp_event {
 	struct perf_event_attr attr;
 	enum hwp_event_kind kind;
 	uint64_t default_period;
+	char name[256];		/* as the user gave it */
+	char src[96];		/* hardware: where the encoding came from */
 };
 
+/* A name to an event: 0, -ENOENT (no such event), -EOPNOTSUPP (this
+ * machine cannot sample it: no PMU row, breakpoints that never fire) or
+ * -EINVAL (malformed), with one line in why. */
 int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 		      size_t len);
-int hwp_event_open(const char *name, struct hwp_event *ev, pid_t pid,
-		   int cpu, int *precise, char *why, size_t len);
+/* The sampling attr of a resolved event, built in this one place. */
+void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
+			uint64_t sample_type, int no_wakeup);
+int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
+		   char *why, size_t len);
+int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
 int hwp_symbol_addr(const char *sym, uint64_t *addr);
+/* 1: execute breakpoints fire here; 0: they open but never count (or
+ * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
+int hwp_bp_fires(void);
+struct hwp_preset_row;
+const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
+					    char *src, size_t len);
 
 /* objects.c: loaded objects as regions with buckets of their own */
 struct hwp_objects {
@@ -97,12 +116,17 @@ int hwp_objects_refresh(struct hwp_objects *o);
 void hwp_objects_zero(struct hwp_objects *o);
 void hwp_objects_free(struct hwp_objects *o);
 
-/* session.c: a sink takes up to n pcs in order; returns how many it kept
- * (called under the engine's lock, from the drain thread or a caller) */
+/* session.c: a sink takes up to n pcs in order; returns how many it kept.
+ * It runs with no hwprof lock held, one call at a time per session, from
+ * the drain thread or from a caller's read/stop. */
 typedef size_t (*hwp_sink_fn)(void *arg, const uint64_t *ips, size_t n);
 int hwp_session_add(struct hwprof_session *s, const char *event,
 		    uint64_t threshold, struct hwprof_hist *h,
 		    hwp_sink_fn sink, void *sink_arg);
+/* The same with an event already resolved (no name lookup again). */
+int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
+		       uint64_t threshold, struct hwprof_hist *h,
+		       hwp_sink_fn sink, void *sink_arg);
 /* The period the kernel applies: hrtimer (clock) events no shorter than
  * 10 us. */
 uint64_t hwp_applied_period(int clock, uint64_t period);
@@ -110,6 +134,7 @@ uint64_t hwp_applied_period(int clock, uint64_t period);
 /* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
 struct hwp_env {
 	char event[256];
+	struct hwp_event ev;	/* event, resolved */
 	uint64_t period;	/* events per sample; ns for the clocks */
 	int clock;		/* the period is time */
 };

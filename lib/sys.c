@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -69,4 +70,24 @@ long hwp_read_long(const char *path, long dflt)
 		return dflt;
 	buf[n] = 0;
 	return strtol(buf, NULL, 10);
+}
+
+/* 1 when a seccomp filter is installed on this thread (/proc status
+ * "Seccomp: 2"), else 0. */
+int hwp_seccomp(void)
+{
+	char buf[4096];
+	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+	char *p;
+
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	p = strstr(buf, "\nSeccomp:");
+	return p && atoi(p + 9) == 2;
 }

@@ -27,8 +27,9 @@ __attribute__((noinline, used)) void ev_target(void)
 
 static int basic(void)
 {
-	struct hwp_event ev;
+	struct hwp_event ev, ev2;
 	char why[256], name[64];
+	int bp;
 
 	T_EQ(hwp_event_resolve("task-clock", &ev, why, sizeof(why)), 0);
 	T_CHECK(ev.attr.type == PERF_TYPE_SOFTWARE &&
@@ -49,17 +50,39 @@ static int basic(void)
 	T_CHECK(ev.attr.type == PERF_TYPE_HARDWARE && ev.kind == HWP_EV_HARDWARE,
 		"cycles encodes (it may not open)");
 
+	/* breakpoints are encoded either way; where they do not fire (or the
+	 * test-only switch says so) the name is refused with the reason */
+	bp = hwp_bp_fires() ? 0 : -EOPNOTSUPP;
+	printf("breakpoints %s here\n", bp ? "do not fire" : "fire");
 	snprintf(name, sizeof(name), "mem:%p:x", (void *)ev_target);
-	T_EQ(hwp_event_resolve(name, &ev, why, sizeof(why)), 0);
+	T_EQ(hwp_event_resolve(name, &ev, why, sizeof(why)), bp);
 	T_CHECK(ev.attr.type == PERF_TYPE_BREAKPOINT &&
 		ev.attr.bp_type == HW_BREAKPOINT_X &&
 		ev.attr.bp_addr == (uint64_t)(uintptr_t)ev_target &&
-		ev.attr.bp_len == sizeof(long), "%s", name);
-	T_EQ(hwp_event_resolve("mem:ev_target:x", &ev, why, sizeof(why)), 0);
+		ev.attr.bp_len == sizeof(long) && ev.attr.exclude_kernel, "%s", name);
+	if (bp)
+		T_CHECK(strstr(why, "execute breakpoints do not fire on this machine"),
+			"%s", why);
+	T_EQ(hwp_event_resolve("mem:ev_target:x", &ev, why, sizeof(why)), bp);
 	T_EQ(ev.attr.bp_addr, (uint64_t)(uintptr_t)ev_target);
-	/* a function of a shared object: libc's */
-	T_EQ(hwp_event_resolve("mem:getpid:x", &ev, why, sizeof(why)), 0);
+	/* a function of a shared object: libc's; again from the cache */
+	T_EQ(hwp_event_resolve("mem:getpid:x", &ev, why, sizeof(why)), bp);
 	T_CHECK(ev.attr.bp_addr != 0, "getpid");
+	T_EQ(hwp_event_resolve("mem:getpid:x", &ev2, why, sizeof(why)), bp);
+	T_EQ(ev2.attr.bp_addr, ev.attr.bp_addr);
+
+	/* the kernel's generic hardware events need no libpfm4 */
+	T_EQ(hwp_event_resolve("instructions", &ev, why, sizeof(why)), 0);
+	T_CHECK(ev.attr.type == PERF_TYPE_HARDWARE &&
+		ev.attr.config == PERF_COUNT_HW_INSTRUCTIONS && ev.attr.exclude_kernel,
+		"instructions");
+	T_EQ(hwp_event_resolve("branch-misses", &ev, why, sizeof(why)), 0);
+	T_EQ(ev.attr.config, PERF_COUNT_HW_BRANCH_MISSES);
+	T_EQ(hwp_event_resolve("cache-misses", &ev, why, sizeof(why)), 0);
+	T_EQ(ev.attr.config, PERF_COUNT_HW_CACHE_MISSES);
+	/* kernel samples only when a libpfm4 string asks (:k) */
+	T_EQ(hwp_event_resolve("perf::TASK-CLOCK:k", &ev, why, sizeof(why)), 0);
+	T_CHECK(!ev.attr.exclude_kernel && ev.kind == HWP_EV_CLOCK, ":k");
 
 	T_EQ(hwp_event_resolve("no::SUCH_EVENT", &ev, why, sizeof(why)), -ENOENT);
 	T_CHECK(strstr(why, "no such event"), "%s", why);
@@ -170,9 +193,55 @@ static int family(const char *self, const char *fam)
 	return T_ERROR;
 }
 
+/* Which row of events/presets.h a preset takes: the core PMU's own row
+ * when libpfm4 knows the CPU, the kernel's generic event when it knows a
+ * PMU the table has no row for, or when it knows none (a CPU newer than
+ * this libpfm4, like Zen 5 with libpfm4 4.13). */
+static int rows(void)
+{
+	const struct hwp_preset_row *r;
+	struct hwp_event ev;
+	char src[128];
+
+	r = hwp_preset_row("PAPI_TOT_CYC", "amd64_fam19h_zen4", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->event, "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT"), "known");
+	T_CHECK(!strcmp(src, "libpfm4 table amd64_fam19h_zen4"), "%s", src);
+	r = hwp_preset_row("PAPI_TOT_INS", "skl", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->event, "skl::INSTRUCTION_RETIRED"), "skl");
+
+	r = hwp_preset_row("PAPI_TOT_CYC", "amd64_fam15h", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->pmu, "perf") && !strcmp(r->event, "perf::CYCLES"), "unknown");
+	T_CHECK(!strcmp(src, "kernel generic events: no PAPI_TOT_CYC row for libpfm4 PMU amd64_fam15h"),
+		"%s", src);
+	/* a Zen 4 preset that only Intel rows have: the generic one */
+	r = hwp_preset_row("PAPI_L3_TCM", "amd64_fam19h_zen4", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->event, "perf::LLC-LOAD-MISSES"), "zen4 L3");
+
+	r = hwp_preset_row("PAPI_TOT_CYC", NULL, src, sizeof(src));
+	T_CHECK(r && !strcmp(r->event, "perf::CYCLES"), "none");
+	T_CHECK(!strcmp(src, "kernel generic events: libpfm4 does not know this CPU"), "%s", src);
+	/* no generic event for it: no row */
+	T_CHECK(!hwp_preset_row("PAPI_L2_DCM", NULL, src, sizeof(src)), "L2 none");
+	T_CHECK(!hwp_preset_row("PAPI_NOPE", "skl", src, sizeof(src)), "nope");
+
+	/* the generic rows resolve without libpfm4, to the kernel's events */
+	r = hwp_preset_row("PAPI_L1_DCM", NULL, src, sizeof(src));
+	T_CHECK(r != NULL, "L1");
+	if (r) {
+		T_EQ(hwp_event_resolve(r->event, &ev, src, sizeof(src)), 0);
+		T_CHECK(ev.attr.type == PERF_TYPE_HW_CACHE &&
+			ev.attr.config == (PERF_COUNT_HW_CACHE_L1D |
+					   PERF_COUNT_HW_CACHE_OP_READ << 8 |
+					   PERF_COUNT_HW_CACHE_RESULT_MISS << 16), "L1 encoding");
+	}
+	return t_done("event-rows");
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc > 1 && !strcmp(argv[1], "rows"))
+		return rows();
 	if (argc > 2 && !strcmp(argv[1], "pmu"))
 		return one_pmu(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "basic"))

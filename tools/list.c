@@ -8,14 +8,27 @@
 #include <hwprof.h>
 #include "cli.h"
 
-static void row(const char *name, const char *desc)
+/* One event: whether this machine can sample it and, when not, why; for
+ * hardware events where the encoding came from (events/presets.h row,
+ * kernel generic event). probe is the name tried, shown as name. */
+static void row_as(const char *name, const char *probe, const char *desc)
 {
 	char why[512];
-	int r = hwprof_event_probe(name, why, sizeof(why));
+	int r = hwprof_event_probe(probe, why, sizeof(why));
 	const char *colon = strstr(why, ": ");
 
-	printf("  %-24s %-11s %s%s%s\n", name, r ? "no" : "yes", desc, r ? " -- " : "",
-	       r ? (colon ? colon + 2 : why) : "");
+	if (r)
+		printf("  %-24s %-11s %s -- %s\n", name, "no", desc, colon ? colon + 2 : why);
+	else if (!strncmp(why, "ok (", 4))
+		printf("  %-24s %-11s %s [%.*s]\n", name, "yes", desc,
+		       (int)strlen(why) - 5, why + 4);
+	else
+		printf("  %-24s %-11s %s\n", name, "yes", desc);
+}
+
+static void row(const char *name, const char *desc)
+{
+	row_as(name, name, desc);
 }
 
 int cmd_list(int argc, char **argv)
@@ -39,7 +52,8 @@ int cmd_list(int argc, char **argv)
 	printf("  %-24s %-11s %s\n", "name", "available", "what");
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)
 		row(alias[i][0], alias[i][1]);
-	printf("  %-24s %-11s %s\n", "mem:ADDR:x, mem:FUNC:x", "(see below)",
+	/* a function every hwprof has, to ask whether breakpoints fire */
+	row_as("mem:ADDR:x, mem:FUNC:x", "mem:hwprof_session_new:x",
 	       "each execution of an instruction (execute breakpoint, exact)");
 	printf("\nPAPI presets:\n");
 	for (unsigned int i = 0; !hwprof_preset_info(i, &name, &code, &desc); i++)

@@ -53,7 +53,7 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 		return 0;
 	ret = hwprof_session_new(&o, &s);
 	if (!ret) {
-		ret = hwp_session_add(s, env->event, env->period, h, sink, arg);
+		ret = hwp_session_add_ev(s, &env->ev, env->period, h, sink, arg);
 		if (ret > 0)
 			ret = 0;
 	}

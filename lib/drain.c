@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Draining: the rings folded into histograms in batches, by the drain
+ * thread (which has no fd of its own, so it is never sampled) or by a
+ * caller's read or stop; pcs meant for a sink queued and handed over with
+ * no lock held.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+pthread_mutex_t hwp_eng = PTHREAD_MUTEX_INITIALIZER;
+pthread_cond_t hwp_eng_cond = PTHREAD_COND_INITIALIZER;
+struct hwprof_session *hwp_running;
+int hwp_nprocess;
+
+/* The drain thread: one while any session runs. */
+struct drainer {
+	pthread_t thread;
+	pid_t tid;		/* set by the thread itself, first thing */
+	int wake;		/* eventfd: the running set changed, or stop */
+	int stop;
+};
+
+static struct drainer *drn;
+
+void hwp_eng_lock(void)
+{
+	pthread_mutex_lock(&hwp_eng);
+	hwp_log_hold();
+}
+
+void hwp_eng_unlock(void)
+{
+	pthread_mutex_unlock(&hwp_eng);
+	hwp_log_release();
+}
+
+/* ------------------------------------------------------------------ */
+/* Folding                                                              */
+
+/* Queues pcs for the sink; the queue is bounded, and what does not fit
+ * is counted as lost. */
+static void queue(struct sev *e, const uint64_t *ips, size_t n)
+{
+	if (e->npend + n > e->cappend) {
+		size_t cap = e->cappend ? e->cappend : HWP_BATCH;
+		uint64_t *np;
+
+		while (cap < e->npend + n && cap < HWP_MAX_PENDING)
+			cap *= 2;
+		np = cap > e->cappend ? realloc(e->pend, cap * sizeof(*np)) : NULL;
+		if (np) {
+			e->pend = np;
+			e->cappend = cap;
+		}
+	}
+	if (e->npend + n > e->cappend) {
+		size_t fit = e->cappend - e->npend;
+
+		e->st.lost += n - fit;
+		n = fit;
+	}
+	if (n)
+		memcpy(e->pend + e->npend, ips, n * sizeof(*ips));
+	e->npend += n;
+}
+
+static void fold_into(struct sev *e, struct slot *sl, const uint64_t *ips,
+		      size_t n)
+{
+	struct hwprof_hist_stats a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
+
+	if (e->sink) {
+		queue(e, ips, n);
+		return;
+	}
+	if (!e->hist) {
+		e->st.outside += n;
+		return;
+	}
+	hwprof_hist_stats(e->hist, &a);
+	hwprof_hist_fold(e->hist, ips, NULL, n, &sl->lcg);
+	hwprof_hist_stats(e->hist, &b);
+	e->st.folded += b.folded - a.folded;
+	e->st.outside += b.outside - a.outside;
+	e->st.saturated += b.saturated - a.saturated;
+}
+
+void hwp_drain_slot(struct hwprof_session *s, struct slot *sl)
+{
+	struct sev *e = &s->ev[sl->ev];
+	uint64_t ips[HWP_BATCH];
+	size_t n;
+
+	if (!sl->ring.page)
+		return;
+	do {
+		n = hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH);
+		e->st.samples += n;
+		if (n)
+			fold_into(e, sl, ips, n);
+	} while (n == HWP_BATCH);
+}
+
+/* Folds everything the rings hold; keeps object histograms current first,
+ * so samples in a just-dlopen'ed object land in its buckets. */
+void hwp_drain(struct hwprof_session *s)
+{
+	for (size_t i = 0; i < s->nev; i++) {
+		struct sev *e = &s->ev[i];
+
+		if (e->objs && !hwp_objects_refresh(e->objs))
+			e->hist = e->objs->hist;
+	}
+	for (size_t i = 0; i < s->nslot; i++)
+		hwp_drain_slot(s, &s->slot[i]);
+}
+
+/* ------------------------------------------------------------------ */
+/* Sinks: user code, run with no lock held                              */
+
+static int pending(const struct hwprof_session *s)
+{
+	for (size_t i = 0; i < s->nev; i++)
+		if (s->ev[i].npend)
+			return 1;
+	return 0;
+}
+
+/* With hwp_eng held and s->delivering set by the caller: hands every
+ * queued pc to its sink, dropping the lock around each call; returns
+ * with the lock held and delivering cleared. */
+static void deliver_claimed(struct hwprof_session *s)
+{
+	for (;;) {
+		struct sev *e = NULL;
+		uint64_t *ips;
+		size_t n, took;
+
+		for (size_t i = 0; i < s->nev && !e; i++)
+			if (s->ev[i].npend)
+				e = &s->ev[i];
+		if (!e)
+			break;
+		ips = e->pend;
+		n = e->npend;
+		e->pend = NULL;
+		e->npend = 0;
+		e->cappend = 0;
+		hwp_eng_unlock();
+		took = e->sink(e->sink_arg, ips, n);
+		free(ips);
+		hwp_eng_lock();
+		if (took > n)
+			took = n;
+		e->st.folded += took;
+		e->st.outside += n - took;
+	}
+	s->delivering = 0;
+	pthread_cond_broadcast(&hwp_eng_cond);
+}
+
+/* With hwp_eng held: waits until no thread runs s's sinks. */
+void hwp_wait_delivered(struct hwprof_session *s)
+{
+	while (s->delivering)
+		pthread_cond_wait(&hwp_eng_cond, &hwp_eng);
+}
+
+/* With hwp_eng held: runs s's sinks on what is queued (after any other
+ * thread running them finishes); returns with the lock held. */
+void hwp_deliver(struct hwprof_session *s)
+{
+	hwp_wait_delivered(s);
+	if (!pending(s))
+		return;
+	s->delivering = 1;
+	deliver_claimed(s);
+}
+
+/* ------------------------------------------------------------------ */
+/* The drain thread                                                     */
+
+pid_t hwp_drainer_tid(void)
+{
+	pid_t tid;
+
+	if (!drn)
+		return 0;
+	/* a thread made a moment ago may not have set it yet: only a scan
+	 * racing its birth waits */
+	while (!(tid = __atomic_load_n(&drn->tid, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	return tid;
+}
+
+void hwp_wake_drainer(void)
+{
+	uint64_t one = 1;
+
+	if (drn && write(drn->wake, &one, sizeof(one)) < 0) {
+		/* the counter is only a doorbell: a full one still rings */
+	}
+}
+
+static unsigned int drain_period(void)
+{
+	unsigned int ms = 0;
+
+	for (struct hwprof_session *s = hwp_running; s; s = s->next)
+		if (!ms || s->drain_ms < ms)
+			ms = s->drain_ms;
+	return ms ? ms : HWP_DEF_DRAIN_MS;
+}
+
+/* With hwp_eng held: runs the sinks of every running session that has
+ * pcs queued. Claimed sessions cannot be freed meanwhile (free waits). */
+static void deliver_all(void)
+{
+	struct hwprof_session *claimed[16];
+	size_t n;
+
+	do {
+		n = 0;
+		for (struct hwprof_session *s = hwp_running; s && n < 16; s = s->next) {
+			if (s->delivering || !pending(s))
+				continue;
+			s->delivering = 1;
+			claimed[n++] = s;
+		}
+		for (size_t i = 0; i < n; i++)
+			deliver_claimed(claimed[i]);
+	} while (n == 16);
+}
+
+/*
+ * Sleeps in poll() on every ring (each wakes at half full) and the
+ * doorbell, at most drain_ms, then drains every running session, drops
+ * the rings of exited threads and catches threads made without
+ * pthread_create. It has no fd of its own: it is made without the
+ * trampoline and scans leave its tid out.
+ */
+static void *drain_main(void *arg)
+{
+	struct drainer *d = arg;
+	struct pollfd *pf = NULL;
+	size_t cap = 0;
+
+	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
+	hwp_eng_lock();
+	for (;;) {
+		size_t n = 1;
+		unsigned int ms;
+		uint64_t v;
+
+		if (d->stop)
+			break;
+		for (struct hwprof_session *s = hwp_running; s; s = s->next)
+			n += s->nslot;
+		if (n > cap) {
+			struct pollfd *np = realloc(pf, n * sizeof(*pf));
+
+			if (np) {
+				pf = np;
+				cap = n;
+			}
+		}
+		n = 0;
+		if (cap) {
+			pf[n++] = (struct pollfd){ .fd = d->wake, .events = POLLIN };
+			for (struct hwprof_session *s = hwp_running; s; s = s->next)
+				for (size_t i = 0; i < s->nslot && n < cap; i++)
+					pf[n++] = (struct pollfd){
+						.fd = s->slot[i].fd, .events = POLLIN };
+		}
+		ms = drain_period();
+		hwp_eng_unlock();
+
+		poll(pf, n, (int)ms);
+		if (n && (pf[0].revents & POLLIN) &&
+		    read(d->wake, &v, sizeof(v)) < 0) {
+			/* EAGAIN: rung and read already */
+		}
+
+		hwp_eng_lock();
+		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
+			hwp_drain(s);
+			hwp_reap(s, 0);
+			if (s->mode == HWPROF_SESSION_PROCESS)
+				hwp_scan_threads(s);	/* raw clone()s, old binaries */
+		}
+		deliver_all();
+	}
+	hwp_eng_unlock();
+	free(pf);
+	return NULL;
+}
+
+/* Called with hwp_eng held, before any fd is enabled: the thread's
+ * creation (its stack, its first page faults) is never sampled. */
+int hwp_drainer_start(void)
+{
+	struct drainer *d;
+	sigset_t all, old;
+	int ret;
+
+	if (drn)
+		return 0;
+	d = calloc(1, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	d->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (d->wake < 0) {
+		ret = -errno;
+		free(d);
+		return ret;
+	}
+	/* no signal of the program's should land on the drain thread; it is
+	 * made through the global pthread_create, so that an interposer in
+	 * front of ours (a sanitizer's) knows it, but skips our trampoline */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	ret = -hwp_create_untracked(&d->thread, drain_main, d);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		close(d->wake);
+		free(d);
+		return ret;
+	}
+	drn = d;
+	return 0;
+}
+
+/* Called with hwp_eng held; returns with it held. Ends the thread once no
+ * session runs. */
+void hwp_drainer_stop(void)
+{
+	struct drainer *d = drn;
+	uint64_t one = 1;
+
+	if (!d || hwp_running)
+		return;
+	drn = NULL;
+	d->stop = 1;
+	if (write(d->wake, &one, sizeof(one)) < 0) {
+		/* full doorbell: it will see stop anyway */
+	}
+	pthread_mutex_unlock(&hwp_eng);
+	pthread_join(d->thread, NULL);
+	pthread_mutex_lock(&hwp_eng);
+	close(d->wake);
+	free(d);
+}
+
+/* In a fork child: the thread did not come along. */
+void hwp_drainer_forget(void)
+{
+	if (drn) {
+		close(drn->wake);
+		free(drn);
+		drn = NULL;
+	}
+}

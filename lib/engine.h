@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sampling engine's private state, shared by session.c (the public
+ * calls), threads.c (one fd and ring per thread and event: attach, new
+ * threads, fork) and drain.c (the drain thread, folding, sinks).
+ *
+ * Locking: one mutex, hwp_eng, guards the list of running sessions and
+ * every session's slots and counters. Draining and folding run under it.
+ * Nothing of the user's runs under it: sinks (which may call a user's
+ * overflow handler) are handed their pcs after it is dropped
+ * (hwp_deliver()), and log messages raised under it are sent on when it is
+ * dropped (hwp_eng_unlock()).
+ */
+#ifndef HWPROF_ENGINE_H
+#define HWPROF_ENGINE_H
+
+#include <pthread.h>
+
+#include "internal.h"
+
+#define HWP_BATCH	512	/* IPs folded per step: 4 KiB on the stack */
+#define HWP_DEF_PAGES	16
+#define HWP_DEF_DRAIN_MS 100
+#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
+#define HWP_FIT_THREADS	1024	/* unprivileged rings are sized to fit these */
+#define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
+
+struct slot {			/* one thread x one event */
+	int fd;
+	int ev;
+	pid_t tid;
+	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
+	int fmt_lost;		/* read() gives {value, lost} */
+	uint64_t lost_base;	/* lost count at the last reset */
+	struct hwp_ring ring;
+};
+
+struct counts {
+	uint64_t samples, lost, throttled, folded, outside, saturated;
+};
+
+struct sev {			/* one event of a session */
+	struct hwp_event e;	/* resolved once, at add */
+	uint64_t period;
+	uint32_t precise;
+	struct hwprof_hist *hist;	/* the caller's, or objs->hist */
+	struct hwp_objects *objs;	/* when the session owns the buckets */
+	hwp_sink_fn sink;		/* or raw pcs to a callback */
+	void *sink_arg;
+	uint64_t *pend;			/* pcs read, not yet given to the sink */
+	size_t npend, cappend;
+	struct counts st;		/* folded so far, and from closed rings */
+};
+
+struct hwprof_session {
+	unsigned int mode;
+	unsigned int flags;
+	unsigned int pages;	/* data pages a ring is given now */
+	unsigned int drain_ms;
+	struct sev *ev;
+	size_t nev;
+	struct slot *slot;
+	size_t nslot, capslot;
+	int running;
+	pid_t owner;		/* thread mode: the thread sampled */
+	uint32_t threads;	/* threads covered */
+	uint32_t missed;	/* threads that could not be covered */
+	int missed_err;		/* -errno of the first of them */
+	int delivering;		/* a thread is running the sinks */
+	struct hwprof_session *next;	/* in the running list */
+	struct hwprof_object *snap;	/* hwprof_session_objects() copy */
+};
+
+extern pthread_mutex_t hwp_eng;
+extern pthread_cond_t hwp_eng_cond;	/* signalled when delivering ends */
+extern struct hwprof_session *hwp_running;
+extern int hwp_nprocess;		/* running process-mode sessions */
+
+void hwp_eng_lock(void);
+void hwp_eng_unlock(void);
+
+/* threads.c */
+int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
+int hwp_scan_threads(struct hwprof_session *s);
+void hwp_reap(struct hwprof_session *s, int all);
+void hwp_enable_all(struct hwprof_session *s, pid_t last);
+void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
+uint64_t hwp_slot_lost(const struct slot *sl);
+void hwp_size_rings(struct hwprof_session *s);
+const char *hwp_missed_why(int err);
+int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
+
+/* drain.c */
+void hwp_drain_slot(struct hwprof_session *s, struct slot *sl);
+void hwp_drain(struct hwprof_session *s);
+int hwp_drainer_start(void);
+void hwp_drainer_stop(void);
+void hwp_drainer_forget(void);
+pid_t hwp_drainer_tid(void);
+void hwp_wake_drainer(void);
+void hwp_deliver(struct hwprof_session *s);
+void hwp_wait_delivered(struct hwprof_session *s);
+
+#endif /* HWPROF_ENGINE_H */

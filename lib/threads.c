@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * One sampling fd and ring per thread and event: attaching a thread (with
+ * rings sized to the locked-memory budget, and the open-file limit raised
+ * when the fds run out), the threads of the process at start, new threads
+ * caught at creation by an interposed pthread_create, exited threads
+ * reaped, and fork. What cannot be covered is counted, never hidden.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+static pthread_create_fn real_create;
+static __thread int no_trampoline;	/* set while making the drain thread */
+
+static pthread_create_fn create_fn(void)
+{
+	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		/* the next definition: libc's default version, or another
+		 * interposer's (a sanitizer's) that comes after ours */
+		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+/* pthread_create without the trampoline: for the drain thread. */
+int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	int ret;
+
+	no_trampoline = 1;
+	ret = pthread_create(t, NULL, fn, arg);
+	no_trampoline = 0;
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Slots                                                                */
+
+/*
+ * Samples the kernel dropped for this fd: its running total when the
+ * kernel has PERF_FORMAT_LOST (a LOST record is only written once the
+ * reader frees space, so records alone miss drops just before a stop),
+ * else the LOST records seen.
+ */
+uint64_t hwp_slot_lost(const struct slot *sl)
+{
+	uint64_t v[2];
+
+	if (sl->fmt_lost && !hwp_perf_read(sl->fd, v, 2))
+		return v[1] > sl->lost_base ? v[1] - sl->lost_base : 0;
+	return sl->ring.stats.lost;
+}
+
+static void slot_close(struct hwprof_session *s, struct slot *sl)
+{
+	struct sev *e = &s->ev[sl->ev];
+
+	e->st.lost += hwp_slot_lost(sl);
+	e->st.throttled += sl->ring.stats.throttled;
+	hwp_ring_unmap(&sl->ring);
+	close(sl->fd);
+	sl->fd = -1;
+}
+
+static int attached(const struct hwprof_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nslot; i++)
+		if (s->slot[i].tid == tid)
+			return 1;
+	return 0;
+}
+
+/* A thread whose fd reports POLLHUP has exited: its ring is final. */
+static int slot_hung_up(const struct slot *sl)
+{
+	struct pollfd p = { .fd = sl->fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
+}
+
+/* Drops the slots of exited threads (after a last drain) and compacts. */
+void hwp_reap(struct hwprof_session *s, int all)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nslot; i++) {
+		struct slot *sl = &s->slot[i];
+
+		if (all || slot_hung_up(sl)) {
+			hwp_drain_slot(s, sl);
+			slot_close(s, sl);
+			continue;
+		}
+		s->slot[j++] = *sl;
+	}
+	s->nslot = j;
+}
+
+/* Enables (or disables) the slots of one thread, or of all (tid 0). */
+void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
+{
+	for (size_t i = 0; i < s->nslot; i++)
+		if (!tid || s->slot[i].tid == tid)
+			hwp_perf_ioctl(s->slot[i].fd, on ? PERF_EVENT_IOC_ENABLE :
+				       PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/* Enables every slot, those of thread last after all others: its own
+ * code from here to the return is then the only hwprof code sampled. */
+void hwp_enable_all(struct hwprof_session *s, pid_t last)
+{
+	for (size_t i = 0; i < s->nslot; i++)
+		if (s->slot[i].tid != last)
+			hwp_perf_ioctl(s->slot[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	hwp_slots_enable(s, last, 1);
+}
+
+/* ------------------------------------------------------------------ */
+/* Limits: locked memory for the rings, open files for the fds          */
+
+static long status_kb(const char *key)
+{
+	char line[256];
+	size_t n = strlen(key);
+	long v = -1;
+	FILE *f = fopen("/proc/self/status", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, key, n) && line[n] == ':')
+			v = strtol(line + n + 1, NULL, 10);
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/*
+ * The ring size for a session's threads. The kernel lets an unprivileged
+ * user lock perf_event_mlock_kb per CPU (shared by all of that user's
+ * processes) plus RLIMIT_MEMLOCK per process (perf_event_open(2)); a ring
+ * of 1 + p pages costs 1 + p pages of it. Process-wide sessions size their
+ * rings so that HWP_FIT_THREADS threads fit: a process that makes many
+ * threads is covered whole rather than its first 135 with 16-page rings.
+ * Root (or an unlimited RLIMIT_MEMLOCK) keeps the size asked for.
+ */
+void hwp_size_rings(struct hwprof_session *s)
+{
+	struct rlimit rl;
+	long psz = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	long user_kb, pinned_kb;
+	uint64_t budget, fit;
+	unsigned int p = s->pages;
+
+	if (s->mode != HWPROF_SESSION_PROCESS || geteuid() == 0 ||
+	    hwp_paranoid() < 0 || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    rl.rlim_cur == RLIM_INFINITY)
+		return;
+	user_kb = hwp_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	pinned_kb = status_kb("VmPin");
+	budget = (uint64_t)(user_kb > 0 ? user_kb : 0) * (uint64_t)(ncpu > 0 ? ncpu : 1) * 1024;
+	if (rl.rlim_cur / 1024 > (rlim_t)(pinned_kb > 0 ? pinned_kb : 0))
+		budget += rl.rlim_cur - (uint64_t)(pinned_kb > 0 ? pinned_kb : 0) * 1024;
+	fit = budget / (uint64_t)psz / HWP_FIT_THREADS / s->nev;
+	while (p > 1 && p + 1 > fit)
+		p /= 2;
+	if (p != s->pages)
+		hwp_log(HWPROF_LOG_INFO,
+			"hwprof: rings of %u data pages a thread (not %u): %llu KiB of locked memory may hold %d threads",
+			p, s->pages, (unsigned long long)(budget / 1024), HWP_FIT_THREADS);
+	s->pages = p;
+}
+
+/* Raises the soft limit on open files to the hard one, once: a thread
+ * costs one fd per event. 1 if it was raised. */
+static int raise_nofile(void)
+{
+	static int done;
+	struct rlimit rl;
+	rlim_t was;
+
+	if (__atomic_exchange_n(&done, 1, __ATOMIC_ACQ_REL) || getrlimit(RLIMIT_NOFILE, &rl) ||
+	    rl.rlim_cur >= rl.rlim_max)
+		return 0;
+	was = rl.rlim_cur;
+	rl.rlim_cur = rl.rlim_max;
+	if (rl.rlim_cur == RLIM_INFINITY || setrlimit(RLIMIT_NOFILE, &rl)) {
+		long nr = hwp_read_long("/proc/sys/fs/nr_open", 1048576);
+
+		rl.rlim_cur = (rlim_t)nr < rl.rlim_max ? (rlim_t)nr : rl.rlim_max;
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			return 0;
+	}
+	hwp_log(HWPROF_LOG_INFO,
+		"hwprof: raised the soft limit on open files from %llu to %llu (one fd per thread and event)",
+		(unsigned long long)was, (unsigned long long)rl.rlim_cur);
+	return 1;
+}
+
+/* The words for why a thread could not be covered. */
+const char *hwp_missed_why(int err)
+{
+	switch (err) {
+	case 0:
+		return "";
+	case -EPERM:
+		return "locked-memory budget (ulimit -l, kernel.perf_event_mlock_kb)";
+	case -EMFILE:
+	case -ENFILE:
+		return "open-file limit (ulimit -n)";
+	case -EACCES:
+		return "permission (perf_event_paranoid, seccomp)";
+	case -ENOMEM:
+		return "out of memory";
+	default:
+		return strerror(-err);
+	}
+}
+
+/* Counts a thread that could not be covered; start says how many in one
+ * line, a running session each as it happens. */
+static void missed(struct hwprof_session *s, pid_t tid, int err)
+{
+	if (!s->missed++)
+		s->missed_err = err;
+	if (s->running)
+		hwp_log(HWPROF_LOG_WARN, "hwprof: thread %d not sampled: %s", (int)tid,
+			hwp_missed_why(err));
+}
+
+/* ------------------------------------------------------------------ */
+/* Attaching a thread                                                   */
+
+/* Maps a ring for sl: the session's size, smaller ones while the
+ * locked-memory budget refuses (EPERM), down to one page. */
+static int map_ring(struct hwprof_session *s, struct slot *sl)
+{
+	unsigned int p = s->pages;
+	int ret;
+
+	for (;;) {
+		ret = hwp_ring_map(&sl->ring, sl->fd, p);
+		if (ret != -EPERM || p == 1)
+			break;
+		p /= 2;
+	}
+	if (!ret && p < s->pages && s->mode == HWPROF_SESSION_PROCESS)
+		s->pages = p;	/* the budget is short: later threads too */
+	return ret;
+}
+
+/*
+ * Opens and maps one fd per event for tid, disabled unless enable. On
+ * failure nothing of this thread stays open, and a thread that exists but
+ * could not be covered is counted in s->missed (one that exited meanwhile
+ * is not: -ESRCH).
+ */
+int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
+{
+	size_t first = s->nslot;
+	char why[256];
+	int ret = 0;
+
+	if (s->nslot + s->nev > s->capslot) {
+		size_t cap = (s->capslot ? 2 * s->capslot : 16) + s->nev;
+		struct slot *ns = realloc(s->slot, cap * sizeof(*ns));
+
+		if (!ns) {
+			missed(s, tid, -ENOMEM);
+			return -ENOMEM;
+		}
+		s->slot = ns;
+		s->capslot = cap;
+	}
+	for (size_t i = 0; i < s->nev; i++) {
+		struct sev *e = &s->ev[i];
+		struct slot *sl = &s->slot[s->nslot];
+		int precise = 0, fd;
+
+		fd = hwp_event_open(&e->e, tid, -1, &precise, why, sizeof(why));
+		if (fd == -EMFILE && raise_nofile())
+			fd = hwp_event_open(&e->e, tid, -1, &precise, why, sizeof(why));
+		if (fd == -EINVAL && (e->e.attr.read_format & PERF_FORMAT_LOST)) {
+			e->e.attr.read_format = 0;	/* kernel before 6.0 */
+			fd = hwp_event_open(&e->e, tid, -1, &precise, why, sizeof(why));
+		}
+		if (fd < 0) {
+			ret = fd;
+			if (fd != -ESRCH)
+				hwp_log(HWPROF_LOG_ERR, "hwprof: tid %d: %s", (int)tid, why);
+			goto err;
+		}
+		memset(sl, 0, sizeof(*sl));
+		sl->fd = fd;
+		sl->ev = (int)i;
+		sl->tid = tid;
+		sl->lcg = HWPROF_LCG_SEED;
+		sl->fmt_lost = !!(e->e.attr.read_format & PERF_FORMAT_LOST);
+		ret = map_ring(s, sl);
+		if (!ret && enable)
+			ret = hwp_perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		if (ret) {
+			if (sl->ring.page)
+				hwp_ring_unmap(&sl->ring);
+			close(fd);
+			goto err;
+		}
+		e->precise = (uint32_t)precise;
+		s->nslot++;
+	}
+	s->threads++;
+	return 0;
+err:
+	while (s->nslot > first) {
+		struct slot *sl = &s->slot[--s->nslot];
+
+		hwp_ring_unmap(&sl->ring);
+		close(sl->fd);
+	}
+	if (ret != -ESRCH)
+		missed(s, tid, ret);
+	return ret;
+}
+
+/* Before a new thread attaches: closes the slots its tid still has from an
+ * exited thread that had the same tid (after a last drain), and returns 1
+ * if it is already covered (the drainer's scan got to it first). */
+static int retire_tid(struct hwprof_session *s, pid_t tid)
+{
+	size_t j = 0;
+	int live = 0;
+
+	for (size_t i = 0; i < s->nslot; i++) {
+		struct slot *sl = &s->slot[i];
+
+		if (sl->tid == tid && slot_hung_up(sl)) {
+			hwp_drain_slot(s, sl);
+			slot_close(s, sl);
+			continue;
+		}
+		live |= sl->tid == tid;
+		s->slot[j++] = *sl;
+	}
+	s->nslot = j;
+	return live;
+}
+
+/*
+ * Attaches every thread of the process not yet covered, except the drain
+ * thread, enabled when the session runs (a scan from the drain thread)
+ * and disabled at start (hwp_enable_all() follows). Returns 0 or the
+ * first error other than a thread gone (those are counted as missed).
+ */
+int hwp_scan_threads(struct hwprof_session *s)
+{
+	DIR *d = opendir("/proc/self/task");
+	pid_t skip = hwp_drainer_tid();
+	struct dirent *de;
+	int ret = 0;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		pid_t tid = (pid_t)atoi(de->d_name);
+		int r;
+
+		if (tid <= 0 || tid == skip || attached(s, tid))
+			continue;
+		r = hwp_attach(s, tid, s->running);
+		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
+			ret = r;
+	}
+	closedir(d);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* New threads: an interposed pthread_create                            */
+
+struct tramp {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+/* Runs first in every thread created through pthread_create(): attaches
+ * it to the running process-wide sessions before its start routine. */
+static void *trampoline(void *p)
+{
+	struct tramp t = *(struct tramp *)p;
+
+	free(p);
+	if (__atomic_load_n(&hwp_nprocess, __ATOMIC_ACQUIRE)) {
+		pid_t tid = hwp_gettid();
+
+		hwp_eng_lock();
+		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
+			if (s->mode != HWPROF_SESSION_PROCESS)
+				continue;
+			if (!retire_tid(s, tid))
+				hwp_attach(s, tid, 1);
+		}
+		hwp_wake_drainer();
+		hwp_eng_unlock();
+	}
+	return t.fn(t.arg);
+}
+
+/*
+ * Interposes glibc's pthread_create (version GLIBC_2.34, lib/hwprof.map).
+ * Always goes through the trampoline, so a session that starts while the
+ * thread is being created still gets it: either the scan at start sees the
+ * new tid or the trampoline sees the running session; both dedupe by tid.
+ */
+HWPROF_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg)
+{
+	pthread_create_fn real = create_fn();
+	struct tramp *t;
+	int ret;
+
+	if (!real)
+		return EAGAIN;
+	if (no_trampoline)
+		return real(thread, attr, fn, arg);
+	t = malloc(sizeof(*t));
+	if (!t)
+		return real(thread, attr, fn, arg);
+	t->fn = fn;
+	t->arg = arg;
+	ret = real(thread, attr, trampoline, t);
+	if (ret)
+		free(t);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* fork: the child profiles on, into its own copy of the buffers        */
+
+static pid_t fork_tid;
+
+/* Drains first, so the copy of the buffers the child gets is current.
+ * Sinks are not run here (they are the user's code, and fork holds the
+ * lock): pcs still pending stay with the parent. */
+static void atfork_prepare(void)
+{
+	hwp_eng_lock();
+	fork_tid = hwp_gettid();
+	for (struct hwprof_session *s = hwp_running; s; s = s->next)
+		hwp_drain(s);
+}
+
+static void atfork_parent(void)
+{
+	hwp_eng_unlock();
+}
+
+/*
+ * In the child the fds still name the parent's events (disabling one would
+ * stop the parent) and the rings are not mapped (perf mappings are not
+ * copied). Close them without touching the events, then open fresh ones
+ * for the one thread the child has: the one that forked, enabled after the
+ * child's drain thread exists. Sessions that sampled another thread stop.
+ */
+static void atfork_child(void)
+{
+	struct hwprof_session **pp = &hwp_running;
+	pid_t me = hwp_gettid();
+
+	/* hwp_eng is still held: the thread that forked took it in prepare,
+	 * and that is the thread running here */
+	hwp_drainer_forget();	/* its thread did not come along */
+	while (*pp) {
+		struct hwprof_session *s = *pp;
+		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
+
+		for (size_t i = 0; i < s->nslot; i++) {
+			struct sev *e = &s->ev[s->slot[i].ev];
+
+			e->st.lost += s->slot[i].ring.stats.lost;
+			e->st.throttled += s->slot[i].ring.stats.throttled;
+			close(s->slot[i].fd);
+		}
+		for (size_t i = 0; i < s->nev; i++)
+			s->ev[i].npend = 0;	/* the parent's to deliver */
+		s->nslot = 0;
+		s->threads = 0;
+		s->missed = 0;
+		s->delivering = 0;
+		if (keep && !hwp_attach(s, me, 0)) {
+			s->owner = me;
+			pp = &s->next;
+			continue;
+		}
+		s->running = 0;
+		if (s->mode == HWPROF_SESSION_PROCESS)
+			hwp_nprocess--;
+		*pp = s->next;
+	}
+	if (hwp_running)
+		hwp_drainer_start();
+	for (struct hwprof_session *s = hwp_running; s; s = s->next)
+		hwp_slots_enable(s, me, 1);
+	hwp_eng_unlock();
+}
+
+__attribute__((constructor)) static void threads_init(void)
+{
+	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+	create_fn();
+}
