@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -243,6 +244,13 @@ static void deliver_all(void)
 	} while (n == 16);
 }
 
+static int cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
 /*
  * Sleeps in poll() on every ring (each wakes at half full) and the
  * doorbell, at most drain_ms, then drains every running session, drops
@@ -254,9 +262,11 @@ static void *drain_main(void *arg)
 {
 	struct drainer *d = arg;
 	struct pollfd *pf = NULL;
-	size_t cap = 0;
+	int *hung = NULL, threads;
+	size_t cap = 0, nhung;
 
 	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
+	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
 	hwp_eng_lock();
 	for (;;) {
 		size_t n = 1;
@@ -269,10 +279,15 @@ static void *drain_main(void *arg)
 			n += s->nslot;
 		if (n > cap) {
 			struct pollfd *np = realloc(pf, n * sizeof(*pf));
+			int *nh = realloc(hung, n * sizeof(*nh));
 
-			if (np) {
+			if (nh)
+				hung = nh;
+			if (np && nh) {
 				pf = np;
 				cap = n;
+			} else if (np) {
+				pf = np;
 			}
 		}
 		n = 0;
@@ -292,22 +307,36 @@ static void *drain_main(void *arg)
 			/* EAGAIN: rung and read already */
 		}
 
+		/* the fds that hung up (their thread exited), sorted */
+		nhung = 0;
+		for (size_t i = 1; i < n; i++)
+			if (pf[i].revents & POLLHUP)
+				hung[nhung++] = pf[i].fd;
+		qsort(hung, nhung, sizeof(*hung), cmp_int);
+		threads = hwp_threads_now();
+
 		hwp_eng_lock();
 		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
 			hwp_drain(s);
-			hwp_reap(s, 0);
-			if (s->mode == HWPROF_SESSION_PROCESS)
-				hwp_scan_threads(s);	/* raw clone()s, old binaries */
+			if (nhung)
+				hwp_reap_hung(s, hung, nhung);
+			/* threads made by raw clone(), or by binaries older than
+			 * pthread_create@GLIBC_2.34: only when the count moved */
+			if (s->mode == HWPROF_SESSION_PROCESS &&
+			    (threads < 0 || (uint32_t)threads != s->seen))
+				hwp_scan_threads(s, 0);
 		}
 		deliver_all();
 	}
 	hwp_eng_unlock();
 	free(pf);
+	free(hung);
 	return NULL;
 }
 
-/* Called with hwp_eng held, before any fd is enabled: the thread's
- * creation (its stack, its first page faults) is never sampled. */
+/* Called with hwp_eng held, before any fd of a starting session is
+ * opened: the thread's creation (its stack, its first page faults) is
+ * never sampled. */
 int hwp_drainer_start(void)
 {
 	struct drainer *d;

@@ -55,7 +55,9 @@ struct sev {			/* one event of a session */
 struct hwprof_session {
 	unsigned int mode;
 	unsigned int flags;
-	unsigned int pages;	/* data pages a ring is given now */
+	unsigned int pages;	/* data pages a ring is given */
+	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
+	uint64_t surplus;	/* budget pages beyond that, for bigger rings */
 	unsigned int drain_ms;
 	struct sev *ev;
 	size_t nev;
@@ -66,6 +68,9 @@ struct hwprof_session {
 	uint32_t threads;	/* threads covered */
 	uint32_t missed;	/* threads that could not be covered */
 	int missed_err;		/* -errno of the first of them */
+	pid_t *missed_tid;	/* their tids, not tried again by scans */
+	size_t nmissed_tid;
+	uint32_t seen;		/* threads of the process at the last scan */
 	int delivering;		/* a thread is running the sinks */
 	struct hwprof_session *next;	/* in the running list */
 	struct hwprof_object *snap;	/* hwprof_session_objects() copy */
@@ -81,9 +86,10 @@ void hwp_eng_unlock(void);
 
 /* threads.c */
 int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
-int hwp_scan_threads(struct hwprof_session *s);
+int hwp_scan_threads(struct hwprof_session *s, pid_t last);
 void hwp_reap(struct hwprof_session *s, int all);
-void hwp_enable_all(struct hwprof_session *s, pid_t last);
+void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
+int hwp_threads_now(void);
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
 uint64_t hwp_slot_lost(const struct slot *sl);
 void hwp_size_rings(struct hwprof_session *s);

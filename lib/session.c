@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Sessions, the public face of the engine: events added (resolved once),
- * started (fds opened disabled, the drain thread made, then every fd
- * enabled, the caller's last), read, reset, stopped (the caller's fds
- * disabled first, everything drained and handed to sinks), statistics.
+ * started (the drain thread made first, then every thread attached, the
+ * caller last), read, reset, stopped (the caller's fds disabled first,
+ * everything drained and handed to sinks), statistics.
  * The rest of the engine is in threads.c and drain.c (engine.h).
  */
 #define _GNU_SOURCE
@@ -148,18 +148,22 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 	s->threads = 0;
 	s->missed = 0;
 	s->missed_err = 0;
+	s->nmissed_tid = 0;
 	hwp_size_rings(s);
-	/* Every fd is opened disabled; the drain thread is made next, and
-	 * only then is anything enabled, the caller's own fds last: neither
-	 * the thread's creation nor this call's work is sampled. */
+	/* The drain thread is made first, before any fd: its creation is not
+	 * sampled. Then every thread is attached enabled, the caller last,
+	 * so that of this call only its return is sampled. */
+	ret = hwp_drainer_start();
+	if (ret)
+		goto out;
 	if (s->mode == HWPROF_SESSION_THREAD) {
 		s->owner = me;
-		ret = hwp_attach(s, s->owner, 0);
+		ret = hwp_attach(s, s->owner, 1);
 	} else {
 		/* A thread being created now either runs (so the scan sees it)
 		 * or has not reached its trampoline, which waits for the lock
 		 * and then finds this session running. */
-		ret = hwp_scan_threads(s);
+		ret = hwp_scan_threads(s, me);
 		if (s->threads && s->missed)
 			hwp_log(HWPROF_LOG_WARN, "hwprof: %u of %u threads not sampled: %s",
 				s->missed, s->missed + s->threads,
@@ -169,10 +173,9 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 		else if (!ret)
 			ret = -ESRCH;
 	}
-	if (!ret)
-		ret = hwp_drainer_start();
 	if (ret) {
 		hwp_reap(s, 1);
+		hwp_drainer_stop();
 		goto out;
 	}
 	s->running = 1;
@@ -181,7 +184,6 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 	if (s->mode == HWPROF_SESSION_PROCESS)
 		__atomic_add_fetch(&hwp_nprocess, 1, __ATOMIC_RELEASE);
 	hwp_wake_drainer();
-	hwp_enable_all(s, me);
 out:
 	hwp_eng_unlock();
 	return ret;
@@ -320,7 +322,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	v.threads = s->threads;
 	v.missed = s->missed;
 	v.missed_err = s->missed_err;
-	v.ring_pages = s->pages;
+	v.ring_pages = s->fit && s->fit < s->pages ? s->fit : s->pages;
 	hwp_eng_unlock();
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -373,5 +375,6 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	free(s->ev);
 	free(s->slot);
 	free(s->snap);
+	free(s->missed_tid);
 	free(s);
 }

@@ -10,6 +10,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -87,12 +88,72 @@ static int attached(const struct hwprof_session *s, pid_t tid)
 	return 0;
 }
 
+/* Attached, or tried and counted as missed: a scan leaves it alone. */
+static int known(const struct hwprof_session *s, pid_t tid)
+{
+	for (size_t i = 0; i < s->nmissed_tid; i++)
+		if (s->missed_tid[i] == tid)
+			return 1;
+	return attached(s, tid);
+}
+
+/* The number of threads of this process (/proc/self/stat, field 20), or
+ * -1 when it cannot be read. */
+int hwp_threads_now(void)
+{
+	char buf[1024], *p;
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC), field = 2;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	p = strrchr(buf, ')');	/* the name may hold spaces */
+	for (; p && *p && field < 20; p++)
+		if (*p == ' ' && p[1] != ' ')
+			field++;
+	return p ? atoi(p) : -1;
+}
+
 /* A thread whose fd reports POLLHUP has exited: its ring is final. */
 static int slot_hung_up(const struct slot *sl)
 {
 	struct pollfd p = { .fd = sl->fd, .events = POLLIN };
 
 	return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
+}
+
+/* Drops the slots of exited threads among those whose fd a poll() saw
+ * hang up (fds, sorted): each is checked again, since the fd number may
+ * have been reused since. */
+void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nslot; i++) {
+		struct slot *sl = &s->slot[i];
+		size_t a = 0, b = n;
+
+		while (a < b) {
+			size_t m = (a + b) / 2;
+
+			if (fds[m] < sl->fd)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a < n && fds[a] == sl->fd && slot_hung_up(sl)) {
+			hwp_drain_slot(s, sl);
+			slot_close(s, sl);
+			continue;
+		}
+		s->slot[j++] = *sl;
+	}
+	s->nslot = j;
 }
 
 /* Drops the slots of exited threads (after a last drain) and compacts. */
@@ -122,16 +183,6 @@ void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
 				       PERF_EVENT_IOC_DISABLE, 0);
 }
 
-/* Enables every slot, those of thread last after all others: its own
- * code from here to the return is then the only hwprof code sampled. */
-void hwp_enable_all(struct hwprof_session *s, pid_t last)
-{
-	for (size_t i = 0; i < s->nslot; i++)
-		if (s->slot[i].tid != last)
-			hwp_perf_ioctl(s->slot[i].fd, PERF_EVENT_IOC_ENABLE, 0);
-	hwp_slots_enable(s, last, 1);
-}
-
 /* ------------------------------------------------------------------ */
 /* Limits: locked memory for the rings, open files for the fds          */
 
@@ -154,19 +205,24 @@ static long status_kb(const char *key)
  * The ring size for a session's threads. The kernel lets an unprivileged
  * user lock perf_event_mlock_kb per CPU (shared by all of that user's
  * processes) plus RLIMIT_MEMLOCK per process (perf_event_open(2)); a ring
- * of 1 + p pages costs 1 + p pages of it. Process-wide sessions size their
- * rings so that HWP_FIT_THREADS threads fit: a process that makes many
- * threads is covered whole rather than its first 135 with 16-page rings.
- * Root (or an unlimited RLIMIT_MEMLOCK) keeps the size asked for.
+ * of 1 + p pages costs 1 + p pages of it. Process-wide sessions keep
+ * enough of it for HWP_FIT_THREADS threads with the largest ring that
+ * fits (s->fit), and give the first threads (the main thread, which
+ * usually makes the others) the size asked for out of what is left: a
+ * process that makes many threads is covered whole rather than its first
+ * 135 with 16-page rings. Root (or an unlimited RLIMIT_MEMLOCK) keeps the
+ * size asked for.
  */
 void hwp_size_rings(struct hwprof_session *s)
 {
 	struct rlimit rl;
 	long psz = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	long user_kb, pinned_kb;
-	uint64_t budget, fit;
+	uint64_t budget, pages, per;
 	unsigned int p = s->pages;
 
+	s->fit = 0;
+	s->surplus = 0;
 	if (s->mode != HWPROF_SESSION_PROCESS || geteuid() == 0 ||
 	    hwp_paranoid() < 0 || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY)
@@ -176,14 +232,30 @@ void hwp_size_rings(struct hwprof_session *s)
 	budget = (uint64_t)(user_kb > 0 ? user_kb : 0) * (uint64_t)(ncpu > 0 ? ncpu : 1) * 1024;
 	if (rl.rlim_cur / 1024 > (rlim_t)(pinned_kb > 0 ? pinned_kb : 0))
 		budget += rl.rlim_cur - (uint64_t)(pinned_kb > 0 ? pinned_kb : 0) * 1024;
-	fit = budget / (uint64_t)psz / HWP_FIT_THREADS / s->nev;
-	while (p > 1 && p + 1 > fit)
+	pages = budget / (uint64_t)psz;
+	per = pages / HWP_FIT_THREADS / s->nev;		/* pages a ring may take */
+	while (p > 1 && p + 1 > per)
 		p /= 2;
+	s->fit = p;
+	if (pages > (uint64_t)HWP_FIT_THREADS * s->nev * (p + 1))
+		s->surplus = pages - (uint64_t)HWP_FIT_THREADS * s->nev * (p + 1);
 	if (p != s->pages)
 		hwp_log(HWPROF_LOG_INFO,
-			"hwprof: rings of %u data pages a thread (not %u): %llu KiB of locked memory may hold %d threads",
+			"hwprof: rings of %u data pages a thread (%u for the first ones): %llu KiB of locked memory is kept for %d threads",
 			p, s->pages, (unsigned long long)(budget / 1024), HWP_FIT_THREADS);
-	s->pages = p;
+}
+
+/* The ring size for the next thread's ring: the size asked for while the
+ * surplus lasts, else the size that fits. */
+static unsigned int ring_pages(struct hwprof_session *s)
+{
+	if (!s->fit || s->fit >= s->pages)
+		return s->pages;
+	if (s->surplus >= s->pages - s->fit) {
+		s->surplus -= s->pages - s->fit;
+		return s->pages;
+	}
+	return s->fit;
 }
 
 /* Raises the soft limit on open files to the hard one, once: a thread
@@ -236,6 +308,12 @@ const char *hwp_missed_why(int err)
  * line, a running session each as it happens. */
 static void missed(struct hwprof_session *s, pid_t tid, int err)
 {
+	pid_t *nt = realloc(s->missed_tid, (s->nmissed_tid + 1) * sizeof(*nt));
+
+	if (nt) {
+		nt[s->nmissed_tid++] = tid;
+		s->missed_tid = nt;
+	}
 	if (!s->missed++)
 		s->missed_err = err;
 	if (s->running)
@@ -250,7 +328,7 @@ static void missed(struct hwprof_session *s, pid_t tid, int err)
  * locked-memory budget refuses (EPERM), down to one page. */
 static int map_ring(struct hwprof_session *s, struct slot *sl)
 {
-	unsigned int p = s->pages;
+	unsigned int p = ring_pages(s), want = p;
 	int ret;
 
 	for (;;) {
@@ -259,8 +337,14 @@ static int map_ring(struct hwprof_session *s, struct slot *sl)
 			break;
 		p /= 2;
 	}
-	if (!ret && p < s->pages && s->mode == HWPROF_SESSION_PROCESS)
-		s->pages = p;	/* the budget is short: later threads too */
+	if (!ret && p < want && s->mode == HWPROF_SESSION_PROCESS) {
+		/* the budget is shorter than it looked (other processes of
+		 * this user hold some): later threads get this size */
+		s->fit = p;
+		s->surplus = 0;
+		if (s->pages > p)
+			s->pages = p;
+	}
 	return ret;
 }
 
@@ -362,30 +446,35 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 
 /*
  * Attaches every thread of the process not yet covered, except the drain
- * thread, enabled when the session runs (a scan from the drain thread)
- * and disabled at start (hwp_enable_all() follows). Returns 0 or the
- * first error other than a thread gone (those are counted as missed).
+ * thread, enabled; thread last (if not 0) after all the others, so that
+ * when it is the caller its own hwprof code is not sampled. Returns 0 or
+ * the first error other than a thread gone (those are counted missed).
  */
-int hwp_scan_threads(struct hwprof_session *s)
+int hwp_scan_threads(struct hwprof_session *s, pid_t last)
 {
 	DIR *d = opendir("/proc/self/task");
 	pid_t skip = hwp_drainer_tid();
 	struct dirent *de;
-	int ret = 0;
+	int ret = 0, r;
 
 	if (!d)
 		return -errno;
+	s->seen = (uint32_t)hwp_threads_now();
 	while ((de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
-		int r;
 
-		if (tid <= 0 || tid == skip || attached(s, tid))
+		if (tid <= 0 || tid == skip || tid == last || known(s, tid))
 			continue;
-		r = hwp_attach(s, tid, s->running);
+		r = hwp_attach(s, tid, 1);
 		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
 			ret = r;
 	}
 	closedir(d);
+	if (last && !attached(s, last)) {
+		r = hwp_attach(s, last, 1);
+		if (r && !ret)
+			ret = r;
+	}
 	return ret;
 }
 
@@ -484,6 +573,8 @@ static void atfork_child(void)
 	/* hwp_eng is still held: the thread that forked took it in prepare,
 	 * and that is the thread running here */
 	hwp_drainer_forget();	/* its thread did not come along */
+	if (hwp_running)	/* made before any fd is enabled */
+		hwp_drainer_start();
 	while (*pp) {
 		struct hwprof_session *s = *pp;
 		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
@@ -500,8 +591,9 @@ static void atfork_child(void)
 		s->nslot = 0;
 		s->threads = 0;
 		s->missed = 0;
+		s->nmissed_tid = 0;
 		s->delivering = 0;
-		if (keep && !hwp_attach(s, me, 0)) {
+		if (keep && !hwp_attach(s, me, 1)) {
 			s->owner = me;
 			pp = &s->next;
 			continue;
@@ -511,10 +603,7 @@ static void atfork_child(void)
 			hwp_nprocess--;
 		*pp = s->next;
 	}
-	if (hwp_running)
-		hwp_drainer_start();
-	for (struct hwprof_session *s = hwp_running; s; s = s->next)
-		hwp_slots_enable(s, me, 1);
+	hwp_drainer_stop();	/* if no session survived */
 	hwp_eng_unlock();
 }
 
