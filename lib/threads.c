@@ -88,13 +88,18 @@ static int attached(const struct hwprof_session *s, pid_t tid)
 	return 0;
 }
 
-/* Attached, or tried and counted as missed: a scan leaves it alone. */
-static int known(const struct hwprof_session *s, pid_t tid)
+static int was_missed(const struct hwprof_session *s, pid_t tid)
 {
 	for (size_t i = 0; i < s->nmissed_tid; i++)
 		if (s->missed_tid[i] == tid)
 			return 1;
-	return attached(s, tid);
+	return 0;
+}
+
+/* Attached, or tried and counted as missed: a scan leaves it alone. */
+static int known(const struct hwprof_session *s, pid_t tid)
+{
+	return was_missed(s, tid) || attached(s, tid);
 }
 
 /* The number of threads of this process (/proc/self/stat, field 20), or
@@ -500,7 +505,8 @@ static void *trampoline(void *p)
 		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
 			if (s->mode != HWPROF_SESSION_PROCESS)
 				continue;
-			if (!retire_tid(s, tid))
+			/* a scan may have tried it first (and counted it) */
+			if (!retire_tid(s, tid) && !was_missed(s, tid))
 				hwp_attach(s, tid, 1);
 		}
 		hwp_wake_drainer();
