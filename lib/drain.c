@@ -324,7 +324,7 @@ static void *drain_main(void *arg)
 			 * pthread_create@GLIBC_2.34: only when the count moved */
 			if (s->mode == HWPROF_SESSION_PROCESS &&
 			    (threads < 0 || (uint32_t)threads != s->seen))
-				hwp_scan_threads(s, 0);
+				hwp_scan_threads(s, 0, 1);
 		}
 		deliver_all();
 	}

@@ -86,7 +86,7 @@ void hwp_eng_unlock(void);
 
 /* threads.c */
 int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
-int hwp_scan_threads(struct hwprof_session *s, pid_t last);
+int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on);
 void hwp_reap(struct hwprof_session *s, int all);
 void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);

@@ -130,7 +130,9 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	return (int)s->nev++;
 }
 
-HWPROF_API int hwprof_session_start(struct hwprof_session *s)
+/* Starts s; the calling thread's own fds are enabled when self_on, else
+ * left for hwp_session_arm(). */
+static int start(struct hwprof_session *s, int self_on)
 {
 	pid_t me = hwp_gettid();
 	int ret;
@@ -158,12 +160,12 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 		goto out;
 	if (s->mode == HWPROF_SESSION_THREAD) {
 		s->owner = me;
-		ret = hwp_attach(s, s->owner, 1);
+		ret = hwp_attach(s, s->owner, self_on);
 	} else {
 		/* A thread being created now either runs (so the scan sees it)
 		 * or has not reached its trampoline, which waits for the lock
 		 * and then finds this session running. */
-		ret = hwp_scan_threads(s, me);
+		ret = hwp_scan_threads(s, me, self_on);
 		if (s->threads && s->missed)
 			hwp_log(HWPROF_LOG_WARN, "hwprof: %u of %u threads not sampled: %s",
 				s->missed, s->missed + s->threads,
@@ -187,6 +189,29 @@ HWPROF_API int hwprof_session_start(struct hwprof_session *s)
 out:
 	hwp_eng_unlock();
 	return ret;
+}
+
+HWPROF_API int hwprof_session_start(struct hwprof_session *s)
+{
+	return start(s, 1);
+}
+
+/* For an API that has work of its own to finish after starting (the
+ * classic calls, PAPI_start): the caller's fds stay off until it calls
+ * hwp_session_arm() as its last step, so none of that work is sampled. */
+int hwp_session_start_quiet(struct hwprof_session *s)
+{
+	return start(s, 0);
+}
+
+void hwp_session_arm(struct hwprof_session *s)
+{
+	pid_t me = hwp_gettid();
+
+	hwp_eng_lock();
+	if (s->running)
+		hwp_slots_enable(s, me, 1);
+	hwp_eng_unlock();
 }
 
 /* Called with hwp_eng held: disable (the calling thread's fds first, so

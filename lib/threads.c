@@ -451,11 +451,12 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 
 /*
  * Attaches every thread of the process not yet covered, except the drain
- * thread, enabled; thread last (if not 0) after all the others, so that
- * when it is the caller its own hwprof code is not sampled. Returns 0 or
+ * thread, enabled; thread last (if not 0) after all the others (enabled
+ * if last_on), so that when it is the caller its own hwprof code is not
+ * sampled. Returns 0 or
  * the first error other than a thread gone (those are counted missed).
  */
-int hwp_scan_threads(struct hwprof_session *s, pid_t last)
+int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 {
 	DIR *d = opendir("/proc/self/task");
 	pid_t skip = hwp_drainer_tid();
@@ -476,7 +477,7 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t last)
 	}
 	closedir(d);
 	if (last && !attached(s, last)) {
-		r = hwp_attach(s, last, 1);
+		r = hwp_attach(s, last, last_on);
 		if (r && !ret)
 			ret = r;
 	}

@@ -26,6 +26,9 @@ enum hwp_classic_kind {
 int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 			struct hwprof_hist *h, hwp_sink_fn sink, void *arg);
 enum hwp_classic_kind hwp_classic_kind(void);
+/* Enables the calling thread's sampling of what hwp_classic_replace()
+ * started: each call's last step, so none of its own work is sampled. */
+void hwp_classic_arm(void);
 
 extern pthread_mutex_t hwp_classic_lock;
 

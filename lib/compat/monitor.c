@@ -85,6 +85,7 @@ static int sample(void)
 	if (ret)
 		return say("cannot sample %s: %s", mon.env.event, strerror(-ret));
 	mon.sampling = 1;
+	hwp_classic_arm();
 	return 0;
 }
 

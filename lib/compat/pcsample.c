@@ -58,6 +58,8 @@ HWPROF_API long pcsample(uintptr_t samples[], long nsamples)
 	}
 	if (ret)
 		memset(&run, 0, sizeof(run));
+	else
+		hwp_classic_arm();
 	pthread_mutex_unlock(&hwp_classic_lock);
 	return ret ? hwp_fail(ret) : prev;
 }

@@ -37,6 +37,12 @@ enum hwp_classic_kind hwp_classic_kind(void)
 	return slot.kind;
 }
 
+void hwp_classic_arm(void)
+{
+	if (slot.s)
+		hwp_session_arm(slot.s);
+}
+
 int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 			struct hwprof_hist *h, hwp_sink_fn sink, void *arg)
 {
@@ -58,7 +64,7 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 			ret = 0;
 	}
 	if (!ret)
-		ret = hwprof_session_start(s);
+		ret = hwp_session_start_quiet(s);
 	if (ret) {
 		hwprof_session_free(s);
 		hwprof_hist_free(h);
@@ -154,6 +160,8 @@ HWPROF_API int profil(unsigned short *buf, size_t bufsiz, size_t offset,
 		if (!ret)
 			ret = start_hist(&o, &env);
 	}
+	if (!ret)
+		hwp_classic_arm();
 	pthread_mutex_unlock(&hwp_classic_lock);
 	return ret ? hwp_fail(ret) : 0;
 }
@@ -232,8 +240,10 @@ HWPROF_API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 		*tvp = tv;
 	}
 out:
-	pthread_mutex_unlock(&hwp_classic_lock);
 	free(p);
 	free(reg);
+	if (!ret)
+		hwp_classic_arm();	/* last: none of this call is sampled */
+	pthread_mutex_unlock(&hwp_classic_lock);
 	return ret ? hwp_fail(ret) : 0;
 }
