@@ -600,6 +600,22 @@ static int case_failed_keeps(void)
 	T_CHECK(bin_a > before, "the first profile stopped at the failed call");
 	T_EQ(bin_b, 0);
 
+	/* a bad buffer (EFAULT) and bad flags (EINVAL) leave it running too */
+	bin_a = 0;
+	T_EQ(sprofil(&a, 1, NULL, PROF_UINT), 0);
+	b.pr_base = (void *)(uintptr_t)case_failed_keeps;	/* text: read-only */
+	errno = 0;
+	T_EQ(sprofil(&b, 1, NULL, PROF_UINT), -1);
+	T_EQ(errno, EFAULT);
+	errno = 0;
+	T_EQ(sprofil(&a, 1, NULL, 0x100), -1);
+	T_EQ(errno, EINVAL);
+	before = __atomic_load_n(&bin_a, __ATOMIC_RELAXED);
+	sink = spin_hot(100000000);
+	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
+	T_CHECK(bin_a > before, "the first profile stopped at a refused call");
+	b.pr_base = &bin_b;
+
 	/* profil likewise */
 	bin_a = 0;
 	T_EQ(sprofil(&a, 1, NULL, PROF_UINT), 0);
