@@ -183,6 +183,63 @@ static int case_setuid(const char *self)
 	return t_done("setuid");
 }
 
+/* HWPROF_RECORD in a plain program: a planted link at the temporary name
+ * is not followed, and what is at the name is replaced only when it is a
+ * regular file. */
+static int record_child(void)
+{
+	sink = spin_hot(20000000);
+	return 0;
+}
+
+static int run_recorded(const char *self, const char *file, const char *plant)
+{
+	int st;
+	pid_t pid = fork();
+
+	if (!pid) {
+		char tmp[300];
+
+		if (plant) {	/* this pid's temporary name, taken first */
+			snprintf(tmp, sizeof(tmp), "%s.tmp%d", file, (int)getpid());
+			if (symlink(plant, tmp))
+				_exit(5);
+		}
+		setenv("HWPROF_RECORD", file, 1);
+		setenv("HWPROF_RECORD_EVENTS", "1", 1);
+		setenv("HWPROF_RECORD_EVENT0", "task-clock", 1);
+		execl(self, self, "record-child", (char *)NULL);
+		_exit(6);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int case_record_files(const char *self)
+{
+	char dir[64], file[128], fifo[128], victim[128], cmd[200];
+	const char *text;
+	struct stat sb;
+
+	tmpdir(dir, sizeof(dir), 0700);
+	snprintf(file, sizeof(file), "%s/data", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(victim, sizeof(victim), "%s/victim", dir);
+	if (close(open(victim, O_CREAT | O_WRONLY, 0600)) || mkfifo(fifo, 0600))
+		return T_ERROR;
+	T_EQ(run_recorded(self, file, victim), 0);
+	T_CHECK(!stat(victim, &sb) && sb.st_size == 0, "written through the planted link");
+	text = slurp(file, NULL);
+	T_CHECK(text && !strncmp(text, "hwprof-data 1\n", 14), "no data file at %s", file);
+	/* a FIFO at the name stays a FIFO; nothing waits for a reader */
+	T_EQ(run_recorded(self, fifo, NULL), 0);
+	T_CHECK(!lstat(fifo, &sb) && S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+	snprintf(cmd, sizeof(cmd), "ls -la '%s'; rm -rf '%s'", dir, dir);
+	T_EQ(system(cmd), 0);
+	return t_done("record-files");
+}
+
 /* ------------------------------------------------------------------ */
 /* 6: bad buffers are EFAULT, never SIGSEGV or a crash in the drain     */
 
@@ -639,14 +696,16 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(c, "setuid-child"))
 		return setuid_child();
-	if (!strcmp(c, "setuid")) {
+	if (!strcmp(c, "record-child"))
+		return record_child();
+	if (!strcmp(c, "setuid") || !strcmp(c, "record-files")) {
 		char self[PATH_MAX];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (n <= 0)
 			return T_ERROR;
 		self[n] = 0;
-		return case_setuid(self);
+		return c[0] == 's' ? case_setuid(self) : case_record_files(self);
 	}
 	if (!strcmp(c, "sprofil-unmapped"))
 		return case_sprofil_unmapped();
