@@ -16,7 +16,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/profil.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -243,6 +249,8 @@ static int case_record_files(const char *self)
 /* ------------------------------------------------------------------ */
 /* 6: bad buffers are EFAULT, never SIGSEGV or a crash in the drain     */
 
+static int opts_edge(void);
+
 static int sprofil_edge(void)
 {
 	struct prof *pr = (struct prof *)(void *)(edge() - sizeof(struct prof));
@@ -256,6 +264,50 @@ static int sprofil_edge(void)
 	ret = sprofil(pr, 2, NULL, PROF_UINT);
 	printf("sprofil(array into an unmapped page): %d %s\n", ret, strerror(errno));
 	return ret == -1 && errno == EFAULT ? 0 : 1;
+}
+
+/* Where process_vm_readv() is refused (Docker's default seccomp profile
+ * without CAP_SYS_PTRACE), the maps decide: a filter in the test makes it
+ * fail with EPERM. */
+static int no_vm_readv(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_process_vm_readv, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	static uint32_t buf[64];
+	struct prof good = { .pr_base = buf, .pr_size = sizeof(buf),
+			     .pr_off = 0x1000, .pr_scale = 0x10000 };
+	struct iovec l = { .iov_base = buf, .iov_len = 4 }, r = l;
+	int bad = 0;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return 2;
+	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != -1 || errno != EPERM)
+		return 3;	/* the filter is not in force */
+	bad += sprofil_edge();
+	if (sprofil(&good, 1, NULL, PROF_UINT)) {
+		printf("FAIL: sprofil of a good array: %s\n", strerror(errno));
+		bad++;
+	}
+	sprofil(NULL, 0, NULL, 0);
+	bad += opts_edge();
+	return bad ? 1 : 0;
+}
+
+static int case_no_vm_readv(void)
+{
+	int st;
+
+	setenv("HWPROF_EVENT", "task-clock", 1);
+	st = in_child(no_vm_readv, 30);
+	T_CHECK(st == 0, "without process_vm_readv: status %d (%s)", st,
+		st == 128 + SIGSEGV ? "SIGSEGV" : st == 2 || st == 3 ? "no filter" : "failures above");
+	return t_done("no-vm-readv");
 }
 
 static int case_sprofil_unmapped(void)
@@ -709,6 +761,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(c, "sprofil-unmapped"))
 		return case_sprofil_unmapped();
+	if (!strcmp(c, "no-vm-readv"))
+		return case_no_vm_readv();
 	if (!strcmp(c, "hist-readonly"))
 		return case_hist_readonly();
 	if (!strcmp(c, "pcsample-overflow"))

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: hwp_event_resolve() (lib/event.c) on arbitrary event
  * names: it must return 0 or a negative errno, never crash, and leave a

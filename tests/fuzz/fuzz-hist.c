@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: a region table built from the input goes through
  * hwprof_hist_check(), hwprof_hist_new() and hwprof_hist_fold() with pcs

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: MIT
+/* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: hwp_ring_read_ips() (lib/ring.c) on a fake
  * perf_event_mmap_page whose data area, head and tail come from the input,
