@@ -6,6 +6,7 @@
  * name is parsed: no perf event is opened.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,8 +35,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (why && !memchr(why, 0, len) && ret)
 		abort();	/* a reason that is not a string */
-	if (!ret && ev.attr.size != sizeof(ev.attr))
+	if (!ret && ev.attr.size != sizeof(ev.attr)) {
+		/* the kernel would read only attr.size bytes of the attr */
+		fprintf(stderr, "%s: attr.size %u, not %zu\n", name, ev.attr.size,
+			sizeof(ev.attr));
 		abort();
+	}
 	free(why);
 	free(name);
 	return 0;
