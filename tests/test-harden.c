@@ -768,6 +768,17 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (!strcmp(c, "setuid-child"))
 		return setuid_child();
+	/* the classic calls under test need the default event; period
+	 * probes page-faults */
+	if (strcmp(c, "hist-readonly") && strcmp(c, "opts-size") &&
+	    strcmp(c, "record-child")) {
+		int t = strcmp(c, "period") ?
+			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock") :
+			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+
+		if (t != T_PASS)
+			return t;
+	}
 	if (!strcmp(c, "record-child"))
 		return record_child();
 	if (!strcmp(c, "setuid") || !strcmp(c, "record-files")) {
