@@ -550,6 +550,17 @@ static long mo_arr_apart(void)
 	return mo_arr(p, 3);
 }
 
+static long mo_arr_wild(void)	/* pointers and sizes that overflow */
+{
+	struct aix_prof p[3] = {
+		{ (caddr_t_)0x1000, (caddr_t_)0x2000,
+		  (unsigned short *)(uintptr_t)(UINTPTR_MAX - 64), INT_MAX, 0 },
+		{ (caddr_t_)0x3000, (caddr_t_)0x4000, hc, INT_MIN, 0 },
+		{ 0 } };
+
+	return mo_arr(p, 3);
+}
+
 static long mo_finish_none(void) { return monitor((caddr_t_)0); }
 static long mc_none(void) { return moncontrol(1); }
 static long ms_inverted(void) { return monstartup((caddr_t_)0x2000, (caddr_t_)0x1000); }
@@ -699,6 +710,7 @@ static const struct row rows[] = {
 	{ "monitor", "prof array with no end before an unmapped page", mo_arr_noend, -1, NONE },
 	{ "monitor", "prof array not ascending", mo_arr_order, -1, NONE },
 	{ "monitor", "prof array buffers not contiguous", mo_arr_apart, -1, NONE },
+	{ "monitor", "prof array with wrapping buffer pointers and sizes", mo_arr_wild, -1, NONE },
 	{ "monitor", "monitor(0) with nothing set up", mo_finish_none, -1, NONE },
 	{ "moncontrol", "nothing set up", mc_none, -1, NONE },
 	{ "monstartup", "highpc below lowpc", ms_inverted, -1, NONE },

@@ -215,7 +215,9 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 				return say("range %zu: p_high is not above p_low", n);
 			if (n && pr[n].p_low < pr[n - 1].p_high)
 				return say("range %zu: ranges must ascend and not overlap", n);
-			if (n && pr[n].p_buff != pr[n - 1].p_buff + pr[n - 1].p_bufsize)
+			/* in integers: the caller's pointers may be anything */
+			if (n && (uintptr_t)pr[n].p_buff != (uintptr_t)pr[n - 1].p_buff +
+			    (uintptr_t)(intptr_t)pr[n - 1].p_bufsize * HIST_COUNTER_SIZE)
 				return say("range %zu: the buffers must form one contiguous area", n);
 		}
 		if (n == MAX_RANGES)
