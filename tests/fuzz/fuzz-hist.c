@@ -4,12 +4,15 @@
  * hwprof_hist_check(), hwprof_hist_new() and hwprof_hist_fold() with pcs
  * from the input. Each region's buffer is allocated to its exact size, so
  * AddressSanitizer reports any write outside it; check and new must agree,
- * and hwprof_hist_locate() must name a bucket inside its region.
+ * and hwprof_hist_locate() must name a bucket inside its region. Some
+ * regions point into read-only memory: hwprof_hist_new() must refuse
+ * them (-EFAULT), or the fold would crash.
  */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "hwprof.h"
 
@@ -48,6 +51,19 @@ static uint32_t pick_scale(struct in *in)
 	return (uint32_t)take(in, 4);
 }
 
+/* 64 KiB of read-only memory, mapped once: as large as any region here. */
+static void *ro_page(void)
+{
+	static void *p;
+
+	if (!p) {
+		p = mmap(NULL, 1 << 16, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED)
+			abort();
+	}
+	return p;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -60,7 +76,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t npc = 0, where = 0, region;
 	uint64_t bucket;
 	uint32_t lcg = HWPROF_LCG_SEED;
-	int fault, ret, weighted;
+	int fault, ret, weighted, any_ro = 0;
+	unsigned char ro[MAXREG] = { 0 };
 
 	memset(reg, 0, sizeof(reg));
 	o.index = (unsigned int)take(&in, 1) % 4;	/* 0 is invalid */
@@ -82,9 +99,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((shape & 0x40) && i)	/* an overflow bin */
 			reg[i].offset = 0;
 		reg[i].scale = shape & 0x40 ? 2 : pick_scale(&in);
-		/* exact allocation; shape bit 0x20 leaves base NULL */
-		if (!(shape & 0x20) && sz)
+		/* exact allocation; shape bit 0x20 leaves base NULL, 0x08
+		 * points it into read-only memory */
+		if ((shape & 0x08) && !(shape & 0x20)) {
+			reg[i].base = ro_page();
+			ro[i] = 1;
+		} else if (!(shape & 0x20) && sz) {
 			reg[i].base = calloc(1, sz);
+		}
 		if (shape & 0x10 && sz)	/* a size that wraps the address space */
 			reg[i].size = SIZE_MAX - 3;
 	}
@@ -109,8 +131,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    !((o.flags & HWPROF_HIST_SKIP_OFF) && reg[i].scale < 2))
 			abort();
 	ret = hwprof_hist_new(&o, &h);
-	if ((fault == HWPROF_HIST_OK) != (ret == 0) && ret != -ENOMEM)
+	for (size_t i = 0; i < o.nregions; i++)
+		any_ro |= ro[i];
+	if (ret == -EFAULT && (fault != HWPROF_HIST_OK || !any_ro))
+		abort();	/* EFAULT for writable buffers, or before the rules */
+	if ((fault == HWPROF_HIST_OK) != (ret == 0) && ret != -ENOMEM && ret != -EFAULT)
 		abort();	/* check and new disagree */
+	/* a read-only buffer that new accepted would crash the fold below */
 	if (!ret) {
 		struct hwprof_hist_stats st = { .sz = sizeof(st) };
 
@@ -131,6 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hwprof_hist_free(h);
 	}
 	for (size_t i = 0; i < o.nregions; i++)
-		free(reg[i].base);
+		if (!ro[i])
+			free(reg[i].base);
 	return 0;
 }
