@@ -35,7 +35,7 @@ static void complain(const char *msg)
  * A period: decimal digits (a leading 0 is not octal), or 0x and hex
  * digits; nothing else, no sign, no space. 0, or -EINVAL.
  */
-static int parse_period(const char *s, uint64_t *v)
+int hwp_parse_period(const char *s, uint64_t *v)
 {
 	int base = 10;
 	char *end;
@@ -85,7 +85,7 @@ int hwp_env_get(struct hwp_env *env)
 		return -EINVAL;
 	env->clock = e.kind == HWP_EV_CLOCK;
 	if (per && *per) {
-		if (parse_period(per, &env->period)) {
+		if (hwp_parse_period(per, &env->period)) {
 			snprintf(msg, sizeof(msg),
 				 "hwprof: HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1, decimal or 0x hex",
 				 per, env->event);

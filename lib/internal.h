@@ -129,6 +129,8 @@ struct hwp_env {
 	int clock;		/* the period is time */
 };
 int hwp_env_get(struct hwp_env *env);
+/* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
+int hwp_parse_period(const char *s, uint64_t *v);
 int hwp_user_writable(const void *p, size_t len);
 int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 

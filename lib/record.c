@@ -215,14 +215,22 @@ __attribute__((constructor)) static void record_init(void)
 	}
 	for (int e = 0; e < nev; e++) {
 		const char *name, *per;
+		uint64_t period = 0;
 
 		snprintf(key, sizeof(key), "HWPROF_RECORD_EVENT%d", e);
 		name = secure_getenv(key);
 		snprintf(key, sizeof(key), "HWPROF_RECORD_PERIOD%d", e);
 		per = secure_getenv(key);
 		names[e] = strdup(name ? name : "task-clock");
-		if (!names[e] || hwprof_session_add(rec, names[e],
-						    per ? strtoull(per, NULL, 0) : 0, NULL) < 0) {
+		/* 0 or unset: the event's default; else as HWPROF_PERIOD */
+		if (per && strcmp(per, "0") && hwp_parse_period(per, &period)) {
+			fprintf(stderr, "hwprof: cannot record: HWPROF_RECORD_PERIOD%d=%s is not a period\n",
+				e, per);
+			hwprof_session_free(rec);
+			rec = NULL;
+			return;
+		}
+		if (!names[e] || hwprof_session_add(rec, names[e], period, NULL) < 0) {
 			hwprof_session_free(rec);
 			rec = NULL;
 			return;

@@ -203,7 +203,8 @@ static int record_child(void)
 	return 0;
 }
 
-static int run_recorded(const char *self, const char *file, const char *plant)
+static int run_recorded(const char *self, const char *file, const char *plant,
+			const char *event, const char *period)
 {
 	int st;
 	pid_t pid = fork();
@@ -218,7 +219,9 @@ static int run_recorded(const char *self, const char *file, const char *plant)
 		}
 		setenv("HWPROF_RECORD", file, 1);
 		setenv("HWPROF_RECORD_EVENTS", "1", 1);
-		setenv("HWPROF_RECORD_EVENT0", "task-clock", 1);
+		setenv("HWPROF_RECORD_EVENT0", event, 1);
+		if (period)
+			setenv("HWPROF_RECORD_PERIOD0", period, 1);
 		execl(self, self, "record-child", (char *)NULL);
 		_exit(6);
 	}
@@ -239,13 +242,18 @@ static int case_record_files(const char *self)
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	if (close(open(victim, O_CREAT | O_WRONLY, 0600)) || mkfifo(fifo, 0600))
 		return T_ERROR;
-	T_EQ(run_recorded(self, file, victim), 0);
+	T_EQ(run_recorded(self, file, victim, "task-clock", NULL), 0);
 	T_CHECK(!stat(victim, &sb) && sb.st_size == 0, "written through the planted link");
 	text = slurp(file, NULL);
 	T_CHECK(text && !strncmp(text, "hwprof-data 1\n", 14), "no data file at %s", file);
 	/* a FIFO at the name stays a FIFO; nothing waits for a reader */
-	T_EQ(run_recorded(self, fifo, NULL), 0);
+	T_EQ(run_recorded(self, fifo, NULL, "task-clock", NULL), 0);
 	T_CHECK(!lstat(fifo, &sb) && S_ISFIFO(sb.st_mode), "the FIFO was replaced");
+	/* HWPROF_RECORD_PERIOD0=010 is ten, as HWPROF_PERIOD */
+	T_EQ(run_recorded(self, file, NULL, "page-faults", "010"), 0);
+	text = slurp(file, NULL);
+	T_CHECK(text && strstr(text, "\nevent 0 10 "), "period 010 not read as 10:\n%s",
+		text ? text : "(no file)");
 	snprintf(cmd, sizeof(cmd), "ls -la '%s'; rm -rf '%s'", dir, dir);
 	T_EQ(system(cmd), 0);
 	return t_done("record-files");
