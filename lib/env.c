@@ -6,6 +6,7 @@
  * once, with the reason, because these calls have no other way to say it.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -31,12 +32,39 @@ static void complain(const char *msg)
 }
 
 /*
+ * A period: decimal digits (a leading 0 is not octal), or 0x and hex
+ * digits; nothing else, no sign, no space. 0, or -EINVAL.
+ */
+int hwp_parse_period(const char *s, uint64_t *v)
+{
+	int base = 10;
+	char *end;
+
+	if ((s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))) {
+		base = 16;
+		s += 2;
+		if (!isxdigit((unsigned char)*s))
+			return -EINVAL;
+	} else if (!isdigit((unsigned char)*s)) {
+		return -EINVAL;
+	}
+	errno = 0;
+	*v = strtoull(s, &end, base);
+	if (errno || *end || !*v || *v > INT64_MAX)
+		return -EINVAL;
+	return 0;
+}
+
+/*
  * Reads both variables; the event must resolve and be something this
  * thread can sample. Returns 0, or -EINVAL after one line on stderr.
+ * Like every HWPROF_* variable they are read with secure_getenv(): a
+ * set-user-ID or set-group-ID program sees none (hwprof(7)).
  */
 int hwp_env_get(struct hwp_env *env)
 {
-	const char *ev = getenv("HWPROF_EVENT"), *per = getenv("HWPROF_PERIOD");
+	const char *ev = secure_getenv("HWPROF_EVENT");
+	const char *per = secure_getenv("HWPROF_PERIOD");
 	char why[256], msg[512];
 	struct hwp_event e;
 	int ret;
@@ -58,14 +86,9 @@ int hwp_env_get(struct hwp_env *env)
 	e = env->ev;
 	env->clock = e.kind == HWP_EV_CLOCK;
 	if (per && *per) {
-		char *end;
-
-		errno = 0;
-		env->period = strtoull(per, &end, 0);
-		if (errno || *end || *per == '-' || !env->period ||
-		    env->period > INT64_MAX) {
+		if (hwp_parse_period(per, &env->period)) {
 			snprintf(msg, sizeof(msg),
-				 "hwprof: HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1",
+				 "hwprof: HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1, decimal or 0x hex",
 				 per, env->event);
 			complain(msg);
 			return -EINVAL;
@@ -81,14 +104,16 @@ int hwp_env_get(struct hwp_env *env)
 	return 0;
 }
 
-/* The writable mappings of this process, merged and sorted. */
+/* The readable or writable mappings of this process, merged and sorted. */
 struct wmaps {
 	uint64_t (*r)[2];
 	size_t n;
 };
 
-static int wmaps_load(struct wmaps *w)
+/* perm: 1 for readable, 2 for writable */
+static int wmaps_load(struct wmaps *w, int mode)
 {
+	int want = mode == 2;
 	char line[512];
 	size_t cap = 0;
 	FILE *f;
@@ -102,7 +127,8 @@ static int wmaps_load(struct wmaps *w)
 		unsigned long a, b;
 		char perm[5];
 
-		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3 || perm[1] != 'w')
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3 ||
+		    perm[want] != "rw"[want])
 			continue;
 		if (w->n && w->r[w->n - 1][1] == a) {	/* adjacent: merge */
 			w->r[w->n - 1][1] = b;
@@ -154,7 +180,7 @@ int hwp_user_writable_all(void *const *p, const size_t *len, size_t n)
 	for (size_t i = 0; i < n; i++)
 		if (!p[i] && len[i])
 			return 0;
-	if (wmaps_load(&w))
+	if (wmaps_load(&w, 2))
 		return 1;	/* cannot tell: let it be */
 	for (size_t i = 0; ok && i < n; i++)
 		ok = !len[i] || wmaps_holds(&w, (uintptr_t)p[i], len[i]);
@@ -171,20 +197,36 @@ int hwp_user_writable(const void *p, size_t len)
 	return hwp_user_writable_all(&q, &len, 1);
 }
 
-/* Copies from a caller's pointer that may be bad: 0, or -EFAULT. */
+/*
+ * Copies from a caller's pointer that may be bad: 0, or -EFAULT when any
+ * byte of [src, src + len) is not readable. process_vm_readv() does the
+ * copy, stopping at the first bad page (a short count); where it is not
+ * allowed (seccomp, a kernel without it) the maps decide first.
+ */
 int hwp_user_read(void *dst, const void *src, size_t len)
 {
 	struct iovec l = { .iov_base = dst, .iov_len = len };
 	struct iovec r = { .iov_base = (void *)(uintptr_t)src, .iov_len = len };
+	struct wmaps w;
+	ssize_t got;
+	int ok;
 
 	if (!len)
 		return 0;
-	if (!src)
+	if (!src || (uintptr_t)src + len < (uintptr_t)src)
 		return -EFAULT;
-	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) == (ssize_t)len)
+	errno = 0;
+	got = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (got == (ssize_t)len)
 		return 0;
-	if (errno == EFAULT)
+	if (got >= 0 || errno == EFAULT)
+		return -EFAULT;	/* short: the rest is not mapped */
+	if (wmaps_load(&w, 1))
+		return -EFAULT;	/* cannot tell: do not touch it */
+	ok = wmaps_holds(&w, (uintptr_t)src, len);
+	free(w.r);
+	if (!ok)
 		return -EFAULT;
-	memcpy(dst, src, len);	/* the call is not allowed here: trust it */
+	memcpy(dst, src, len);
 	return 0;
 }

@@ -451,6 +451,41 @@ HWPROF_API const char *hwprof_hist_strfault(int fault)
 	return msg[fault];
 }
 
+/*
+ * Every buffer the fold will write must be writable memory of this
+ * process, or the fold (often on the drain thread) would crash far from
+ * the call that handed it over: -EFAULT, as profil(3) and sprofil(3) say
+ * for the same buffer. The maps are read once for the lot.
+ */
+static int buffers_writable(const struct hwprof_hist *h)
+{
+	void **base;
+	size_t *len, n = 0;
+	int ok;
+
+	if (!h->nreg && !h->has_bin)
+		return 0;
+	base = malloc((h->nreg + 1) * sizeof(*base));
+	len = malloc((h->nreg + 1) * sizeof(*len));
+	if (!base || !len) {
+		free(base);
+		free(len);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < h->nreg; i++) {
+		base[n] = h->reg[i].base;
+		len[n++] = (size_t)h->reg[i].nbuckets << h->reg[i].wshift;
+	}
+	if (h->has_bin && h->bin.nbuckets) {
+		base[n] = h->bin.base;
+		len[n++] = (size_t)1 << h->bin.wshift;	/* its first bucket */
+	}
+	ok = hwp_user_writable_all(base, len, n);
+	free(base);
+	free(len);
+	return ok ? 0 : -EFAULT;
+}
+
 HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
 			       struct hwprof_hist **out)
 {
@@ -470,6 +505,11 @@ HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
 		if (ret < 0)
 			return ret;
 		return ret == HWPROF_HIST_ETOOMANY ? -E2BIG : -EINVAL;
+	}
+	ret = buffers_writable(h);
+	if (ret) {
+		hwprof_hist_free(h);
+		return ret;
 	}
 	h->index = o.index;
 	h->fold = o.fold;

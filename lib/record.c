@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -91,13 +92,21 @@ static void cmdline(FILE *f)
 
 static int write_data(const char *file)
 {
+	struct stat sb;
 	char tmp[4200];
 	FILE *f;
 	int fd;
 
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp%d", file, (int)getpid()) >= (int)sizeof(tmp))
 		return -ENAMETOOLONG;
-	fd = open(tmp, O_CREAT | O_TRUNC | O_WRONLY | O_CLOEXEC, 0644);
+	/* what is at FILE is replaced only when it is a regular file */
+	if (!lstat(file, &sb) && !S_ISREG(sb.st_mode))
+		return -EEXIST;
+	/* a new file of ours: nothing that was there (a link planted at the
+	 * temporary name) is followed or written through */
+	fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == EEXIST && !unlink(tmp))
+		fd = open(tmp, O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -errno;
 	f = fdopen(fd, "w");
@@ -164,7 +173,9 @@ static void finish(void)
 		file = buf;
 	}
 	ret = write_data(file);
-	if (ret)
+	if (ret == -EEXIST)
+		fprintf(stderr, "hwprof: %s: not a regular file: not replaced\n", file);
+	else if (ret)
 		fprintf(stderr, "hwprof: %s: %s\n", file, strerror(-ret));
 	hwprof_session_free(rec);
 	rec = NULL;
@@ -185,8 +196,10 @@ static void log_stderr(int level, const char *msg, void *arg)
 __attribute__((constructor)) static void record_init(void)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
-	const char *f = getenv("HWPROF_RECORD"), *pid = getenv("HWPROF_RECORD_PID");
-	const char *n = getenv("HWPROF_RECORD_EVENTS");
+	/* secure_getenv: a set-user-ID program records nothing (hwprof(7)) */
+	const char *f = secure_getenv("HWPROF_RECORD");
+	const char *pid = secure_getenv("HWPROF_RECORD_PID");
+	const char *n = secure_getenv("HWPROF_RECORD_EVENTS");
 	char key[64];
 
 	if (!f || !*f || !n)
@@ -202,14 +215,22 @@ __attribute__((constructor)) static void record_init(void)
 	}
 	for (int e = 0; e < nev; e++) {
 		const char *name, *per;
+		uint64_t period = 0;
 
 		snprintf(key, sizeof(key), "HWPROF_RECORD_EVENT%d", e);
-		name = getenv(key);
+		name = secure_getenv(key);
 		snprintf(key, sizeof(key), "HWPROF_RECORD_PERIOD%d", e);
-		per = getenv(key);
+		per = secure_getenv(key);
 		names[e] = strdup(name ? name : "task-clock");
-		if (!names[e] || hwprof_session_add(rec, names[e],
-						    per ? strtoull(per, NULL, 0) : 0, NULL) < 0) {
+		/* 0 or unset: the event's default; else as HWPROF_PERIOD */
+		if (per && strcmp(per, "0") && hwp_parse_period(per, &period)) {
+			fprintf(stderr, "hwprof: cannot record: HWPROF_RECORD_PERIOD%d=%s is not a period\n",
+				e, per);
+			hwprof_session_free(rec);
+			rec = NULL;
+			return;
+		}
+		if (!names[e] || hwprof_session_add(rec, names[e], period, NULL) < 0) {
 			hwprof_session_free(rec);
 			rec = NULL;
 			return;

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "gmon.h"
@@ -72,6 +74,38 @@ static int put(FILE *f, const void *p, size_t n)
 	return fwrite(p, 1, n, f) == n ? 0 : -EIO;
 }
 
+/*
+ * Opens the data file as glibc's gmon does (O_NOFOLLOW, mode 0666 less the
+ * umask), and more carefully: O_NONBLOCK, so that a FIFO without a reader
+ * cannot hold the program at exit; O_TRUNC only once fstat() says it is a
+ * regular file, so that nothing else is touched; and in a set-user-ID or
+ * set-group-ID program (AT_SECURE) O_EXCL, so that the program's
+ * privilege never replaces a file that is already there.
+ */
+static int gmon_open(const char *path, int *out)
+{
+	int flags = O_CREAT | O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
+	struct stat st;
+	int fd, ret;
+
+	if (getauxval(AT_SECURE))
+		flags |= O_EXCL;
+	fd = open(path, flags, 0666);
+	if (fd < 0)	/* ENXIO: a FIFO without a reader */
+		return errno == ENXIO ? HWP_GMON_NOTREG : -errno;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return HWP_GMON_NOTREG;
+	}
+	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0)) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	*out = fd;
+	return 0;
+}
+
 int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 		   size_t nr, uint32_t bytes_per_bin, const struct hwp_env *env,
 		   size_t *written)
@@ -81,7 +115,7 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 	struct main_obj m = { 0 };
 	int32_t version = 1, rate = 1;
 	char abbrev = '#';
-	int fd, ret = 0;
+	int fd = -1, ret = 0;
 	FILE *f;
 
 	*written = 0;
@@ -98,9 +132,9 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 	} else {
 		strcpy(dimen, "samples");
 	}
-	fd = open(path, O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0)
-		return -errno;
+	ret = gmon_open(path, &fd);
+	if (ret)
+		return ret;
 	f = fdopen(fd, "w");
 	if (!f) {
 		ret = -errno;

@@ -19,6 +19,10 @@
 #include "gmon.h"
 
 #define MAX_RANGES	1024
+#define MAX_BIN_BYTES	0x10000u	/* widest bin: 64 KiB of text */
+/* monstartup's buffer: one counter per 4 bytes of text, at most this
+ * many per range (32 MiB); wider ranges get wider bins */
+#define MAX_START_COUNTERS	(1u << 24)
 
 HWPROF_API struct monglobal _mondata;
 
@@ -105,16 +109,34 @@ static void halt(void)
 	}
 }
 
+/*
+ * The data file: HWPROF_GMON_OUT with every %p replaced by the pid, or
+ * gmon.out. Read with secure_getenv(): a set-user-ID program writes
+ * gmon.out in its working directory, as glibc's gmon does. NULL when the
+ * name does not fit.
+ */
 static const char *out_path(char *buf, size_t len)
 {
-	const char *p = getenv("HWPROF_GMON_OUT"), *pct;
+	const char *p = secure_getenv("HWPROF_GMON_OUT");
+	size_t at = 0;
+	int n;
 
 	if (!p || !*p)
 		return "gmon.out";
-	pct = strstr(p, "%p");
-	if (!pct)
-		return p;
-	snprintf(buf, len, "%.*s%d%s", (int)(pct - p), p, (int)getpid(), pct + 2);
+	while (*p && at < len) {
+		if (p[0] == '%' && p[1] == 'p') {
+			n = snprintf(buf + at, len - at, "%d", (int)getpid());
+			if (n < 0)
+				return NULL;
+			at += (size_t)n;
+			p += 2;
+		} else {
+			buf[at++] = *p++;
+		}
+	}
+	if (at >= len)
+		return NULL;
+	buf[at] = 0;
 	return buf;
 }
 
@@ -136,8 +158,14 @@ static int finish(void)
 			.counts = mon.r[i].counts,
 		};
 	path = out_path(buf, sizeof(buf));
+	if (!path) {
+		forget();
+		return say("HWPROF_GMON_OUT: the file name is too long");
+	}
 	ret = hwp_gmon_write(path, g, mon.nr, mon.bytes, &mon.env, &written);
 	forget();
+	if (ret == HWP_GMON_NOTREG)
+		return say("%s: not a regular file: not written", path);
 	if (ret)
 		return say("%s: %s", path, strerror(-ret));
 	if (!written)
@@ -151,7 +179,7 @@ static uint32_t bin_bytes(uint64_t range, size_t counters)
 {
 	uint32_t b = 2;
 
-	while (b < 0x10000 && (uint64_t)b * counters < range)
+	while (b < MAX_BIN_BYTES && (uint64_t)b * counters < range)
 		b <<= 1;
 	return b;
 }
@@ -159,7 +187,7 @@ static uint32_t bin_bytes(uint64_t range, size_t counters)
 static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 		 int nfunc)
 {
-	const struct prof *pr = (const struct prof *)buffer;
+	static struct prof pr[MAX_RANGES];	/* under hwp_classic_lock */
 	size_t reserve, n = 0;
 	int type = _mondata.prof_type;
 
@@ -177,12 +205,20 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 	if (bufsize == -1) {
 		if (!buffer)
 			return say("no prof array");
-		for (n = 0; n < MAX_RANGES && pr[n].p_high; n++) {
+		/* the caller's array, one entry at a time, up to p_high 0 */
+		for (n = 0; n < MAX_RANGES; n++) {
+			if (hwp_user_read(&pr[n], (const struct prof *)(void *)buffer + n,
+					  sizeof(pr[n])))
+				return say("prof array entry %zu is not readable memory", n);
+			if (!pr[n].p_high)
+				break;
 			if (pr[n].p_high <= pr[n].p_low)
 				return say("range %zu: p_high is not above p_low", n);
 			if (n && pr[n].p_low < pr[n - 1].p_high)
 				return say("range %zu: ranges must ascend and not overlap", n);
-			if (n && pr[n].p_buff != pr[n - 1].p_buff + pr[n - 1].p_bufsize)
+			/* in integers: the caller's pointers may be anything */
+			if (n && (uintptr_t)pr[n].p_buff != (uintptr_t)pr[n - 1].p_buff +
+			    (uintptr_t)(intptr_t)pr[n - 1].p_bufsize * HIST_COUNTER_SIZE)
 				return say("range %zu: the buffers must form one contiguous area", n);
 		}
 		if (n == MAX_RANGES)
@@ -210,6 +246,7 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 		HISTCOUNTER *b = bufsize == -1 ? pr[i].p_buff : buffer;
 		long size = bufsize == -1 ? pr[i].p_bufsize : bufsize;
 		long skip = i ? 0 : (long)reserve;
+		uint64_t range;
 
 		if (size - skip <= 0) {
 			forget();
@@ -219,6 +256,12 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 		if (!hwp_user_writable(b, (size_t)size * HIST_COUNTER_SIZE)) {
 			forget();
 			return say("range %zu: buffer is not writable", i);
+		}
+		range = (uint64_t)(uintptr_t)hi - (uint64_t)(uintptr_t)lo;
+		if (range / MAX_BIN_BYTES >= (uint64_t)(size - skip)) {
+			forget();
+			return say("range %zu: %#llx bytes of text is too large for %ld counters (%u bytes of text per counter at most)",
+				   i, (unsigned long long)range, size - skip, MAX_BIN_BYTES);
 		}
 		m->lo = (uint64_t)(uintptr_t)lo;
 		m->hi = (uint64_t)(uintptr_t)hi;
@@ -317,9 +360,15 @@ HWPROF_API int monstartup(caddr_t lowpc, caddr_t highpc)
 					 .p_high = (caddr_t)(uintptr_t)hi };
 	} else if (lowpc == (caddr_t)-1) {
 		const caddr_t (*frag)[2] = (const caddr_t (*)[2])(void *)highpc;
+		caddr_t pair[2];
 
-		for (; n < MAX_RANGES - 1 && frag[n][1]; n++)
-			pr[n] = (struct prof){ .p_low = frag[n][0], .p_high = frag[n][1] };
+		for (; n < MAX_RANGES - 1; n++) {
+			if (hwp_user_read(pair, frag[n], sizeof(pair)))
+				return say("monstartup: pair %zu of the array is not readable memory", n);
+			if (!pair[1])
+				break;
+			pr[n] = (struct prof){ .p_low = pair[0], .p_high = pair[1] };
+		}
 	} else {
 		if (highpc <= lowpc)
 			return say("monstartup: highpc is not above lowpc");
@@ -330,7 +379,18 @@ HWPROF_API int monstartup(caddr_t lowpc, caddr_t highpc)
 	for (size_t i = 0; i < n; i++) {
 		if (pr[i].p_high <= pr[i].p_low)
 			return say("monstartup: range %zu is empty", i);
-		pr[i].p_bufsize = (int)NUM_HIST_COUNTERS(pr[i].p_high - pr[i].p_low);
+		uint64_t range = (uint64_t)(uintptr_t)pr[i].p_high -
+				 (uint64_t)(uintptr_t)pr[i].p_low;
+		uint64_t want = NUM_HIST_COUNTERS(range);
+
+		if (want > MAX_START_COUNTERS)
+			want = MAX_START_COUNTERS;
+		if (range / MAX_BIN_BYTES >= want)
+			return say("monstartup: range %zu: %#llx bytes of text is too large (at most %#llx: %u counters of %u bytes)",
+				   i, (unsigned long long)range,
+				   (unsigned long long)MAX_START_COUNTERS * MAX_BIN_BYTES,
+				   MAX_START_COUNTERS, MAX_BIN_BYTES);
+		pr[i].p_bufsize = (int)want;
 		total += (size_t)pr[i].p_bufsize;
 	}
 	buf = calloc(total, HIST_COUNTER_SIZE);

@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "hwprof/pcsample.h"
@@ -36,7 +37,10 @@ HWPROF_API long pcsample(uintptr_t samples[], long nsamples)
 
 	if (nsamples < 0)
 		return hwp_fail(-EINVAL);
-	if (nsamples && !hwp_user_writable(samples, (size_t)nsamples * sizeof(*samples)))
+	/* an array that would pass the end of the address space is not
+	 * there: checked before the multiplication can wrap */
+	if ((unsigned long)nsamples > SIZE_MAX / sizeof(*samples) ||
+	    (nsamples && !hwp_user_writable(samples, (size_t)nsamples * sizeof(*samples))))
 		return hwp_fail(-EFAULT);
 	pthread_mutex_lock(&hwp_classic_lock);
 	/* stopping drains the last samples into the previous array */
