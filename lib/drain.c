@@ -293,10 +293,14 @@ static void *drain_main(void *arg)
 		n = 0;
 		if (cap) {
 			pf[n++] = (struct pollfd){ .fd = d->wake, .events = POLLIN };
+			/* NO_WAKEUP rings are watched for hang-ups only: the
+			 * kernel wakes a full ring's reader all the same */
 			for (struct hwprof_session *s = hwp_running; s; s = s->next)
 				for (size_t i = 0; i < s->nslot && n < cap; i++)
 					pf[n++] = (struct pollfd){
-						.fd = s->slot[i].fd, .events = POLLIN };
+						.fd = s->slot[i].fd,
+						.events = s->flags & HWPROF_SESSION_NO_WAKEUP ?
+							  0 : POLLIN };
 		}
 		ms = drain_period();
 		hwp_eng_unlock();
