@@ -1,0 +1,814 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The names of an object file for hwprof report and annotate: function
+ * symbols by ELF virtual address (libelf), PLT stubs as name@plt, the
+ * build-id check against the data file, debug files (build-id under
+ * /usr/lib/debug, .gnu_debuglink), source lines (libdw), demangling, and
+ * printing names safely in every output format.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+
+#include "report.h"
+
+int rp_no_demangle;
+int rp_demangle_missing;
+
+/* ------------------------------------------------------------------ */
+/* Opening ELF files: regular files only, never blocking on a FIFO      */
+
+static Elf *open_elf(const char *file, int *fdp)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	Elf *e;
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return e;
+}
+
+static void close_elf(Elf *e, int fd)
+{
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
+static Elf_Scn *scn_by_name(Elf *e, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstr, sh->sh_name);
+		if (n && !strcmp(n, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The GNU build-id of e in lower-case hex, or "" (out holds 129 bytes). */
+static void elf_buildid(Elf *e, char *out)
+{
+	Elf_Scn *scn = NULL;
+
+	out[0] = 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4) &&
+			    nh.n_descsz && nh.n_descsz <= 64) {
+				const unsigned char *p = (unsigned char *)d->d_buf + doff;
+
+				for (size_t k = 0; k < nh.n_descsz; k++)
+					sprintf(out + 2 * k, "%02x", p[k]);
+				return;
+			}
+		}
+	}
+}
+
+static int has_section_type(Elf *e, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return 1;
+	return 0;
+}
+
+static int has_debug_info(Elf *e)
+{
+	GElf_Shdr sh;
+
+	return scn_by_name(e, ".debug_info", &sh) && sh.sh_type != SHT_NOBITS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbols                                                              */
+
+struct symvec {
+	struct rp_sym *v;
+	size_t n, cap;
+};
+
+static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, int rank)
+{
+	char *dup;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct rp_sym *nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		s->v = nv;
+		s->cap = cap;
+	}
+	dup = strdup(name);
+	if (!dup)
+		return -1;
+	s->v[s->n++] = (struct rp_sym){ lo, hi, dup, rank };
+	return 0;
+}
+
+/*
+ * The function symbols of one symbol table. A symbol of size 0 (such as
+ * _init) ends at its section's end; the sort below cuts it at the next
+ * symbol, so it never swallows the PLT that follows it.
+ */
+static void table_syms(Elf *e, GElf_Word type, struct symvec *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+
+	elf_getshdrnum(e, &nscn);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			GElf_Shdr ss;
+			const char *n;
+			uint64_t hi;
+			int t, bind, rank;
+
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			t = GELF_ST_TYPE(s.st_info);
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+			    s.st_shndx >= nscn || !s.st_value)
+				continue;
+			n = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!n || !*n)
+				continue;
+			hi = s.st_value + s.st_size;
+			if (!s.st_size) {
+				Elf_Scn *in = elf_getscn(e, s.st_shndx);
+
+				hi = s.st_value + 1;
+				if (in && gelf_getshdr(in, &ss) &&
+				    ss.sh_addr + ss.sh_size > s.st_value)
+					hi = ss.sh_addr + ss.sh_size;
+			}
+			bind = GELF_ST_BIND(s.st_info);
+			rank = (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
+			       (s.st_size ? 1 : 0);
+			if (push(out, s.st_value, hi, n, rank))
+				return;
+		}
+	}
+}
+
+/* The name of the .dynsym symbol of relocation r, or NULL. */
+static const char *reloc_name(Elf *e, Elf_Data *dsym, size_t dstr, uint64_t info)
+{
+	GElf_Sym s;
+	size_t idx = GELF_R_SYM(info);
+	const char *n;
+
+	if (!dsym || !idx || !gelf_getsym(dsym, (int)idx, &s))
+		return NULL;
+	n = elf_strptr(e, dstr, s.st_name);
+	return n && *n ? n : NULL;
+}
+
+struct reloc {
+	uint64_t got;		/* r_offset: the GOT slot */
+	const char *name;
+};
+
+/*
+ * PLT stubs: each entry of .plt, .plt.sec and .plt.got jumps through a
+ * GOT slot (x86-64: "ff 25 disp32", rip-relative); the relocation of that
+ * slot (JUMP_SLOT in .rela.plt, GLOB_DAT in .rela.dyn) names the function.
+ * An entry with no such jump (a lazy-binding .plt entry next to .plt.sec)
+ * pushes its .rela.plt index ("68 imm32"). Other machines: entry i of
+ * .plt after a header of one entry is .rela.plt[i - 1].
+ */
+static void plt_syms(Elf *e, struct symvec *out)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct reloc *rel = NULL, *jslot = NULL;
+	size_t nrel = 0, njslot = 0, dstr = 0;
+	Elf_Data *dsym = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	char buf[600];
+
+	if (!gelf_getehdr(e, &eh))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+			dsym = elf_getdata(scn, NULL);
+			dstr = sh.sh_link;
+		}
+	}
+	if (!dsym)
+		return;
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t cnt;
+		int is_plt_rel;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		cnt = sh.sh_size / sh.sh_entsize;
+		/* .rela.plt is the one the dynamic section's JMPREL names; its
+		 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
+		is_plt_rel = (sh.sh_flags & SHF_INFO_LINK) != 0;
+		for (size_t i = 0; d && i < cnt; i++) {
+			uint64_t off, info;
+			const char *n;
+			struct reloc *nr;
+
+			if (sh.sh_type == SHT_RELA) {
+				GElf_Rela r;
+
+				if (!gelf_getrela(d, (int)i, &r))
+					continue;
+				off = r.r_offset;
+				info = r.r_info;
+			} else {
+				GElf_Rel r;
+
+				if (!gelf_getrel(d, (int)i, &r))
+					continue;
+				off = r.r_offset;
+				info = r.r_info;
+			}
+			n = reloc_name(e, dsym, dstr, info);
+			if (is_plt_rel) {
+				nr = realloc(jslot, (njslot + 1) * sizeof(*nr));
+				if (!nr)
+					goto out;
+				jslot = nr;
+				jslot[njslot++] = (struct reloc){ off, n };
+			}
+			if (!n)
+				continue;
+			nr = realloc(rel, (nrel + 1) * sizeof(*nr));
+			if (!nr)
+				goto out;
+			rel = nr;
+			rel[nrel++] = (struct reloc){ off, n };
+		}
+	}
+	for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint64_t es;
+
+		scn = scn_by_name(e, plts[k], &sh);
+		if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf)
+			continue;
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+		if (!strcmp(plts[k], ".plt.got") && sh.sh_entsize < 8)
+			es = 8;
+		for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
+			const unsigned char *p = (const unsigned char *)d->d_buf + at;
+			const char *name = NULL;
+
+			if (eh.e_machine == EM_X86_64) {
+				for (uint64_t j = 0; j + 6 <= es && !name; j++) {
+					int32_t disp;
+					uint64_t got;
+
+					if (p[j] != 0xff || p[j + 1] != 0x25)
+						continue;
+					memcpy(&disp, p + j + 2, 4);
+					got = sh.sh_addr + at + j + 6 + (uint64_t)(int64_t)disp;
+					for (size_t r = 0; r < nrel && !name; r++)
+						if (rel[r].got == got)
+							name = rel[r].name;
+				}
+				for (uint64_t j = 0; j + 5 <= es && !name && !strcmp(plts[k], ".plt");
+				     j++) {
+					uint32_t idx;
+
+					if (p[j] != 0x68)
+						continue;
+					memcpy(&idx, p + j + 1, 4);
+					if (idx < njslot)
+						name = jslot[idx].name;
+					break;
+				}
+			} else if (!strcmp(plts[k], ".plt") && at >= es) {
+				/* entry i after the header of one entry... for
+				 * machines whose header is larger, names may be off
+				 * by one entry: best effort */
+				size_t idx = (size_t)(at / es) - 1;
+
+				if (idx < njslot)
+					name = jslot[idx].name;
+			}
+			if (!name)
+				continue;
+			snprintf(buf, sizeof(buf), "%s@plt", name);
+			if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
+				goto out;
+		}
+	}
+out:
+	free(rel);
+	free(jslot);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct rp_sym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;	/* preferred first */
+	return strcmp(x->name, y->name);
+}
+
+/* Sorted, one symbol per address (the preferred alias), and a symbol that
+ * ran to its section's end cut at the next one. */
+static void finish(struct rp_obj *o, struct symvec *s)
+{
+	size_t w = 0;
+
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+	for (size_t i = 0; i < s->n; i++) {
+		if (w && s->v[w - 1].lo == s->v[i].lo) {
+			free(s->v[i].name);
+			continue;
+		}
+		s->v[w++] = s->v[i];
+	}
+	for (size_t i = 0; i + 1 < w; i++)
+		if (s->v[i].hi > s->v[i + 1].lo && !(s->v[i].rank & 1))
+			s->v[i].hi = s->v[i + 1].lo;	/* sizeless */
+	o->syms = s->v;
+	o->nsyms = w;
+}
+
+/* ------------------------------------------------------------------ */
+/* Debug files                                                          */
+
+/* The .gnu_debuglink name of e, or "". */
+static void debuglink(Elf *e, char *out, size_t len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = scn_by_name(e, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	out[0] = 0;
+	if (d && d->d_buf && d->d_size)
+		snprintf(out, len, "%.*s", (int)strnlen(d->d_buf, d->d_size),
+			 (const char *)d->d_buf);
+}
+
+/* Opens the debug file of build-id bid under /usr/lib/debug if its own
+ * build-id is bid. */
+static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
+{
+	char got[129];
+	Elf *e;
+
+	if (!bid || strlen(bid) < 4)
+		return NULL;
+	snprintf(path, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+	e = open_elf(path, fd);
+	if (!e)
+		return NULL;
+	elf_buildid(e, got);
+	if (strcasecmp(got, bid)) {
+		close_elf(e, *fd);
+		return NULL;
+	}
+	return e;
+}
+
+/* The debug file named by e's .gnu_debuglink (beside the object, in
+ * .debug/, under /usr/lib/debug), if its build-id is bid. */
+static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
+			  char *path, size_t len)
+{
+	char link[256], dir[4096], got[129];
+	char *slash;
+
+	debuglink(e, link, sizeof(link));
+	if (!*link || strchr(link, '/'))
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", objpath);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	for (int i = 0; i < 3; i++) {
+		Elf *d;
+
+		if (i == 0)
+			snprintf(path, len, "%s/%s", dir, link);
+		else if (i == 1)
+			snprintf(path, len, "%s/.debug/%s", dir, link);
+		else
+			snprintf(path, len, "/usr/lib/debug%s/%s", dir, link);
+		if (!strcmp(path, objpath))
+			continue;
+		d = open_elf(path, fd);
+		if (!d)
+			continue;
+		elf_buildid(d, got);
+		if (!bid || !*bid || !strcasecmp(got, bid))
+			return d;
+		close_elf(d, *fd);
+	}
+	return NULL;
+}
+
+static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
+{
+	o->dwelf = e;
+	o->dwfd = fd;
+	o->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	o->dwfile = strdup(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* One object                                                           */
+
+void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->buildid = buildid && *buildid ? buildid : NULL;
+	o->dwfd = -1;
+}
+
+void rp_obj_free(struct rp_obj *o)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		free(o->syms[i].name);
+	free(o->syms);
+	if (o->dw)
+		dwarf_end(o->dw);
+	close_elf(o->dwelf, o->dwfd);
+	free(o->dwfile);
+	free(o->textfile);
+	rp_obj_init(o, NULL, NULL);
+}
+
+/* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
+static void warn_path(const char *what, const char *path, const char *extra)
+{
+	fputs("hwprof: warning: ", stderr);
+	rp_put(stderr, path, RP_TEXT);
+	fputs(what, stderr);
+	if (extra)
+		rp_put(stderr, extra, RP_TEXT);
+	fputc('\n', stderr);
+}
+
+/*
+ * Names, best first: when the file on disk is the one recorded (same
+ * build-id, or none recorded), its .symtab, else a debug file's .symtab
+ * (build-id, then .gnu_debuglink), else its .dynsym; plus its PLT stubs.
+ * When it was rebuilt since, only a debug file with the recorded build-id
+ * gives trustworthy names; without one the file's names are used with a
+ * warning that they may be wrong.
+ */
+void rp_obj_load(struct rp_obj *o)
+{
+	struct symvec s = { 0 };
+	char got[129], dpath[4400];
+	Elf *e, *d = NULL;
+	int fd, dfd = -1;
+
+	if (o->loaded)
+		return;
+	o->loaded = 1;
+	if (!o->path || o->path[0] == '[')
+		return;		/* [vdso] and the like: no file */
+	e = open_elf(o->path, &fd);
+	if (!e) {
+		/* the object is gone: a debug file may still know it */
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (!d) {
+			warn_path(": cannot read it: its samples have no names", o->path, NULL);
+			return;
+		}
+		table_syms(d, SHT_SYMTAB, &s);
+		finish(o, &s);
+		o->readable = 1;
+		if (has_debug_info(d))
+			keep_dwarf(o, d, dfd, dpath);
+		else
+			close_elf(d, dfd);
+		return;
+	}
+	elf_buildid(e, got);
+	o->readable = 1;
+	if (o->buildid && strcasecmp(got, o->buildid)) {
+		o->mismatch = 1;
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (d) {
+			warn_path(": rebuilt since the recording (build-id differs): names from ",
+				  o->path, dpath);
+			table_syms(d, SHT_SYMTAB, &s);
+			finish(o, &s);
+			if (has_debug_info(d))
+				keep_dwarf(o, d, dfd, dpath);
+			else
+				close_elf(d, dfd);
+		} else {
+			warn_path(": rebuilt since the recording (build-id differs) and no debug "
+				  "file has the recorded one: its names may be wrong", o->path, NULL);
+			table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
+			plt_syms(e, &s);
+			finish(o, &s);
+		}
+		close_elf(e, fd);
+		return;
+	}
+	o->textfile = strdup(o->path);
+	if (has_section_type(e, SHT_SYMTAB)) {
+		table_syms(e, SHT_SYMTAB, &s);
+	} else {
+		const char *want = *got ? got : NULL;
+
+		d = debug_by_id(want, &dfd, dpath, sizeof(dpath));
+		if (!d)
+			d = debug_by_link(e, o->path, want, &dfd, dpath, sizeof(dpath));
+		if (d && has_section_type(d, SHT_SYMTAB))
+			table_syms(d, SHT_SYMTAB, &s);
+		else
+			table_syms(e, SHT_DYNSYM, &s);
+	}
+	plt_syms(e, &s);
+	finish(o, &s);
+	if (has_debug_info(e)) {
+		keep_dwarf(o, e, fd, o->path);
+		close_elf(d, dfd);
+	} else if (d && has_debug_info(d)) {
+		keep_dwarf(o, d, dfd, dpath);
+		close_elf(e, fd);
+	} else {
+		close_elf(d, dfd);
+		close_elf(e, fd);
+	}
+}
+
+const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
+{
+	size_t a = 0, b = o->nsyms;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->syms[m].lo <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	/* the closest start at or below addr; a few back for a symbol that
+	 * encloses a smaller one */
+	for (size_t i = a, k = 0; i > 0 && k < 8; i--, k++)
+		if (addr < o->syms[i - 1].hi)
+			return &o->syms[i - 1];
+	return NULL;
+}
+
+const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			return &o->syms[i];
+	for (size_t i = 0; i < o->nsyms; i++) {
+		char *dm = rp_demangle(o->syms[i].name);
+		int eq = 0;
+
+		if (dm) {
+			size_t n = strlen(name);
+
+			/* "f" finds "f(int)"; "ns::f(int)" finds itself */
+			eq = !strcmp(dm, name) || (!strncmp(dm, name, n) && dm[n] == '(');
+			free(dm);
+		}
+		if (eq)
+			return &o->syms[i];
+	}
+	return NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *n;
+
+	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at))))
+		return n;
+	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))))
+		return n;
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+}
+
+int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
+		const char **func)
+{
+	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Line *l;
+	int n;
+
+	if (!o->dw || !dwarf_addrdie(o->dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+		return -1;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	if (!*file || dwarf_lineno(l, line))
+		return -1;
+	if (!func)
+		return 0;
+	*func = NULL;
+	n = dwarf_getscopes(&cu, addr, &scopes);
+	for (int i = 0; i < n && !*func; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			*func = die_name(&scopes[i]);
+	}
+	free(scopes);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Demangling: libstdc++'s __cxa_demangle, found at run time, so the C
+ * program needs no C++ to build and works (raw names) without it.      */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+char *rp_demangle(const char *raw)
+{
+	static demangle_fn fn;
+	static int tried;
+	char *out;
+	int st = 0;
+
+	if (rp_no_demangle || strncmp(raw, "_Z", 2))
+		return NULL;
+	if (!tried) {
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+
+		tried = 1;
+		if (h)
+			fn = (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
+	}
+	if (!fn) {
+		rp_demangle_missing = 1;
+		return NULL;
+	}
+	/* a PLT stub or a clone keeps its suffix: demangle the stem */
+	{
+		const char *at = strchr(raw, '@');
+		char *stem = at ? strndup(raw, (size_t)(at - raw)) : NULL, *r;
+
+		if (at && !stem)
+			return NULL;
+		out = fn(stem ? stem : raw, NULL, NULL, &st);
+		free(stem);
+		if (st || !out) {
+			free(out);
+			return NULL;
+		}
+		if (at) {
+			r = NULL;
+			if (asprintf(&r, "%s%s", out, at) < 0)
+				r = NULL;
+			free(out);
+			out = r;
+		}
+	}
+	return out;
+}
+
+/* ------------------------------------------------------------------ */
+/* Printing names that come from files                                  */
+
+/* The length of the valid UTF-8 sequence at p (1-4), or 0. */
+static int utf8_len(const unsigned char *p)
+{
+	int n;
+	uint32_t c;
+
+	if (*p < 0x80)
+		return 1;
+	if ((*p & 0xe0) == 0xc0)
+		n = 2, c = *p & 0x1f;
+	else if ((*p & 0xf0) == 0xe0)
+		n = 3, c = *p & 0x0f;
+	else if ((*p & 0xf8) == 0xf0)
+		n = 4, c = *p & 0x07;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		c = c << 6 | (p[i] & 0x3f);
+	}
+	if ((n == 2 && c < 0x80) || (n == 3 && c < 0x800) || (n == 4 && c < 0x10000) ||
+	    c > 0x10ffff || (c >= 0xd800 && c < 0xe000))
+		return 0;
+	return n;
+}
+
+void rp_put(FILE *f, const char *s, enum rp_esc how)
+{
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+
+	if (how == RP_CSV || how == RP_JSON)
+		fputc('"', f);
+	while (*p) {
+		int n = utf8_len(p);
+
+		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
+			if (how == RP_CSV && *p == '"')
+				fputs("\"\"", f);
+			else if (how == RP_JSON && (*p == '"' || *p == '\\'))
+				fprintf(f, "\\%c", *p);
+			else if (how == RP_XML && *p == '<')
+				fputs("&lt;", f);
+			else if (how == RP_XML && *p == '>')
+				fputs("&gt;", f);
+			else if (how == RP_XML && *p == '&')
+				fputs("&amp;", f);
+			else if (how == RP_XML && *p == '"')
+				fputs("&quot;", f);
+			else if (how == RP_XML && *p == '\'')
+				fputs("&apos;", f);
+			else
+				fputc(*p, f);
+			p++;
+		} else if (n > 1) {
+			fwrite(p, 1, (size_t)n, f);
+			p += n;
+		} else {
+			/* a control byte or a byte of no valid UTF-8 sequence */
+			if (how == RP_JSON && n == 1)
+				fprintf(f, "\\u%04x", *p);
+			else if (how == RP_JSON || how == RP_XML)
+				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			else
+				fprintf(f, "\\x%02x", *p);
+			p++;
+		}
+	}
+	if (how == RP_CSV || how == RP_JSON)
+		fputc('"', f);
+}
