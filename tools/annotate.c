@@ -28,6 +28,7 @@ static const char annotate_usage[] =
 	"  --event N       the file's event N (default 0)\n"
 	"  --asm           the disassembly even when there is line information\n"
 	"  --no-demangle   keep C++ names as the object has them\n"
+	"  --debug-dir DIR where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help      this help\n"
 	"exit status: 0, or 1 after one line on stderr (see hwprof(1))\n";
 
@@ -48,6 +49,37 @@ static uint64_t hits_at(const struct hit *h, size_t n, uint64_t addr)
 	const struct hit *f = bsearch(&key, h, n, sizeof(*h), by_addr);
 
 	return f ? f->n : 0;
+}
+
+/* Prints a line of source or disassembly with its tabs expanded (to
+ * 8 columns) and every other control byte escaped. */
+static void put_line(const char *s)
+{
+	size_t n = 0, col = 0;
+	char *buf;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\t' ? 8 : 1;
+	buf = malloc(n + 1);
+	if (!buf) {
+		rp_put(stdout, s, RP_TEXT);
+		return;
+	}
+	n = 0;
+	for (const char *p = s; *p; p++) {
+		if (*p == '\t') {
+			do
+				buf[n++] = ' ';
+			while (++col % 8);
+		} else {
+			buf[n++] = *p;
+			if ((*p & 0xc0) != 0x80)
+				col++;
+		}
+	}
+	buf[n] = 0;
+	rp_put(stdout, buf, RP_TEXT);
+	free(buf);
 }
 
 /* Reads a source file's lines (regular files only); NULL when it cannot. */
@@ -111,7 +143,7 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 
 			if (!l || dwarf_lineaddr(l, &a) || a < sym->lo || a >= sym->hi ||
 			    dwarf_lineno(l, &ln) || !ln || !(s = dwarf_linesrc(l, NULL, NULL)) ||
-			    strcmp(s, main_file))
+			    strcmp(rp_obj_abs(o, &cu, s), main_file))
 				continue;
 			if (ln < lo)
 				lo = ln;
@@ -163,7 +195,7 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 		else
 			printf("%10s %8s %6d  ", "", "", ln);
 		if (src && ln >= 1 && (size_t)ln <= nsrc)
-			rp_put(stdout, src[ln - 1], RP_TEXT);
+			put_line(src[ln - 1]);
 		putchar('\n');
 	}
 	if (other.n) {
@@ -253,7 +285,7 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 			printf("%10llu %7.2f%%  ", (unsigned long long)n, rv_pct(n, total));
 		else
 			printf("%10s %8s  ", "", "");
-		rp_put(stdout, p, RP_TEXT);
+		put_line(p);
 		putchar('\n');
 	}
 	free(line);
@@ -295,6 +327,8 @@ int cmd_annotate(int argc, char **argv)
 			return 0;
 		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
 			evarg = v;
+		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
+			rp_debug_dir = v;
 		} else if (bad) {
 			return die("%s needs a value (see hwprof annotate --help)", a);
 		} else if (!strcmp(a, "--asm")) {

@@ -28,6 +28,7 @@ const char report_usage[] =
 	"  --format text|csv|json  the output (default text)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT\n"
 	"  --no-demangle        keep C++ names as the object has them\n"
+	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help           this help\n"
 	"exit status: 0, or 1 after one line on stderr (see hwprof(1))\n";
 
@@ -36,43 +37,41 @@ static int is_clock(const char *name)
 	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
 }
 
-/* One warning per event that could not see every thread, and per event
- * that lost samples; to stderr and, with prefix, into the output. */
-static void warnings(FILE *f, const char *prefix, const struct hd_file *d, int json)
+/* The warnings of the reported event: threads it could not see, samples
+ * the kernel dropped; to stderr and, with prefix, into the output. */
+static void warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
+		     int json)
 {
+	const struct hd_event *e = &d->events[event];
 	int first = 1;
 
-	for (size_t i = 0; i < d->nevents; i++) {
-		const struct hd_event *e = &d->events[i];
+	for (int k = 0; k < 2; k++) {
+		char msg[512];
 
-		for (int k = 0; k < 2; k++) {
-			char msg[512];
-
-			if (k == 0 && e->missed)
-				snprintf(msg, sizeof(msg), "warning: %llu threads were not covered (%s)"
-					 "%s%s: the profile misses them", (unsigned long long)e->missed,
-					 e->missed_why ? e->missed_why : "reason unknown",
-					 d->nevents > 1 ? " by " : "", d->nevents > 1 ? e->name : "");
-			else if (k == 1 && e->lost)
-				snprintf(msg, sizeof(msg), "warning: %llu samples%s%s were lost: the kernel "
-					 "dropped them", (unsigned long long)e->lost,
-					 d->nevents > 1 ? " of " : "", d->nevents > 1 ? e->name : "");
-			else
-				continue;
-			if (f == stderr) {
-				fputs("hwprof: ", f);
-				rp_put(f, msg, RP_TEXT);
-				fputc('\n', f);
-			} else if (json) {
-				fputs(first ? "" : ", ", f);
-				rp_put(f, msg, RP_JSON);
-			} else {
-				fputs(prefix, f);
-				rp_put(f, msg, RP_TEXT);
-				fputc('\n', f);
-			}
-			first = 0;
+		if (k == 0 && e->missed)
+			snprintf(msg, sizeof(msg), "warning: %llu thread%s %s not covered (%s): "
+				 "the profile misses them", (unsigned long long)e->missed,
+				 e->missed == 1 ? "" : "s", e->missed == 1 ? "was" : "were",
+				 e->missed_why ? e->missed_why : "reason unknown");
+		else if (k == 1 && e->lost)
+			snprintf(msg, sizeof(msg), "warning: %llu sample%s lost: the kernel "
+				 "dropped %s", (unsigned long long)e->lost,
+				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
+		else
+			continue;
+		if (f == stderr) {
+			fputs("hwprof: ", f);
+			rp_put(f, msg, RP_TEXT);
+			fputc('\n', f);
+		} else if (json) {
+			fputs(first ? "" : ", ", f);
+			rp_put(f, msg, RP_JSON);
+		} else {
+			fputs(prefix, f);
+			rp_put(f, msg, RP_TEXT);
+			fputc('\n', f);
 		}
+		first = 0;
 	}
 }
 
@@ -104,7 +103,7 @@ static void text_header(const struct rv_ctx *c)
 		}
 		fputc('\n', stdout);
 	}
-	warnings(stdout, "# ", d, 0);
+	warnings(stdout, "# ", d, c->event, 0);
 	if (rp_demangle_missing)
 		printf("# note: libstdc++.so.6 not found: C++ names are not demangled\n");
 	printf("#\n");
@@ -125,8 +124,13 @@ static void cell(const char *s, int width)
 {
 	char *buf = NULL;
 	size_t len = 0;
-	FILE *m = open_memstream(&buf, &len);
+	FILE *m;
 
+	if (rp_is_plain(s)) {
+		printf("%-*s", width, s);
+		return;
+	}
+	m = open_memstream(&buf, &len);
 	if (!m)
 		return;
 	rp_put(m, s, RP_TEXT);
@@ -166,16 +170,18 @@ static void text_rows(const struct rv_ctx *c)
 	}
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
 
 		printf("%7.2f%% %10llu  ", rv_pct(r->n, c->total), (unsigned long long)r->n);
 		switch (c->view) {
 		case RV_VIEW_FUNCS:
-			cell(r->name, 40);
+			cell(name, 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
 		case RV_VIEW_OBJECTS:
-			cell(r->name, 40);
+			cell(name, 40);
 			putchar(' ');
 			cell(obj_path(c, r->obj), 0);
 			break;
@@ -187,13 +193,13 @@ static void text_rows(const struct rv_ctx *c)
 			cell(at ? at : "??", 32);
 			free(at);
 			putchar(' ');
-			cell(r->name, 32);
+			cell(name, 32);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
 		}
 		case RV_VIEW_THREADS:
-			cell(r->name, 8);
+			cell(name, 8);
 			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
@@ -201,7 +207,7 @@ static void text_rows(const struct rv_ctx *c)
 			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
 			break;
 		case RV_VIEW_PROCS:
-			cell(r->name, 8);
+			cell(name, 8);
 			putchar(' ');
 			cell(d->procs[r->aux].command, 32);
 			putchar(' ');
@@ -227,12 +233,14 @@ static void csv_rows(const struct rv_ctx *c)
 	puts(head[c->view]);
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
 
 		printf("%.2f,%llu,", rv_pct(r->n, c->total), (unsigned long long)r->n);
 		switch (c->view) {
 		case RV_VIEW_FUNCS:
 		case RV_VIEW_OBJECTS:
-			rp_put(stdout, r->name, RP_CSV);
+			rp_put(stdout, name, RP_CSV);
 			putchar(',');
 			if (c->view == RV_VIEW_FUNCS)
 				rp_put(stdout, obj_name(c, r->obj), RP_CSV);
@@ -242,21 +250,21 @@ static void csv_rows(const struct rv_ctx *c)
 		case RV_VIEW_LINES:
 			rp_put(stdout, r->file ? r->file : "", RP_CSV);
 			printf(",%d,", r->file ? r->line : 0);
-			rp_put(stdout, r->name, RP_CSV);
+			rp_put(stdout, name, RP_CSV);
 			putchar(',');
 			rp_put(stdout, obj_name(c, r->obj), RP_CSV);
 			putchar(',');
 			rp_put(stdout, obj_path(c, r->obj), RP_CSV);
 			break;
 		case RV_VIEW_THREADS:
-			printf("%s,%d,", r->name, d->procs[d->threads[r->aux].proc].pid);
+			printf("%s,%d,", name, d->procs[d->threads[r->aux].proc].pid);
 			rp_put(stdout, thread_comm(d, r->aux), RP_CSV);
 			putchar(',');
 			rp_put(stdout, r->top ? r->top : "", RP_CSV);
 			printf(",%llu", (unsigned long long)r->topn);
 			break;
 		case RV_VIEW_PROCS:
-			printf("%s,%d,", r->name, d->procs[r->aux].ppid);
+			printf("%s,%d,", name, d->procs[r->aux].ppid);
 			rp_put(stdout, d->procs[r->aux].command, RP_CSV);
 			putchar(',');
 			rp_put(stdout, r->top ? r->top : "", RP_CSV);
@@ -315,10 +323,12 @@ static void json_rows(const struct rv_ctx *c)
 		printf("}");
 	}
 	printf("],\n \"warnings\": [");
-	warnings(stdout, "", d, 1);
+	warnings(stdout, "", d, c->event, 1);
 	printf("],\n \"rows\": [");
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
 
 		printf("%s\n  {\"percent\": %.2f, \"samples\": %llu, ", i ? "," : "",
 		       rv_pct(r->n, c->total), (unsigned long long)r->n);
@@ -333,7 +343,7 @@ static void json_rows(const struct rv_ctx *c)
 			/* fall through */
 		case RV_VIEW_FUNCS:
 			printf("\"function\": ");
-			rp_put(stdout, r->name, RP_JSON);
+			rp_put(stdout, name, RP_JSON);
 			printf(", ");
 			/* fall through */
 		case RV_VIEW_OBJECTS:
@@ -343,7 +353,7 @@ static void json_rows(const struct rv_ctx *c)
 			rp_put(stdout, obj_path(c, r->obj), RP_JSON);
 			break;
 		case RV_VIEW_THREADS:
-			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", r->name,
+			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", name,
 			       d->procs[d->threads[r->aux].proc].pid);
 			if (d->threads[r->aux].comm)
 				rp_put(stdout, d->threads[r->aux].comm, RP_JSON);
@@ -351,7 +361,7 @@ static void json_rows(const struct rv_ctx *c)
 				printf("null");
 			goto top;
 		case RV_VIEW_PROCS:
-			printf("\"pid\": %s, \"ppid\": %d, \"command\": ", r->name,
+			printf("\"pid\": %s, \"ppid\": %d, \"command\": ", name,
 			       d->procs[r->aux].ppid);
 			rp_put(stdout, d->procs[r->aux].command, RP_JSON);
 top:
@@ -400,6 +410,7 @@ int cmd_report(int argc, char **argv)
 
 	if (!files)
 		return die("out of memory");
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int bad = 0;
@@ -422,6 +433,8 @@ int cmd_report(int argc, char **argv)
 			svgout = v;
 		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
 			evarg = v;
+		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
+			rp_debug_dir = v;
 		} else if (bad) {
 			free(files);
 			return die("%s needs a value (see hwprof report --help)", a);
@@ -461,6 +474,8 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 	else if (elf_version(EV_CURRENT) == EV_NONE)
 		ret = die("libelf: %s", elf_errmsg(-1));
+	else if (svgout && rv_svg_check(svgout, files, nfiles))
+		ret = 1;
 	else
 		ret = 0;
 	if (ret) {
@@ -483,8 +498,11 @@ int cmd_report(int argc, char **argv)
 		ret = die("out of memory");
 		goto out_ctx;
 	}
-	rv_sort(&c, !strcmp(sort, "symbol"));
-	warnings(stderr, "", &d, 0);
+	if (rv_sort(&c, !strcmp(sort, "symbol"))) {
+		ret = die("out of memory");
+		goto out_ctx;
+	}
+	warnings(stderr, "", &d, event, 0);
 	if (!strcmp(fmt, "json")) {
 		json_rows(&c);
 	} else if (!strcmp(fmt, "csv")) {

@@ -34,6 +34,11 @@ struct rp_obj {
 	int dwfd;
 	Elf *dwelf;
 	Dwarf *dw;
+	struct {
+		const char *raw;	/* as libdw gives it */
+		char *abs;		/* joined to its compilation directory */
+	} *paths;
+	size_t npaths, lastpath;
 };
 
 void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid);
@@ -51,10 +56,16 @@ const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name);
 int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func);
 
+/* A source file name of unit cu made absolute with the unit's
+ * compilation directory; lives as long as o. */
+const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file);
+
 /* The demangled name (malloc'd) or NULL when raw is not a C++ name, the
  * demangler is missing, or demangling is off. */
 char *rp_demangle(const char *raw);
 extern int rp_no_demangle;
+/* Where debug files are looked for (default /usr/lib/debug). */
+extern const char *rp_debug_dir;
 /* 1 once a C++ name could not be demangled for lack of libstdc++. */
 extern int rp_demangle_missing;
 
@@ -64,6 +75,8 @@ enum rp_esc {
 	RP_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
 	RP_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
 };
+/* 1 when s is printable ASCII only (nothing to escape in text). */
+int rp_is_plain(const char *s);
 /* Writes s for that format (no quotes added except for CSV and JSON). */
 void rp_put(FILE *f, const char *s, enum rp_esc how);
 

@@ -110,11 +110,10 @@ static int by_group(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Refuses an output that is one of the inputs, or that would block. */
-static FILE *open_out(const char *out, char **inputs, size_t ninputs)
+/* Refuses an output that is one of the inputs: 0, or 1 after saying so. */
+int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
-	int fd;
 
 	if (!stat(out, &so))
 		for (size_t i = 0; i < ninputs; i++)
@@ -124,8 +123,18 @@ static FILE *open_out(const char *out, char **inputs, size_t ninputs)
 				rp_put(stderr, out, RP_TEXT);
 				fputs(": that is the data file being reported; not overwriting it\n",
 				      stderr);
-				return NULL;
+				return 1;
 			}
+	return 0;
+}
+
+/* Opens the output, never blocking (a FIFO without reader fails). */
+static FILE *open_out(const char *out, char **inputs, size_t ninputs)
+{
+	int fd;
+
+	if (rv_svg_check(out, inputs, ninputs))
+		return NULL;
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
 	if (fd < 0) {
 		fputs("hwprof: --svg ", stderr);
@@ -223,6 +232,7 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 		for (size_t j = 0; j < ft->n; j++) {
 			const struct rv_row *r = &ft->rows[fo[j].i];
 			size_t k = r->obj == HD_NO_OBJECT ? c->nobjs : r->obj;
+			char nb[40];
 
 			if (k != last) {
 				x = ob[k].x;
@@ -234,7 +244,7 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 				skipped++;
 				continue;
 			}
-			draw(f, fb[fo[j].i].x, fb[fo[j].i].w, 2, r->name, rv_base(rv_obj_path(c, r->obj)),
+			draw(f, fb[fo[j].i].x, fb[fo[j].i].w, 2, rv_name(r, nb), rv_base(rv_obj_path(c, r->obj)),
 			     r->n, c->total, hue(rv_base(rv_obj_path(c, r->obj))), 1);
 		}
 	}
@@ -255,7 +265,7 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 		qsort(lo, c->rows.n, sizeof(*lo), by_group);
 		for (size_t j = 0; j < c->rows.n; j++) {
 			const struct rv_row *r = &c->rows.rows[lo[j].i];
-			char *name = NULL;
+			char *name = NULL, *what = NULL;
 			double w = (double)r->n * scale;
 			size_t p = (size_t)r->parent;
 
@@ -268,11 +278,20 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 			}
 			if (r->file && asprintf(&name, "%s:%d", rv_base(r->file), r->line) < 0)
 				name = NULL;
+			if (r->file && r->name) {
+				char *t = NULL;
+
+				if (asprintf(&t, "%s in %s", r->file, r->name) >= 0) {
+					free(what);
+					what = t;
+				}
+			}
 			draw(f, fb[p].x + fx[p], w, 3, name ? name : "(no line information)",
-			     r->file ? r->file : NULL, r->n, c->total,
+			     what ? what : r->file, r->n, c->total,
 			     hue(rv_base(rv_obj_path(c, r->obj))), 1);
 			fx[p] += w;
 			free(name);
+			free(what);
 		}
 		free(lo);
 		free(fx);

@@ -24,6 +24,7 @@
 
 int rp_no_demangle;
 int rp_demangle_missing;
+const char *rp_debug_dir = "/usr/lib/debug";
 
 /* ------------------------------------------------------------------ */
 /* Opening ELF files: regular files only, never blocking on a FIFO      */
@@ -416,8 +417,8 @@ static void debuglink(Elf *e, char *out, size_t len)
 			 (const char *)d->d_buf);
 }
 
-/* Opens the debug file of build-id bid under /usr/lib/debug if its own
- * build-id is bid. */
+/* Opens the debug file of build-id bid under the debug directory if its
+ * own build-id is bid. */
 static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 {
 	char got[129];
@@ -425,7 +426,7 @@ static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 
 	if (!bid || strlen(bid) < 4)
 		return NULL;
-	snprintf(path, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", bid, bid + 2);
+	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", rp_debug_dir, bid, bid + 2);
 	e = open_elf(path, fd);
 	if (!e)
 		return NULL;
@@ -462,7 +463,7 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 		else if (i == 1)
 			snprintf(path, len, "%s/.debug/%s", dir, link);
 		else
-			snprintf(path, len, "/usr/lib/debug%s/%s", dir, link);
+			snprintf(path, len, "%s%s/%s", rp_debug_dir, dir, link);
 		if (!strcmp(path, objpath))
 			continue;
 		d = open_elf(path, fd);
@@ -505,6 +506,9 @@ void rp_obj_free(struct rp_obj *o)
 	close_elf(o->dwelf, o->dwfd);
 	free(o->dwfile);
 	free(o->textfile);
+	for (size_t i = 0; i < o->npaths; i++)
+		free(o->paths[i].abs);
+	free(o->paths);
 	rp_obj_init(o, NULL, NULL);
 }
 
@@ -662,6 +666,40 @@ static const char *die_name(Dwarf_Die *die)
 	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
 }
 
+/* A relative source file name joined to its unit's compilation directory,
+ * kept in o (a few distinct names per object: a short list, last hit
+ * first). */
+const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute at;
+	const char *dir;
+	char *joined;
+	void *np;
+
+	if (file[0] == '/')
+		return file;
+	if (o->npaths && o->paths[o->lastpath].raw == file)
+		return o->paths[o->lastpath].abs;
+	for (size_t i = 0; i < o->npaths; i++)
+		if (o->paths[i].raw == file) {
+			o->lastpath = i;
+			return o->paths[i].abs;
+		}
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (!dir || asprintf(&joined, "%s/%s", dir, file) < 0)
+		return file;
+	np = realloc(o->paths, (o->npaths + 1) * sizeof(*o->paths));
+	if (!np) {
+		free(joined);
+		return file;
+	}
+	o->paths = np;
+	o->paths[o->npaths].raw = file;
+	o->paths[o->npaths].abs = joined;
+	o->lastpath = o->npaths++;
+	return joined;
+}
+
 int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func)
 {
@@ -674,6 +712,7 @@ int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file || dwarf_lineno(l, line))
 		return -1;
+	*file = rp_obj_abs(o, &cu, *file);
 	if (!func)
 		return 0;
 	*func = NULL;
@@ -768,47 +807,73 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
+static int special(unsigned char c, enum rp_esc how)
+{
+	switch (how) {
+	case RP_CSV:
+		return c == '"';
+	case RP_JSON:
+		return c == '"' || c == '\\';
+	case RP_XML:
+		return c == '<' || c == '>' || c == '&' || c == '"' || c == '\'';
+	default:
+		return 0;
+	}
+}
+
+int rp_is_plain(const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f)
+			return 0;
+	return 1;
+}
+
 void rp_put(FILE *f, const char *s, enum rp_esc how)
 {
-	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
 
 	if (how == RP_CSV || how == RP_JSON)
 		fputc('"', f);
 	while (*p) {
 		int n = utf8_len(p);
 
-		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
-			if (how == RP_CSV && *p == '"')
-				fputs("\"\"", f);
-			else if (how == RP_JSON && (*p == '"' || *p == '\\'))
-				fprintf(f, "\\%c", *p);
-			else if (how == RP_XML && *p == '<')
-				fputs("&lt;", f);
-			else if (how == RP_XML && *p == '>')
-				fputs("&gt;", f);
-			else if (how == RP_XML && *p == '&')
-				fputs("&amp;", f);
-			else if (how == RP_XML && *p == '"')
-				fputs("&quot;", f);
-			else if (how == RP_XML && *p == '\'')
-				fputs("&apos;", f);
-			else
-				fputc(*p, f);
-			p++;
-		} else if (n > 1) {
-			fwrite(p, 1, (size_t)n, f);
+		if (n > 1 || (n == 1 && *p >= 0x20 && *p != 0x7f && !special(*p, how))) {
 			p += n;
-		} else {
-			/* a control byte or a byte of no valid UTF-8 sequence */
-			if (how == RP_JSON && n == 1)
-				fprintf(f, "\\u%04x", *p);
-			else if (how == RP_JSON || how == RP_XML)
-				fputs("\xef\xbf\xbd", f);	/* U+FFFD */
-			else
-				fprintf(f, "\\x%02x", *p);
-			p++;
+			continue;
 		}
+		fwrite(run, 1, (size_t)(p - run), f);
+		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
+			switch (*p) {
+			case '"':
+				fputs(how == RP_CSV ? "\"\"" : how == RP_JSON ? "\\\"" : "&quot;", f);
+				break;
+			case '\\':
+				fputs("\\\\", f);
+				break;
+			case '<':
+				fputs("&lt;", f);
+				break;
+			case '>':
+				fputs("&gt;", f);
+				break;
+			case '&':
+				fputs("&amp;", f);
+				break;
+			case '\'':
+				fputs("&apos;", f);
+				break;
+			}
+		} else if (how == RP_JSON && n == 1) {
+			fprintf(f, "\\u%04x", *p);	/* a control byte */
+		} else if (how == RP_JSON || how == RP_XML) {
+			fputs("\xef\xbf\xbd", f);	/* U+FFFD for what is not UTF-8 */
+		} else {
+			fprintf(f, "\\x%02x", *p);
+		}
+		run = ++p;
 	}
+	fwrite(run, 1, (size_t)(p - run), f);
 	if (how == RP_CSV || how == RP_JSON)
 		fputc('"', f);
 }

@@ -33,29 +33,55 @@ static uint64_t mix(uint64_t a, uint64_t b)
 	return h ^ (h >> 29);
 }
 
+/* Makes room for n rows without rehashing. 0 or -1. */
+static int reserve(struct rv_table *t, size_t n, size_t ns)
+{
+	size_t *slot;
+
+	if (n > t->cap) {
+		struct rv_row *nr = realloc(t->rows, n * sizeof(*nr));
+
+		if (!nr)
+			return -1;
+		t->rows = nr;
+		t->cap = n;
+	}
+	if (ns <= t->nslot)
+		return 0;
+	slot = malloc(ns * sizeof(*slot));
+	if (!slot)
+		return -1;
+	memset(slot, 0xff, ns * sizeof(*slot));
+	for (size_t i = 0; i < t->n; i++) {
+		size_t k = mix(t->rows[i].a, t->rows[i].b) & (ns - 1);
+
+		while (slot[k] != SIZE_MAX)
+			k = (k + 1) & (ns - 1);
+		slot[k] = i;
+	}
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = ns;
+	return 0;
+}
+
+int rv_reserve(struct rv_table *t, size_t n)
+{
+	size_t ns = 1024;
+
+	while (ns < 2 * n && ns < SIZE_MAX / 4)
+		ns *= 2;
+	return reserve(t, n, ns);
+}
+
 /* The row of key (a, b), made when new; its index, or -1 (out of memory). */
 long rv_row(struct rv_table *t, uint64_t a, uint64_t b)
 {
 	size_t j;
 
-	if (2 * (t->n + 1) > t->nslot) {
-		size_t ns = t->nslot ? 2 * t->nslot : 1024;
-		size_t *slot = malloc(ns * sizeof(*slot));
-
-		if (!slot)
-			return -1;
-		memset(slot, 0xff, ns * sizeof(*slot));
-		for (size_t i = 0; i < t->n; i++) {
-			size_t k = mix(t->rows[i].a, t->rows[i].b) & (ns - 1);
-
-			while (slot[k] != SIZE_MAX)
-				k = (k + 1) & (ns - 1);
-			slot[k] = i;
-		}
-		free(t->slot);
-		t->slot = slot;
-		t->nslot = ns;
-	}
+	if (2 * (t->n + 1) > t->nslot &&
+	    reserve(t, t->cap, t->nslot ? 2 * t->nslot : 1024))
+		return -1;
 	j = mix(a, b) & (t->nslot - 1);
 	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1)) {
 		struct rv_row *r = &t->rows[t->slot[j]];
@@ -308,17 +334,10 @@ static void func_key(struct rv_ctx *c, const struct hd_sample *s, uint64_t *a, u
 static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym *sym,
 			 const struct hd_sample *s)
 {
-	if (r->name)
-		return 0;
+	if (r->name || !sym)
+		return 0;	/* no symbol: rv_name() makes it when printed */
 	r->obj = s->object;
-	if (sym) {
-		r->name = rv_func_name(sym->name);
-	} else if (s->object == HD_NO_OBJECT) {
-		if (asprintf(&r->name, "%#llx", (unsigned long long)s->addr) < 0)
-			r->name = NULL;
-	} else if (asprintf(&r->name, "+%#llx", (unsigned long long)s->addr) < 0) {
-		r->name = NULL;
-	}
+	r->name = rv_func_name(sym->name);
 	return r->name ? 0 : -1;
 }
 
@@ -340,6 +359,10 @@ int rv_build(struct rv_ctx *c)
 	const struct hd_file *d = c->d;
 	struct rv_table pair = { 0 };	/* (thread|process, function) */
 
+	/* at most one function row per sample: no rehash on the way */
+	if (rv_reserve(&c->funcs, d->nsamples))
+		return -1;
+
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
 		const struct rp_sym *sym;
@@ -354,6 +377,7 @@ int rv_build(struct rv_ctx *c)
 		f = rv_row(&c->funcs, a, b);
 		if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
 			goto oom;
+		c->funcs.rows[f].obj = s->object;
 		c->funcs.rows[f].n = rp_add(c->funcs.rows[f].n, s->count);
 
 		switch (c->view) {
@@ -388,11 +412,13 @@ int rv_build(struct rv_ctx *c)
 					r->file = file;
 					r->line = line;
 					r->parent = f;
-					if (fn) {
+					if (fn)
 						r->name = rv_func_name(fn);
-					} else {
+					else if (c->funcs.rows[f].name)
 						r->name = strdup(c->funcs.rows[f].name);
-					}
+					else if (asprintf(&r->name, "+%#llx",
+							  (unsigned long long)s->addr) < 0)
+						r->name = NULL;
 					if (!r->name)
 						goto oom;
 				}
@@ -402,11 +428,11 @@ int rv_build(struct rv_ctx *c)
 				if (k < 0)
 					goto oom;
 				r = &c->rows.rows[k];
-				if (!r->name) {
+				if (r->parent < 0) {
 					r->obj = s->object;
 					r->parent = f;
-					r->name = strdup(c->funcs.rows[f].name);
-					if (!r->name)
+					if (c->funcs.rows[f].name &&
+					    !(r->name = strdup(c->funcs.rows[f].name)))
 						goto oom;
 				}
 			}
@@ -455,10 +481,12 @@ int rv_build(struct rv_ctx *c)
 
 			if (k < 0)
 				break;
+			char b1[40], b2[40];
+
 			if (pair.rows[i].n > best[k] ||
 			    (pair.rows[i].n == best[k] && bestf[k] &&
-			     strcmp(c->funcs.rows[pair.rows[i].b].name,
-				    c->funcs.rows[bestf[k] - 1].name) < 0)) {
+			     strcmp(rv_name(&c->funcs.rows[pair.rows[i].b], b1),
+				    rv_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
 				best[k] = pair.rows[i].n;
 				bestf[k] = (long)pair.rows[i].b + 1;
 			}
@@ -466,9 +494,11 @@ int rv_build(struct rv_ctx *c)
 		for (size_t k = 0; k < c->rows.n; k++) {
 			struct rv_row *r = &c->rows.rows[k];
 
+			char b1[40];
+
 			r->topn = best[k];
 			if (bestf[k])
-				r->top = strdup(c->funcs.rows[bestf[k] - 1].name);
+				r->top = strdup(rv_name(&c->funcs.rows[bestf[k] - 1], b1));
 			if (c->view == RV_VIEW_THREADS) {
 				const struct hd_thread *t = &d->threads[r->aux];
 
@@ -516,6 +546,18 @@ uint32_t rv_intern(struct rv_ctx *c, const char *s)
 	return (uint32_t)k;
 }
 
+const char *rv_name(const struct rv_row *r, char buf[40])
+{
+	uint32_t obj = (uint32_t)r->a;
+
+	if (r->name)
+		return r->name;
+	snprintf(buf, 40, "%s%#llx", obj == HD_NO_OBJECT ? "" : "+", (unsigned long long)r->b);
+	return buf;
+}
+
+/* Most samples first; ties by name, rows without a symbol after those
+ * with one, by object and address (no name made for them). */
 static int by_samples(const void *x, const void *y)
 {
 	const struct rv_row *a = x, *b = y;
@@ -523,6 +565,13 @@ static int by_samples(const void *x, const void *y)
 
 	if (a->n != b->n)
 		return a->n < b->n ? 1 : -1;
+	if (!a->name || !b->name) {
+		if (a->name || b->name)
+			return a->name ? -1 : 1;
+		if (a->a != b->a)
+			return a->a < b->a ? -1 : 1;
+		return a->b < b->b ? -1 : a->b > b->b;
+	}
 	if ((c = strcmp(a->name, b->name)))
 		return c;
 	if (a->line != b->line)
@@ -542,15 +591,24 @@ static int by_name(const void *x, const void *y)
 	return by_samples(x, y);
 }
 
-/* Sorts the rows; the table's index is of no use afterwards. */
-void rv_sort(struct rv_ctx *c, int by_symbol)
+/* Sorts the rows; the table's index is of no use afterwards. Returns 0,
+ * or -1 when out of memory. */
+int rv_sort(struct rv_ctx *c, int by_symbol)
 {
+	for (size_t i = 0; by_symbol && i < c->rows.n; i++) {
+		struct rv_row *r = &c->rows.rows[i];
+		char buf[40];
+
+		if (!r->name && !(r->name = strdup(rv_name(r, buf))))
+			return -1;
+	}
 	if (c->rows.n)
 		qsort(c->rows.rows, c->rows.n, sizeof(*c->rows.rows),
 		      by_symbol ? by_name : by_samples);
 	free(c->rows.slot);
 	c->rows.slot = NULL;
 	c->rows.nslot = 0;
+	return 0;
 }
 
 void rv_ctx_free(struct rv_ctx *c)

@@ -20,7 +20,8 @@
 struct rv_row {
 	uint64_t a, b;		/* key */
 	uint64_t n;		/* samples, saturating */
-	char *name;		/* function, object base name, tid or pid */
+	char *name;		/* function, object base name, tid or pid; NULL
+				 * for an address without symbol: see rv_name() */
 	uint32_t obj;		/* object index or HD_NO_OBJECT */
 	uint32_t aux;		/* thread or process index */
 	const char *file;	/* source file (lines view) */
@@ -59,6 +60,8 @@ struct rv_ctx {
 };
 
 long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
+/* Room for n rows; 0 or -1. */
+int rv_reserve(struct rv_table *t, size_t n);
 void rv_free(struct rv_table *t);
 int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge);
 int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out);
@@ -66,7 +69,9 @@ const char *rv_base(const char *path);
 char *rv_func_name(const char *raw);
 int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_view view);
 int rv_build(struct rv_ctx *c);
-void rv_sort(struct rv_ctx *c, int by_symbol);
+int rv_sort(struct rv_ctx *c, int by_symbol);
+/* The row's name; for an address no symbol covers, made in buf. */
+const char *rv_name(const struct rv_row *r, char buf[40]);
 void rv_ctx_free(struct rv_ctx *c);
 uint32_t rv_intern(struct rv_ctx *c, const char *s);
 double rv_pct(uint64_t n, uint64_t total);
@@ -75,5 +80,7 @@ const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj);
 
 /* tools/svg.c: the icicle of c (function or lines view) into out. */
 int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs);
+/* 1 (after one line on stderr) when out is one of the inputs, else 0. */
+int rv_svg_check(const char *out, char **inputs, size_t ninputs);
 
 #endif
