@@ -5,9 +5,9 @@
 # small programs: names, PLT stubs, C++ names, source lines, inlined code,
 # a rebuilt object, thread and process views, merging, the header and its
 # warnings, bad input, speed, the SVG, and the help. Exact counts only.
-# usage: test-report.sh CASE HWPROF DATA-GEN LINES LINES-REBUILT PLT CXX|-
+# usage: test-report.sh CASE HWPROF DATA-GEN LINES LINES-REBUILT PLT CXX|- PLT-IBT|-
 set -u
-case_=$1 hw=$2 gen=$3 lines=$4 rebuilt=$5 plt=$6 cxx=$7
+case_=$1 hw=$2 gen=$3 lines=$4 rebuilt=$5 plt=$6 cxx=$7 pltibt=${8:--}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -87,32 +87,37 @@ names)
 	check "no symbol: +0x1" sh -c "'$hw' report '$tmp/e' | grep -Eq ' 4  \+0x1 +rp-lines$'"
 	;;
 plt)
+	for prog in "$plt" "$pltibt"; do
+	[ "$prog" != - ] || { echo "SKIP part: no IBT (.plt.sec) build here"; continue; }
+	name=$(basename "$prog")
+	echo "== $name"
 	# samples in the PLT stub of sincos: sincos@plt, not _init
-	p=$(objdump -d "$plt" | awk '/<sincos@plt>:/ { print $1; exit }')
-	[ -n "$p" ] || { echo "ERROR: no sincos@plt in $plt"; exit 99; }
-	one "$tmp/d" "object $(bid "$plt") $plt" "s 0 0 0 $p 6" \
+	p=$(objdump -d "$prog" | awk '/<sincos@plt>:/ { print $1; exit }')
+	[ -n "$p" ] || { echo "ERROR: no sincos@plt in $prog"; exit 99; }
+	one "$tmp/d" "object $(bid "$prog") $prog" "s 0 0 0 $p 6" \
 		"s 0 0 0 $(printf %x $((0x$p + 6))) 4"
 	rows "$tmp/d" > "$tmp/r"
 	cat "$tmp/r"
-	check "sincos@plt: 10 samples" grep -Eq '^ *100\.00% +10  sincos@plt +rp-plt$' "$tmp/r"
-	check "not _init" sh -c "! grep -q _init '$tmp/r'"
-	# every stub of .plt and .plt.got is named after its function
-	objdump -d "$plt" | awk '/^[0-9a-f]+ <.*@plt>:/ { gsub(/[<>:]/, "", $2); print $1, $2 }' \
+	check "$name: sincos@plt: 10 samples" grep -Eq "^ *100\.00% +10  sincos@plt +$name\$" "$tmp/r"
+	check "$name: not _init" sh -c "! grep -q _init '$tmp/r'"
+	# every stub objdump names (.plt, .plt.sec, .plt.got) is named alike
+	objdump -d "$prog" | awk '/^[0-9a-f]+ <.*@plt>:/ { gsub(/[<>:]/, "", $2); print $1, $2 }' \
 		> "$tmp/stubs"
 	n=0
 	: > "$tmp/spec"
-	while read -r a name; do
+	while read -r a sname; do
 		echo "s 0 0 0 $a 1" >> "$tmp/spec"
 		n=$((n + 1))
 	done < "$tmp/stubs"
 	{
 		echo "command x"; echo "event task-clock 1 1 0 0 0 -"; echo "process 1 0 x"
-		echo "thread 1 0 x"; echo "object - $plt"; cat "$tmp/spec"
+		echo "thread 1 0 x"; echo "object - $prog"; cat "$tmp/spec"
 	} | "$gen" "$tmp/all"
 	rows "$tmp/all" | awk '{ print $3 }' | sort > "$tmp/got"
 	awk '{ print $2 }' "$tmp/stubs" | sort > "$tmp/want"
-	check "all $n stubs named as objdump names them" cmp -s "$tmp/got" "$tmp/want"
+	check "$name: all $n stubs named as objdump names them" cmp -s "$tmp/got" "$tmp/want"
 	diff "$tmp/want" "$tmp/got"
+	done
 	;;
 cxx)
 	[ "$cxx" != - ] || { echo "SKIP: no C++ compiler"; exit 77; }

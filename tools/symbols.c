@@ -226,12 +226,13 @@ struct reloc {
 };
 
 /*
- * PLT stubs: each entry of .plt, .plt.sec and .plt.got jumps through a
- * GOT slot (x86-64: "ff 25 disp32", rip-relative); the relocation of that
- * slot (JUMP_SLOT in .rela.plt, GLOB_DAT in .rela.dyn) names the function.
- * An entry with no such jump (a lazy-binding .plt entry next to .plt.sec)
- * pushes its .rela.plt index ("68 imm32"). Other machines: entry i of
- * .plt after a header of one entry is .rela.plt[i - 1].
+ * PLT stubs (x86-64): each entry of .plt, .plt.sec and .plt.got jumps
+ * through a GOT slot ("ff 25 disp32", rip-relative, maybe after endbr64
+ * and a bnd prefix); the relocation of that slot (JUMP_SLOT in .rela.plt,
+ * GLOB_DAT in .rela.dyn) names the function. A lazy-binding .plt entry
+ * beside .plt.sec has no such jump: it pushes its .rela.plt index after
+ * endbr64. The header entry (PLT0) matches neither and stays unnamed.
+ * Other machines' stubs are not named (their samples show as +OFFSET).
  */
 static void plt_syms(Elf *e, struct symvec *out)
 {
@@ -324,11 +325,15 @@ static void plt_syms(Elf *e, struct symvec *out)
 			const char *name = NULL;
 
 			if (eh.e_machine == EM_X86_64) {
-				for (uint64_t j = 0; j + 6 <= es && !name; j++) {
+				/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
+				static const unsigned char at_j[] = { 0, 1, 4, 5 };
+
+				for (size_t q = 0; q < sizeof(at_j) && !name; q++) {
+					uint64_t j = at_j[q];
 					int32_t disp;
 					uint64_t got;
 
-					if (p[j] != 0xff || p[j + 1] != 0x25)
+					if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
 						continue;
 					memcpy(&disp, p + j + 2, 4);
 					got = sh.sh_addr + at + j + 6 + (uint64_t)(int64_t)disp;
@@ -336,25 +341,15 @@ static void plt_syms(Elf *e, struct symvec *out)
 						if (rel[r].got == got)
 							name = rel[r].name;
 				}
-				for (uint64_t j = 0; j + 5 <= es && !name && !strcmp(plts[k], ".plt");
-				     j++) {
+				/* a lazy entry beside .plt.sec: endbr64; push N */
+				if (!name && es >= 9 && !strcmp(plts[k], ".plt") &&
+				    !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
 					uint32_t idx;
 
-					if (p[j] != 0x68)
-						continue;
-					memcpy(&idx, p + j + 1, 4);
+					memcpy(&idx, p + 5, 4);
 					if (idx < njslot)
 						name = jslot[idx].name;
-					break;
 				}
-			} else if (!strcmp(plts[k], ".plt") && at >= es) {
-				/* entry i after the header of one entry... for
-				 * machines whose header is larger, names may be off
-				 * by one entry: best effort */
-				size_t idx = (size_t)(at / es) - 1;
-
-				if (idx < njslot)
-					name = jslot[idx].name;
 			}
 			if (!name)
 				continue;
