@@ -265,8 +265,8 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 	}
 	printf("# disassembly of ");
 	rp_put(stdout, o->textfile, RP_TEXT);
-	printf(" (objdump; no line information)\n%10s %8s  %s\n", "samples", "percent",
-	       "address: instruction");
+	printf(" (objdump%s)\n%10s %8s  %s\n", o->dw ? "" : "; no line information",
+	       "samples", "percent", "address: instruction");
 	while (getline(&line, &cap, f) > 0) {
 		char *end;
 		unsigned long long a;
