@@ -81,8 +81,16 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 		"fill=\"hsl(%u,%d%%,%d%%)\" rx=\"2\"/>", x, y, w, ROW - 2, h,
 		light ? 55 : 60, light ? 80 - 6 * level : 70);
 	if (fit >= 2) {
+		char pct[32];
+		size_t cps = 0;
+
+		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+			cps += (*p & 0xc0) != 0x80;
+		snprintf(pct, sizeof(pct), " %.1f%%", rv_pct(n, total));
 		fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + 16);
 		label(f, name, fit);
+		if (cps + strlen(pct) <= (size_t)fit)
+			fputs(pct, f);	/* the share too, where it fits */
 		fputs("</text>", f);
 	}
 	fputs("</g>\n", f);
@@ -276,8 +284,16 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 				skipped++;
 				continue;
 			}
-			if (r->file && asprintf(&name, "%s:%d", rv_base(r->file), r->line) < 0)
-				name = NULL;
+			{
+				char fb2[40];
+				const char *pn = rv_name(&ft->rows[p], fb2);
+				/* code inlined from another function: say which */
+				int other = r->name && strcmp(r->name, pn);
+
+				if (r->file && asprintf(&name, "%s:%d%s%s", rv_base(r->file), r->line,
+							other ? " " : "", other ? r->name : "") < 0)
+					name = NULL;
+			}
 			if (r->file && r->name) {
 				char *t = NULL;
 
