@@ -499,7 +499,7 @@ svg-browser)
 		"file://$tmp/p.svg" >/dev/null 2>&1
 	rm -rf "$prof"
 	check "chromium: the DOM holds the icicle" sh -c "grep -q '<svg' '$tmp/dom' && [ \$(grep -o '<rect' '$tmp/dom' | wc -l) -ge 11 ]"
-	check "chromium: the names in the DOM" sh -c "grep -q 'lines.c:$hot' '$tmp/dom' && grep -q '>hot<' '$tmp/dom'"
+	check "chromium: the names in the DOM" sh -c "grep -q 'lines.c:$hot' '$tmp/dom' && grep -q '<title>hot (rp-lines)' '$tmp/dom'"
 	check "chromium: no parse error" sh -c "! grep -qi 'error on line' '$tmp/dom'"
 	check "chromium: screenshot with colour" python3 -c "
 import zlib, struct
