@@ -125,31 +125,22 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 	struct hd_event *me;
 	long i;
 
-	for (size_t k = 0; k < m->nevents; k++)
-		if (!strcmp(m->events[k].name, e->name))
-			goto found;
-	i = hd_add_event(m, e->name, e->period);
-	if (i < 0)
-		return -1;
-	me = &m->events[i];
-	me->samples = e->samples;
-	me->lost = e->lost;
-	me->throttled = e->throttled;
-	me->missed = e->missed;
-	if (e->missed_why && !(me->missed_why = strdup(e->missed_why)))
-		return -1;
-	return i;
-found:
 	for (i = 0; i < (long)m->nevents; i++)
 		if (!strcmp(m->events[i].name, e->name))
 			break;
+	if (i == (long)m->nevents) {
+		i = hd_add_event(m, e->name, e->period);
+		if (i < 0)
+			return -1;
+		m->events[i].missed_why = NULL;
+	} else if (e->period != m->events[i].period) {
+		m->events[i].period = 0;	/* mixed: no single period */
+	}
 	me = &m->events[i];
 	me->samples = rp_add(me->samples, e->samples);
 	me->lost = rp_add(me->lost, e->lost);
 	me->throttled = rp_add(me->throttled, e->throttled);
 	me->missed = rp_add(me->missed, e->missed);
-	if (e->period != me->period)
-		me->period = 0;	/* mixed: no single period */
 	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
 		return -1;
 	return i;
