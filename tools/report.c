@@ -119,6 +119,19 @@ static const char *obj_path(const struct rv_ctx *c, uint32_t obj)
 	return rv_obj_path(c, obj);
 }
 
+static void pad(size_t have, int width)
+{
+	static const char sp[] = "                                        ";
+
+	while ((int)have < width) {
+		size_t k = (size_t)width - have < sizeof(sp) - 1 ? (size_t)width - have :
+			   sizeof(sp) - 1;
+
+		fwrite(sp, 1, k, stdout);
+		have += k;
+	}
+}
+
 /* Prints s escaped, padded with spaces to width columns. */
 static void cell(const char *s, int width)
 {
@@ -127,7 +140,10 @@ static void cell(const char *s, int width)
 	FILE *m;
 
 	if (rp_is_plain(s)) {
-		printf("%-*s", width, s);
+		size_t n = strlen(s);
+
+		fwrite(s, 1, n, stdout);
+		pad(n, width);
 		return;
 	}
 	m = open_memstream(&buf, &len);
@@ -137,6 +153,43 @@ static void cell(const char *s, int width)
 	fclose(m);
 	printf("%-*s", width, buf ? buf : "");
 	free(buf);
+}
+
+/* Digits of v ending at end; returns where they start. */
+static char *digits(char *end, uint64_t v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/*
+ * "%7.2f%% %10llu  " of a row's share and samples, without printf (a
+ * million rows print in a fraction of the time): the share in hundredths
+ * of a percent, rounded half up, exactly (128-bit).
+ */
+static void lead(uint64_t n, uint64_t total)
+{
+	unsigned __int128 h = total ? ((unsigned __int128)n * 10000 + total / 2) / total : 0;
+	char buf[64], *e = buf + sizeof(buf), *p = e, *q;
+	uint64_t whole = (uint64_t)(h / 100), frac = (uint64_t)(h % 100);
+
+	*--p = ' ';
+	*--p = ' ';
+	q = digits(p, n);
+	while (p - q < 10)
+		*--q = ' ';
+	p = q;
+	*--p = ' ';
+	*--p = '%';
+	*--p = (char)('0' + frac % 10);
+	*--p = (char)('0' + frac / 10);
+	*--p = '.';
+	q = digits(p, whole);
+	while (p - q < 4)
+		*--q = ' ';
+	fwrite(q, 1, (size_t)(e - q), stdout);
 }
 
 static const char *thread_comm(const struct hd_file *d, uint32_t t)
@@ -173,12 +226,14 @@ static void text_rows(const struct rv_ctx *c)
 		char nb[40];
 		const char *name = rv_name(r, nb);
 
-		printf("%7.2f%% %10llu  ", rv_pct(r->n, c->total), (unsigned long long)r->n);
+		lead(r->n, c->total);
 		switch (c->view) {
 		case RV_VIEW_FUNCS:
 			cell(name, 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
+			break;
+		default:
 			break;
 		case RV_VIEW_OBJECTS:
 			cell(name, 40);

@@ -541,10 +541,24 @@ const char *rv_name(const struct rv_row *r, char buf[40])
 {
 	uint32_t obj = (uint32_t)r->a;
 
+	char *p = buf + 39;
+	uint64_t v = r->b;
+
 	if (r->name)
 		return r->name;
-	snprintf(buf, 40, "%s%#llx", obj == HD_NO_OBJECT ? "" : "+", (unsigned long long)r->b);
-	return buf;
+	/* "+0x1a2b" in an object, "0x1a2b" outside any ("%#llx", by hand:
+	 * a million of them print in a fraction of printf's time) */
+	*p = 0;
+	do
+		*--p = "0123456789abcdef"[v & 15];
+	while (v >>= 4);
+	if (r->b) {
+		*--p = 'x';
+		*--p = '0';
+	}
+	if (obj != HD_NO_OBJECT)
+		*--p = '+';
+	return p;
 }
 
 /* Most samples first; ties by name, rows without a symbol after those
