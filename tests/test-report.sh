@@ -414,8 +414,9 @@ assert d[\"rows\"][0][\"comm\"] == \"c\\rd\"'"
 	err "no\.data: No such file" "$hw" report "$tmp/no.data"
 	;;
 speed)
-	# 1 million distinct rows no symbol covers: linear, well under 2 s on
-	# a quiet machine (bench/README.md); 10 s here catches a quadratic one
+	# 1 million distinct rows no symbol covers: linear, about a second on a
+	# quiet machine (bench/README.md); 20 s here (the suite runs beside
+	# others) still catches a quadratic report, which took 8 s for 80000
 	"$gen" --big 1000000 "$tmp/big" || exit 99
 	s=$(date +%s.%N)
 	"$hw" report "$tmp/big" > "$tmp/r" 2>/dev/null
@@ -425,7 +426,11 @@ speed)
 	echo "1000000 rows: ${t} s"
 	check "status 0" [ $rc = 0 ]
 	check "1000000 rows" [ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/r" | wc -l)" = 1000000 ]
-	check "under 10 s (${t} s)" [ "$(echo "$t < 10" | bc)" = 1 ]
+	if [ -n "${HWPROF_TEST_SANITIZED:-}" ]; then
+		echo "SKIP part: no time limit under sanitizers"
+	else
+		check "under 20 s (${t} s)" [ "$(echo "$t < 20" | bc)" = 1 ]
+	fi
 	;;
 svg)
 	h=$(addr "$lines" hot) c=$(addr "$lines" cold)
