@@ -471,6 +471,16 @@ for g in r.iter(ns + 'g'):
         lab = x.text.rsplit(' ', 1)[0] if x.text.endswith('%') else x.text
         assert t.startswith(lab) or lab.endswith('\u2026'), (x.text, t)
 assert any((x.text or '').endswith('\u2026') for x in r.iter(ns + 'text')), 'no name cut'
+# an icicle: every box lies inside a box of the level above
+boxes = {}
+for g in r.iter(ns + 'g'):
+    q = g.find(ns + 'rect')
+    boxes.setdefault(g.get('class'), []).append((float(q.get('x')), float(q.get('width'))))
+for lv in range(1, 4):
+    for x, w in boxes.get('l%d' % lv, []):
+        assert any(px - 0.01 <= x and x + w <= px + pw + 0.01
+                   for px, pw in boxes['l%d' % (lv - 1)]), (lv, x, w)
+assert len(boxes['l3']) == 4, boxes['l3']
 print('titles:', len(titles))
 "
 	;;

@@ -258,7 +258,8 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 	}
 	if (lines) {
 		/* source lines under their function */
-		struct ord *lo = calloc(c->rows.n + 1, sizeof(*lo));
+		const struct rv_table *lt = &c->flines;
+		struct ord *lo = calloc(lt->n + 1, sizeof(*lo));
 		double *fx = calloc(ft->n + 1, sizeof(*fx));
 
 		if (!lo || !fx) {
@@ -268,11 +269,11 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 			ret = die("out of memory");
 			goto out;
 		}
-		for (size_t i = 0; i < c->rows.n; i++)
-			lo[i] = (struct ord){ (uint64_t)c->rows.rows[i].parent, c->rows.rows[i].n, i };
-		qsort(lo, c->rows.n, sizeof(*lo), by_group);
-		for (size_t j = 0; j < c->rows.n; j++) {
-			const struct rv_row *r = &c->rows.rows[lo[j].i];
+		for (size_t i = 0; i < lt->n; i++)
+			lo[i] = (struct ord){ (uint64_t)lt->rows[i].parent, lt->rows[i].n, i };
+		qsort(lo, lt->n, sizeof(*lo), by_group);
+		for (size_t j = 0; j < lt->n; j++) {
+			const struct rv_row *r = &lt->rows[lo[j].i];
 			char *name = NULL, *what = NULL;
 			double w = (double)r->n * scale;
 			size_t p = (size_t)r->parent;

@@ -335,6 +335,29 @@ static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym
 /* ------------------------------------------------------------------ */
 /* Building a view                                                      */
 
+/* Adds n samples of line row r under function row f in c->flines (the
+ * same line can be reached from several functions, as inlined code is:
+ * the SVG draws each under its function). 0 or -1. */
+static int by_function(struct rv_ctx *c, long f, const struct rv_row *r, uint64_t n)
+{
+	long q = rv_row(&c->flines, (uint64_t)f << 8 | r->a >> 56, r->b);
+	struct rv_row *l;
+
+	if (q < 0)
+		return -1;
+	l = &c->flines.rows[q];
+	if (l->parent < 0) {
+		l->parent = f;
+		l->obj = r->obj;
+		l->file = r->file;
+		l->line = r->line;
+		if (r->name && !(l->name = strdup(r->name)))
+			return -1;
+	}
+	l->n = rp_add(l->n, n);
+	return 0;
+}
+
 static uint32_t proc_of(const struct hd_file *d, uint32_t thread)
 {
 	return thread < d->nthreads ? d->threads[thread].proc : 0;
@@ -402,7 +425,6 @@ int rv_build(struct rv_ctx *c)
 					r->obj = s->object;
 					r->file = file;
 					r->line = line;
-					r->parent = f;
 					if (fn)
 						r->name = rv_func_name(fn);
 					else if (c->funcs.rows[f].name)
@@ -413,6 +435,8 @@ int rv_build(struct rv_ctx *c)
 					if (!r->name)
 						goto oom;
 				}
+				if (by_function(c, f, r, s->count))
+					goto oom;
 			} else {
 				/* no line information: the function's row */
 				k = rv_row(&c->rows, a, b);
@@ -426,6 +450,8 @@ int rv_build(struct rv_ctx *c)
 					    !(r->name = strdup(c->funcs.rows[f].name)))
 						goto oom;
 				}
+				if (by_function(c, f, r, s->count))
+					goto oom;
 			}
 			break;
 		}
@@ -470,10 +496,10 @@ int rv_build(struct rv_ctx *c)
 			long k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC,
 					pair.rows[i].a);
 
-			if (k < 0)
-				break;
 			char b1[40], b2[40];
 
+			if (k < 0)
+				break;
 			if (pair.rows[i].n > best[k] ||
 			    (pair.rows[i].n == best[k] && bestf[k] &&
 			     strcmp(rv_name(&c->funcs.rows[pair.rows[i].b], b1),
@@ -484,7 +510,6 @@ int rv_build(struct rv_ctx *c)
 		}
 		for (size_t k = 0; k < c->rows.n; k++) {
 			struct rv_row *r = &c->rows.rows[k];
-
 			char b1[40];
 
 			r->topn = best[k];
@@ -621,6 +646,7 @@ void rv_ctx_free(struct rv_ctx *c)
 	rv_free(&c->rows);
 	rv_free(&c->funcs);
 	rv_free(&c->strs);
+	rv_free(&c->flines);
 	for (size_t i = 0; i < c->nobjs; i++)
 		rp_obj_free(&c->objs[i]);
 	free(c->objs);

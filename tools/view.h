@@ -55,6 +55,7 @@ struct rv_ctx {
 	struct rv_table rows;	/* the view's rows */
 	struct rv_table funcs;	/* function rows (not for RV_VIEW_FUNCS) */
 	struct rv_table strs;	/* interned source file names */
+	struct rv_table flines;	/* lines view: (function, line) rows, parent set */
 	int funcs_are_rows;
 	uint64_t total;		/* samples of the event, saturating */
 };
