@@ -14,6 +14,11 @@
 #include <elfutils/libdw.h>
 #include <libelf.h>
 
+struct rp_fncache {
+	Dwarf_Line *line;	/* a line-table row */
+	const char *func;	/* its innermost function, or NULL */
+};
+
 struct rp_sym {
 	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
 	char *name;		/* raw (mangled) name; "x@plt" for a stub */
@@ -39,6 +44,8 @@ struct rp_obj {
 		char *abs;		/* joined to its compilation directory */
 	} *paths;
 	size_t npaths, lastpath;
+	struct rp_fncache *fn;	/* open addressing by row */
+	size_t nfn, capfn;
 };
 
 void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid);

@@ -500,6 +500,7 @@ void rp_obj_free(struct rp_obj *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i].abs);
 	free(o->paths);
+	free(o->fn);
 	rp_obj_init(o, NULL, NULL);
 }
 
@@ -691,12 +692,51 @@ const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file)
 	return joined;
 }
 
+/* The innermost function (inlined or not) at addr in unit cu, or NULL. */
+static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
+{
+	Dwarf_Die *scopes = NULL;
+	const char *fn = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+
+	for (int i = 0; i < n && !fn; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			fn = die_name(&scopes[i]);
+	}
+	free(scopes);
+	return fn;
+}
+
+static void grow_fncache(struct rp_obj *o)
+{
+	size_t cap = o->capfn ? 2 * o->capfn : 256;
+	struct rp_fncache *nc = calloc(cap, sizeof(*nc));
+
+	if (!nc)
+		return;
+	for (size_t i = 0; i < o->capfn; i++) {
+		size_t j;
+
+		if (!o->fn[i].line)
+			continue;
+		j = ((uintptr_t)o->fn[i].line >> 4) & (cap - 1);
+		while (nc[j].line)
+			j = (j + 1) & (cap - 1);
+		nc[j] = o->fn[i];
+	}
+	free(o->fn);
+	o->fn = nc;
+	o->capfn = cap;
+}
+
 int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func)
 {
-	Dwarf_Die cu, *scopes = NULL;
+	Dwarf_Die cu;
 	Dwarf_Line *l;
-	int n;
+	size_t j;
 
 	if (!o->dw || !dwarf_addrdie(o->dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
@@ -706,14 +746,24 @@ int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 	*file = rp_obj_abs(o, &cu, *file);
 	if (!func)
 		return 0;
-	*func = NULL;
-	n = dwarf_getscopes(&cu, addr, &scopes);
-	for (int i = 0; i < n && !*func; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			*func = die_name(&scopes[i]);
+	/* the function of a line-table row, found once: walking the unit's
+	 * scopes costs as much as the unit is large, and inlined code starts
+	 * a row of its own (its line differs from its caller's) */
+	if (o->nfn * 2 >= o->capfn)
+		grow_fncache(o);
+	if (o->nfn * 2 >= o->capfn) {		/* out of memory: no cache */
+		*func = scope_func(&cu, addr);
+		return 0;
 	}
-	free(scopes);
+	j = ((uintptr_t)l >> 4) & (o->capfn - 1);
+	for (; o->fn[j].line; j = (j + 1) & (o->capfn - 1))
+		if (o->fn[j].line == l) {
+			*func = o->fn[j].func;
+			return 0;
+		}
+	*func = scope_func(&cu, addr);
+	o->fn[j].line = l;
+	o->fn[j].func = *func;
+	o->nfn++;
 	return 0;
 }
