@@ -41,7 +41,8 @@ bid() {
 # address) is line $3 of file $2 in program $1.
 line_addr() {
 	objdump --dwarf=decodedline "$1" | awk -v f="$2" -v l="$3" '
-		$1 == f && $3 ~ /^0x/ {
+		{ n = split($1, part, "/") }
+		part[n] == f && $3 ~ /^0x/ {
 			if (have && $3 != a && last == l) { print a; found = 1; exit }
 			a = $3; last = $2; have = 1
 		}
@@ -179,6 +180,11 @@ d = json.load(sys.stdin)
 r = d[\"rows\"][0]
 assert r[\"file\"].endswith(\"lines.c\") and r[\"line\"] == $hot and r[\"function\"] == \"hot\", r'"
 	check "csv lines" sh -c "'$hw' report '$tmp/d' --lines --format csv | grep -Eq '^50\.00,5,\".*lines\.c\",$hot,\"hot\",'"
+	# no .debug_aranges (clang writes none): units found by their ranges
+	cp "$lines" "$tmp/noaranges"
+	objcopy --remove-section .debug_aranges "$tmp/noaranges"
+	one "$tmp/n" "object - $tmp/noaranges" "s 0 0 0 $ha 5"
+	check "no .debug_aranges: still line $hot" sh -c "'$hw' report '$tmp/n' --lines | grep -Eq ' 5  lines\.c:$hot +hot +noaranges$'"
 	# without debug info: the function's row, said as such
 	cp "$lines" "$tmp/stripped"
 	strip -g "$tmp/stripped"

@@ -134,7 +134,7 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 		return -1;
 	lo = hi = line;
 	/* the function's extent in its file, from the line table */
-	if (dwarf_addrdie(o->dw, sym->lo, &cu) && !dwarf_getsrclines(&cu, &lines, &nl)) {
+	if (!rp_obj_cu(o, sym->lo, &cu) && !dwarf_getsrclines(&cu, &lines, &nl)) {
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr a;

@@ -19,6 +19,11 @@ struct rp_fncache {
 	const char *func;	/* its innermost function, or NULL */
 };
 
+struct rp_cu {
+	uint64_t lo, hi;	/* an address range of a unit */
+	uint64_t die;		/* the unit's DIE offset */
+};
+
 struct rp_sym {
 	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
 	char *name;		/* raw (mangled) name; "x@plt" for a stub */
@@ -46,6 +51,9 @@ struct rp_obj {
 	size_t npaths, lastpath;
 	struct rp_fncache *fn;	/* open addressing by row */
 	size_t nfn, capfn;
+	struct rp_cu *cus;	/* sorted; built when aranges fail */
+	size_t ncus;
+	int cus_built;
 };
 
 void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid);
@@ -63,6 +71,8 @@ const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name);
 int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func);
 
+/* The DWARF unit holding addr: 0, or -1 when none does. */
+int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu);
 /* A source file name of unit cu made absolute with the unit's
  * compilation directory; lives as long as o. */
 const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file);

@@ -501,6 +501,7 @@ void rp_obj_free(struct rp_obj *o)
 		free(o->paths[i].abs);
 	free(o->paths);
 	free(o->fn);
+	free(o->cus);
 	rp_obj_init(o, NULL, NULL);
 }
 
@@ -731,6 +732,70 @@ static void grow_fncache(struct rp_obj *o)
 	o->capfn = cap;
 }
 
+static int cmp_range(const void *a, const void *b)
+{
+	const struct rp_cu *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's address ranges, from the units themselves: clang writes no
+ * .debug_aranges, and libdw before 0.189 finds no unit without it. */
+static void cu_ranges(struct rp_obj *o)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	o->cus_built = 1;
+	while (!dwarf_nextcu(o->dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(o->dw, off + hsize, &cu)) {
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (o->ncus == cap) {
+					struct rp_cu *nc;
+
+					cap = cap ? 2 * cap : 64;
+					nc = realloc(o->cus, cap * sizeof(*nc));
+					if (!nc)
+						return;
+					o->cus = nc;
+				}
+				o->cus[o->ncus++] = (struct rp_cu){ lo, hi, off + hsize };
+			}
+		}
+		off = next;
+	}
+	if (o->ncus)
+		qsort(o->cus, o->ncus, sizeof(*o->cus), cmp_range);
+}
+
+/* The unit holding addr: libdw's aranges, else the units' own ranges. */
+int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t a = 0, b;
+
+	if (dwarf_addrdie(o->dw, addr, cu))
+		return 0;
+	if (!o->cus_built)
+		cu_ranges(o);
+	b = o->ncus;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->cus[m].lo <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (size_t i = a, k = 0; i > 0 && k < 16; i--, k++)
+		if (addr >= o->cus[i - 1].lo && addr < o->cus[i - 1].hi)
+			return dwarf_offdie(o->dw, o->cus[i - 1].die, cu) ? 0 : -1;
+	return -1;
+}
+
 int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func)
 {
@@ -738,7 +803,7 @@ int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 	Dwarf_Line *l;
 	size_t j;
 
-	if (!o->dw || !dwarf_addrdie(o->dw, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	if (!o->dw || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file || dwarf_lineno(l, line))

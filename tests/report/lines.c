@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A program for hwprof report's tests, built with -g: its time is in
+ * A program for hwprof report's tests, built with -g -O0 (every line keeps
+ * its line-table rows, with gcc and clang alike): its time is in
  * hot(), on the line marked HOT, partly through mix(), which is inlined
  * (its line is marked MIX). Built twice: -DREBUILT moves hot() (another
  * build-id), as a rebuild after recording would.
