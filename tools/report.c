@@ -169,9 +169,24 @@ static char *digits(char *end, uint64_t v)
  * million rows print in a fraction of the time): the share in hundredths
  * of a percent, rounded half up, exactly (128-bit).
  */
+static uint64_t hundredths(uint64_t n, uint64_t total)
+{
+	return total ? (uint64_t)(((unsigned __int128)n * 10000 + total / 2) / total) : 0;
+}
+
+/* "12.34": the share of n in total, as every format prints it */
+static const char *share(uint64_t n, uint64_t total, char buf[32])
+{
+	uint64_t h = hundredths(n, total);
+
+	snprintf(buf, 32, "%llu.%02llu", (unsigned long long)(h / 100),
+		 (unsigned long long)(h % 100));
+	return buf;
+}
+
 static void lead(uint64_t n, uint64_t total)
 {
-	unsigned __int128 h = total ? ((unsigned __int128)n * 10000 + total / 2) / total : 0;
+	uint64_t h = hundredths(n, total);
 	char buf[64], *e = buf + sizeof(buf), *p = e, *q;
 	uint64_t whole = (uint64_t)(h / 100), frac = (uint64_t)(h % 100);
 
@@ -291,7 +306,9 @@ static void csv_rows(const struct rv_ctx *c)
 		char nb[40];
 		const char *name = rv_name(r, nb);
 
-		printf("%.2f,%llu,", rv_pct(r->n, c->total), (unsigned long long)r->n);
+		char sb[32];
+
+		printf("%s,%llu,", share(r->n, c->total, sb), (unsigned long long)r->n);
 		switch (c->view) {
 		case RV_VIEW_FUNCS:
 		case RV_VIEW_OBJECTS:
@@ -385,8 +402,10 @@ static void json_rows(const struct rv_ctx *c)
 		char nb[40];
 		const char *name = rv_name(r, nb);
 
-		printf("%s\n  {\"percent\": %.2f, \"samples\": %llu, ", i ? "," : "",
-		       rv_pct(r->n, c->total), (unsigned long long)r->n);
+		char sb[32];
+
+		printf("%s\n  {\"percent\": %s, \"samples\": %llu, ", i ? "," : "",
+		       share(r->n, c->total, sb), (unsigned long long)r->n);
 		switch (c->view) {
 		case RV_VIEW_LINES:
 			printf("\"file\": ");
