@@ -82,7 +82,12 @@ static void text_header(const struct rv_ctx *c)
 	fputs("# command: ", stdout);
 	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
 	       RP_TEXT);
-	printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
+	/* a version 1 file names one process and no thread: its threads
+	 * are not known (tools/data.c keeps one for the process) */
+	if (d->version == 1)
+		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
+	else
+		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 
@@ -357,7 +362,10 @@ static void csv_rows(const struct rv_ctx *c)
 		       (unsigned long long)e->samples, (unsigned long long)e->lost,
 		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
 		rp_put(stdout, e->missed_why ? e->missed_why : "", RP_CSV);
-		printf(",%d,%zu,%zu\n", (int)i == c->event, d->nprocs, d->nthreads);
+		printf(",%d,%zu,", (int)i == c->event, d->nprocs);
+		if (d->version != 1)
+			printf("%zu", d->nthreads);
+		putchar('\n');
 	}
 }
 
@@ -382,8 +390,13 @@ static void json_rows(const struct rv_ctx *c)
 
 	printf("{");
 	json_event(&d->events[c->event]);
-	printf(",\n \"event_index\": %d, \"processes\": %zu, \"threads\": %zu, \"command\": ",
-	       c->event, d->nprocs, d->nthreads);
+	printf(",\n \"event_index\": %d, \"processes\": %zu, \"threads\": ", c->event,
+	       d->nprocs);
+	if (d->version == 1)
+		printf("null");		/* not listed in a version 1 file */
+	else
+		printf("%zu", d->nthreads);
+	printf(", \"command\": ");
 	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
 	       RP_JSON);
 	printf(",\n \"view\": \"%s\", \"total\": %llu,\n \"events\": [",
