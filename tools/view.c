@@ -247,6 +247,8 @@ int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge)
 			hd_free(d);
 			return die("out of memory");
 		}
+		if (f.version < d->version)
+			d->version = f.version;	/* a version 1 file lists no threads */
 		hd_free(&f);
 	}
 	return 0;
