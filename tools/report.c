@@ -119,10 +119,6 @@ static const char *obj_name(const struct rv_ctx *c, uint32_t obj)
 	return obj == HD_NO_OBJECT ? "[unknown]" : rv_base(c->d->objects[obj].path);
 }
 
-static const char *obj_path(const struct rv_ctx *c, uint32_t obj)
-{
-	return rv_obj_path(c, obj);
-}
 
 static void pad(size_t have, int width)
 {
@@ -253,12 +249,10 @@ static void text_rows(const struct rv_ctx *c)
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
-		default:
-			break;
 		case RV_VIEW_OBJECTS:
 			cell(name, 40);
 			putchar(' ');
-			cell(obj_path(c, r->obj), 0);
+			cell(rv_obj_path(c, r->obj), 0);
 			break;
 		case RV_VIEW_LINES: {
 			char *at = NULL;
@@ -322,7 +316,7 @@ static void csv_rows(const struct rv_ctx *c)
 			if (c->view == RV_VIEW_FUNCS)
 				rp_put(stdout, obj_name(c, r->obj), RP_CSV);
 			else
-				rp_put(stdout, obj_path(c, r->obj), RP_CSV);
+				rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
 			break;
 		case RV_VIEW_LINES:
 			rp_put(stdout, r->file ? r->file : "", RP_CSV);
@@ -331,7 +325,7 @@ static void csv_rows(const struct rv_ctx *c)
 			putchar(',');
 			rp_put(stdout, obj_name(c, r->obj), RP_CSV);
 			putchar(',');
-			rp_put(stdout, obj_path(c, r->obj), RP_CSV);
+			rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
 			break;
 		case RV_VIEW_THREADS:
 			printf("%s,%d,", name, d->procs[d->threads[r->aux].proc].pid);
@@ -437,7 +431,7 @@ static void json_rows(const struct rv_ctx *c)
 			printf("\"object\": ");
 			rp_put(stdout, obj_name(c, r->obj), RP_JSON);
 			printf(", \"path\": ");
-			rp_put(stdout, obj_path(c, r->obj), RP_JSON);
+			rp_put(stdout, rv_obj_path(c, r->obj), RP_JSON);
 			break;
 		case RV_VIEW_THREADS:
 			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", name,
