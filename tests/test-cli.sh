@@ -46,7 +46,7 @@ demo)
 	"$hw" report "$tmp/d" --sort symbol | awk '!/^#/ && $1 ~ /%$/ { print $3 }' > "$tmp/names"
 	check "--sort symbol: rows in name order" sh -c "LC_ALL=C sort -c '$tmp/names'"
 	check "--sort symbol: hot_loop listed" grep -qx hot_loop "$tmp/names"
-	check "--objects" sh -c "'$hw' report '$tmp/d' --objects | grep -q ' demo *demo'"
+	check "--objects" sh -c "'$hw' report '$tmp/d' --objects | grep -q ' demo */.*/demo$'"
 	# defaults: the event it chose is said, and the run still works
 	check "default record" "$hw" record -o "$tmp/e" -- "$demo"
 	check "default hot" [ "$(first "$tmp/e")" = hot_loop ]
@@ -64,7 +64,11 @@ threads)
 	check "record" "$hw" record -e task-clock -c 200000 -o "$tmp/t" -- "$demo" threads 3
 	"$hw" report "$tmp/t"
 	check "thread_loop appears" sh -c "'$hw' report '$tmp/t' | grep -q thread_loop"
-	check "4 threads" sh -c "'$hw' report '$tmp/t' | grep -q 'threads: 4'"
+	if head -1 "$tmp/t" | grep -qx 'hwprof-data 1'; then
+		echo "SKIP part: a version 1 data file does not list its threads"
+	else
+		check "4 threads" sh -c "'$hw' report '$tmp/t' | grep -q 'threads: 4'"
+	fi
 	;;
 fork)
 	task_clock_ok || { echo "SKIP: task-clock cannot be sampled here"; exit 77; }

@@ -6,11 +6,17 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Each takes its own name as argv[0]; "--help" prints every option. */
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
 /* One line "hwprof: ..." on stderr; returns 1 (the exit status). */
 int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
+ * when argv[*i] is not that option; *bad is set when the value is missing. */
+const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad);
 
 #endif

@@ -45,9 +45,16 @@ int cmd_list(int argc, char **argv)
 	const char *name, *desc;
 	unsigned int code;
 
-	(void)argv;
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs("usage: hwprof list\n"
+		      "  lists the event names and PAPI presets, whether this machine can\n"
+		      "  sample each (it opens them to see), and why not when it cannot\n"
+		      "  -h, --help   this help\n"
+		      "exit status: 0, or 1 after one line on stderr (see hwprof(1))\n", stdout);
+		return 0;
+	}
 	if (argc > 1)
-		return die("list takes no arguments");
+		return die("list takes no arguments (see hwprof list --help)");
 	printf("events (any libpfm4 name works too, e.g. perf::CONTEXT-SWITCHES):\n");
 	printf("  %-24s %-11s %s\n", "name", "available", "what");
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)

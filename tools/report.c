@@ -1,547 +1,607 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwprof report: reads a data file (hwprof-data(5)), gives each sampled
- * address its function from the object's ELF symbols (libelf; a
- * .gnu_debuglink or build-id debug file when the object is stripped), and
- * prints a flat profile as text, CSV or JSON, or draws it as SVG.
+ * hwprof report: the options, and the profile printed as text, CSV or
+ * JSON: a header with the statistics of every event (with a warning when
+ * threads were not covered), then the rows of the view (tools/view.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
+#include "report.h"
+#include "view.h"
 
-struct sym {
-	uint64_t lo, hi;	/* file addresses */
-	char *name;
-};
+const char report_usage[] =
+	"usage: hwprof report [FILE...] [OPTIONS]\n"
+	"  FILE                 data file (default hwprof.data); several need --merge\n"
+	"  --merge              sum several data files (objects matched by build-id)\n"
+	"  --event N            report the file's event N (default 0)\n"
+	"  --sort samples|symbol  most samples first (default), or by name\n"
+	"  --objects            one row per object\n"
+	"  --lines              one row per source line (needs debug info)\n"
+	"  --threads            one row per thread, with its top function\n"
+	"  --processes          one row per process, with its top function\n"
+	"  --format text|csv|json  the output (default text)\n"
+	"  --svg OUT            also draw an icicle (object, function, line) into OUT\n"
+	"  --no-demangle        keep C++ names as the object has them\n"
+	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
+	"  -h, --help           this help\n"
+	"exit status: 0, or 1 after one line on stderr (see hwprof(1))\n";
 
-struct object {
-	int event;
-	uint64_t start, end, base;
-	char buildid[130];
-	char *path;
-	struct sym *syms;
-	size_t nsyms;
-	int symbolized;
-};
-
-struct event {
-	uint64_t period, samples, lost, throttled, folded, outside, saturated;
-	unsigned int precise, threads;
-	char name[256];
-};
-
-struct row {			/* one function (or object+offset) */
-	char *func;
-	const char *obj;
-	uint64_t n;
-};
-
-static struct event evs[8];
-static int nev;
-static struct object *objs;
-static size_t nobj;
-static struct row *rows;
-static size_t nrows, caprows;
-static char command[4096];
-static unsigned int bytes = 8;
-
-/* ------------------------------------------------------------------ */
-/* Symbols                                                              */
-
-static int cmp_sym(const void *a, const void *b)
+static int is_clock(const char *name)
 {
-	const struct sym *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
+	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
 }
 
-static void free_syms(struct object *o)
+/* The warnings of the reported event: threads it could not see, samples
+ * the kernel dropped; to stderr and, with prefix, into the output. */
+static void warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
+		     int json)
 {
-	for (size_t i = 0; i < o->nsyms; i++)
-		free(o->syms[i].name);
-	free(o->syms);
-	o->syms = NULL;
-	o->nsyms = 0;
-}
+	const struct hd_event *e = &d->events[event];
+	int first = 1;
 
-/* Loads the function symbols of file into o, replacing what o had:
- * .symtab, or .dynsym when there is none. Returns 1 for a .symtab, 0 for
- * .dynsym only, -1 when the file cannot be read (o is then untouched). */
-static int load_syms(const char *file, struct object *o)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC), have_symtab = 0;
-	Elf_Scn *scn = NULL;
-	size_t cap = 0;
-	Elf *e;
+	for (int k = 0; k < 2; k++) {
+		char msg[512];
 
-	if (fd < 0)
-		return -1;
-	free_syms(o);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_SYMTAB)
-			have_symtab = 1;
-	}
-	scn = NULL;
-	while (e && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
-		    sh.sh_type != (have_symtab ? SHT_SYMTAB : SHT_DYNSYM))
+		if (k == 0 && e->missed)
+			snprintf(msg, sizeof(msg), "warning: %llu thread%s %s not covered (%s): "
+				 "the profile misses them", (unsigned long long)e->missed,
+				 e->missed == 1 ? "" : "s", e->missed == 1 ? "was" : "were",
+				 e->missed_why ? e->missed_why : "reason unknown");
+		else if (k == 1 && e->lost)
+			snprintf(msg, sizeof(msg), "warning: %llu sample%s lost: the kernel "
+				 "dropped %s", (unsigned long long)e->lost,
+				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
+		else
 			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s) || !s.st_value ||
-			    s.st_shndx == SHN_UNDEF ||
-			    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-			     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
-				continue;
-			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (!n || !*n)
-				continue;
-			if (o->nsyms == cap) {
-				struct sym *ns;
-
-				cap = cap ? 2 * cap : 256;
-				ns = realloc(o->syms, cap * sizeof(*ns));
-				if (!ns)
-					break;
-				o->syms = ns;
-			}
-			o->syms[o->nsyms++] = (struct sym){ s.st_value,
-				s.st_value + (s.st_size ? s.st_size : 1), strdup(n) };
+		if (f == stderr) {
+			fputs("hwprof: ", f);
+			rp_put(f, msg, RP_TEXT);
+			fputc('\n', f);
+		} else if (json) {
+			fputs(first ? "" : ", ", f);
+			rp_put(f, msg, RP_JSON);
+		} else {
+			fputs(prefix, f);
+			rp_put(f, msg, RP_TEXT);
+			fputc('\n', f);
 		}
+		first = 0;
 	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
-	/* a symbol of size 0 runs to the next one */
-	for (size_t i = 0; i + 1 < o->nsyms; i++)
-		if (o->syms[i].hi == o->syms[i].lo + 1 && o->syms[i + 1].lo > o->syms[i].lo)
-			o->syms[i].hi = o->syms[i + 1].lo;
-	return have_symtab;
 }
 
-/* The debug-link name of a stripped file, or "". */
-static void debuglink(const char *file, char *out, size_t len)
+static void text_header(const struct rv_ctx *c)
 {
-	int fd = open(file, O_RDONLY | O_CLOEXEC);
-	Elf_Scn *scn = NULL;
-	size_t shstr;
-	Elf *e;
+	const struct hd_file *d = c->d;
 
-	out[0] = 0;
-	if (fd < 0)
+	fputs("# command: ", stdout);
+	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
+	       RP_TEXT);
+	/* a version 1 file names one process and no thread: its threads
+	 * are not known (tools/data.c keeps one for the process) */
+	if (d->version == 1)
+		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
+	else
+		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct hd_event *e = &d->events[i];
+
+		printf("# event %zu%s: ", i, (int)i == c->event ? " (this report)" : "");
+		rp_put(stdout, e->name, RP_TEXT);
+		if (e->period)
+			printf(", one sample every %llu%s\n", (unsigned long long)e->period,
+			       is_clock(e->name) ? " ns" : " events");
+		else
+			printf(", periods differ between the merged files\n");
+		printf("#   samples: %llu  lost: %llu  throttled: %llu  threads not covered: %llu",
+		       (unsigned long long)e->samples, (unsigned long long)e->lost,
+		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
+		if (e->missed) {
+			fputs(" (", stdout);
+			rp_put(stdout, e->missed_why ? e->missed_why : "reason unknown", RP_TEXT);
+			fputc(')', stdout);
+		}
+		fputc('\n', stdout);
+	}
+	warnings(stdout, "# ", d, c->event, 0);
+	if (rp_demangle_missing)
+		printf("# note: libstdc++.so.6 not found: C++ names are not demangled\n");
+	printf("#\n");
+}
+
+static const char *obj_name(const struct rv_ctx *c, uint32_t obj)
+{
+	return obj == HD_NO_OBJECT ? "[unknown]" : rv_base(c->d->objects[obj].path);
+}
+
+
+static void pad(size_t have, int width)
+{
+	static const char sp[] = "                                        ";
+
+	while ((int)have < width) {
+		size_t k = (size_t)width - have < sizeof(sp) - 1 ? (size_t)width - have :
+			   sizeof(sp) - 1;
+
+		fwrite(sp, 1, k, stdout);
+		have += k;
+	}
+}
+
+/* Prints s escaped, padded with spaces to width columns. */
+static void cell(const char *s, int width)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m;
+
+	if (rp_is_plain(s)) {
+		size_t n = strlen(s);
+
+		fwrite(s, 1, n, stdout);
+		pad(n, width);
 		return;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e && !elf_getshdrstrndx(e, &shstr)) {
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			const char *n;
+	}
+	m = open_memstream(&buf, &len);
+	if (!m)
+		return;
+	rp_put(m, s, RP_TEXT);
+	fclose(m);
+	printf("%-*s", width, buf ? buf : "");
+	free(buf);
+}
 
-			if (!gelf_getshdr(scn, &sh))
-				continue;
-			n = elf_strptr(e, shstr, sh.sh_name);
-			if (!n || strcmp(n, ".gnu_debuglink"))
-				continue;
-			d = elf_getdata(scn, NULL);
-			if (d && d->d_size)
-				snprintf(out, len, "%.*s", (int)d->d_size, (const char *)d->d_buf);
+/* Digits of v ending at end; returns where they start. */
+static char *digits(char *end, uint64_t v)
+{
+	do
+		*--end = (char)('0' + v % 10);
+	while (v /= 10);
+	return end;
+}
+
+/*
+ * "%7.2f%% %10llu  " of a row's share and samples, without printf (a
+ * million rows print in a fraction of the time): the share in hundredths
+ * of a percent, rounded half up, exactly (128-bit).
+ */
+static uint64_t hundredths(uint64_t n, uint64_t total)
+{
+	return total ? (uint64_t)(((unsigned __int128)n * 10000 + total / 2) / total) : 0;
+}
+
+/* "12.34": the share of n in total, as every format prints it */
+static const char *share(uint64_t n, uint64_t total, char buf[32])
+{
+	uint64_t h = hundredths(n, total);
+
+	snprintf(buf, 32, "%llu.%02llu", (unsigned long long)(h / 100),
+		 (unsigned long long)(h % 100));
+	return buf;
+}
+
+static void lead(uint64_t n, uint64_t total)
+{
+	uint64_t h = hundredths(n, total);
+	char buf[64], *e = buf + sizeof(buf), *p = e, *q;
+	uint64_t whole = (uint64_t)(h / 100), frac = (uint64_t)(h % 100);
+
+	*--p = ' ';
+	*--p = ' ';
+	q = digits(p, n);
+	while (p - q < 10)
+		*--q = ' ';
+	p = q;
+	*--p = ' ';
+	*--p = '%';
+	*--p = (char)('0' + frac % 10);
+	*--p = (char)('0' + frac / 10);
+	*--p = '.';
+	q = digits(p, whole);
+	while (p - q < 4)
+		*--q = ' ';
+	fwrite(q, 1, (size_t)(e - q), stdout);
+}
+
+static const char *thread_comm(const struct hd_file *d, uint32_t t)
+{
+	return d->threads[t].comm ? d->threads[t].comm : "-";
+}
+
+static void text_rows(const struct rv_ctx *c)
+{
+	const struct hd_file *d = c->d;
+
+	switch (c->view) {
+	case RV_VIEW_FUNCS:
+		printf("%8s %10s  %-40s %s\n", "percent", "samples", "function", "object");
+		break;
+	case RV_VIEW_OBJECTS:
+		printf("%8s %10s  %-40s %s\n", "percent", "samples", "object", "path");
+		break;
+	case RV_VIEW_LINES:
+		printf("%8s %10s  %-32s %-32s %s\n", "percent", "samples", "line", "function",
+		       "object");
+		break;
+	case RV_VIEW_THREADS:
+		printf("%8s %10s  %-8s %-8s %-16s %s\n", "percent", "samples", "tid", "pid",
+		       "comm", "top function");
+		break;
+	case RV_VIEW_PROCS:
+		printf("%8s %10s  %-8s %-32s %s\n", "percent", "samples", "pid", "command",
+		       "top function");
+		break;
+	}
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
+
+		lead(r->n, c->total);
+		switch (c->view) {
+		case RV_VIEW_FUNCS:
+			cell(name, 40);
+			putchar(' ');
+			cell(obj_name(c, r->obj), 0);
+			break;
+		case RV_VIEW_OBJECTS:
+			cell(name, 40);
+			putchar(' ');
+			cell(rv_obj_path(c, r->obj), 0);
+			break;
+		case RV_VIEW_LINES: {
+			char *at = NULL;
+
+			if (r->file && asprintf(&at, "%s:%d", rv_base(r->file), r->line) < 0)
+				at = NULL;
+			cell(at ? at : "??", 32);
+			free(at);
+			putchar(' ');
+			cell(name, 32);
+			putchar(' ');
+			cell(obj_name(c, r->obj), 0);
 			break;
 		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-}
-
-static int find_debug(struct object *o, char *dir, size_t dlen, char *link,
-		      size_t llen, char *cand, size_t clen);
-
-/* The symbols of o: its own .symtab, else a debug file's, else .dynsym. */
-static void symbolize(struct object *o)
-{
-	char dir[4096], link[256], cand[8400];
-	char *slash;
-
-	(void)slash;
-	o->symbolized = 1;
-	if (load_syms(o->path, o) > 0)
-		return;
-	{	/* keep .dynsym aside in case no debug file has a .symtab */
-		struct object dyn = *o;
-
-		o->syms = NULL;
-		o->nsyms = 0;
-		if (find_debug(o, dir, sizeof(dir), link, sizeof(link), cand, sizeof(cand))) {
-			free_syms(&dyn);
-			return;
+		case RV_VIEW_THREADS:
+			cell(name, 8);
+			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
+			cell(thread_comm(d, r->aux), 16);
+			putchar(' ');
+			cell(r->top ? r->top : "-", 0);
+			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+			break;
+		case RV_VIEW_PROCS:
+			cell(name, 8);
+			putchar(' ');
+			cell(d->procs[r->aux].command, 32);
+			putchar(' ');
+			cell(r->top ? r->top : "-", 0);
+			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+			break;
 		}
-		free_syms(o);
-		o->syms = dyn.syms;
-		o->nsyms = dyn.nsyms;
+		putchar('\n');
 	}
 }
 
-/* Loads the first debug file of o that has a .symtab: by build-id under
- * /usr/lib/debug, then by .gnu_debuglink beside it, in .debug/, under
- * /usr/lib/debug. Returns 1 when one was found. */
-static int find_debug(struct object *o, char *dir, size_t dlen, char *link,
-		      size_t llen, char *cand, size_t clen)
+static void csv_rows(const struct rv_ctx *c)
 {
-	char *slash;
+	const struct hd_file *d = c->d;
+	static const char *const head[] = {
+		[RV_VIEW_FUNCS] = "percent,samples,function,object",
+		[RV_VIEW_OBJECTS] = "percent,samples,object,path",
+		[RV_VIEW_LINES] = "percent,samples,file,line,function,object,path",
+		[RV_VIEW_THREADS] = "percent,samples,tid,pid,comm,top_function,top_samples",
+		[RV_VIEW_PROCS] = "percent,samples,pid,ppid,command,top_function,top_samples",
+	};
 
-	snprintf(dir, dlen, "%s", o->path);
-	slash = strrchr(dir, '/');
-	if (slash)
-		*slash = 0;
-	if (strlen(o->buildid) > 2) {
-		snprintf(cand, clen, "/usr/lib/debug/.build-id/%.2s/%s.debug",
-			 o->buildid, o->buildid + 2);
-		if (!access(cand, R_OK) && load_syms(cand, o) > 0)
-			return 1;
-	}
-	debuglink(o->path, link, llen);
-	if (*link) {
-		for (int i = 0; i < 3; i++) {
-			if (i == 0)
-				snprintf(cand, clen, "%s/%s", dir, link);
-			else if (i == 1)
-				snprintf(cand, clen, "%s/.debug/%s", dir, link);
+	puts(head[c->view]);
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
+
+		char sb[32];
+
+		printf("%s,%llu,", share(r->n, c->total, sb), (unsigned long long)r->n);
+		switch (c->view) {
+		case RV_VIEW_FUNCS:
+		case RV_VIEW_OBJECTS:
+			rp_put(stdout, name, RP_CSV);
+			putchar(',');
+			if (c->view == RV_VIEW_FUNCS)
+				rp_put(stdout, obj_name(c, r->obj), RP_CSV);
 			else
-				snprintf(cand, clen, "/usr/lib/debug%s/%s", dir, link);
-			if (!access(cand, R_OK) && load_syms(cand, o) > 0)
-				return 1;
-		}
-	}
-	return 0;
-}
-
-static const char *lookup(const struct object *o, uint64_t addr)
-{
-	size_t a = 0, b = o->nsyms;
-
-	while (a < b) {
-		size_t m = (a + b) / 2;
-
-		if (o->syms[m].lo <= addr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	if (a && addr < o->syms[a - 1].hi)
-		return o->syms[a - 1].name;
-	return NULL;
-}
-
-/* ------------------------------------------------------------------ */
-/* Reading the data file                                                */
-
-static void add(const char *func, const char *obj, uint64_t n)
-{
-	/* buckets come in address order: mostly the same function as the last */
-	if (nrows && rows[nrows - 1].obj == obj && !strcmp(rows[nrows - 1].func, func)) {
-		rows[nrows - 1].n += n;
-		return;
-	}
-	for (size_t i = 0; i < nrows; i++)
-		if (rows[i].obj == obj && !strcmp(rows[i].func, func)) {
-			rows[i].n += n;
-			return;
-		}
-	if (nrows == caprows) {
-		caprows = caprows ? 2 * caprows : 256;
-		rows = realloc(rows, caprows * sizeof(*rows));
-		if (!rows)
-			exit(die("out of memory"));
-	}
-	rows[nrows++] = (struct row){ strdup(func), obj, n };
-}
-
-static int parse(const char *file, int event)
-{
-	char line[8192];
-	struct object *o = NULL;
-	int version = 0, ended = 0;
-	FILE *f = fopen(file, "re");
-
-	if (!f)
-		return die("%s: %s", file, strerror(errno));
-	if (!fgets(line, sizeof(line), f) || sscanf(line, "hwprof-data %d", &version) != 1) {
-		fclose(f);
-		return die("%s: not an hwprof data file", file);
-	}
-	if (version != 1) {
-		fclose(f);
-		return die("%s: data file version %d; this hwprof reads version 1", file, version);
-	}
-	while (fgets(line, sizeof(line), f)) {
-		unsigned long long a, b, c;
-		char *p;
-
-		line[strcspn(line, "\n")] = 0;
-		if (!strncmp(line, "command ", 8)) {
-			snprintf(command, sizeof(command), "%.4000s", line + 8);
-		} else if (sscanf(line, "bucket-bytes %u", &bytes) == 1 ||
-			   sscanf(line, "pid %llu", &a) == 1) {
-			;
-		} else if (!strncmp(line, "event ", 6)) {
-			struct event *e = &evs[nev < 8 ? nev : 7];
-			int idx, used = 0;
-
-			if (sscanf(line, "event %d %llu %llu %llu %llu %llu %llu %llu %u %u %n",
-				   &idx, (unsigned long long *)&e->period,
-				   (unsigned long long *)&e->samples, (unsigned long long *)&e->lost,
-				   (unsigned long long *)&e->throttled, (unsigned long long *)&e->folded,
-				   (unsigned long long *)&e->outside,
-				   (unsigned long long *)&e->saturated, &e->precise, &e->threads,
-				   &used) < 10 || !used)
-				goto bad;
-			snprintf(e->name, sizeof(e->name), "%s", line + used);
-			if (nev < 8)
-				nev++;
-		} else if (!strncmp(line, "object ", 7)) {
-			int ev, loaded, used = 0;
-			size_t nz;
-			char bid[130];
-
-			if (sscanf(line, "object %d %llx %llx %llx %129s %d %zu %n", &ev, &a, &b,
-				   &c, bid, &loaded, &nz, &used) < 7 || !used)
-				goto bad;
-			objs = realloc(objs, (nobj + 1) * sizeof(*objs));
-			if (!objs)
-				exit(die("out of memory"));
-			o = &objs[nobj++];
-			memset(o, 0, sizeof(*o));
-			o->event = ev;
-			o->start = a;
-			o->end = b;
-			o->base = c;
-			snprintf(o->buildid, sizeof(o->buildid), "%s", bid);
-			o->path = strdup(line + used);
-		} else if (!strcmp(line, "end")) {
-			ended = 1;
+				rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
 			break;
-		} else if (o && (a = strtoull(line, &p, 10), *p == ' ')) {
-			uint64_t n = strtoull(p + 1, NULL, 10);
-			uint64_t addr = o->start + a * bytes - o->base;
-			const char *fn, *base = strrchr(o->path, '/');
-			char buf[64];
-
-			if (o->event != event)
-				continue;
-			if (!o->symbolized)
-				symbolize(o);
-			fn = lookup(o, addr);
-			if (!fn) {
-				snprintf(buf, sizeof(buf), "+%#llx", (unsigned long long)addr);
-				fn = buf;
-			}
-			add(fn, base ? base + 1 : o->path, n);
-		} else if (*line) {
-			goto bad;
+		case RV_VIEW_LINES:
+			rp_put(stdout, r->file ? r->file : "", RP_CSV);
+			printf(",%d,", r->file ? r->line : 0);
+			rp_put(stdout, name, RP_CSV);
+			putchar(',');
+			rp_put(stdout, obj_name(c, r->obj), RP_CSV);
+			putchar(',');
+			rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
+			break;
+		case RV_VIEW_THREADS:
+			printf("%s,%d,", name, d->procs[d->threads[r->aux].proc].pid);
+			rp_put(stdout, thread_comm(d, r->aux), RP_CSV);
+			putchar(',');
+			rp_put(stdout, r->top ? r->top : "", RP_CSV);
+			printf(",%llu", (unsigned long long)r->topn);
+			break;
+		case RV_VIEW_PROCS:
+			printf("%s,%d,", name, d->procs[r->aux].ppid);
+			rp_put(stdout, d->procs[r->aux].command, RP_CSV);
+			putchar(',');
+			rp_put(stdout, r->top ? r->top : "", RP_CSV);
+			printf(",%llu", (unsigned long long)r->topn);
+			break;
 		}
+		putchar('\n');
 	}
-	fclose(f);
-	if (!ended)
-		return die("%s: truncated (no end line)", file);
-	if (event >= nev)
-		return die("%s: has no event %d", file, event);
-	return 0;
-bad:
-	fclose(f);
-	return die("%s: malformed line: %.60s", file, line);
-}
+	/* the statistics: a second table after a blank line */
+	puts("\nevent,name,period,samples,lost,throttled,not_covered,not_covered_why,"
+	     "reported,processes,threads");
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct hd_event *e = &d->events[i];
 
-/* ------------------------------------------------------------------ */
-/* Output                                                               */
-
-static int by_samples(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	if (x->n != y->n)
-		return x->n < y->n ? 1 : -1;
-	return strcmp(x->func, y->func);
-}
-
-static int by_symbol(const void *a, const void *b)
-{
-	const struct row *x = a, *y = b;
-
-	return strcmp(x->func, y->func);
-}
-
-static void json_str(const char *s)
-{
-	putchar('"');
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			printf("\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			printf("\\u%04x", *s);
-		else
-			putchar(*s);
+		printf("%zu,", i);
+		rp_put(stdout, e->name, RP_CSV);
+		printf(",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->period,
+		       (unsigned long long)e->samples, (unsigned long long)e->lost,
+		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
+		rp_put(stdout, e->missed_why ? e->missed_why : "", RP_CSV);
+		printf(",%d,%zu,", (int)i == c->event, d->nprocs);
+		if (d->version != 1)
+			printf("%zu", d->nthreads);
+		putchar('\n');
 	}
-	putchar('"');
 }
 
-static void xml_str(FILE *f, const char *s)
+static void json_event(const struct hd_event *e)
 {
-	for (; *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '&': fputs("&amp;", f); break;
-		case '"': fputs("&quot;", f); break;
-		default: fputc(*s, f);
+	printf("\"event\": ");
+	rp_put(stdout, e->name, RP_JSON);
+	printf(", \"period\": %llu, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu, "
+	       "\"not_covered\": %llu, \"not_covered_why\": ",
+	       (unsigned long long)e->period, (unsigned long long)e->samples,
+	       (unsigned long long)e->lost, (unsigned long long)e->throttled,
+	       (unsigned long long)e->missed);
+	if (e->missed_why)
+		rp_put(stdout, e->missed_why, RP_JSON);
+	else
+		printf("null");
+}
+
+static void json_rows(const struct rv_ctx *c)
+{
+	const struct hd_file *d = c->d;
+
+	printf("{");
+	json_event(&d->events[c->event]);
+	printf(",\n \"event_index\": %d, \"processes\": %zu, \"threads\": ", c->event,
+	       d->nprocs);
+	if (d->version == 1)
+		printf("null");		/* not listed in a version 1 file */
+	else
+		printf("%zu", d->nthreads);
+	printf(", \"command\": ");
+	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
+	       RP_JSON);
+	printf(",\n \"view\": \"%s\", \"total\": %llu,\n \"events\": [",
+	       (const char *[]){ "functions", "objects", "lines", "threads",
+				 "processes" }[c->view], (unsigned long long)c->total);
+	for (size_t i = 0; i < d->nevents; i++) {
+		printf("%s{", i ? ", " : "");
+		json_event(&d->events[i]);
+		printf("}");
+	}
+	printf("],\n \"warnings\": [");
+	warnings(stdout, "", d, c->event, 1);
+	printf("],\n \"rows\": [");
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct rv_row *r = &c->rows.rows[i];
+		char nb[40];
+		const char *name = rv_name(r, nb);
+
+		char sb[32];
+
+		printf("%s\n  {\"percent\": %s, \"samples\": %llu, ", i ? "," : "",
+		       share(r->n, c->total, sb), (unsigned long long)r->n);
+		switch (c->view) {
+		case RV_VIEW_LINES:
+			printf("\"file\": ");
+			if (r->file)
+				rp_put(stdout, r->file, RP_JSON);
+			else
+				printf("null");
+			printf(", \"line\": %d, ", r->file ? r->line : 0);
+			/* fall through */
+		case RV_VIEW_FUNCS:
+			printf("\"function\": ");
+			rp_put(stdout, name, RP_JSON);
+			printf(", ");
+			/* fall through */
+		case RV_VIEW_OBJECTS:
+			printf("\"object\": ");
+			rp_put(stdout, obj_name(c, r->obj), RP_JSON);
+			printf(", \"path\": ");
+			rp_put(stdout, rv_obj_path(c, r->obj), RP_JSON);
+			break;
+		case RV_VIEW_THREADS:
+			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", name,
+			       d->procs[d->threads[r->aux].proc].pid);
+			if (d->threads[r->aux].comm)
+				rp_put(stdout, d->threads[r->aux].comm, RP_JSON);
+			else
+				printf("null");
+			goto top;
+		case RV_VIEW_PROCS:
+			printf("\"pid\": %s, \"ppid\": %d, \"command\": ", name,
+			       d->procs[r->aux].ppid);
+			rp_put(stdout, d->procs[r->aux].command, RP_JSON);
+top:
+			printf(", \"top_function\": ");
+			if (r->top)
+				rp_put(stdout, r->top, RP_JSON);
+			else
+				printf("null");
+			printf(", \"top_samples\": %llu", (unsigned long long)r->topn);
+			break;
 		}
+		printf("}");
 	}
+	printf("\n]}\n");
 }
 
-static int svg(const char *out, uint64_t total, const struct event *e)
+/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
+ * when argv[*i] is not that option. *bad is set when the value is missing. */
+const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 {
-	size_t n = nrows < 20 ? nrows : 20;
-	FILE *f = fopen(out, "we");
-	uint64_t max = n ? rows[0].n : 1;
+	size_t n = strlen(opt);
 
-	if (!f)
-		return die("%s: %s", out, strerror(errno));
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"%zu\" "
-		"font-family=\"monospace\" font-size=\"13\">\n", 60 + 24 * n);
-	fprintf(f, "<text x=\"10\" y=\"22\" font-size=\"15\">hwprof: ");
-	xml_str(f, e->name);
-	fprintf(f, ", %llu samples, top %zu functions</text>\n", (unsigned long long)total, n);
-	for (size_t i = 0; i < n; i++) {
-		double w = 500.0 * (double)rows[i].n / (double)(max ? max : 1);
-		size_t y = 40 + 24 * i;
-
-		fprintf(f, "<rect x=\"10\" y=\"%zu\" width=\"%.1f\" height=\"18\" fill=\"#4a7fb5\"/>\n",
-			y, w < 1 ? 1 : w);
-		fprintf(f, "<text x=\"%.1f\" y=\"%zu\">%.1f%% ", 16 + (w < 1 ? 1 : w), y + 14,
-			total ? 100.0 * (double)rows[i].n / (double)total : 0);
-		xml_str(f, rows[i].func);
-		fprintf(f, " (");
-		xml_str(f, rows[i].obj);
-		fprintf(f, ")</text>\n");
+	if (strncmp(argv[*i], opt, n))
+		return NULL;
+	if (argv[*i][n] == '=')
+		return argv[*i] + n + 1;
+	if (argv[*i][n])
+		return NULL;
+	if (*i + 1 >= argc) {
+		*bad = 1;
+		return NULL;
 	}
-	fprintf(f, "</svg>\n");
-	if (fclose(f))
-		return die("%s: %s", out, strerror(errno));
-	return 0;
+	return argv[++*i];
 }
 
 int cmd_report(int argc, char **argv)
 {
-	const char *file = "hwprof.data", *sort = "samples", *fmt = "text", *svgout = NULL;
-	int objects = 0, event = 0, ret;
-	uint64_t total = 0;
-	const struct event *e;
+	const char *sort = "samples", *fmt = "text", *svgout = NULL, *evarg = NULL, *v;
+	char *deffile = (char *)"hwprof.data";
+	char **files = calloc((size_t)argc + 1, sizeof(char *));
+	size_t nfiles = 0;
+	int domerge = 0, event = 0, ret = 1, nview = 0, dashdash = 0;
+	enum rv_view view = RV_VIEW_FUNCS;
+	struct hd_file d;
+	struct rv_ctx c;
 
+	if (!files)
+		return die("out of memory");
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
+		int bad = 0;
 
-		if ((!strcmp(a, "--sort") || !strcmp(a, "--format") || !strcmp(a, "--svg") ||
-		     !strcmp(a, "--event")) && i + 1 >= argc)
-			return die("%s needs a value", a);
-		if (!strcmp(a, "--sort"))
-			sort = argv[++i];
-		else if (!strcmp(a, "--format"))
-			fmt = argv[++i];
-		else if (!strcmp(a, "--svg"))
-			svgout = argv[++i];
-		else if (!strcmp(a, "--event"))
-			event = atoi(argv[++i]);
-		else if (!strcmp(a, "--objects"))
-			objects = 1;
-		else if (a[0] == '-')
-			return die("unknown option %s (see hwprof(1))", a);
-		else
-			file = a;
-	}
-	if (strcmp(sort, "samples") && strcmp(sort, "symbol"))
-		return die("--sort %s: samples or symbol", sort);
-	if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
-		return die("--format %s: text, csv or json", fmt);
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return die("libelf: %s", elf_errmsg(-1));
-	ret = parse(file, event);
-	if (ret)
-		return ret;
-	e = &evs[event];
-	if (objects) {		/* one row per object */
-		struct row *r = rows;
-		size_t n = nrows;
-
-		rows = NULL;
-		nrows = caprows = 0;
-		for (size_t i = 0; i < n; i++)
-			add(r[i].obj, r[i].obj, r[i].n);
-	}
-	qsort(rows, nrows, sizeof(*rows), strcmp(sort, "symbol") ? by_samples : by_symbol);
-	for (size_t i = 0; i < nrows; i++)
-		total += rows[i].n;
-
-	if (!strcmp(fmt, "json")) {
-		printf("{\"event\": ");
-		json_str(e->name);
-		printf(", \"period\": %llu, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu, "
-		       "\"outside\": %llu, \"saturated\": %llu, \"threads\": %u, \"command\": ",
-		       (unsigned long long)e->period, (unsigned long long)e->samples,
-		       (unsigned long long)e->lost, (unsigned long long)e->throttled,
-		       (unsigned long long)e->outside, (unsigned long long)e->saturated, e->threads);
-		json_str(command);
-		printf(", \"rows\": [");
-		for (size_t i = 0; i < nrows; i++) {
-			printf("%s\n  {\"percent\": %.2f, \"samples\": %llu, \"function\": ",
-			       i ? "," : "", total ? 100.0 * (double)rows[i].n / (double)total : 0,
-			       (unsigned long long)rows[i].n);
-			json_str(rows[i].func);
-			printf(", \"object\": ");
-			json_str(rows[i].obj);
-			printf("}");
+		if (dashdash || a[0] != '-' || !a[1]) {
+			files[nfiles++] = argv[i];
+			continue;
 		}
-		printf("\n]}\n");
-	} else if (!strcmp(fmt, "csv")) {
-		printf("percent,samples,%s,object\n", objects ? "object" : "function");
-		for (size_t i = 0; i < nrows; i++)
-			printf("%.2f,%llu,\"%s\",\"%s\"\n",
-			       total ? 100.0 * (double)rows[i].n / (double)total : 0,
-			       (unsigned long long)rows[i].n, rows[i].func, rows[i].obj);
-	} else {
-		printf("# command: %s\n# event: %s, one sample every %llu%s\n", command, e->name,
-		       (unsigned long long)e->period,
-		       !strcmp(e->name, "task-clock") || !strcmp(e->name, "cpu-clock") ? " ns" : "");
-		printf("# samples: %llu  lost: %llu  throttled: %llu  outside any object: %llu"
-		       "  saturated: %llu  threads: %u\n#\n",
-		       (unsigned long long)e->samples, (unsigned long long)e->lost,
-		       (unsigned long long)e->throttled, (unsigned long long)e->outside,
-		       (unsigned long long)e->saturated, e->threads);
-		printf("%8s %10s  %-40s %s\n", "percent", "samples", objects ? "object" : "function",
-		       "object");
-		for (size_t i = 0; i < nrows; i++)
-			printf("%7.2f%% %10llu  %-40s %s\n",
-			       total ? 100.0 * (double)rows[i].n / (double)total : 0,
-			       (unsigned long long)rows[i].n, rows[i].func, rows[i].obj);
+		if (!strcmp(a, "--")) {
+			dashdash = 1;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(report_usage, stdout);
+			free(files);
+			return 0;
+		} else if ((v = cli_value(argc, argv, &i, "--sort", &bad))) {
+			sort = v;
+		} else if ((v = cli_value(argc, argv, &i, "--format", &bad))) {
+			fmt = v;
+		} else if ((v = cli_value(argc, argv, &i, "--svg", &bad))) {
+			svgout = v;
+		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
+			evarg = v;
+		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
+			rp_debug_dir = v;
+		} else if (bad) {
+			free(files);
+			return die("%s needs a value (see hwprof report --help)", a);
+		} else if (!strcmp(a, "--merge")) {
+			domerge = 1;
+		} else if (!strcmp(a, "--no-demangle")) {
+			rp_no_demangle = 1;
+		} else if (!strcmp(a, "--objects")) {
+			view = RV_VIEW_OBJECTS, nview++;
+		} else if (!strcmp(a, "--lines")) {
+			view = RV_VIEW_LINES, nview++;
+		} else if (!strcmp(a, "--threads")) {
+			view = RV_VIEW_THREADS, nview++;
+		} else if (!strcmp(a, "--processes")) {
+			view = RV_VIEW_PROCS, nview++;
+		} else {
+			fputs("hwprof: unknown option ", stderr);
+			rp_put(stderr, a, RP_TEXT);
+			fputs(" (see hwprof report --help)\n", stderr);
+			free(files);
+			return 1;
+		}
+		if (bad) {
+			free(files);
+			return die("%s needs a value (see hwprof report --help)", a);
+		}
 	}
-	if (svgout)
-		return svg(svgout, total, e);
-	return 0;
+	if (!nfiles)
+		files[nfiles++] = deffile;
+	if (strcmp(sort, "samples") && strcmp(sort, "symbol"))
+		ret = die("--sort %s: samples or symbol", sort);
+	else if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
+		ret = die("--format %s: text, csv or json", fmt);
+	else if (nview > 1)
+		ret = die("--objects, --lines, --threads and --processes: one at a time");
+	else if (evarg && rv_event(evarg, NULL, NULL, &event))
+		ret = 1;
+	else if (elf_version(EV_CURRENT) == EV_NONE)
+		ret = die("libelf: %s", elf_errmsg(-1));
+	else if (svgout && rv_svg_check(svgout, files, nfiles))
+		ret = 1;
+	else
+		ret = 0;
+	if (ret) {
+		free(files);
+		return ret;
+	}
+	if (rv_read(&d, files, nfiles, domerge)) {
+		free(files);
+		return 1;
+	}
+	if (evarg && rv_event(evarg, &d, nfiles > 1 ? "the merged files" : files[0], &event)) {
+		ret = 1;
+		goto out_file;
+	}
+	if (!d.nevents) {
+		ret = die("%s: no events", nfiles > 1 ? "the merged files" : files[0]);
+		goto out_file;
+	}
+	if (rv_ctx_init(&c, &d, event, view) || rv_build(&c)) {
+		ret = die("out of memory");
+		goto out_ctx;
+	}
+	if (rv_sort(&c, !strcmp(sort, "symbol"))) {
+		ret = die("out of memory");
+		goto out_ctx;
+	}
+	warnings(stderr, "", &d, event, 0);
+	if (!strcmp(fmt, "json")) {
+		json_rows(&c);
+	} else if (!strcmp(fmt, "csv")) {
+		csv_rows(&c);
+	} else {
+		text_header(&c);
+		text_rows(&c);
+	}
+	if (fflush(stdout) || ferror(stdout))
+		ret = die("standard output: %s", strerror(errno));
+	else if (svgout)
+		ret = rv_svg(svgout, &c, files, nfiles);
+out_ctx:
+	rv_ctx_free(&c);
+out_file:
+	if (ret < 0)
+		ret = 1;
+	hd_free(&d);
+	free(files);
+	return ret ? 1 : 0;
 }

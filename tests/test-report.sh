@@ -1,0 +1,580 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hwprof report and annotate on data files with known samples (written by
+# tests/report/data-gen.c through tools/data.c) at addresses taken from
+# small programs: names, PLT stubs, C++ names, source lines, inlined code,
+# a rebuilt object, thread and process views, merging, the header and its
+# warnings, bad input, speed, the SVG, and the help. Exact counts only.
+# usage: test-report.sh CASE HWPROF DATA-GEN LINES LINES-REBUILT PLT CXX|- PLT-IBT|-
+set -u
+case_=$1 hw=$2 gen=$3 lines=$4 rebuilt=$5 plt=$6 cxx=$7 pltibt=${8:--}
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {	# description, then a command that must succeed
+	d=$1
+	shift
+	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+# one line on stderr, starting "hwprof: ", and exit status 1
+err() {	# expected words (grep -E), then the command
+	want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	n=$(wc -l < "$tmp/err")
+	if [ $rc -ne 1 ] || [ "$n" -ne 1 ] || ! grep -Eq "^hwprof: .*$want" "$tmp/err"; then
+		echo "FAIL: '$*' (status $rc) said:"; cat "$tmp/err"; fail=1
+	elif [ -s "$tmp/out" ]; then
+		echo "FAIL: '$*' printed a report:"; head -5 "$tmp/out"; fail=1
+	else
+		echo "ok: $(cat "$tmp/err")"
+	fi
+}
+addr() {	# the address of symbol $2 in $1
+	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
+}
+bid() {
+	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+}
+# An address whose line (the last line-table row at it, before the next
+# address) is line $3 of file $2 in program $1.
+line_addr() {
+	objdump --dwarf=decodedline "$1" | awk -v f="$2" -v l="$3" '
+		{ n = split($1, part, "/") }
+		part[n] == f && $3 ~ /^0x/ {
+			if (have && $3 != a && last == l) { print a; found = 1; exit }
+			a = $3; last = $2; have = 1
+		}
+		END { if (!found && have && last == l) print a }' | sed 's/^0x//'
+}
+line_of() {	# the line of $1 holding the marker $2
+	grep -nF "/* $2 */" "$1" | head -1 | cut -d: -f1
+}
+rows() {	# the text rows (no header) of a report
+	"$hw" report "$@" | awk '!/^#/ && $1 ~ /%$/'
+}
+# a file with one process, one thread, event task-clock and the given
+# object and sample lines ($1: object line, rest: sample lines)
+one() {
+	out=$1
+	shift
+	{
+		echo "command ./prog"
+		echo "event task-clock 1000000 10 0 0 0 -"
+		echo "process 4242 0 ./prog"
+		echo "thread 4242 0 prog"
+		for l in "$@"; do echo "$l"; done
+	} | "$gen" "$out" || { echo "ERROR: data-gen"; exit 99; }
+}
+src=$(dirname "$0")/report/lines.c
+# a real profile of a program, where this machine and build allow one
+live() {	# output file, then the command
+	if [ -n "${HWPROF_TEST_SANITIZED:-}" ]; then
+		echo "SKIP part: record preloads libhwprof, not a sanitizer build"; return 1
+	fi
+	if ! "$hw" list 2>/dev/null | grep -q '^  task-clock *yes'; then
+		echo "SKIP part: task-clock cannot be sampled here"; return 1
+	fi
+	o=$1
+	shift
+	"$hw" record -e task-clock -c 200000 -o "$o" -- "$@" >/dev/null 2>&1 ||
+		{ echo "FAIL: hwprof record $*"; fail=1; return 1; }
+}
+
+case $case_ in
+names)
+	# functions of an ELF file by virtual address, exactly
+	h=$(addr "$lines" hot) c=$(addr "$lines" cold) m=$(addr "$lines" main)
+	one "$tmp/d" "object $(bid "$lines") $lines" "s 0 0 0 $h 5" \
+		"s 0 0 0 $(printf %x $((0x$h + 3))) 2" "s 0 0 0 $c 3" "s 0 0 0 $m 1" \
+		"s 0 0 - ffffffffff600000 1"
+	rows "$tmp/d" > "$tmp/r"
+	cat "$tmp/r"
+	check "hot: 7 samples, first" sh -c "head -1 '$tmp/r' | grep -Eq '^ *58\.33% +7  hot +rp-lines$'"
+	check "cold: 3" grep -Eq '^ *25\.00% +3  cold +rp-lines$' "$tmp/r"
+	check "main: 1" grep -Eq ' 1  main +rp-lines$' "$tmp/r"
+	check "a pc in no object: its address" grep -Eq ' 1  0xffffffffff600000 +\[unknown\]$' "$tmp/r"
+	check "--sort symbol" sh -c "'$hw' report '$tmp/d' --sort symbol | awk '!/^#/ && \$1 ~ /%\$/ { print \$3 }' | LC_ALL=C sort -c"
+	# an address of the object no symbol covers: +offset
+	one "$tmp/e" "object - $lines" "s 0 0 0 1 4"
+	check "no symbol: +0x1" sh -c "'$hw' report '$tmp/e' | grep -Eq ' 4  \+0x1 +rp-lines$'"
+	;;
+plt)
+	for prog in "$plt" "$pltibt"; do
+	[ "$prog" != - ] || { echo "SKIP part: no IBT (.plt.sec) build here"; continue; }
+	name=$(basename "$prog")
+	echo "== $name"
+	# samples in the PLT stub of sincos: sincos@plt, not _init
+	p=$(objdump -d "$prog" | awk '/<sincos@plt>:/ { print $1; exit }')
+	[ -n "$p" ] || { echo "ERROR: no sincos@plt in $prog"; exit 99; }
+	one "$tmp/d" "object $(bid "$prog") $prog" "s 0 0 0 $p 6" \
+		"s 0 0 0 $(printf %x $((0x$p + 6))) 4"
+	rows "$tmp/d" > "$tmp/r"
+	cat "$tmp/r"
+	check "$name: sincos@plt: 10 samples" grep -Eq "^ *100\.00% +10  sincos@plt +$name\$" "$tmp/r"
+	check "$name: not _init" sh -c "! grep -q _init '$tmp/r'"
+	# every stub objdump names (.plt, .plt.sec, .plt.got) is named alike
+	objdump -d "$prog" | awk '/^[0-9a-f]+ <.*@plt>:/ { gsub(/[<>:]/, "", $2); print $1, $2 }' \
+		> "$tmp/stubs"
+	n=0
+	: > "$tmp/spec"
+	while read -r a sname; do
+		echo "s 0 0 0 $a 1" >> "$tmp/spec"
+		n=$((n + 1))
+	done < "$tmp/stubs"
+	{
+		echo "command x"; echo "event task-clock 1 1 0 0 0 -"; echo "process 1 0 x"
+		echo "thread 1 0 x"; echo "object - $prog"; cat "$tmp/spec"
+	} | "$gen" "$tmp/all"
+	rows "$tmp/all" | awk '{ print $3 }' | sort > "$tmp/got"
+	awk '{ print $2 }' "$tmp/stubs" | sort > "$tmp/want"
+	check "$name: all $n stubs named as objdump names them" cmp -s "$tmp/got" "$tmp/want"
+	diff "$tmp/want" "$tmp/got"
+	# a real profile: stub samples are named, none go to _init
+	if live "$tmp/live" "$prog" 5000000; then
+		rows "$tmp/live" > "$tmp/r"
+		head -5 "$tmp/r"
+		check "$name live: nothing charged to _init" sh -c "! grep -q ' _init ' '$tmp/r'"
+		grep -q ' sincos@plt ' "$tmp/r" || echo "note: no sample landed in the stub this run"
+	fi
+	done
+	;;
+cxx)
+	[ "$cxx" != - ] || { echo "SKIP: no C++ compiler"; exit 77; }
+	raw=_ZN6shapes6WidgetImE4spinEl
+	a=$(addr "$cxx" $raw)
+	[ -n "$a" ] || { echo "ERROR: no $raw in $cxx"; exit 99; }
+	one "$tmp/d" "object $(bid "$cxx") $cxx" "s 0 0 0 $a 9"
+	want='shapes::Widget<unsigned long>::spin(long)'
+	"$hw" report "$tmp/d" | tee "$tmp/r"
+	check "text: demangled" grep -Fq " 9  $want " "$tmp/r"
+	check "csv: demangled" sh -c "'$hw' report '$tmp/d' --format csv | grep -Fq '\"$want\"'"
+	check "json: demangled" sh -c "'$hw' report '$tmp/d' --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
+	check "svg: demangled" sh -c "'$hw' report '$tmp/d' --svg '$tmp/s.svg' >/dev/null && grep -Fq 'shapes::Widget&lt;unsigned long&gt;::spin(long)' '$tmp/s.svg'"
+	check "--threads: top function demangled" sh -c "'$hw' report '$tmp/d' --threads | grep -Fq '$want'"
+	check "--no-demangle: raw" sh -c "'$hw' report '$tmp/d' --no-demangle | grep -Eq ' 9  $raw '"
+	check "--no-demangle csv: raw" sh -c "'$hw' report '$tmp/d' --no-demangle --format csv | grep -Fq '\"$raw\"'"
+	if live "$tmp/live" "$cxx" 100000000; then
+		rows "$tmp/live" | head -3
+		check "live: the C++ member first, demangled" sh -c "'$hw' report '$tmp/live' | awk '!/^#/ && \$1 ~ /%\$/' | head -1 | grep -Fq ' $want '"
+	fi
+	check "annotate by demangled name" sh -c "'$hw' annotate 'shapes::Widget<unsigned long>::spin' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
+	;;
+lines)
+	hot=$(line_of "$src" HOT) mix=$(line_of "$src" MIX)
+	ha=$(line_addr "$lines" lines.c "$hot") ma=$(line_addr "$lines" lines.c "$mix")
+	[ -n "$ha" ] && [ -n "$ma" ] || { echo "ERROR: no address for lines $hot/$mix"; exit 99; }
+	one "$tmp/d" "object $(bid "$lines") $lines" "s 0 0 0 $ha 5" "s 0 0 0 $ma 3" \
+		"s 0 0 0 $(addr "$lines" cold) 2"
+	rows "$tmp/d" --lines | tee "$tmp/r"
+	check "hot line $hot: 5 samples in hot" grep -Eq "^ *50\.00% +5  lines\.c:$hot +hot +rp-lines$" "$tmp/r"
+	check "inlined mix: line $mix, named mix" grep -Eq "^ *30\.00% +3  lines\.c:$mix +mix +rp-lines$" "$tmp/r"
+	check "cold: its line" grep -Eq " 2  lines\.c:[0-9]+ +cold +rp-lines$" "$tmp/r"
+	check "json lines" sh -c "'$hw' report '$tmp/d' --lines --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = d[\"rows\"][0]
+assert r[\"file\"].endswith(\"lines.c\") and r[\"line\"] == $hot and r[\"function\"] == \"hot\", r'"
+	check "csv lines" sh -c "'$hw' report '$tmp/d' --lines --format csv | grep -Eq '^50\.00,5,\".*lines\.c\",$hot,\"hot\",'"
+	# no .debug_aranges (clang writes none): units found by their ranges
+	cp "$lines" "$tmp/noaranges"
+	objcopy --remove-section .debug_aranges "$tmp/noaranges"
+	one "$tmp/n" "object - $tmp/noaranges" "s 0 0 0 $ha 5"
+	check "no .debug_aranges: still line $hot" sh -c "'$hw' report '$tmp/n' --lines | grep -Eq ' 5  lines\.c:$hot +hot +noaranges$'"
+	# without debug info: the function's row, said as such
+	cp "$lines" "$tmp/stripped"
+	strip -g "$tmp/stripped"
+	one "$tmp/s" "object - $tmp/stripped" "s 0 0 0 $ha 5"
+	check "no line info: ?? and the function" sh -c "'$hw' report '$tmp/s' --lines | grep -Eq ' 5  \?\? +hot +stripped$'"
+	# a real profile: the hot loop's lines come first
+	if live "$tmp/live" "$lines" 200000000; then
+		top=$(rows "$tmp/live" --lines | head -1)
+		echo "live top: $top"
+		check "live: the top line is in hot" sh -c "echo '$top' | grep -Eq 'lines\.c:($hot|$mix) +(hot|mix) '"
+	fi
+	;;
+annotate)
+	hot=$(line_of "$src" HOT) mix=$(line_of "$src" MIX)
+	ha=$(line_addr "$lines" lines.c "$hot") ma=$(line_addr "$lines" lines.c "$mix")
+	one "$tmp/d" "object $(bid "$lines") $lines" "s 0 0 0 $ha 5" "s 0 0 0 $ma 3"
+	"$hw" annotate hot "$tmp/d" | tee "$tmp/a"
+	check "header: 8 samples" grep -q '^# hot in .*rp-lines: 8 samples of task-clock' "$tmp/a"
+	check "the HOT line: 5, with its text" grep -Eq "^ +5 +62\.50% +$hot  .*/\* HOT \*/" "$tmp/a"
+	check "the inlined line $mix: 3, with its text" grep -Eq "^ +3 +37\.50% +$mix  .*/\* MIX \*/" "$tmp/a"
+	check "the function's first line shown" grep -Eq "^ +[0-9]+  __attribute__\(\(noinline\)\) uint64_t hot\(uint64_t n\)$" "$tmp/a"
+	check "source found from another directory" sh -c "cd / && '$hw' annotate hot '$tmp/d' | grep -q 'HOT'"
+	# without line information: objdump's instructions, each with its samples
+	"$hw" annotate hot "$tmp/d" --asm | tee "$tmp/b"
+	check "asm: 5 at $ha" grep -Eq "^ +5 +62\.50%  $ha:" "$tmp/b"
+	check "asm: 3 at $ma" grep -Eq "^ +3 +37\.50%  $ma:" "$tmp/b"
+	check "asm: ends with ret" grep -Eq 'ret' "$tmp/b"
+	# an object without line information: the disassembly by itself
+	cp "$lines" "$tmp/stripped"
+	strip -g "$tmp/stripped"
+	one "$tmp/s" "object - $tmp/stripped" "s 0 0 0 $ha 5"
+	"$hw" annotate hot "$tmp/s" > "$tmp/c"
+	check "no debug info: disassembly, said" grep -q '^# disassembly of .*stripped (objdump; no line information)$' "$tmp/c"
+	check "no debug info: 5 at $ha" grep -Eq "^ +5 +100\.00%  $ha:" "$tmp/c"
+	err "nosuch: no such function" "$hw" annotate nosuch "$tmp/d"
+	err "annotate needs a function" "$hw" annotate
+	err "--event 3: .* has events 0 to 0" "$hw" annotate hot "$tmp/d" --event 3
+	;;
+rebuilt)
+	# recorded from one build, the file on disk is another
+	cp "$lines" "$tmp/prog"
+	b=$(bid "$lines")
+	h=$(addr "$lines" hot)
+	check "the rebuild moved hot" [ "$(addr "$rebuilt" hot)" != "$h" ]
+	one "$tmp/d" "object $b $tmp/prog" "s 0 0 0 $h 5"
+	check "before: hot" sh -c "'$hw' report '$tmp/d' | grep -q ' 5  hot '"
+	cp "$rebuilt" "$tmp/prog"
+	"$hw" report "$tmp/d" > "$tmp/r" 2> "$tmp/e"
+	cat "$tmp/e" "$tmp/r"
+	check "a warning: rebuilt, names may be wrong" \
+		grep -q "^hwprof: warning: $tmp/prog: rebuilt since the recording (build-id differs) and no debug file has the recorded one: its names may be wrong$" "$tmp/e"
+	# with a debug file of the recorded build: the right names, and said
+	mkdir -p "$tmp/dbg/.build-id/$(echo "$b" | cut -c1-2)"
+	objcopy --only-keep-debug "$lines" "$tmp/dbg/.build-id/$(echo "$b" | cut -c1-2)/$(echo "$b" | cut -c3-).debug"
+	"$hw" report "$tmp/d" --debug-dir "$tmp/dbg" > "$tmp/r" 2> "$tmp/e"
+	cat "$tmp/e" "$tmp/r"
+	check "warning names the debug file" grep -q "^hwprof: warning: $tmp/prog: rebuilt since the recording (build-id differs): names from $tmp/dbg/.build-id/.*\.debug$" "$tmp/e"
+	check "names from the debug file: hot" sh -c "awk '!/^#/' '$tmp/r' | grep -Eq ' 5  hot +prog$'"
+	check "lines from the debug file" sh -c "'$hw' report '$tmp/d' --debug-dir '$tmp/dbg' --lines 2>/dev/null | grep -Eq ' 5  lines\.c:[0-9]+ +(hot|mix) '"
+	# the object gone, its debug file still there
+	rm "$tmp/prog"
+	check "object gone, debug file: hot" sh -c "'$hw' report '$tmp/d' --debug-dir '$tmp/dbg' 2>/dev/null | grep -Eq ' 5  hot +prog$'"
+	"$hw" report "$tmp/d" > "$tmp/r" 2> "$tmp/e"
+	check "object gone, no debug file: said" grep -q "^hwprof: warning: $tmp/prog: cannot read it: its samples have no names$" "$tmp/e"
+	;;
+views)
+	h=$(addr "$lines" hot) c=$(addr "$lines" cold) m=$(addr "$lines" main)
+	b=$(bid "$lines")
+	"$gen" "$tmp/d" <<-EOF || exit 99
+	command mpirun -n 2 ./prog
+	event task-clock 1000000 20 0 0 0 -
+	process 100 0 ./prog rank0
+	process 200 100 ./prog rank1
+	thread 100 0 prog
+	thread 101 0 worker\x01
+	thread 200 1 prog
+	object $b $lines
+	s 0 0 0 $h 4
+	s 0 0 0 $c 1
+	s 0 1 0 $c 6
+	s 0 1 0 $h 2
+	s 0 2 0 $m 7
+	EOF
+	rows "$tmp/d" --threads | tee "$tmp/t"
+	check "thread 200: 7, main (100%)" grep -Eq '^ *35\.00% +7  200 +200 +prog +main \(100\.00%\)$' "$tmp/t"
+	check "thread 101: 8, cold (75%), comm escaped" grep -Eq '^ *40\.00% +8  101 +100 +worker\\x01 +cold \(75\.00%\)$' "$tmp/t"
+	check "thread 100: 5, hot (80%)" grep -Eq '^ *25\.00% +5  100 +100 +prog +hot \(80\.00%\)$' "$tmp/t"
+	rows "$tmp/d" --processes | tee "$tmp/p"
+	check "process 100: 13, cold (53.85%)" grep -Eq '^ *65\.00% +13  100 +\./prog rank0 +cold \(53\.85%\)$' "$tmp/p"
+	check "process 200: 7, main" grep -Eq '^ *35\.00% +7  200 +\./prog rank1 +main \(100\.00%\)$' "$tmp/p"
+	check "header: 2 processes, 3 threads" sh -c "'$hw' report '$tmp/d' | grep -q '^# processes: 2  threads: 3$'"
+	check "json threads" sh -c "'$hw' report '$tmp/d' --threads --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+r = {x[\"tid\"]: x for x in d[\"rows\"]}
+assert r[101][\"samples\"] == 8 and r[101][\"top_function\"] == \"cold\" and r[101][\"top_samples\"] == 6, r
+assert r[101][\"comm\"] == \"worker\\x01\" and r[200][\"pid\"] == 200, r'"
+	check "csv processes" sh -c "'$hw' report '$tmp/d' --processes --format csv | grep -qx '65.00,13,100,0,\"./prog rank0\",\"cold\",7'"
+	err "one at a time" "$hw" report "$tmp/d" --threads --lines
+	;;
+merge)
+	h=$(addr "$lines" hot)
+	b=$(bid "$lines")
+	cp "$lines" "$tmp/copy"
+	one "$tmp/a" "object $b $lines" "s 0 0 0 $h 5"
+	# the same object under another path, and a page-faults event
+	"$gen" "$tmp/b" <<-EOF || exit 99
+	command ./prog 2
+	event page-faults 1 3 1 0 2 mlock\x20budget
+	event task-clock 1000000 10 0 0 0 -
+	process 4343 0 ./prog 2
+	thread 4343 0 prog
+	object $b $tmp/copy
+	s 1 0 0 $h 7
+	s 0 0 0 $h 3
+	EOF
+	err "several data files \($tmp/a, $tmp/b\): report one, or sum them with --merge" \
+		"$hw" report "$tmp/a" "$tmp/b"
+	rows "$tmp/a" "$tmp/b" --merge | tee "$tmp/r"
+	check "merged: hot 12 (5 + 7), one object by build-id" grep -Eq '^ *100\.00% +12  hot +rp-lines$' "$tmp/r"
+	check "merged: one row" [ "$(wc -l < "$tmp/r")" = 1 ]
+	"$hw" report "$tmp/a" "$tmp/b" --merge > "$tmp/h" 2>/dev/null
+	check "merged: 2 processes, 2 threads" grep -q '^# processes: 2  threads: 2$' "$tmp/h"
+	check "merged: page-faults is event 1" grep -q '^# event 1: page-faults' "$tmp/h"
+	check "merged page-faults: 3" sh -c "'$hw' report '$tmp/a' '$tmp/b' --merge --event 1 2>/dev/null | grep -Eq ' 3  hot '"
+	check "merged: missed summed into the header" grep -q 'threads not covered: 2 (mlock budget)' "$tmp/h"
+	;;
+header)
+	h=$(addr "$lines" hot)
+	{
+		echo "command ./prog"
+		for i in 0 1 2 3 4 5 6 7 8 9; do
+			echo "event ev$i $((i + 1)) $((i * 10)) $i 0 0 -"
+		done
+		echo "event task-clock 1000000 50 4 2 3 mlock-budget"
+		echo "process 1 0 ./prog"; echo "thread 1 0 p"
+		echo "object - $lines"
+		for i in 0 1 2 3 4 5 6 7 8 9 10; do echo "s $i 0 0 $h $((i + 1))"; done
+	} | "$gen" "$tmp/d" || exit 99
+	"$hw" report "$tmp/d" --event 10 > "$tmp/r" 2> "$tmp/e"
+	cat "$tmp/e" "$tmp/r"
+	check "11 events in the header" [ "$(grep -c '^# event [0-9]*' "$tmp/r")" = 11 ]
+	check "event 10 is reported" grep -q '^# event 10 (this report): task-clock, one sample every 1000000 ns$' "$tmp/r"
+	check "its statistics" grep -q '^#   samples: 50  lost: 4  throttled: 2  threads not covered: 3 (mlock-budget)$' "$tmp/r"
+	check "warning on stderr" grep -q '^hwprof: warning: 3 threads were not covered (mlock-budget): the profile misses them$' "$tmp/e"
+	check "warning in the header" grep -q '^# warning: 3 threads were not covered (mlock-budget): the profile misses them$' "$tmp/r"
+	check "event 10: 11 samples of hot" grep -Eq '^ *100\.00% +11  hot ' "$tmp/r"
+	check "event 9 (past 8): 10 samples" sh -c "'$hw' report '$tmp/d' --event 9 2>/dev/null | grep -Eq ' 10  hot '"
+	check "json: per event, warnings" sh -c "'$hw' report '$tmp/d' --event 10 --format json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert len(d[\"events\"]) == 11 and d[\"event\"] == \"task-clock\", d[\"events\"]
+assert d[\"not_covered\"] == 3 and d[\"not_covered_why\"] == \"mlock-budget\" and d[\"lost\"] == 4
+assert any(\"3 threads were not covered (mlock-budget)\" in w for w in d[\"warnings\"]), d[\"warnings\"]'"
+	check "csv: the events table" sh -c "'$hw' report '$tmp/d' --event 10 --format csv 2>/dev/null | grep -qx '10,\"task-clock\",1000000,50,4,2,3,\"mlock-budget\",1,1,1'"
+	check "svg: the statistics" sh -c "'$hw' report '$tmp/d' --event 10 --svg '$tmp/s.svg' >/dev/null 2>&1 && grep -q 'threads not covered 3' '$tmp/s.svg'"
+	;;
+badinput)
+	h=$(addr "$lines" hot)
+	one "$tmp/d" "object - $lines" "s 0 0 0 $h 1"
+	for v in -1 -100000 x 1x '' 99999999999999999999; do
+		err "--event $v: not an event number" "$hw" report "$tmp/d" --event "$v"
+	done
+	err "--event 1: .* has events 0 to 0" "$hw" report "$tmp/d" --event 1
+	err "--event needs a value" "$hw" report "$tmp/d" --event
+	err "unknown option --frob" "$hw" report "$tmp/d" --frob
+	# counts that would wrap saturate; shares stay within 100%
+	"$gen" "$tmp/big" <<-EOF || exit 99
+	command x
+	event task-clock 1 18446744073709551615 0 0 0 -
+	process 1 0 x
+	thread 1 0 x
+	thread 2 0 y
+	object - $lines
+	s 0 0 0 $h 18446744073709551615
+	s 0 1 0 $h 18446744073709551615
+	s 0 0 0 $(addr "$lines" cold) 1
+	EOF
+	rows "$tmp/big" | tee "$tmp/r"
+	check "saturated, 100%" grep -Eq '^ *100\.00% +18446744073709551615  hot ' "$tmp/r"
+	check "no share above 100%" sh -c "! awk '{ sub(/%/, \"\", \$1); if (\$1 + 0 > 100) exit 0; exit 1 }' '$tmp/r'"
+	# names and paths with quotes, commas and control bytes
+	mkdir -p "$tmp/we\"ird,dir"
+	cp "$lines" "$tmp/we\"ird,dir/p\"q"
+	"$gen" "$tmp/q" <<-EOF || exit 99
+	command ./a\x1b[31mRED\x07 "quoted"
+	event task-clock 1 1 0 0 0 -
+	process 1 0 ./a\x1b]0;title\x07
+	thread 1 0 c\x0dd
+	object - $tmp/we"ird,dir/p"q
+	s 0 0 0 1 1
+	EOF
+	"$hw" report "$tmp/q" > "$tmp/t"
+	"$hw" report "$tmp/q" --processes >> "$tmp/t"
+	"$hw" report "$tmp/q" --threads >> "$tmp/t"
+	"$hw" report "$tmp/q" --objects >> "$tmp/t"
+	cat "$tmp/t"
+	check "text: no control byte but newlines" sh -c "! tr -d '\n' < '$tmp/t' | LC_ALL=C grep -q '[[:cntrl:]]'"
+	check "text: escaped as \\x1b" grep -Fq './a\x1b[31mRED\x07 "quoted"' "$tmp/t"
+	"$hw" report "$tmp/q" --format csv --objects > "$tmp/c"
+	cat "$tmp/c"
+	check "csv: RFC 4180 quotes" python3 -c "
+import csv, sys
+rows = list(csv.reader(open('$tmp/c', newline='')))
+assert rows[0] == ['percent', 'samples', 'object', 'path'], rows[0]
+assert rows[1][2] == 'p\"q' and rows[1][3] == '$tmp/we\"ird,dir/p\"q', rows[1]
+"
+	check "json: valid, no raw control byte" sh -c "'$hw' report '$tmp/q' --threads --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"command\"].startswith(\"./a\\x1b[31m\"), d[\"command\"]
+assert d[\"rows\"][0][\"comm\"] == \"c\\rd\"'"
+	# an object path that names a FIFO: no hang
+	mkfifo "$tmp/fifo"
+	one "$tmp/f" "object - $tmp/fifo" "s 0 0 0 10 1"
+	timeout 10 "$hw" report "$tmp/f" > "$tmp/r" 2> "$tmp/e"
+	rc=$?
+	check "FIFO object: no hang (status $rc)" [ $rc = 0 ]
+	check "FIFO object: said unreadable" grep -q "warning: $tmp/fifo: cannot read it" "$tmp/e"
+	check "FIFO annotate: no hang" sh -c "timeout 10 '$hw' annotate x '$tmp/f' 2>/dev/null; [ \$? = 1 ]"
+	# --svg onto the data file (or a link to it) is refused; the file stays
+	cp "$tmp/d" "$tmp/keep"
+	err "--svg $tmp/d: that is the data file being reported" "$hw" report "$tmp/d" --svg "$tmp/d"
+	ln -s d "$tmp/link"
+	err "that is the data file being reported" "$hw" report "$tmp/d" --svg "$tmp/link"
+	check "data file unchanged" cmp -s "$tmp/d" "$tmp/keep"
+	mkfifo "$tmp/fifo2"
+	check "--svg to a FIFO: no hang" sh -c "timeout 10 '$hw' report '$tmp/d' --svg '$tmp/fifo2' >/dev/null 2>&1; [ \$? = 1 ]"
+	# a data file that is a FIFO: hd_read blocks on it like cat would;
+	# bad data files: one line each
+	printf 'hwprof-data 2\ns 0 0 - 10 1\nend\n' > "$tmp/bad"
+	err "line 2: malformed line" "$hw" report "$tmp/bad"
+	err "no\.data: No such file" "$hw" report "$tmp/no.data"
+	;;
+speed)
+	# 1 million distinct rows no symbol covers: linear, about a second on a
+	# quiet machine (bench/README.md); 20 s here (the suite runs beside
+	# others) still catches a quadratic report, which took 8 s for 80000
+	"$gen" --big 1000000 "$tmp/big" || exit 99
+	s=$(date +%s.%N)
+	"$hw" report "$tmp/big" > "$tmp/r" 2>/dev/null
+	rc=$?
+	e=$(date +%s.%N)
+	t=$(echo "$e - $s" | bc)
+	echo "1000000 rows: ${t} s"
+	check "status 0" [ $rc = 0 ]
+	check "1000000 rows" [ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/r" | wc -l)" = 1000000 ]
+	if [ -n "${HWPROF_TEST_SANITIZED:-}" ]; then
+		echo "SKIP part: no time limit under sanitizers"
+	else
+		check "under 20 s (${t} s)" [ "$(echo "$t < 20" | bc)" = 1 ]
+	fi
+	;;
+svg)
+	h=$(addr "$lines" hot) c=$(addr "$lines" cold)
+	hot=$(line_of "$src" HOT) mix=$(line_of "$src" MIX)
+	ha=$(line_addr "$lines" lines.c "$hot") ma=$(line_addr "$lines" lines.c "$mix")
+	long=$(printf 'very_long_function_name_%.0s' 1 2 3 4 5 6 7 8)
+	"$gen" "$tmp/d" <<-EOF || exit 99
+	command ./prog <&>
+	event task-clock 1000000 21 0 0 0 -
+	process 1 0 ./prog
+	thread 1 0 p
+	object $(bid "$lines") $lines
+	object - /opt/x/lib$long.so
+	s 0 0 0 $ha 10
+	s 0 0 0 $ma 6
+	s 0 0 0 $c 4
+	s 0 0 1 10 1
+	EOF
+	"$hw" report "$tmp/d" --lines --svg "$tmp/p.svg" >/dev/null 2>&1
+	check "svg written" [ -s "$tmp/p.svg" ]
+	check "svg: XML, every name in a title, long names cut" python3 -c "
+import xml.etree.ElementTree as E
+ns = '{http://www.w3.org/2000/svg}'
+r = E.parse('$tmp/p.svg').getroot()
+assert r.tag == ns + 'svg', r.tag
+titles = [t.text for t in r.iter(ns + 'title')]
+texts = [t.text or '' for t in r.iter(ns + 'text')]
+for want in ['rp-lines', 'hot', 'mix', 'cold', 'lines.c:$hot', 'lines.c:$mix',
+             'lib$long.so', '+0x10']:
+    assert any(want in t for t in titles), (want, titles)
+assert any('./prog <&>' in t for t in texts), texts
+for g in r.iter(ns + 'g'):
+    t = g.find(ns + 'title').text
+    x = g.find(ns + 'text')
+    w = float(g.find(ns + 'rect').get('width'))
+    if x is not None:
+        assert len(x.text) * 7.3 <= w, (x.text, w)
+        lab = x.text.rsplit(' ', 1)[0] if x.text.endswith('%') else x.text
+        assert t.startswith(lab) or lab.endswith('\u2026'), (x.text, t)
+assert any((x.text or '').endswith('\u2026') for x in r.iter(ns + 'text')), 'no name cut'
+# an icicle: every box lies inside a box of the level above
+boxes = {}
+for g in r.iter(ns + 'g'):
+    q = g.find(ns + 'rect')
+    boxes.setdefault(g.get('class'), []).append((float(q.get('x')), float(q.get('width'))))
+for lv in range(1, 4):
+    for x, w in boxes.get('l%d' % lv, []):
+        assert any(px - 0.01 <= x and x + w <= px + pw + 0.01
+                   for px, pw in boxes['l%d' % (lv - 1)]), (lv, x, w)
+assert len(boxes['l3']) == 4, boxes['l3']
+print('titles:', len(titles))
+"
+	;;
+svg-browser)
+	# the icicle in a real browser engine: Chromium, headless
+	br=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+	[ -n "$br" ] || { echo "SKIP: no chromium here to render the SVG"; exit 77; }
+	h=$(addr "$lines" hot) c=$(addr "$lines" cold)
+	hot=$(line_of "$src" HOT) mix=$(line_of "$src" MIX)
+	ha=$(line_addr "$lines" lines.c "$hot") ma=$(line_addr "$lines" lines.c "$mix")
+	"$gen" "$tmp/d" <<-EOF || exit 99
+	command ./prog <&>
+	event task-clock 1000000 21 0 0 0 -
+	process 1 0 ./prog
+	thread 1 0 p
+	object $(bid "$lines") $lines
+	object - /opt/x/lib$(printf 'very_long_function_name_%.0s' 1 2 3 4 5 6 7 8).so
+	s 0 0 0 $ha 10
+	s 0 0 0 $ma 6
+	s 0 0 0 $c 4
+	s 0 0 1 10 1
+	EOF
+	"$hw" report "$tmp/d" --lines --svg "$tmp/p.svg" >/dev/null 2>&1
+	check "svg written" [ -s "$tmp/p.svg" ]
+	prof=$(mktemp -d)
+	set -- --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$prof"
+	timeout 120 "$br" "$@" --dump-dom "file://$tmp/p.svg" > "$tmp/dom" 2>/dev/null
+	timeout 120 "$br" "$@" --screenshot="$tmp/shot.png" --window-size=1220,220 \
+		"file://$tmp/p.svg" >/dev/null 2>&1
+	rm -rf "$prof"
+	check "chromium: the DOM holds the icicle" sh -c "grep -q '<svg' '$tmp/dom' && [ \$(grep -o '<rect' '$tmp/dom' | wc -l) -ge 11 ]"
+	check "chromium: the names in the DOM" sh -c "grep -q 'lines.c:$hot' '$tmp/dom' && grep -q '<title>hot (rp-lines)' '$tmp/dom'"
+	check "chromium: no parse error" sh -c "! grep -qi 'error on line' '$tmp/dom'"
+	check "chromium: screenshot with colour" python3 -c "
+import zlib, struct
+b = open('$tmp/shot.png', 'rb').read()
+assert b[:8] == b'\x89PNG\r\n\x1a\n'
+w, h, depth, ctype = struct.unpack('>IIBB', b[16:26])
+idat = b''
+i = 8
+while i < len(b):
+    n = struct.unpack('>I', b[i:i+4])[0]
+    if b[i+4:i+8] == b'IDAT':
+        idat += b[i+8:i+8+n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+bpp = 4 if ctype == 6 else 3
+colours = set()
+stride = 1 + w * bpp
+for y in range(0, h, 4):
+    row = raw[y*stride+1:(y+1)*stride]
+    for x in range(0, w*bpp, bpp*8):
+        colours.add(row[x:x+3])
+assert len(colours) >= 5, len(colours)
+print('screenshot', w, 'x', h, len(colours), 'colours sampled')
+"
+	[ -n "${HWPROF_KEEP_SHOT:-}" ] && cp "$tmp/shot.png" "$HWPROF_KEEP_SHOT"
+	;;
+help)
+	v=$("$hw" --version)
+	check "--version: $v" sh -c "echo '$v' | grep -Eq '^hwprof [0-9]+\.[0-9]+\.[0-9]+$'"
+	man=$(dirname "$0")/../man/hwprof.1
+	for c in report annotate list; do
+		"$hw" help $c > "$tmp/h1"
+		check "help $c: status 0" [ $? = 0 ]
+		"$hw" $c --help > "$tmp/h2"
+		check "$c --help = help $c" cmp -s "$tmp/h1" "$tmp/h2"
+		for o in $(grep -Eo -- '--[a-z][a-z-]*' "$tmp/h1" | sort -u); do
+			check "$c $o in hwprof(1)" grep -q -- "$(echo "$o" | sed 's/-/\\\\-/g')" "$man"
+		done
+	done
+	# every option hwprof(1) gives report is in its help
+	sed -n '/^\.SS report/,/^\.SS annotate/p' "$man" | grep -Eo '^\.BI? \\\-\\\-[a-z\\-]*' |
+		sed 's/^\.BI\{0,1\} //; s/\\//g' | sort -u > "$tmp/manopts"
+	for o in $(cat "$tmp/manopts"); do
+		check "hwprof(1) report $o in report --help" grep -q -- "$o" "$("$hw" help report > "$tmp/h3"; echo "$tmp/h3")"
+	done
+	check "hwprof(1) lists report options" [ -s "$tmp/manopts" ]
+	"$hw" help nosuch 2>"$tmp/e"
+	check "help nosuch: status 2" [ $? = 2 ]
+	"$hw" 2>/dev/null
+	check "no command: status 2" [ $? = 2 ]
+	check "--help: every command" sh -c "'$hw' --help | grep -q annotate"
+	;;
+*)
+	echo "unknown case $case_"; exit 99 ;;
+esac
+[ $fail = 0 ] && echo "report $case_: all checks passed"
+exit $fail

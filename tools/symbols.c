@@ -1,0 +1,834 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The names of an object file for hwprof report and annotate: function
+ * symbols by ELF virtual address (libelf), PLT stubs as name@plt, the
+ * build-id check against the data file, debug files (build-id under
+ * /usr/lib/debug, .gnu_debuglink), source lines (libdw).
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <dwarf.h>
+
+#include "report.h"
+
+const char *rp_debug_dir = "/usr/lib/debug";
+
+/* ------------------------------------------------------------------ */
+/* Opening ELF files: regular files only, never blocking on a FIFO      */
+
+static Elf *open_elf(const char *file, int *fdp)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	Elf *e;
+
+	*fdp = -1;
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return NULL;
+	}
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		close(fd);
+		return NULL;
+	}
+	*fdp = fd;
+	return e;
+}
+
+static void close_elf(Elf *e, int fd)
+{
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+}
+
+static Elf_Scn *scn_by_name(Elf *e, const char *want, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstr;
+
+	if (elf_getshdrstrndx(e, &shstr))
+		return NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(e, shstr, sh->sh_name);
+		if (n && !strcmp(n, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* The GNU build-id of e in lower-case hex, or "" (out holds 129 bytes). */
+static void elf_buildid(Elf *e, char *out)
+{
+	Elf_Scn *scn = NULL;
+
+	out[0] = 0;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, noff, doff;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
+			continue;
+		d = elf_getdata(scn, NULL);
+		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + noff, "GNU", 4) &&
+			    nh.n_descsz && nh.n_descsz <= 64) {
+				const unsigned char *p = (unsigned char *)d->d_buf + doff;
+
+				for (size_t k = 0; k < nh.n_descsz; k++)
+					sprintf(out + 2 * k, "%02x", p[k]);
+				return;
+			}
+		}
+	}
+}
+
+static int has_section_type(Elf *e, GElf_Word type)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == type)
+			return 1;
+	return 0;
+}
+
+static int has_debug_info(Elf *e)
+{
+	GElf_Shdr sh;
+
+	return scn_by_name(e, ".debug_info", &sh) && sh.sh_type != SHT_NOBITS;
+}
+
+/* ------------------------------------------------------------------ */
+/* Symbols                                                              */
+
+struct symvec {
+	struct rp_sym *v;
+	size_t n, cap;
+};
+
+static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, int rank)
+{
+	char *dup;
+
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 256;
+		struct rp_sym *nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		s->v = nv;
+		s->cap = cap;
+	}
+	dup = strdup(name);
+	if (!dup)
+		return -1;
+	s->v[s->n++] = (struct rp_sym){ lo, hi, dup, rank };
+	return 0;
+}
+
+/*
+ * The function symbols of one symbol table. A symbol of size 0 (such as
+ * _init) ends at its section's end; the sort below cuts it at the next
+ * symbol, so it never swallows the PLT that follows it.
+ */
+static void table_syms(Elf *e, GElf_Word type, struct symvec *out)
+{
+	Elf_Scn *scn = NULL;
+	size_t nscn = 0;
+
+	elf_getshdrnum(e, &nscn);
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym s;
+			GElf_Shdr ss;
+			const char *n;
+			uint64_t hi;
+			int t, bind, rank;
+
+			if (!gelf_getsym(d, (int)i, &s))
+				continue;
+			t = GELF_ST_TYPE(s.st_info);
+			if ((t != STT_FUNC && t != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+			    s.st_shndx >= nscn || !s.st_value)
+				continue;
+			n = elf_strptr(e, sh.sh_link, s.st_name);
+			if (!n || !*n)
+				continue;
+			hi = s.st_value + s.st_size;
+			if (!s.st_size) {
+				Elf_Scn *in = elf_getscn(e, s.st_shndx);
+
+				hi = s.st_value + 1;
+				if (in && gelf_getshdr(in, &ss) &&
+				    ss.sh_addr + ss.sh_size > s.st_value)
+					hi = ss.sh_addr + ss.sh_size;
+			}
+			bind = GELF_ST_BIND(s.st_info);
+			rank = (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
+			       (s.st_size ? 1 : 0);
+			if (push(out, s.st_value, hi, n, rank))
+				return;
+		}
+	}
+}
+
+/* The name of the .dynsym symbol of relocation r, or NULL. */
+static const char *reloc_name(Elf *e, Elf_Data *dsym, size_t dstr, uint64_t info)
+{
+	GElf_Sym s;
+	size_t idx = GELF_R_SYM(info);
+	const char *n;
+
+	if (!dsym || !idx || !gelf_getsym(dsym, (int)idx, &s))
+		return NULL;
+	n = elf_strptr(e, dstr, s.st_name);
+	return n && *n ? n : NULL;
+}
+
+struct reloc {
+	uint64_t got;		/* r_offset: the GOT slot */
+	const char *name;
+};
+
+/*
+ * PLT stubs (x86-64): each entry of .plt, .plt.sec and .plt.got jumps
+ * through a GOT slot ("ff 25 disp32", rip-relative, maybe after endbr64
+ * and a bnd prefix); the relocation of that slot (JUMP_SLOT in .rela.plt,
+ * GLOB_DAT in .rela.dyn) names the function. A lazy-binding .plt entry
+ * beside .plt.sec has no such jump: it pushes its .rela.plt index after
+ * endbr64. The header entry (PLT0) matches neither and stays unnamed.
+ * Other machines' stubs are not named (their samples show as +OFFSET).
+ */
+static void plt_syms(Elf *e, struct symvec *out)
+{
+	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
+	struct reloc *rel = NULL, *jslot = NULL;
+	size_t nrel = 0, njslot = 0, dstr = 0;
+	Elf_Data *dsym = NULL;
+	Elf_Scn *scn = NULL;
+	GElf_Ehdr eh;
+	char buf[600];
+
+	if (!gelf_getehdr(e, &eh))
+		return;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+			dsym = elf_getdata(scn, NULL);
+			dstr = sh.sh_link;
+		}
+	}
+	if (!dsym)
+		return;
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		size_t cnt;
+		int is_plt_rel;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		cnt = sh.sh_size / sh.sh_entsize;
+		/* .rela.plt is the one the dynamic section's JMPREL names; its
+		 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
+		is_plt_rel = (sh.sh_flags & SHF_INFO_LINK) != 0;
+		for (size_t i = 0; d && i < cnt; i++) {
+			uint64_t off, info;
+			const char *n;
+			struct reloc *nr;
+
+			if (sh.sh_type == SHT_RELA) {
+				GElf_Rela r;
+
+				if (!gelf_getrela(d, (int)i, &r))
+					continue;
+				off = r.r_offset;
+				info = r.r_info;
+			} else {
+				GElf_Rel r;
+
+				if (!gelf_getrel(d, (int)i, &r))
+					continue;
+				off = r.r_offset;
+				info = r.r_info;
+			}
+			n = reloc_name(e, dsym, dstr, info);
+			if (is_plt_rel) {
+				nr = realloc(jslot, (njslot + 1) * sizeof(*nr));
+				if (!nr)
+					goto out;
+				jslot = nr;
+				jslot[njslot++] = (struct reloc){ off, n };
+			}
+			if (!n)
+				continue;
+			nr = realloc(rel, (nrel + 1) * sizeof(*nr));
+			if (!nr)
+				goto out;
+			rel = nr;
+			rel[nrel++] = (struct reloc){ off, n };
+		}
+	}
+	for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		uint64_t es;
+
+		scn = scn_by_name(e, plts[k], &sh);
+		if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
+		    !d->d_buf)
+			continue;
+		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+		if (!strcmp(plts[k], ".plt.got") && sh.sh_entsize < 8)
+			es = 8;
+		for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
+			const unsigned char *p = (const unsigned char *)d->d_buf + at;
+			const char *name = NULL;
+
+			if (eh.e_machine == EM_X86_64) {
+				/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
+				static const unsigned char at_j[] = { 0, 1, 4, 5 };
+
+				for (size_t q = 0; q < sizeof(at_j) && !name; q++) {
+					uint64_t j = at_j[q];
+					int32_t disp;
+					uint64_t got;
+
+					if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
+						continue;
+					memcpy(&disp, p + j + 2, 4);
+					got = sh.sh_addr + at + j + 6 + (uint64_t)(int64_t)disp;
+					for (size_t r = 0; r < nrel && !name; r++)
+						if (rel[r].got == got)
+							name = rel[r].name;
+				}
+				/* a lazy entry beside .plt.sec: endbr64; push N */
+				if (!name && es >= 9 && !strcmp(plts[k], ".plt") &&
+				    !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
+					uint32_t idx;
+
+					memcpy(&idx, p + 5, 4);
+					if (idx < njslot)
+						name = jslot[idx].name;
+				}
+			}
+			if (!name)
+				continue;
+			snprintf(buf, sizeof(buf), "%s@plt", name);
+			if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
+				goto out;
+		}
+	}
+out:
+	free(rel);
+	free(jslot);
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct rp_sym *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;	/* preferred first */
+	return strcmp(x->name, y->name);
+}
+
+/* Sorted, one symbol per address (the preferred alias), and a symbol that
+ * ran to its section's end cut at the next one. */
+static void finish(struct rp_obj *o, struct symvec *s)
+{
+	size_t w = 0;
+
+	if (s->n)
+		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
+	for (size_t i = 0; i < s->n; i++) {
+		if (w && s->v[w - 1].lo == s->v[i].lo) {
+			free(s->v[i].name);
+			continue;
+		}
+		s->v[w++] = s->v[i];
+	}
+	for (size_t i = 0; i + 1 < w; i++)
+		if (s->v[i].hi > s->v[i + 1].lo && !(s->v[i].rank & 1))
+			s->v[i].hi = s->v[i + 1].lo;	/* sizeless */
+	o->syms = s->v;
+	o->nsyms = w;
+}
+
+/* ------------------------------------------------------------------ */
+/* Debug files                                                          */
+
+/* The .gnu_debuglink name of e, or "". */
+static void debuglink(Elf *e, char *out, size_t len)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn = scn_by_name(e, ".gnu_debuglink", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+
+	out[0] = 0;
+	if (d && d->d_buf && d->d_size)
+		snprintf(out, len, "%.*s", (int)strnlen(d->d_buf, d->d_size),
+			 (const char *)d->d_buf);
+}
+
+/* Opens the debug file of build-id bid under the debug directory if its
+ * own build-id is bid. */
+static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
+{
+	char got[129];
+	Elf *e;
+
+	if (!bid || strlen(bid) < 4)
+		return NULL;
+	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", rp_debug_dir, bid, bid + 2);
+	e = open_elf(path, fd);
+	if (!e)
+		return NULL;
+	elf_buildid(e, got);
+	if (strcasecmp(got, bid)) {
+		close_elf(e, *fd);
+		return NULL;
+	}
+	return e;
+}
+
+/* The debug file named by e's .gnu_debuglink (beside the object, in
+ * .debug/, under /usr/lib/debug), if its build-id is bid. */
+static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
+			  char *path, size_t len)
+{
+	char link[256], dir[4096], got[129];
+	char *slash;
+
+	debuglink(e, link, sizeof(link));
+	if (!*link || strchr(link, '/'))
+		return NULL;
+	snprintf(dir, sizeof(dir), "%s", objpath);
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	for (int i = 0; i < 3; i++) {
+		Elf *d;
+
+		if (i == 0)
+			snprintf(path, len, "%s/%s", dir, link);
+		else if (i == 1)
+			snprintf(path, len, "%s/.debug/%s", dir, link);
+		else
+			snprintf(path, len, "%s%s/%s", rp_debug_dir, dir, link);
+		if (!strcmp(path, objpath))
+			continue;
+		d = open_elf(path, fd);
+		if (!d)
+			continue;
+		elf_buildid(d, got);
+		if (!bid || !*bid || !strcasecmp(got, bid))
+			return d;
+		close_elf(d, *fd);
+	}
+	return NULL;
+}
+
+static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
+{
+	o->dwelf = e;
+	o->dwfd = fd;
+	o->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	o->dwfile = strdup(path);
+}
+
+/* ------------------------------------------------------------------ */
+/* One object                                                           */
+
+void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid)
+{
+	memset(o, 0, sizeof(*o));
+	o->path = path;
+	o->buildid = buildid && *buildid ? buildid : NULL;
+	o->dwfd = -1;
+}
+
+void rp_obj_free(struct rp_obj *o)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		free(o->syms[i].name);
+	free(o->syms);
+	if (o->dw)
+		dwarf_end(o->dw);
+	close_elf(o->dwelf, o->dwfd);
+	free(o->dwfile);
+	free(o->textfile);
+	for (size_t i = 0; i < o->npaths; i++)
+		free(o->paths[i].abs);
+	free(o->paths);
+	free(o->fn);
+	free(o->cus);
+	rp_obj_init(o, NULL, NULL);
+}
+
+/* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
+static void warn_path(const char *what, const char *path, const char *extra)
+{
+	fputs("hwprof: warning: ", stderr);
+	rp_put(stderr, path, RP_TEXT);
+	fputs(what, stderr);
+	if (extra)
+		rp_put(stderr, extra, RP_TEXT);
+	fputc('\n', stderr);
+}
+
+/*
+ * Names, best first: when the file on disk is the one recorded (same
+ * build-id, or none recorded), its .symtab, else a debug file's .symtab
+ * (build-id, then .gnu_debuglink), else its .dynsym; plus its PLT stubs.
+ * When it was rebuilt since, only a debug file with the recorded build-id
+ * gives trustworthy names; without one the file's names are used with a
+ * warning that they may be wrong.
+ */
+void rp_obj_load(struct rp_obj *o)
+{
+	struct symvec s = { 0 };
+	char got[129], dpath[4400];
+	Elf *e, *d = NULL;
+	int fd, dfd = -1;
+
+	if (o->loaded)
+		return;
+	o->loaded = 1;
+	if (!o->path || o->path[0] == '[')
+		return;		/* [vdso] and the like: no file */
+	e = open_elf(o->path, &fd);
+	if (!e) {
+		/* the object is gone: a debug file may still know it */
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (!d) {
+			warn_path(": cannot read it: its samples have no names", o->path, NULL);
+			return;
+		}
+		table_syms(d, SHT_SYMTAB, &s);
+		finish(o, &s);
+		o->readable = 1;
+		if (has_debug_info(d))
+			keep_dwarf(o, d, dfd, dpath);
+		else
+			close_elf(d, dfd);
+		return;
+	}
+	elf_buildid(e, got);
+	o->readable = 1;
+	if (o->buildid && strcasecmp(got, o->buildid)) {
+		o->mismatch = 1;
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (d) {
+			warn_path(": rebuilt since the recording (build-id differs): names from ",
+				  o->path, dpath);
+			table_syms(d, SHT_SYMTAB, &s);
+			finish(o, &s);
+			if (has_debug_info(d))
+				keep_dwarf(o, d, dfd, dpath);
+			else
+				close_elf(d, dfd);
+		} else {
+			warn_path(": rebuilt since the recording (build-id differs) and no debug "
+				  "file has the recorded one: its names may be wrong", o->path, NULL);
+			table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
+			plt_syms(e, &s);
+			finish(o, &s);
+		}
+		close_elf(e, fd);
+		return;
+	}
+	o->textfile = strdup(o->path);
+	if (has_section_type(e, SHT_SYMTAB)) {
+		table_syms(e, SHT_SYMTAB, &s);
+	} else {
+		const char *want = *got ? got : NULL;
+
+		d = debug_by_id(want, &dfd, dpath, sizeof(dpath));
+		if (!d)
+			d = debug_by_link(e, o->path, want, &dfd, dpath, sizeof(dpath));
+		if (d && has_section_type(d, SHT_SYMTAB))
+			table_syms(d, SHT_SYMTAB, &s);
+		else
+			table_syms(e, SHT_DYNSYM, &s);
+	}
+	plt_syms(e, &s);
+	finish(o, &s);
+	if (has_debug_info(e)) {
+		keep_dwarf(o, e, fd, o->path);
+		close_elf(d, dfd);
+	} else if (d && has_debug_info(d)) {
+		keep_dwarf(o, d, dfd, dpath);
+		close_elf(e, fd);
+	} else {
+		close_elf(d, dfd);
+		close_elf(e, fd);
+	}
+}
+
+const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
+{
+	size_t a = 0, b = o->nsyms;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->syms[m].lo <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	/* the closest start at or below addr; a few back for a symbol that
+	 * encloses a smaller one */
+	for (size_t i = a, k = 0; i > 0 && k < 8; i--, k++)
+		if (addr < o->syms[i - 1].hi)
+			return &o->syms[i - 1];
+	return NULL;
+}
+
+const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name)
+{
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, name))
+			return &o->syms[i];
+	for (size_t i = 0; i < o->nsyms; i++) {
+		char *dm = rp_demangle(o->syms[i].name);
+		int eq = 0;
+
+		if (dm) {
+			size_t n = strlen(name);
+
+			/* "f" finds "f(int)"; "ns::f(int)" finds itself */
+			eq = !strcmp(dm, name) || (!strncmp(dm, name, n) && dm[n] == '(');
+			free(dm);
+		}
+		if (eq)
+			return &o->syms[i];
+	}
+	return NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	const char *n;
+
+	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at))))
+		return n;
+	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))))
+		return n;
+	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
+}
+
+/* A relative source file name joined to its unit's compilation directory,
+ * kept in o (a few distinct names per object: a short list, last hit
+ * first). */
+const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file)
+{
+	Dwarf_Attribute at;
+	const char *dir;
+	char *joined;
+	void *np;
+
+	if (file[0] == '/')
+		return file;
+	if (o->npaths && o->paths[o->lastpath].raw == file)
+		return o->paths[o->lastpath].abs;
+	for (size_t i = 0; i < o->npaths; i++)
+		if (o->paths[i].raw == file) {
+			o->lastpath = i;
+			return o->paths[i].abs;
+		}
+	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
+	if (!dir || asprintf(&joined, "%s/%s", dir, file) < 0)
+		return file;
+	np = realloc(o->paths, (o->npaths + 1) * sizeof(*o->paths));
+	if (!np) {
+		free(joined);
+		return file;
+	}
+	o->paths = np;
+	o->paths[o->npaths].raw = file;
+	o->paths[o->npaths].abs = joined;
+	o->lastpath = o->npaths++;
+	return joined;
+}
+
+/* The innermost function (inlined or not) at addr in unit cu, or NULL. */
+static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
+{
+	Dwarf_Die *scopes = NULL;
+	const char *fn = NULL;
+	int n = dwarf_getscopes(cu, addr, &scopes);
+
+	for (int i = 0; i < n && !fn; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
+			fn = die_name(&scopes[i]);
+	}
+	free(scopes);
+	return fn;
+}
+
+static void grow_fncache(struct rp_obj *o)
+{
+	size_t cap = o->capfn ? 2 * o->capfn : 256;
+	struct rp_fncache *nc = calloc(cap, sizeof(*nc));
+
+	if (!nc)
+		return;
+	for (size_t i = 0; i < o->capfn; i++) {
+		size_t j;
+
+		if (!o->fn[i].line)
+			continue;
+		j = ((uintptr_t)o->fn[i].line >> 4) & (cap - 1);
+		while (nc[j].line)
+			j = (j + 1) & (cap - 1);
+		nc[j] = o->fn[i];
+	}
+	free(o->fn);
+	o->fn = nc;
+	o->capfn = cap;
+}
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct rp_cu *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's address ranges, from the units themselves: clang writes no
+ * .debug_aranges, and libdw before 0.189 finds no unit without it. */
+static void cu_ranges(struct rp_obj *o)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize, cap = 0;
+
+	o->cus_built = 1;
+	while (!dwarf_nextcu(o->dw, off, &next, &hsize, NULL, NULL, NULL)) {
+		Dwarf_Die cu;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+
+		if (dwarf_offdie(o->dw, off + hsize, &cu)) {
+			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
+				if (o->ncus == cap) {
+					struct rp_cu *nc;
+
+					cap = cap ? 2 * cap : 64;
+					nc = realloc(o->cus, cap * sizeof(*nc));
+					if (!nc)
+						return;
+					o->cus = nc;
+				}
+				o->cus[o->ncus++] = (struct rp_cu){ lo, hi, off + hsize };
+			}
+		}
+		off = next;
+	}
+	if (o->ncus)
+		qsort(o->cus, o->ncus, sizeof(*o->cus), cmp_range);
+}
+
+/* The unit holding addr: libdw's aranges, else the units' own ranges. */
+int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
+{
+	size_t a = 0, b;
+
+	if (dwarf_addrdie(o->dw, addr, cu))
+		return 0;
+	if (!o->cus_built)
+		cu_ranges(o);
+	b = o->ncus;
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->cus[m].lo <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	for (size_t i = a, k = 0; i > 0 && k < 16; i--, k++)
+		if (addr >= o->cus[i - 1].lo && addr < o->cus[i - 1].hi)
+			return dwarf_offdie(o->dw, o->cus[i - 1].die, cu) ? 0 : -1;
+	return -1;
+}
+
+int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
+		const char **func)
+{
+	Dwarf_Die cu;
+	Dwarf_Line *l;
+	size_t j;
+
+	if (!o->dw || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+		return -1;
+	*file = dwarf_linesrc(l, NULL, NULL);
+	if (!*file || dwarf_lineno(l, line))
+		return -1;
+	*file = rp_obj_abs(o, &cu, *file);
+	if (!func)
+		return 0;
+	/* the function of a line-table row, found once: walking the unit's
+	 * scopes costs as much as the unit is large, and inlined code starts
+	 * a row of its own (its line differs from its caller's) */
+	if (o->nfn * 2 >= o->capfn)
+		grow_fncache(o);
+	if (o->nfn * 2 >= o->capfn) {		/* out of memory: no cache */
+		*func = scope_func(&cu, addr);
+		return 0;
+	}
+	j = ((uintptr_t)l >> 4) & (o->capfn - 1);
+	for (; o->fn[j].line; j = (j + 1) & (o->capfn - 1))
+		if (o->fn[j].line == l) {
+			*func = o->fn[j].func;
+			return 0;
+		}
+	*func = scope_func(&cu, addr);
+	o->fn[j].line = l;
+	o->fn[j].func = *func;
+	o->nfn++;
+	return 0;
+}

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* The rows of hwprof report (tools/view.c), shared by its output formats. */
+#ifndef HWPROF_TOOLS_VIEW_H
+#define HWPROF_TOOLS_VIEW_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data.h"
+#include "report.h"
+
+/* Row keys: (kind | object, value) */
+#define RV_FUNC		(1ull << 56)	/* value: symbol index */
+#define RV_ADDR		(2ull << 56)	/* value: address, no symbol */
+#define RV_OBJ		(3ull << 56)	/* value: object */
+#define RV_LINE		(4ull << 56)	/* value: file number << 32 | line */
+#define RV_THREAD	(5ull << 56)	/* value: thread index */
+#define RV_PROC		(6ull << 56)	/* value: process index */
+
+struct rv_row {
+	uint64_t a, b;		/* key */
+	uint64_t n;		/* samples, saturating */
+	char *name;		/* function, object base name, tid or pid; NULL
+				 * for an address without symbol: see rv_name() */
+	uint32_t obj;		/* object index or HD_NO_OBJECT */
+	uint32_t aux;		/* thread or process index */
+	const char *file;	/* source file (lines view) */
+	int line;
+	long parent;		/* function row (lines view), or -1 */
+	char *top;		/* top function (threads, processes) */
+	uint64_t topn;
+};
+
+struct rv_table {
+	struct rv_row *rows;
+	size_t n, cap;
+	size_t *slot;
+	size_t nslot;
+};
+
+enum rv_view {
+	RV_VIEW_FUNCS,
+	RV_VIEW_OBJECTS,
+	RV_VIEW_LINES,
+	RV_VIEW_THREADS,
+	RV_VIEW_PROCS,
+};
+
+struct rv_ctx {
+	const struct hd_file *d;
+	int event;
+	enum rv_view view;
+	struct rp_obj *objs;	/* one per d->objects */
+	size_t nobjs;
+	struct rv_table rows;	/* the view's rows */
+	struct rv_table funcs;	/* function rows (not for RV_VIEW_FUNCS) */
+	struct rv_table strs;	/* interned source file names */
+	struct rv_table flines;	/* lines view: (function, line) rows, parent set */
+	int funcs_are_rows;
+	uint64_t total;		/* samples of the event, saturating */
+};
+
+long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
+/* Room for n rows; 0 or -1. */
+int rv_reserve(struct rv_table *t, size_t n);
+void rv_free(struct rv_table *t);
+int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge);
+int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out);
+const char *rv_base(const char *path);
+char *rv_func_name(const char *raw);
+int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_view view);
+int rv_build(struct rv_ctx *c);
+int rv_sort(struct rv_ctx *c, int by_symbol);
+/* The row's name; for an address no symbol covers, made in buf. */
+const char *rv_name(const struct rv_row *r, char buf[40]);
+void rv_ctx_free(struct rv_ctx *c);
+uint32_t rv_intern(struct rv_ctx *c, const char *s);
+double rv_pct(uint64_t n, uint64_t total);
+/* The object's path, or "[unknown]" for HD_NO_OBJECT. */
+const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj);
+
+/* tools/svg.c: the icicle of c (function or lines view) into out. */
+int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs);
+/* 1 (after one line on stderr) when out is one of the inputs, else 0. */
+int rv_svg_check(const char *out, char **inputs, size_t ninputs);
+
+#endif
