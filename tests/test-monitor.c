@@ -31,7 +31,7 @@ static void use(const char *event, const char *period)
 }
 
 /* Page faults: the raw probe, where the stores are, the stack faulted in. */
-static uintptr_t store_a, store_b;
+static uintptr_t store_a;
 
 static int need_pf(void)
 {
@@ -40,7 +40,6 @@ static int need_pf(void)
 	if (r)
 		return r;
 	store_a = (uintptr_t)t_store_pc(touch_a);
-	store_b = (uintptr_t)t_store_pc(touch_b);
 	t_prefault_stack();
 	return T_PASS;
 }
