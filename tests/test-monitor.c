@@ -202,8 +202,9 @@ static int case_exact(void)
 	return t_done("exact");
 }
 
-/* Two ranges in one contiguous buffer, [lo, hi) and [hi, hi + 64) for the
- * two functions lo < hi; moncontrol pauses and resumes. Only touch_b
+/* Two ranges in one contiguous buffer, [lo, lo + 64) and [hi, hi + 64)
+ * for the two functions lo < hi (64 bytes each: one bin width, whatever
+ * the distance between them); moncontrol pauses and resumes. Only touch_b
  * faults: one counter, in touch_b's range, holds them all. */
 static int case_multi(void)
 {
@@ -211,7 +212,8 @@ static int case_multi(void)
 	caddr_t a = (caddr_t)touch_a, b = (caddr_t)touch_b;
 	caddr_t lo = a < b ? a : b, hi = a < b ? b : a;
 	struct prof pb[3] = {
-		{ .p_low = lo, .p_high = hi, .p_buff = buf, .p_bufsize = 16 + 32 },
+		{ .p_low = lo, .p_high = hi - lo < 64 ? hi : lo + 64, .p_buff = buf,
+		  .p_bufsize = 16 + 32 },
 		{ .p_low = hi, .p_high = hi + 64, .p_buff = buf + 48, .p_bufsize = 32 },
 		{ .p_high = 0 },
 	};
