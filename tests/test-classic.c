@@ -91,10 +91,12 @@ static int case_profil(void)
 	static unsigned short buf[64];
 	static const int ks[] = { 1, 7 };
 	struct t_pages pool;
-	int r = need_pf();
+	int r = need_pf(), loop = t_faults_open();
 
 	if (r || (r = t_pages_new(&pool, 2 * NPF)))
 		return r;
+	if (loop < 0)
+		return T_ERROR;
 	for (int i = 0; i < 2; i++) {
 		unsigned int want = NPF / ks[i];
 		char k[16];
@@ -104,8 +106,12 @@ static int case_profil(void)
 		memset(buf, 0, sizeof(buf));
 		t_pages_zap(&pool);
 		T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000), 0);
+		t_faults_start(loop);
 		t_touch_n(touch_a, &pool, NPF);
 		t_touch_n(touch_b, &pool, NPF);
+		/* the loops made 2 NPF faults, nothing in between: NPF / k at
+		 * each store, wherever the count started */
+		T_EQ(t_faults_stop(loop), 2 * NPF);
 		T_EQ(profil_off(), 0);		/* off: exact now */
 		T_CHECK(buf[off_a / 2] == want, "k=%d: touch_a's store = %u, want %u", ks[i],
 			buf[off_a / 2], want);
@@ -126,6 +132,7 @@ static int case_profil(void)
 	t_touch_n(touch_a, &pool, 10);
 	T_EQ(buf[off_a / 2], 0);
 	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0), 0);
+	close(loop);
 	T_EQ(t_count_perf_fds(), 0);
 	t_pages_free(&pool);
 	return t_done("profil");

@@ -90,10 +90,12 @@ static int case_exact(void)
 				     PAPI_PROFIL_BUCKET_64 };
 	static uint64_t buf[64];
 	struct t_pages pool;
-	int es, code, r = need_pf();
+	int es, code, r = need_pf(), loop = t_faults_open();
 
 	if (r || (r = setup(&es, "page-faults", &code)) || (r = t_pages_new(&pool, 2 * NPF)))
 		return r;
+	if (loop < 0)
+		return T_ERROR;
 	warm_up(es);
 	for (int w = 0; w < 3; w++) {
 		int nb = (int)sizeof(buf) * 8 / widths[w];
@@ -110,8 +112,11 @@ static int case_exact(void)
 						 PAPI_PROFIL_POSIX | flags[w]), PAPI_OK);
 				t_faults_start(win);
 				T_EQ(PAPI_start(es), PAPI_OK);
+				t_faults_start(loop);
 				t_touch_n(touch_a, &pool, NPF);
 				t_touch_n(touch_b, &pool, NPF);
+				/* nothing faulted in between: NPF / k at each store */
+				T_EQ(t_faults_stop(loop), 2 * NPF);
 				T_EQ(PAPI_stop(es, &v), PAPI_OK);
 				nwin = t_faults_stop(win);
 				T_CHECK(bucket(buf, widths[w], (int)ia) == want,
@@ -132,6 +137,7 @@ static int case_exact(void)
 			}
 		}
 	}
+	close(loop);
 	t_pages_free(&pool);
 	PAPI_shutdown();
 	return t_done("exact");
