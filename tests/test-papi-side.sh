@@ -14,7 +14,9 @@ trap 'rm -rf "$tmp"' EXIT
 # PMU"): then every code after it is an error and there is nothing to
 # compare with.
 if ! grep -Eq '^name_to_code\(TASK-CLOCK\) +0$' "$tmp/real"; then
-	echo "SKIP: real PAPI cannot use perf::TASK-CLOCK on this machine ($(grep '^name_to_code(TASK-CLOCK)' "$tmp/real" | tr -s ' '); its perf_event component is off where libpfm4 does not know the CPU)"
+	got=$(grep '^name_to_code(TASK-CLOCK)' "$tmp/real" | tr -s ' ')
+	echo "SKIP: real PAPI cannot use perf::TASK-CLOCK on this machine ($got;" \
+		"its perf_event component is off where libpfm4 does not know the CPU)"
 	exit 77
 fi
 "$ours" > "$tmp/ours" 2>&1 || { echo "FAIL: hwprof's run failed"; cat "$tmp/ours"; exit 1; }

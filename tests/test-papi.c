@@ -119,16 +119,15 @@ static int case_exact(void)
 				T_EQ(t_faults_stop(loop), 2 * NPF);
 				T_EQ(PAPI_stop(es, &v), PAPI_OK);
 				nwin = t_faults_stop(win);
-				T_CHECK(bucket(buf, widths[w], (int)ia) == want,
-					"width %d k %d scale %#x: %llu, want %llu", widths[w], k, scale,
-					(unsigned long long)bucket(buf, widths[w], (int)ia),
-					(unsigned long long)want);
-				for (int b = 0; b < nb; b++)
-					if ((uint64_t)b != ia)
-						T_CHECK(bucket(buf, widths[w], b) == ((uint64_t)b == ib ? want : 0),
-							"width %d k %d scale %#x: bucket %d = %llu",
-							widths[w], k, scale, b,
-							(unsigned long long)bucket(buf, widths[w], b));
+				for (int b = 0; b < nb; b++) {
+					uint64_t got = bucket(buf, widths[w], b);
+					uint64_t exp = (uint64_t)b == ia || (uint64_t)b == ib ?
+						       want : 0;
+
+					T_CHECK(got == exp, "width %d k %d scale %#x: bucket %d = %llu, want %llu",
+						widths[w], k, scale, b, (unsigned long long)got,
+						(unsigned long long)exp);
+				}
 				/* it counted every fault */
 				T_CHECK(v >= 2 * NPF && v <= nwin, "count %lld, %d faults (%lld from start to stop)",
 					v, 2 * NPF, nwin);
