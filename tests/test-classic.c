@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * profil, sprofil, pcsample and monitor end to end, linked with -lhwprof:
- * exact counts on breakpoint and page-fault events (HWPROF_EVENT), a hot
- * function on task-clock, threads, fork, exec, every error, and the glibc
- * bugs that must not happen. usage: test-classic CASE
+ * profil, sprofil and pcsample end to end, linked with -lhwprof: exact
+ * counts on page faults (HWPROF_EVENT=page-faults: one per fresh page, at
+ * the storing instruction) everywhere and on breakpoints where they fire,
+ * a hot function on task-clock, threads, fork, exec, every error, and the
+ * glibc bugs that must not happen. usage: test-classic CASE
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,7 +26,7 @@
 #include "tlib.h"
 
 #define N	1000
-
+#define NPF	1400	/* page faults per exact run: a multiple of 7 */
 
 /* Turns profil off with scale 0: glibc declares its buffer nonnull, so a
  * NULL buffer (the other way) is undefined for a caller using <unistd.h>. */
@@ -45,16 +46,101 @@ static void use(const char *event, const char *period)
 		unsetenv("HWPROF_PERIOD");
 }
 
-/* Breakpoints are the exact events; a raw probe decides the skip. */
+/* Breakpoints where they fire; a raw probe decides the skip. */
 static int need_bp(void)
 {
 	return t_require_bp();
 }
 
+/* Page faults: the raw probe, where touch_a's and touch_b's stores are
+ * (bytes from touch_a), the stack faulted in, and one profil on and off
+ * so that what hwprof touches the first time is in place. */
+static uint64_t off_a, off_b;
+
+static int need_pf(void)
+{
+	static unsigned short warm[1];
+	int r = t_require_pf();
+
+	if (r)
+		return r;
+	off_a = t_store_pc(touch_a) - (uint64_t)(uintptr_t)touch_a;
+	off_b = t_store_pc(touch_b) - (uint64_t)(uintptr_t)touch_a;
+	if (off_a >= 64) {
+		printf("ERROR: touch_a's store at +%llu, past the buckets\n",
+		       (unsigned long long)off_a);
+		return T_ERROR;
+	}
+	t_prefault_stack();
+	use("page-faults", "1");
+	if (profil(warm, sizeof(warm), (size_t)(uintptr_t)touch_a, 0x10000) ||
+	    profil_off()) {
+		printf("FAIL: profil on page-faults: %s\n", strerror(errno));
+		return T_FAIL;
+	}
+	return T_PASS;
+}
+
 /* ------------------------------------------------------------------ */
 
-/* profil: one 16-bit bucket per 2 bytes from fn_a (scale 0x10000). */
+/* profil on page faults: one 16-bit bucket per 2 bytes from touch_a
+ * (scale 0x10000); threshold 1 and 7, touch_a and touch_b NPF times each:
+ * NPF / k at each store (touch_b's when it falls in the buffer). */
 static int case_profil(void)
+{
+	static unsigned short buf[64];
+	static const int ks[] = { 1, 7 };
+	struct t_pages pool;
+	int r = need_pf(), loop = t_faults_open();
+
+	if (r || (r = t_pages_new(&pool, 2 * NPF)))
+		return r;
+	if (loop < 0)
+		return T_ERROR;
+	for (int i = 0; i < 2; i++) {
+		unsigned int want = NPF / ks[i];
+		char k[16];
+
+		snprintf(k, sizeof(k), "%d", ks[i]);
+		use("page-faults", k);
+		memset(buf, 0, sizeof(buf));
+		t_pages_zap(&pool);
+		T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000), 0);
+		t_faults_start(loop);
+		t_touch_n(touch_a, &pool, NPF);
+		t_touch_n(touch_b, &pool, NPF);
+		/* the loops made 2 NPF faults, nothing in between: NPF / k at
+		 * each store, wherever the count started */
+		T_EQ(t_faults_stop(loop), 2 * NPF);
+		T_EQ(profil_off(), 0);		/* off: exact now */
+		T_CHECK(buf[off_a / 2] == want, "k=%d: touch_a's store = %u, want %u", ks[i],
+			buf[off_a / 2], want);
+		for (uint64_t b = 0; b < 64; b++)
+			if (b != off_a / 2 && b != off_b / 2)
+				T_CHECK(buf[b] == 0, "k=%d: bucket %llu = %u", ks[i],
+					(unsigned long long)b, buf[b]);
+		if (off_b / 2 < 64)
+			T_EQ(buf[off_b / 2], want);
+		t_touch_n(touch_a, &pool, 10);	/* off means off */
+		T_EQ(buf[off_a / 2], want);
+	}
+	/* scale 0 and 1 turn it off too, and nothing is counted */
+	memset(buf, 0, sizeof(buf));
+	use("page-faults", "1");
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000), 0);
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 1), 0);
+	t_touch_n(touch_a, &pool, 10);
+	T_EQ(buf[off_a / 2], 0);
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0), 0);
+	close(loop);
+	T_EQ(t_count_perf_fds(), 0);
+	t_pages_free(&pool);
+	return t_done("profil");
+}
+
+/* profil on a breakpoint, where they fire: HWPROF_EVENT=mem:SYMBOL:x counts
+ * every execution in the function's first bucket, at threshold 1 and 7. */
+static int case_bp(void)
 {
 	static unsigned short buf[64];
 	static const int ks[] = { 1, 7 };
@@ -87,7 +173,7 @@ static int case_profil(void)
 	T_EQ(buf[0], 0);
 	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0), 0);
 	T_EQ(t_count_perf_fds(), 0);
-	return t_done("profil");
+	return t_done("bp");
 }
 
 /* task-clock: the hot function dominates, profil over the whole text. */
@@ -198,22 +284,23 @@ static int case_sprofil_regions(void)
 	return t_done("sprofil-regions");
 }
 
-/* sprofil, exact: every width, the overflow bin first and last, and
- * threads that existed before the call and threads made after it. */
+/* sprofil, exact on page faults: every width, the overflow bin first and
+ * last, and threads that existed before the call and threads made after
+ * it, each touching N fresh pages of its own. */
 static pthread_barrier_t go;
 
 static void *before(void *arg)
 {
 	pthread_barrier_wait(&go);
-	call_n(fn_a, N);
+	t_touch_n(touch_a, arg, N);
 	pthread_barrier_wait(&go);
-	return arg;
+	return NULL;
 }
 
 static void *after(void *arg)
 {
-	call_n(fn_a, N);
-	return arg;
+	t_touch_n(touch_a, arg, N);
+	return NULL;
 }
 
 static int case_sprofil_threads(void)
@@ -221,19 +308,25 @@ static int case_sprofil_threads(void)
 	static unsigned char buf[256], bin[8];
 	static const unsigned int flags[] = { PROF_USHORT, PROF_UINT, PROF_UINT64 };
 	static const unsigned int w[] = { 2, 4, 8 };
-	int r = need_bp();
+	struct t_pages pool[4];
+	int r = need_pf();
 
 	if (r)
 		return r;
-	use("mem:fn_a:x", "1");
+	for (int i = 0; i < 4; i++)
+		if ((r = t_pages_new(&pool[i], N)))
+			return r;
+	use("page-faults", "1");
 	for (int f = 0; f < 3; f++) {
 		for (int binfirst = 0; binfirst < 2; binfirst++) {
 			struct prof reg = { .pr_base = buf, .pr_size = sizeof(buf),
-				.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
+				.pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 };
 			struct prof ob = { .pr_base = bin, .pr_size = w[f], .pr_off = 0,
 				.pr_scale = 2 };
 			struct prof p[2];
 			struct timeval tv = { 7, 7 };
+			/* the sprofil index divides by the counter size */
+			size_t at = (size_t)(off_a / w[f] * w[f]);
 			pthread_t t1, t2, t3;
 			uint64_t v = 0;
 
@@ -241,44 +334,49 @@ static int case_sprofil_threads(void)
 			p[binfirst ? 1 : 0] = reg;
 			memset(buf, 0, sizeof(buf));
 			memset(bin, 0, sizeof(bin));
+			for (int i = 0; i < 4; i++)
+				t_pages_zap(&pool[i]);
 			pthread_barrier_init(&go, NULL, 3);
-			pthread_create(&t1, NULL, before, NULL);
-			pthread_create(&t2, NULL, before, NULL);
+			pthread_create(&t1, NULL, before, &pool[0]);
+			pthread_create(&t2, NULL, before, &pool[1]);
 			T_EQ(sprofil(p, 2, &tv, flags[f]), 0);
 			T_CHECK(tv.tv_sec == 0 && tv.tv_usec == 0,
-				"tvp for a breakpoint: %ld.%06ld", (long)tv.tv_sec,
+				"tvp for page faults: %ld.%06ld", (long)tv.tv_sec,
 				(long)tv.tv_usec);
 			pthread_barrier_wait(&go);
-			call_n(fn_a, N);
-			pthread_create(&t3, NULL, after, NULL);
+			t_touch_n(touch_a, &pool[2], N);
+			pthread_create(&t3, NULL, after, &pool[3]);
 			pthread_join(t3, NULL);
 			pthread_barrier_wait(&go);
 			pthread_join(t1, NULL);
 			pthread_join(t2, NULL);
 			T_EQ(sprofil(NULL, 0, NULL, 0), 0);
 			pthread_barrier_destroy(&go);
-			memcpy(&v, buf, w[f]);
+			memcpy(&v, buf + at, w[f]);
 			T_CHECK(v == 4 * N, "width %u, bin %s: %llu, want %d", w[f] * 8,
 				binfirst ? "first" : "last", (unsigned long long)v, 4 * N);
-			/* the sprofil index divides by the counter size */
-			for (size_t i = w[f]; i < sizeof(buf); i++)
-				T_CHECK(!buf[i], "byte %zu", i);
+			for (size_t i = 0; i < sizeof(buf); i++)
+				if (i < at || i >= at + w[f])
+					T_CHECK(!buf[i], "byte %zu", i);
 		}
 	}
+	for (int i = 0; i < 4; i++)
+		t_pages_free(&pool[i]);
 	return t_done("sprofil-threads");
 }
 
 /* Re-arming works any number of times (glibc aborts on the third call). */
 static int case_rearm(void)
 {
-	static unsigned short buf[16];
+	static unsigned short buf[64];
 	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
-		.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
-	int r = need_bp();
+		.pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 };
+	struct t_pages pool;
+	int r = need_pf();
 
-	if (r)
+	if (r || (r = t_pages_new(&pool, 123)))
 		return r;
-	use("mem:fn_a:x", "1");
+	use("page-faults", "1");
 	for (int i = 0; i < 1000; i++) {
 		if (sprofil(&p, 1, NULL, 0) || sprofil(NULL, 0, NULL, 0)) {
 			T_CHECK(0, "round %d: %s", i, strerror(errno));
@@ -288,18 +386,21 @@ static int case_rearm(void)
 	memset(buf, 0, sizeof(buf));
 	T_EQ(sprofil(&p, 1, NULL, 0), 0);
 	T_EQ(sprofil(&p, 1, NULL, 0), 0);	/* a call while on replaces */
-	call_n(fn_a, 123);
+	t_touch_n(touch_a, &pool, 123);
 	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
-	T_EQ(buf[0], 123);
+	T_EQ(buf[off_a / 2], 123);
 	T_EQ(t_count_perf_fds(), 0);
+	t_pages_free(&pool);
 	return t_done("rearm");
 }
 
-/* fork: each process its own samples; exec: nothing follows. */
+/* fork: each process its own samples; exec: nothing follows. The pages
+ * touched before the fork are never written again. */
 static int case_fork_exec(const char *self)
 {
-	static unsigned short buf[16];
-	int status = 0, r = need_bp();
+	static unsigned short buf[64];
+	struct t_pages pool;
+	int status = 0, r = need_pf();
 	pid_t pid;
 
 	if (r)
@@ -308,17 +409,19 @@ static int case_fork_exec(const char *self)
 	printf("SKIP: fork: TSan cannot track a thread made in a forked child; checked in the other builds\n");
 	return T_SKIP;
 #endif
-	use("mem:fn_a:x", "1");
+	if ((r = t_pages_new(&pool, 500)))
+		return r;
+	use("page-faults", "1");
 	memset(buf, 0, sizeof(buf));
-	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);
-	call_n(fn_a, 100);
+	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000), 0);
+	t_touch_n(touch_a, &pool, 100);
 	pid = fork();
 	if (pid == 0) {
-		call_n(fn_a, 300);
+		t_touch_n(touch_a, &pool, 300);
 		profil_off();
-		_exit(buf[0] == 400 ? 0 : 10);
+		_exit(buf[off_a / 2] == 400 ? 0 : 10);
 	}
-	call_n(fn_a, 50);
+	t_touch_n(touch_a, &pool, 50);
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "child: %#x", status);
 	pid = fork();
@@ -330,7 +433,8 @@ static int case_fork_exec(const char *self)
 	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 		"after exec %d perf fds", WEXITSTATUS(status));
 	T_EQ(profil_off(), 0);
-	T_EQ(buf[0], 150);
+	T_EQ(buf[off_a / 2], 150);
+	t_pages_free(&pool);
 	return t_done("fork-exec");
 }
 
@@ -405,6 +509,8 @@ static int case_errors(void)
 	T_CHECK(pcsample((uintptr_t *)(void *)buf, 2) == -1 && errno == EINVAL, "period 0");
 	use("task-clock", "-5");
 	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "period -5");
+	use("mem:no_such_function_xyz:x", "1");
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "mem: symbol");
 	dup2(old, 2);
 	close(old);
 	lseek(fd, 0, SEEK_SET);
@@ -415,38 +521,65 @@ static int case_errors(void)
 	printf("stderr said:\n%s", text);
 	T_CHECK(strstr(text, "HWPROF_EVENT=no-such-event-xyz: no-such-event-xyz: no such event"),
 		"event reason");
-	T_CHECK(strstr(strstr(text, "no such event") + 1, "no such event") == NULL,
-		"said twice");
+	T_CHECK(strstr(strstr(text, "no-such-event-xyz: no such event") + 1,
+		       "no-such-event-xyz: no such event") == NULL, "said twice");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=abc"), "period reason");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=0"), "period 0 reason");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=-5"), "period -5 reason");
+	T_CHECK(strstr(text, "HWPROF_EVENT=mem:no_such_function_xyz:x: "), "mem: reason");
 	return t_done("errors");
 }
 
-/* pcsample: every pc in order, stops when full, returns the last count. */
+/* pcsample on page faults: every pc in order (600 at touch_b's store,
+ * then 600 at touch_a's), stops when full, returns the last count. */
 static int case_pcsample(void)
 {
 	static uintptr_t a[2000], b[100];
-	int r = need_bp();
+	uintptr_t sa, sb;
+	struct t_pages pool;
+	long n, na = 0, nb = 0, order = 0;
+	int r = need_pf();
 
-	if (r)
+	if (r || (r = t_pages_new(&pool, 1500)))
 		return r;
-	use("mem:fn_b:x", "1");
+	sa = (uintptr_t)touch_a + off_a;
+	sb = (uintptr_t)touch_a + off_b;
+	use("page-faults", "1");
 	T_EQ(pcsample(a, 2000), 0);		/* nothing ran before */
-	call_n(fn_b, 600);
-	call_n(fn_a, 600);
-	T_EQ(pcsample(b, 100), 600);		/* stops a, starts b */
-	for (int i = 0; i < 600; i++)
-		if (a[i] != (uintptr_t)fn_b) {
-			T_CHECK(0, "a[%d] = %#lx, want fn_b", i, (unsigned long)a[i]);
-			break;
+	t_touch_n(touch_b, &pool, 600);
+	t_touch_n(touch_a, &pool, 600);
+	n = pcsample(b, 100);			/* stops a, starts b */
+	for (long i = 0; i < n && i < 2000; i++) {
+		if (a[i] == sb) {
+			nb++;
+			order += na > 0;	/* touch_b's after touch_a's */
+		} else if (a[i] == sa) {
+			na++;
 		}
-	T_EQ(a[600], 0);
-	call_n(fn_b, 300);
+	}
+	printf("pcsample: %ld pcs, %ld at touch_b's store, %ld at touch_a's\n", n, nb, na);
+	T_EQ(nb, 600);
+	T_EQ(na, 600);
+	T_CHECK(order == 0, "%ld of touch_b's pcs after touch_a's", order);
+	T_CHECK(n >= 1200 && n < 2000, "pcsample returned %ld", n);
+	T_EQ(a[n], 0);				/* nothing written past the count */
+	t_touch_n(touch_b, &pool, 300);
 	T_EQ(pcsample(NULL, 0), 100);		/* full at 100; 0 stops */
-	T_EQ(b[99], (uintptr_t)fn_b);
+	/* b holds the first 100 pcs: touch_b's, after any fault made while
+	 * starting (a TSan build's runtime makes some) */
+	nb = 0;
+	for (int i = 0; i < 100; i++) {
+		T_CHECK(b[i] != 0, "b[%d] not written", i);
+		if (b[i] == sb)
+			nb++;
+		else
+			T_CHECK(nb == 0, "b[%d] = %#lx after touch_b's", i, (unsigned long)b[i]);
+	}
+	printf("pcsample: %ld of b's 100 pcs at touch_b's store\n", nb);
+	T_CHECK(b[99] == sb || nb == 0, "b[99] = %#lx", (unsigned long)b[99]);
 	T_EQ(pcsample(NULL, 0), 0);
 	T_EQ(t_count_perf_fds(), 0);
+	t_pages_free(&pool);
 	return t_done("pcsample");
 }
 
@@ -459,6 +592,8 @@ int main(int argc, char **argv)
 		return t_count_perf_fds();
 	if (!strcmp(c, "profil"))
 		return case_profil();
+	if (!strcmp(c, "bp"))
+		return case_bp();
 	if (!strcmp(c, "profil-clock"))
 		return case_profil_clock();
 	if (!strcmp(c, "sprofil-regions"))

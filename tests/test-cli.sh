@@ -1,11 +1,12 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The hwprof command end to end on examples/demo: record + report, exact
-# counts with a breakpoint, threads, fork, dlopen, JSON and SVG output, and
-# every error with one readable line and a non-zero exit.
-# usage: test-cli.sh CASE HWPROF DEMO DEMOLIB STATIC
+# counts with page faults (and with a breakpoint where they fire), threads,
+# fork, dlopen, JSON and SVG output, and every error with one readable line
+# and a non-zero exit.
+# usage: test-cli.sh CASE HWPROF DEMO DEMOLIB STATIC BPPROBE
 set -u
-case_=$1 hw=$2 demo=$3 lib=$4 static=$5
+case_=$1 hw=$2 demo=$3 lib=$4 static=$5 bpprobe=$6
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -52,7 +53,24 @@ demo)
 	check "default hot" [ "$(first "$tmp/e")" = hot_loop ]
 	;;
 exact)
-	"$hw" list >/dev/null
+	"$bpprobe" page-faults || exit $?	# the raw probe: 77 with its reason
+	check "record page faults" "$hw" record -e page-faults -c 1 -o "$tmp/p" -- \
+		"$demo" faults 500 threads 3
+	"$hw" report "$tmp/p"
+	# fault_pages writes to 500 fresh pages in main and in each of 3
+	# threads: one fault each, 2000 samples
+	n=$("$hw" report "$tmp/p" --format csv | awk -F, '$3 == "\"fault_pages\"" { print $2 }')
+	check "exactly 2000 samples in fault_pages (got '$n')" [ "$n" = 2000 ]
+	check "4 threads" sh -c "'$hw' report '$tmp/p' | grep -q 'threads: 4'"
+	check "record page faults, threshold 10" "$hw" record -e page-faults -c 10 -o "$tmp/q" -- \
+		"$demo" faults 3000
+	# one sample every 10 faults: 3000 consecutive ones in fault_pages
+	# hold exactly 300 of them, wherever the count started
+	n=$("$hw" report "$tmp/q" --format csv | awk -F, '$3 == "\"fault_pages\"" { print $2 }')
+	check "exactly 300 samples in fault_pages at -c 10 (got '$n')" [ "$n" = 300 ]
+	;;
+bp-exact)
+	"$bpprobe" || exit $?	# 77 with its reason where breakpoints do not fire
 	check "record bp" "$hw" record -e mem:hot_loop:x -c 1 -o "$tmp/b" -- "$demo" threads 3
 	"$hw" report "$tmp/b"
 	# hot_loop runs once in main and once in each of 3 threads: 4 samples

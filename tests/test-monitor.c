@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * AIX monitor/monstartup/moncontrol: gprof reads the gmon.out and names
- * the hot function first; exact counts on a breakpoint event, above 65535
- * too; multi-range with the function-count space reserved; errors.
+ * the hot function first; exact counts on page faults (one per fresh page,
+ * at the storing instruction), above 65535 too; multi-range with the
+ * function-count space reserved; errors.
  * usage: test-monitor CASE
  */
 #define _GNU_SOURCE
@@ -29,9 +30,18 @@ static void use(const char *event, const char *period)
 	setenv("HWPROF_PERIOD", period, 1);
 }
 
-static int need_bp(void)
+/* Page faults: the raw probe, where the stores are, the stack faulted in. */
+static uintptr_t store_a;
+
+static int need_pf(void)
 {
-	return t_require_bp();
+	int r = t_require_pf();
+
+	if (r)
+		return r;
+	store_a = (uintptr_t)t_store_pc(touch_a);
+	t_prefault_stack();
+	return T_PASS;
 }
 
 /* The first function of gprof's flat profile, or "". */
@@ -59,8 +69,9 @@ static void gprof_first(const char *self, char *name, size_t len)
 		pclose(p);
 }
 
-/* Reads the records: number of TIME_HIST records and the sum of bin 0. */
-static int read_gmon(int *records, uint64_t *bin0, uint64_t *total)
+/* Reads the records: number of TIME_HIST records, the sum of bin at and of
+ * every bin. */
+static int read_gmon(size_t at, int *records, uint64_t *bin0, uint64_t *total)
 {
 	FILE *f = fopen(out, "rb");
 	unsigned char hdr[20];
@@ -89,7 +100,7 @@ static int read_gmon(int *records, uint64_t *bin0, uint64_t *total)
 
 			if (fread(&v, 2, 1, f) != 1)
 				goto done;
-			if (!i)
+			if ((size_t)i == at)
 				*bin0 += v;
 			*total += v;
 		}
@@ -148,73 +159,94 @@ static int case_monstartup(const char *self)
 	return t_done("monstartup");
 }
 
-/* A breakpoint: exactly n in fn_a's bin, also past 65535 (the caller's
- * counter stops at 65535, the file carries the rest in another record). */
+/* Page faults: exactly n in the bin of touch_a's store, also past 65535
+ * (the caller's counter stops at 65535, the file carries the rest in
+ * another record): 70000 faults from a pool of pages zapped as it runs. */
 static int case_exact(void)
 {
 	static const int ns[] = { 1000, 70000 };
 	HISTCOUNTER buf[40];
-	int r = need_bp();
+	struct t_pages pool;
+	size_t at;
+	int r = need_pf();
 
-	if (r)
+	if (r || (r = t_pages_new(&pool, 4096)))
 		return r;
-	use("mem:fn_a:x", "1");
+	at = (store_a - (uintptr_t)touch_a) / 2;	/* 64 bytes, 32 bins */
+	if (at >= 32) {
+		printf("ERROR: touch_a's store at +%zu\n", store_a - (uintptr_t)touch_a);
+		return T_ERROR;
+	}
+	use("page-faults", "1");
 	_mondata.prof_type = _PROF_TYPE_IS_NONE;	/* nothing set it: -p */
 	for (int k = 0; k < 2; k++) {
-		uint64_t bin0, total;
+		uint64_t bin, total;
 		int records;
 
+		t_pages_zap(&pool);
 		/* 8 HISTCOUNTERs of function-count space, 32 of histogram */
-		T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, buf, 40, 1), 0);
-		for (int i = 0; i < ns[k]; i++)
-			fn_a();
+		T_EQ(monitor((caddr_t)touch_a, (caddr_t)touch_a + 64, buf, 40, 1), 0);
+		t_touch_n(touch_a, &pool, (size_t)ns[k]);
 		T_EQ(monitor((caddr_t)0), 0);
-		T_CHECK(buf[8] == (ns[k] > 65535 ? 65535 : ns[k]), "n %d: counter %u",
-			ns[k], buf[8]);
-		T_EQ(read_gmon(&records, &bin0, &total), 0);
-		T_EQ(bin0, ns[k]);
+		T_CHECK(buf[8 + at] == (ns[k] > 65535 ? 65535 : ns[k]), "n %d: counter %u",
+			ns[k], buf[8 + at]);
+		for (size_t i = 8; i < 40; i++)
+			if (i != 8 + at)
+				T_CHECK(buf[i] == 0, "n %d: counter %zu = %u", ns[k], i, buf[i]);
+		T_EQ(read_gmon(at, &records, &bin, &total), 0);
+		T_EQ(bin, ns[k]);
 		T_EQ(total, ns[k]);
 		T_EQ(records, ns[k] > 65535 ? 2 : 1);
 	}
+	t_pages_free(&pool);
 	return t_done("exact");
 }
 
-/* Two ranges in one contiguous buffer, [lo, hi) and [hi, hi + 64) for the
- * two functions lo < hi; moncontrol pauses and resumes. */
+/* Two ranges in one contiguous buffer, [lo, lo + 64) and [hi, hi + 64)
+ * for the two functions lo < hi (64 bytes each: one bin width, whatever
+ * the distance between them); moncontrol pauses and resumes. Only touch_b
+ * faults: one counter, in touch_b's range, holds them all. */
 static int case_multi(void)
 {
 	HISTCOUNTER buf[16 + 32 + 32];
-	caddr_t a = (caddr_t)fn_a, b = (caddr_t)fn_b;
+	caddr_t a = (caddr_t)touch_a, b = (caddr_t)touch_b;
 	caddr_t lo = a < b ? a : b, hi = a < b ? b : a;
 	struct prof pb[3] = {
-		{ .p_low = lo, .p_high = hi, .p_buff = buf, .p_bufsize = 16 + 32 },
+		{ .p_low = lo, .p_high = hi - lo < 64 ? hi : lo + 64, .p_buff = buf,
+		  .p_bufsize = 16 + 32 },
 		{ .p_low = hi, .p_high = hi + 64, .p_buff = buf + 48, .p_bufsize = 32 },
 		{ .p_high = 0 },
 	};
-	/* fn_b's bin 0: the first of range 2 when it is hi, else of range 1 */
-	int at = b == hi ? 48 : 16, other = b == hi ? 16 : 48;
-	int r = need_bp();
+	/* touch_b's range: the second when it is hi, else the first */
+	int from = b == hi ? 48 : 16, to = b == hi ? 80 : 48, nonzero = 0;
+	struct t_pages pool;
+	int r = need_pf();
 
-	if (r)
+	if (r || (r = t_pages_new(&pool, 400)))
 		return r;
-	use("mem:fn_b:x", "1");
+	use("page-faults", "1");
 	_mondata.prof_type = _PROF_TYPE_IS_P;
 	memset(buf, 0xff, sizeof(buf));
 	/* 2 poutcnt records reserved: 16 bytes each = 16 HISTCOUNTERs */
 	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)pb, -1, 2), 0);
-	for (int i = 0; i < 300; i++)
-		fn_b();
+	t_touch_n(touch_b, &pool, 300);
 	T_EQ(moncontrol(0), 0);
-	for (int i = 0; i < 50; i++)
-		fn_b();				/* paused: not counted */
+	t_touch_n(touch_b, &pool, 50);		/* paused: not counted */
 	T_EQ(moncontrol(1), 0);
-	for (int i = 0; i < 20; i++)
-		fn_b();
+	t_touch_n(touch_b, &pool, 20);
 	T_EQ(monitor((caddr_t)0), 0);
-	T_CHECK(buf[at] == 320, "fn_b's bin: %u", buf[at]);
-	T_EQ(buf[other], 0);
+	for (int i = 16; i < 80; i++) {
+		if (!buf[i])
+			continue;
+		nonzero++;
+		T_CHECK(i >= from && i < to && buf[i] == 320,
+			"counter %d = %u (touch_b's range: %d to %d, want one counter of 320)",
+			i, buf[i], from, to - 1);
+	}
+	T_EQ(nonzero, 1);
 	T_EQ(buf[0], 0xffff);			/* the reserved space is untouched */
 	T_EQ(buf[15], 0xffff);
+	t_pages_free(&pool);
 	return t_done("multi");
 }
 

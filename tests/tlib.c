@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /* The shared part of the end-to-end tests; see tlib.h. */
 #define _GNU_SOURCE
+#include <alloca.h>
 #include <dirent.h>
 #include <errno.h>
 #include <linux/hw_breakpoint.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -52,23 +56,110 @@ __attribute__((noinline, used)) uint64_t spin_cold(uint64_t n)
 	return x;
 }
 
-/* Not instrumented by ASan: its shadow loads would fault too, and the
- * count must be exact. */
-__attribute__((noinline, used, no_sanitize_address)) void touch_a(volatile char *p)
+/* Not instrumented by ASan or TSan: their shadow accesses would fault
+ * too, and the count must be exact. */
+#define T_NOSAN __attribute__((noinline, used, no_sanitize_address, no_sanitize("thread")))
+
+T_NOSAN void touch_a(volatile char *p)
 {
 	*p = 1;
 }
 
-__attribute__((noinline, used, no_sanitize_address)) void touch_b(volatile char *p)
+T_NOSAN void touch_b(volatile char *p)
 {
 	*p = 2;
 }
 
-__attribute__((noinline, used, no_sanitize_address)) void touch_pages(volatile char *p,
-									size_t k, size_t psz)
+T_NOSAN void touch_pages(volatile char *p, size_t k, size_t psz)
 {
 	for (size_t i = 0; i < k; i++)
 		p[i * psz] = 1;
+}
+
+int t_pages_new(struct t_pages *tp, size_t n)
+{
+	tp->psz = (size_t)sysconf(_SC_PAGESIZE);
+	tp->n = n;
+	tp->next = 0;
+	tp->base = mmap(NULL, n * tp->psz, PROT_READ | PROT_WRITE,
+			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (tp->base == MAP_FAILED) {
+		printf("ERROR: mmap of %zu pages: %s\n", n, strerror(errno));
+		tp->base = NULL;
+		return T_ERROR;
+	}
+	if (madvise(tp->base, n * tp->psz, MADV_NOHUGEPAGE)) {
+		printf("ERROR: MADV_NOHUGEPAGE: %s\n", strerror(errno));
+		t_pages_free(tp);
+		return T_ERROR;
+	}
+	return T_PASS;
+}
+
+/* The page pool and the touch loop are not instrumented either: a TSan
+ * function-entry record can fault in its trace buffer, in the middle of
+ * an exact count. */
+T_NOSAN void t_pages_zap(struct t_pages *tp)
+{
+	if (madvise(tp->base, tp->n * tp->psz, MADV_DONTNEED)) {
+		printf("FAIL: MADV_DONTNEED: %s\n", strerror(errno));
+		abort();
+	}
+	tp->next = 0;
+}
+
+T_NOSAN char *t_page(struct t_pages *tp)
+{
+	if (tp->next == tp->n)
+		t_pages_zap(tp);
+	return tp->base + tp->next++ * tp->psz;
+}
+
+void t_pages_free(struct t_pages *tp)
+{
+	if (tp->base)
+		munmap(tp->base, tp->n * tp->psz);
+	tp->base = NULL;
+}
+
+T_NOSAN void t_touch_n(void (*touch)(volatile char *), struct t_pages *tp, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		touch(t_page(tp));
+}
+
+__attribute__((noinline)) void t_prefault_stack(void)
+{
+	volatile char *p = alloca(256 * 1024);
+
+	for (size_t i = 0; i < 256 * 1024; i += 512)
+		p[i] = 0;
+}
+
+int t_faults_open(void)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+void t_faults_start(int fd)
+{
+	ioctl(fd, PERF_EVENT_IOC_RESET, 0);
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+}
+
+long long t_faults_stop(int fd)
+{
+	long long v = -1;
+
+	if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &v, sizeof(v)) != sizeof(v))
+		return -1;
+	return v;
 }
 
 int t_count_perf_fds(void)
@@ -122,14 +213,107 @@ int t_require(uint32_t type, uint64_t config, const char *what)
 	return probe(&a, what);
 }
 
+/* The pcs of the page-fault samples of one touch() on a fresh page, read
+ * from a raw ring: the one in [touch, touch + 4096), or 0. */
+uint64_t t_store_pc(void (*touch)(volatile char *))
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP, .disabled = 1,
+		.exclude_kernel = 1, .exclude_hv = 1,
+	};
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t lo = (uint64_t)(uintptr_t)touch, pc = 0, head, pos;
+	struct perf_event_mmap_page *pg;
+	struct t_pages tp;
+	int fd, found = 0;
+
+	if (t_pages_new(&tp, 1))
+		return 0;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	pg = fd < 0 ? MAP_FAILED : mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE, MAP_SHARED,
+					fd, 0);
+	if (pg == MAP_FAILED) {
+		printf("t_store_pc: perf_event ring: %s\n", strerror(errno));
+		goto out;
+	}
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	touch(t_page(&tp));
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+	for (pos = 0; pos + sizeof(struct perf_event_header) <= head && pos < psz;) {
+		struct perf_event_header h;
+		uint64_t ip;
+
+		memcpy(&h, (char *)pg + psz + pos, sizeof(h));
+		if (h.size < sizeof(h))
+			break;
+		if (h.type == PERF_RECORD_SAMPLE) {
+			memcpy(&ip, (char *)pg + psz + pos + sizeof(h), sizeof(ip));
+			if (ip >= lo && ip < lo + 4096) {
+				pc = ip;
+				found++;
+			}
+		}
+		pos += h.size;
+	}
+	if (found != 1) {
+		printf("t_store_pc: %d samples in the touch function, want 1\n", found);
+		pc = 0;
+	}
+	munmap(pg, 2 * psz);
+out:
+	if (fd >= 0)
+		close(fd);
+	t_pages_free(&tp);
+	return pc;
+}
+
+int t_require_pf(void)
+{
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-fault events");
+
+	if (r)
+		return r;
+	if (!t_store_pc(touch_a)) {
+		printf("ERROR: page-fault sampling opens, but a fresh page's fault was not sampled at its store\n");
+		return T_ERROR;
+	}
+	return T_PASS;
+}
+
 int t_require_bp(void)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a), .type = PERF_TYPE_BREAKPOINT,
 		.bp_type = HW_BREAKPOINT_X, .bp_addr = (uintptr_t)fn_a,
-		.bp_len = sizeof(long), .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IP, .disabled = 1, .exclude_kernel = 1,
+		.bp_len = sizeof(long), .disabled = 1, .exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
+	const char *off = getenv("HWPROF_TEST_BP_BROKEN");
+	long long n = -1;
+	int fd;
 
-	return probe(&a, "execute breakpoints");
+	if (off && !strcmp(off, "1")) {
+		printf("SKIP: execute breakpoints forced off (HWPROF_TEST_BP_BROKEN)\n");
+		return T_SKIP;
+	}
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return probe(&a, "execute breakpoints");	/* says why */
+	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0) {
+		fn_a();
+		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &n, sizeof(n)) != sizeof(n))
+			n = -1;
+	}
+	close(fd);
+	if (n == 1)
+		return T_PASS;
+	if (n == 0) {
+		printf("SKIP: execute breakpoints do not fire on this machine\n");
+		return T_SKIP;
+	}
+	printf("ERROR: execute breakpoint probe: count %lld after one call\n", n);
+	return T_ERROR;
 }
