@@ -555,6 +555,10 @@ static pid_t fork_tid;
 static void atfork_prepare(void)
 {
 	hwp_eng_lock();
+	/* a drain thread made a moment ago may still be in its start-up
+	 * (allocating, under a sanitizer's allocator lock): wait until it
+	 * runs its own code, where it allocates only under hwp_eng */
+	(void)hwp_drainer_tid();
 	fork_tid = hwp_gettid();
 	for (struct hwprof_session *s = hwp_running; s; s = s->next)
 		hwp_drain(s);
