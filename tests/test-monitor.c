@@ -250,6 +250,43 @@ static int case_multi(void)
 	return t_done("multi");
 }
 
+/* Two adjacent ranges, the first not a whole number of bins long: its
+ * last bin reaches into the second range, whose own bins take the pcs
+ * there (monitor() refused such ranges with EINVAL before). */
+static int case_adjacent(void)
+{
+	HISTCOUNTER buf[16 + 32 + 32];
+	uintptr_t pc = (uintptr_t)touch_b;
+	caddr_t b = (caddr_t)pc, lo = (caddr_t)(pc - 530);
+	struct prof pb[3] = {
+		{ .p_low = lo, .p_high = b, .p_buff = buf, .p_bufsize = 16 + 32 },
+		{ .p_low = b, .p_high = b + 64, .p_buff = buf + 48, .p_bufsize = 32 },
+		{ .p_high = 0 },
+	};
+	struct t_pages pool;
+	int r = need_pf(), nonzero = 0;
+
+	if (r || (r = t_pages_new(&pool, 200)))
+		return r;
+	use("page-faults", "1");
+	_mondata.prof_type = _PROF_TYPE_IS_P;
+	memset(buf, 0, sizeof(buf));
+	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)pb, -1, 2), 0);
+	t_touch_n(touch_b, &pool, 150);
+	T_EQ(monitor((caddr_t)0), 0);
+	for (int i = 16; i < 80; i++) {
+		if (!buf[i])
+			continue;
+		nonzero++;
+		T_CHECK(i >= 48 && buf[i] == 150,
+			"counter %d = %u (touch_b's range starts at counter 48, want 150)",
+			i, buf[i]);
+	}
+	T_EQ(nonzero, 1);
+	t_pages_free(&pool);
+	return t_done("adjacent");
+}
+
 static int case_errors(void)
 {
 	HISTCOUNTER buf[32];
@@ -296,6 +333,8 @@ int main(int argc, char **argv)
 		return case_exact();
 	if (!strcmp(c, "multi"))
 		return case_multi();
+	if (!strcmp(c, "adjacent"))
+		return case_adjacent();
 	if (!strcmp(c, "errors"))
 		return case_errors();
 	printf("usage: test-monitor CASE\n");

@@ -70,9 +70,12 @@ static void forget(void)
 static int sample(void)
 {
 	struct hwprof_region reg[MAX_RANGES];
+	/* a range whose length is not a whole number of bins ends in a bin
+	 * that reaches into the next range: the next range's own bins win
+	 * there (the largest offset not above the pc) */
 	struct hwprof_hist_opts o = {
 		.sz = sizeof(o), .regions = reg, .nregions = mon.nr,
-		.index = HWPROF_INDEX_PAPI,
+		.index = HWPROF_INDEX_PAPI, .flags = HWPROF_HIST_OVERLAP,
 	};
 	struct hwprof_hist *h;
 	int ret;
