@@ -698,9 +698,17 @@ int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
 	long pp, p, im, pim;
 	struct hd_process *parent;
 
-	(void)ptid;
-	if (pid == ppid)	/* a new thread */
-		return thread_of(r, pid, tid) < 0 ? -1 : 0;
+	if (pid == ppid) {	/* a new thread, named as its creator */
+		uint32_t pt = rec_imap_get(&r->tid_thread, ptid);
+		long t = thread_of(r, pid, tid);
+
+		if (t < 0)
+			return -1;
+		if (pt != UINT32_MAX && r->d.threads[pt].comm && !r->d.threads[t].comm &&
+		    !(r->d.threads[t].comm = strdup(r->d.threads[pt].comm)))
+			return -1;
+		return 0;
+	}
 	pp = proc_of(r, ppid);
 	if (pp < 0)
 		return -1;

@@ -25,6 +25,7 @@ struct rec_event {
 	struct perf_event_attr attr;	/* resolved before the run */
 	int clock;			/* the period is in ns */
 	int late;			/* opened once the command is loaded */
+	char msg[192];			/* what record says it records */
 	uint32_t hd;			/* its index in the data file */
 };
 

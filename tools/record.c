@@ -431,8 +431,8 @@ struct bp {		/* a mem:FUNC:x of a PIE: placed after the exec */
 
 /*
  * Resolves every -e name and its period, before anything runs. Fills the
- * events of r and the data file; says what will be recorded (unless
- * quiet). bps: the PIE breakpoints to place once the command is loaded.
+ * events of r and the data file, with the line that says what each
+ * records. bps: the PIE breakpoints to place once the command is loaded.
  */
 static int setup_events(struct rec *r, struct opts *op, const char *file,
 			struct bp *bps, int *nbp, const char *out)
@@ -546,8 +546,7 @@ static int setup_events(struct rec *r, struct opts *op, const char *file,
 		if (h < 0)
 			return die("out of memory");
 		re->hd = (uint32_t)h;
-		if (!op->quiet)
-			fprintf(stderr, "hwprof: recording %s %s into %s\n", name, msg, out);
+		snprintf(re->msg, sizeof(re->msg), "hwprof: recording %s %s into %s", name, msg, out);
 	}
 	r->nev = op->nev;
 	return 0;
@@ -705,6 +704,13 @@ static int place_bps(struct rec *r, pid_t pid, const char *file, struct bp *bps,
 	return 0;
 }
 
+/* said once the events are open: nothing can fail before the run now */
+static void say_events(const struct rec *r, int quiet)
+{
+	for (int e = 0; e < r->nev && !quiet; e++)
+		fprintf(stderr, "%s\n", r->ev[e].msg);
+}
+
 static void say_status(const char *out, int st, const struct hd_file *d, int quiet)
 {
 	size_t n = 0;
@@ -813,6 +819,7 @@ int cmd_record(int argc, char **argv)
 			ret = die("%s", why);
 			goto out;
 		}
+		say_events(r, op.quiet);
 		/* the maps made before the attach; later ones come as records */
 		if (rec_read_proc_maps(r, op.pid) == -ENOMEM) {
 			ret = die("out of memory");
@@ -852,6 +859,7 @@ int cmd_record(int argc, char **argv)
 			ret = die("%s", why);
 			goto out_kill;
 		}
+		say_events(r, op.quiet);
 		if (write(go[1], "g", 1) != 1) {
 			ret = die("cannot start the command: %s", strerror(errno));
 			goto out_kill;
