@@ -10,16 +10,21 @@
  *   spin FILE [T]       T threads (default 1) spin forever once FILE exists
  *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
- *   pgrp CMD ARGS...    runs CMD as the leader of a new process group
+ *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
+ *                       dlclose, then another N faults here, exit 0
+ *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
+ *                       SIGINT and SIGQUIT at their defaults
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,7 +186,31 @@ int main(int argc, char **argv)
 		faults(b);
 		return 0;
 	}
+#ifndef REC_STATIC
+	if (!strcmp(m, "dlopen") && argc > 4) {
+		char rel[4096];
+		void (*f)(long);
+		void *h;
+
+		snprintf(rel, sizeof(rel), "./%s", argv[3]);
+		if (chdir(argv[2]) || !(h = dlopen(rel, RTLD_NOW))) {
+			fprintf(stderr, "rec-prog: %s\n", dlerror());
+			return 99;
+		}
+		*(void **)&f = dlsym(h, "rec_lib_faults");
+		if (!f)
+			return 99;
+		f(atol(argv[4]));
+		dlclose(h);
+		faults(atol(argv[4]));
+		return 0;
+	}
+#endif
 	if (!strcmp(m, "pgrp") && argc > 2) {
+		/* as a shell's foreground job: a background job of a
+		 * non-interactive shell starts with these ignored */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
 		setpgid(0, 0);
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);

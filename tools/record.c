@@ -91,6 +91,11 @@ static void on_signal(int sig, siginfo_t *si, void *uc)
 }
 
 static const int stop_sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+#define NSTOP (sizeof(stop_sigs) / sizeof(stop_sigs[0]))
+
+/* what record was given (nohup's SIG_IGN for SIGHUP, a background job's
+ * for SIGINT): the command gets the same */
+static struct sigaction saved[NSTOP + 3];
 
 static int signals_install(void)
 {
@@ -102,23 +107,26 @@ static int signals_install(void)
 	sa.sa_sigaction = on_signal;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		sigaction(stop_sigs[i], &sa, NULL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &sa, &saved[i]);
 	sa.sa_flags |= SA_NOCLDSTOP;
-	sigaction(SIGCHLD, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	signal(SIGXFSZ, SIG_IGN);	/* a write past RLIMIT_FSIZE fails instead */
+	sigaction(SIGCHLD, &sa, &saved[NSTOP]);
+	sa.sa_handler = SIG_IGN;
+	sa.sa_flags = 0;
+	sigaction(SIGPIPE, &sa, &saved[NSTOP + 1]);
+	sigaction(SIGXFSZ, &sa, &saved[NSTOP + 2]);	/* a write past RLIMIT_FSIZE fails instead */
 	return 0;
 }
 
-/* in the child, before exec: the command gets the dispositions record had */
+/* in the child, before exec: the command gets the dispositions record had
+ * (a handler is reset by the exec anyway) */
 static void signals_reset(void)
 {
-	for (size_t i = 0; i < sizeof(stop_sigs) / sizeof(stop_sigs[0]); i++)
-		signal(stop_sigs[i], SIG_DFL);
-	signal(SIGCHLD, SIG_DFL);
-	signal(SIGPIPE, SIG_DFL);
-	signal(SIGXFSZ, SIG_DFL);
+	for (size_t i = 0; i < NSTOP; i++)
+		sigaction(stop_sigs[i], &saved[i], NULL);
+	sigaction(SIGCHLD, &saved[NSTOP], NULL);
+	sigaction(SIGPIPE, &saved[NSTOP + 1], NULL);
+	sigaction(SIGXFSZ, &saved[NSTOP + 2], NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -221,9 +229,16 @@ static int out_prepare(struct out *o, const char *arg)
 		   sf.f_type == CGROUP2_SUPER_MAGIC))
 		return die("-o %s: a kernel file system; hwprof record writes only regular files",
 			   arg);
+	/* the directory takes a new file: checked now, made at the write (a
+	 * SIGKILL of record leaves no empty temp file behind) */
 	r = out_temp(o);
 	if (r)
 		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
+	unlink(o->tmp);
+	close(o->fd);
+	o->fd = -1;
+	free(o->tmp);
+	o->tmp = NULL;
 	return 0;
 }
 
