@@ -534,17 +534,17 @@ static int setup_events(struct rec *r, struct opts *op, const char *file,
 
 			re->attr.sample_period = applied;
 			if (re->clock) {
+				char hz[48] = "";
+
 				human_ns(hn, sizeof(hn), applied);
+				if (op->hz)
+					snprintf(hz, sizeof(hz), ", %llu Hz",
+						 (unsigned long long)op->hz);
 				snprintf(msg, sizeof(msg), "every %llu ns (%s%s%s)",
 					 (unsigned long long)applied, hn,
-					 applied != period ? ", the kernel's minimum" :
-					 op->hz ? "" : !op->count ? ", its default" : "",
-					 op->hz && applied == period ? "" : "");
-				if (op->hz && applied == period)
-					snprintf(msg, sizeof(msg), "every %llu ns (%s, %llu Hz%s)",
-						 (unsigned long long)applied, hn,
-						 (unsigned long long)op->hz,
-						 defaulted ? ", its default" : "");
+					 applied != period ? ", the kernel's minimum" : hz,
+					 applied != period ? "" :
+					 defaulted || (!op->count && !op->hz) ? ", its default" : "");
 			} else {
 				snprintf(msg, sizeof(msg), "every %llu event%s%s",
 					 (unsigned long long)applied, applied == 1 ? "" : "s",
