@@ -356,6 +356,14 @@ cli)
 	err "cannot run it" "$hw" record -- /nonexistent/prog
 	err "not found in PATH" "$hw" record -- no-such-command-xyz
 	err "unknown option --frob" "$hw" record --frob -- true
+	# executable but not runnable: one line, 127, no file
+	printf 'not a program\n' > "$tmp/noexec"
+	chmod +x "$tmp/noexec"
+	"$hw" record -o "$tmp/ne" -- "$tmp/noexec" 2> "$tmp/err"
+	rc=$?
+	check "an exec that fails: 127 (got $rc)" [ $rc = 127 ]
+	check "said in one line" grep -q "^hwprof: .*noexec: cannot run it: Exec format error" "$tmp/err"
+	check "and no file written" test ! -e "$tmp/ne"
 	# --checkpoint: SIGKILL of record loses at most the last interval
 	"$hw" record -o "$tmp/ck" --checkpoint 1 -q -- "$prog" spin "$tmp/ready2" &
 	rpid=$!

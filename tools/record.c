@@ -679,10 +679,12 @@ static uint64_t now_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
-/* the child: waits for the events, then runs the command */
-static void child(int go, char **cmd, const char *file, int stop)
+/* the child: waits for the events, then runs the command; an exec that
+ * fails says its errno on ex (closed by a successful exec) */
+static void child(int go, int ex, char **cmd, const char *file, int stop)
 {
 	char b;
+	int e;
 
 	signals_reset();
 	if (read(go, &b, 1) != 1)
@@ -694,7 +696,9 @@ static void child(int go, char **cmd, const char *file, int stop)
 		_exit(127);
 	}
 	execv(file, cmd);
-	fprintf(stderr, "hwprof: %s: cannot run it: %s\n", cmd[0], strerror(errno));
+	e = errno;
+	if (write(ex, &e, sizeof(e)) != (ssize_t)sizeof(e))
+		fprintf(stderr, "hwprof: %s: cannot run it: %s\n", cmd[0], strerror(e));
 	_exit(127);
 }
 
@@ -747,7 +751,8 @@ int cmd_record(int argc, char **argv)
 	struct rec *r;
 	struct bp bps[REC_MAX_EVENTS];
 	char *file = NULL, *cmdline = NULL, why[512];
-	int nbp = 0, go[2] = { -1, -1 }, ret, st = -1, status = 1, stopping = 0;
+	int nbp = 0, go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ret, st = -1, status = 1;
+	int stopping = 0;
 	uint64_t last_ckpt;
 	pid_t pid = 0;
 
@@ -847,7 +852,7 @@ int cmd_record(int argc, char **argv)
 			ret = die("out of memory");
 			goto out;
 		}
-		if (pipe2(go, O_CLOEXEC)) {
+		if (pipe2(go, O_CLOEXEC) || pipe2(ex, O_CLOEXEC)) {
 			ret = die("pipe: %s", strerror(errno));
 			goto out;
 		}
@@ -858,10 +863,13 @@ int cmd_record(int argc, char **argv)
 		}
 		if (!pid) {
 			close(go[1]);
-			child(go[0], op.cmd, file, nbp > 0);
+			close(ex[0]);
+			child(go[0], ex[1], op.cmd, file, nbp > 0);
 		}
 		close(go[0]);
 		go[0] = -1;
+		close(ex[1]);
+		ex[1] = -1;
 		if (rec_add_root(r, pid, 0, cmdline, 0)) {
 			ret = die("out of memory");
 			goto out_kill;
@@ -881,6 +889,21 @@ int cmd_record(int argc, char **argv)
 		}
 		close(go[1]);
 		go[1] = -1;
+		{	/* did the exec work? (EOF: yes) */
+			int e = 0;
+			ssize_t n;
+
+			while ((n = read(ex[0], &e, sizeof(e))) < 0 && errno == EINTR)
+				;
+			close(ex[0]);
+			ex[0] = -1;
+			if (n == (ssize_t)sizeof(e)) {
+				waitpid(pid, NULL, 0);
+				die("%s: cannot run it: %s", op.cmd[0], strerror(e));
+				ret = 127;
+				goto out;
+			}
+		}
 		if (nbp) {
 			ret = place_bps(r, pid, file, bps, nbp, why, sizeof(why));
 			if (!ret)
@@ -996,6 +1019,9 @@ out_kill:
 		waitpid(pid, NULL, 0);
 	}
 out:
+	for (int i = 0; i < 2; i++)
+		if (ex[i] >= 0)
+			close(ex[i]);
 	if (go[0] >= 0)
 		close(go[0]);
 	if (go[1] >= 0)
