@@ -57,6 +57,9 @@ static void round_trip(void)
 	T_EQ(hd_add_process(&d, 4243, 4242, "-"), 1);
 	d.procs[1].how = HD_EXITED;
 	d.procs[1].status = 3;
+	T_EQ(hd_add_process(&d, 4245, 4242, "true"), 2);
+	d.procs[2].how = HD_ENDED;	/* its status went to its parent */
+	T_EQ(hd_add_process(&d, 4246, 4242, "sleep 1"), 3);	/* HD_RUNNING */
 	t = hd_add_thread(&d, 4242, 0, "main thread");
 	T_EQ(t, 0);
 	T_EQ(hd_add_thread(&d, 4244, 1, NULL), 1);
@@ -76,7 +79,8 @@ static void round_trip(void)
 	T_EQ(hd_write(f, &d), 0);
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
-	if (r.nevents == 2 && r.nprocs == 2 && r.nthreads == 2 && r.nobjects == 2) {
+	T_EQ(r.nprocs, 4);
+	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 2) {
 		T_EQ(r.version, 2);
 		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
 		T_EQ(r.rank, 3);
@@ -100,6 +104,9 @@ static void round_trip(void)
 		T_EQ(r.procs[1].ppid, 4242);
 		T_EQ(r.procs[1].how, HD_EXITED);
 		T_EQ(r.procs[1].status, 3);
+		T_EQ(r.procs[2].how, HD_ENDED);
+		T_EQ(r.procs[3].how, HD_RUNNING);
+		T_CHECK(!strcmp(r.procs[3].command, "sleep 1"), "'%s'", r.procs[3].command);
 		T_CHECK(!strcmp(r.threads[0].comm, "main thread"), "comm");
 		T_CHECK(!r.threads[1].comm, "no comm");
 		T_EQ(r.threads[1].proc, 1);

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Hostile programs and hostile inputs (issue 13): each case reproduces one
- * defect. Linked with the whole static library, so the HWPROF_RECORD
- * constructor is in the program as it is in every program that loads
- * libhwprof, and a setuid-root copy of this program is self-contained.
+ * defect. Linked with the whole static library, so its constructors are
+ * in the program as they are in every program that loads libhwprof, and
+ * a setuid-root copy of this program is self-contained. (hwprof record
+ * writes its file from its own process: tests/test-record.sh.)
  * usage: test-harden CASE
  */
 #define _GNU_SOURCE
@@ -114,8 +115,7 @@ static void tmpdir(char *dir, size_t len, mode_t mode)
 /* ------------------------------------------------------------------ */
 /* 1: setuid programs take no HWPROF_* variable                         */
 
-/* What the setuid copy runs: monitor writes its data file at monitor(0),
- * and the HWPROF_RECORD constructor has already run (or not). */
+/* What the setuid copy runs: monitor writes its data file at monitor(0). */
 static int setuid_child(void)
 {
 	if (geteuid() != 0 || getuid() == 0)
@@ -164,9 +164,6 @@ static int case_setuid(const char *self)
 		    setresuid(65534, 65534, 65534))
 			_exit(5);
 		setenv("HWPROF_GMON_OUT", victim, 1);
-		setenv("HWPROF_RECORD", victim2, 1);
-		setenv("HWPROF_RECORD_EVENTS", "1", 1);
-		setenv("HWPROF_RECORD_EVENT0", "task-clock", 1);
 		setenv("HWPROF_PERIOD", "010", 1);
 		execl(prog, prog, "setuid-child", (char *)NULL);
 		_exit(6);
@@ -192,71 +189,6 @@ static int case_setuid(const char *self)
 	snprintf(cmd, sizeof(cmd), "ls -la '%s' '%s'; rm -rf '%s' '%s'", priv, pub, priv, pub);
 	T_EQ(system(cmd), 0);
 	return t_done("setuid");
-}
-
-/* HWPROF_RECORD in a plain program: a planted link at the temporary name
- * is not followed, and what is at the name is replaced only when it is a
- * regular file. */
-static int record_child(void)
-{
-	sink = spin_hot(20000000);
-	return 0;
-}
-
-static int run_recorded(const char *self, const char *file, const char *plant,
-			const char *event, const char *period)
-{
-	int st;
-	pid_t pid = fork();
-
-	if (!pid) {
-		char tmp[300];
-
-		if (plant) {	/* this pid's temporary name, taken first */
-			snprintf(tmp, sizeof(tmp), "%s.tmp%d", file, (int)getpid());
-			if (symlink(plant, tmp))
-				_exit(5);
-		}
-		setenv("HWPROF_RECORD", file, 1);
-		setenv("HWPROF_RECORD_EVENTS", "1", 1);
-		setenv("HWPROF_RECORD_EVENT0", event, 1);
-		if (period)
-			setenv("HWPROF_RECORD_PERIOD0", period, 1);
-		execl(self, self, "record-child", (char *)NULL);
-		_exit(6);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid)
-		return -1;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-static int case_record_files(const char *self)
-{
-	char dir[64], file[128], fifo[128], victim[128], cmd[200];
-	const char *text;
-	struct stat sb;
-
-	tmpdir(dir, sizeof(dir), 0700);
-	snprintf(file, sizeof(file), "%s/data", dir);
-	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
-	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	if (close(open(victim, O_CREAT | O_WRONLY, 0600)) || mkfifo(fifo, 0600))
-		return T_ERROR;
-	T_EQ(run_recorded(self, file, victim, "task-clock", NULL), 0);
-	T_CHECK(!stat(victim, &sb) && sb.st_size == 0, "written through the planted link");
-	text = slurp(file, NULL);
-	T_CHECK(text && !strncmp(text, "hwprof-data 1\n", 14), "no data file at %s", file);
-	/* a FIFO at the name stays a FIFO; nothing waits for a reader */
-	T_EQ(run_recorded(self, fifo, NULL, "task-clock", NULL), 0);
-	T_CHECK(!lstat(fifo, &sb) && S_ISFIFO(sb.st_mode), "the FIFO was replaced");
-	/* HWPROF_RECORD_PERIOD0=010 is ten, as HWPROF_PERIOD */
-	T_EQ(run_recorded(self, file, NULL, "page-faults", "010"), 0);
-	text = slurp(file, NULL);
-	T_CHECK(text && strstr(text, "\nevent 0 10 "), "period 010 not read as 10:\n%s",
-		text ? text : "(no file)");
-	snprintf(cmd, sizeof(cmd), "ls -la '%s'; rm -rf '%s'", dir, dir);
-	T_EQ(system(cmd), 0);
-	return t_done("record-files");
 }
 
 /* ------------------------------------------------------------------ */
@@ -778,8 +710,7 @@ int main(int argc, char **argv)
 		return setuid_child();
 	/* the classic calls under test need the default event; period
 	 * probes page-faults */
-	if (strcmp(c, "hist-readonly") && strcmp(c, "opts-size") &&
-	    strcmp(c, "record-child")) {
+	if (strcmp(c, "hist-readonly") && strcmp(c, "opts-size")) {
 		int t = strcmp(c, "period") ?
 			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock") :
 			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
@@ -787,16 +718,14 @@ int main(int argc, char **argv)
 		if (t != T_PASS)
 			return t;
 	}
-	if (!strcmp(c, "record-child"))
-		return record_child();
-	if (!strcmp(c, "setuid") || !strcmp(c, "record-files")) {
+	if (!strcmp(c, "setuid")) {
 		char self[PATH_MAX];
 		ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
 		if (n <= 0)
 			return T_ERROR;
 		self[n] = 0;
-		return c[0] == 's' ? case_setuid(self) : case_record_files(self);
+		return case_setuid(self);
 	}
 	if (!strcmp(c, "sprofil-unmapped"))
 		return case_sprofil_unmapped();

@@ -238,7 +238,8 @@ void hd_put_escaped(FILE *f, const char *s, int token)
 
 static const char *how_name(enum hd_how h)
 {
-	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" : "running";
+	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
+	       h == HD_ENDED ? "ended" : "running";
 }
 
 int hd_write(FILE *f, const struct hd_file *d)
@@ -515,6 +516,8 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 				p->how = HD_SIGNALED;
 			else if (!strcmp(how, "running"))
 				p->how = HD_RUNNING;
+			else if (!strcmp(how, "ended"))
+				p->how = HD_ENDED;
 			else
 				return -1;
 			p->host = take(r, host, 1, &bad);

@@ -27,6 +27,8 @@ enum hd_how {
 	HD_RUNNING = 0,		/* not seen to end (attached, or still running) */
 	HD_EXITED,		/* status: its exit code */
 	HD_SIGNALED,		/* status: the signal that ended it */
+	HD_ENDED,		/* seen to end; its status unknown (a process
+				 * hwprof record did not start itself) */
 };
 
 struct hd_process {

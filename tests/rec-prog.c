@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The programs tests/test-record.sh runs under hwprof record. Each known
+ * amount of work happens in one function: rec_touch() stores once into a
+ * fresh page (exactly one page fault there), rec_spin() burns CPU.
+ *   faults N            N faults, exit 0
+ *   exit K N | _exit K N | segv N   N faults, then that end
+ *   threads T N         T threads, N faults each
+ *   workers W N         W forked workers, N faults each, each ends by _exit
+ *   spin FILE [T]       T threads (default 1) spin forever once FILE exists
+ *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
+ *   chdir DIR N         chdir(DIR), then N faults, exit 0
+ *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
+ *                       dlclose, then another N faults here, exit 0
+ *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
+ *                       SIGINT and SIGQUIT at their defaults
+ *   probe EVENT         a raw perf_event_open of page-faults or task-clock
+ *                       (bypassing hwprof): 0 if it opens, 77 and the
+ *                       reason if this machine cannot sample it
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+void rec_touch(volatile char *p);
+uint64_t rec_spin(uint64_t n);
+
+__attribute__((noinline, used, no_sanitize_address)) void rec_touch(volatile char *p)
+{
+	*p = 1;
+}
+
+__attribute__((noinline, used)) uint64_t rec_spin(uint64_t n)
+{
+	uint64_t x = 88172645463325252ull;
+
+	__asm__ volatile("" ::: "memory");
+	for (uint64_t i = 0; i < n; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	return x;
+}
+
+static long pg;
+
+/* N fresh pages, each stored to once in rec_touch: N faults there. The
+ * text of rec_touch is read here first, so running it faults no more. */
+static void faults(long n)
+{
+	volatile char *text = (volatile char *)(uintptr_t)rec_touch;
+	char *p;
+
+	(void)*text;
+	if (n <= 0)
+		return;
+	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		perror("mmap");
+		exit(99);
+	}
+	madvise(p, (size_t)(n * pg), MADV_NOHUGEPAGE);
+	for (long i = 0; i < n; i++)
+		rec_touch(p + i * pg);
+	munmap(p, (size_t)(n * pg));
+}
+
+static long per_thread;
+static pthread_barrier_t bar;
+
+static void *thread(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&bar);	/* all alive at once */
+	faults(per_thread);
+	return NULL;
+}
+
+static void *spinner(void *arg)
+{
+	volatile uint64_t sink;
+
+	(void)arg;
+	for (;;)
+		sink = rec_spin(1000000);
+	(void)sink;
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	const char *m = argc > 1 ? argv[1] : "";
+	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+
+	pg = sysconf(_SC_PAGESIZE);
+	if (!strcmp(m, "faults")) {
+		faults(a);
+		return 0;
+	}
+	if (!strcmp(m, "exit")) {
+		faults(b);
+		exit((int)a);
+	}
+	if (!strcmp(m, "_exit")) {
+		faults(b);
+		_exit((int)a);
+	}
+	if (!strcmp(m, "segv")) {
+		/* a real fault: a page that cannot be written */
+		volatile char *bad = mmap(NULL, (size_t)pg, PROT_NONE,
+					  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		faults(a);
+		*bad = 0;
+		return 0;
+	}
+	if (!strcmp(m, "threads")) {
+		pthread_t *t = calloc((size_t)a, sizeof(*t));
+		pthread_attr_t at;
+
+		per_thread = b;
+		pthread_attr_init(&at);
+		pthread_attr_setstacksize(&at, 64 * 1024);
+		pthread_barrier_init(&bar, NULL, (unsigned int)a);
+		for (long i = 0; i < a; i++)
+			if (pthread_create(&t[i], &at, thread, NULL)) {
+				fprintf(stderr, "rec-prog: thread %ld not made\n", i);
+				return 99;
+			}
+		for (long i = 0; i < a; i++)
+			pthread_join(t[i], NULL);
+		return 0;
+	}
+	if (!strcmp(m, "workers")) {
+		for (long i = 0; i < a; i++) {
+			pid_t p = fork();
+
+			if (!p) {
+				faults(b);
+				_exit(0);
+			}
+			if (p < 0)
+				return 99;
+		}
+		while (wait(NULL) > 0)
+			;
+		return 0;
+	}
+	if (!strcmp(m, "spin") && argc > 2) {
+		long n = argc > 3 ? atol(argv[3]) : 1;
+		pthread_t t;
+		int fd;
+
+		for (long i = 1; i < n; i++)
+			pthread_create(&t, NULL, spinner, NULL);
+		fd = open(argv[2], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+		if (fd >= 0)
+			close(fd);
+		spinner(NULL);
+	}
+	if (!strcmp(m, "fsize")) {
+		struct rlimit rl = { 0, 0 };
+
+		setrlimit(RLIMIT_FSIZE, &rl);
+		faults(a);
+		return 0;
+	}
+	if (!strcmp(m, "chdir") && argc > 3) {
+		if (chdir(argv[2]))
+			return 99;
+		faults(b);
+		return 0;
+	}
+#ifndef REC_STATIC
+	if (!strcmp(m, "dlopen") && argc > 4) {
+		char rel[4096];
+		void (*f)(long);
+		void *h;
+
+		snprintf(rel, sizeof(rel), "./%s", argv[3]);
+		if (chdir(argv[2]) || !(h = dlopen(rel, RTLD_NOW))) {
+			fprintf(stderr, "rec-prog: %s\n", dlerror());
+			return 99;
+		}
+		*(void **)&f = dlsym(h, "rec_lib_faults");
+		if (!f)
+			return 99;
+		f(atol(argv[4]));
+		dlclose(h);
+		faults(atol(argv[4]));
+		return 0;
+	}
+#endif
+	if (!strcmp(m, "pgrp") && argc > 2) {
+		/* as a shell's foreground job: a background job of a
+		 * non-interactive shell starts with these ignored */
+		signal(SIGINT, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		setpgid(0, 0);
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 99;
+	}
+	if (!strcmp(m, "probe") && argc > 2) {
+		struct perf_event_attr at = {
+			.size = sizeof(at), .type = PERF_TYPE_SOFTWARE,
+			.config = strcmp(argv[2], "page-faults") ? PERF_COUNT_SW_TASK_CLOCK :
+				  PERF_COUNT_SW_PAGE_FAULTS,
+			.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
+			.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+		};
+		int fd = (int)syscall(SYS_perf_event_open, &at, 0, -1, -1, 0);
+
+		if (fd >= 0)
+			return 0;
+		switch (errno) {
+		case ENOENT: case ENODEV: case EOPNOTSUPP: case ENOSYS:
+		case EACCES: case EPERM:
+			printf("SKIP: %s cannot be sampled here: %s\n", argv[2], strerror(errno));
+			return 77;
+		}
+		printf("ERROR: probe %s: %s\n", argv[2], strerror(errno));
+		return 99;
+	}
+	fprintf(stderr, "usage: rec-prog faults|exit|_exit|segv|threads|workers|spin|fsize|chdir ...\n");
+	return 99;
+}
+
+/* Under ASan, LeakSanitizer's check at exit runs in a process of its own
+ * (the tests count this program's processes), and ASan's SIGSEGV handler
+ * would turn segv's fault into exit 1: both off here. */
+const char *__asan_default_options(void);
+__attribute__((used)) const char *__asan_default_options(void)
+{
+	return "detect_leaks=0:handle_segv=0";
+}

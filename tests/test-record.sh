@@ -1,0 +1,398 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# hwprof record never loses a profile: whatever ends the command (exit,
+# _exit, a fatal signal, SIGKILL, a signal to record or to the whole
+# process group), one data file holds every process of the tree, with its
+# status, and exact page-fault counts where the work is known. Checked
+# with tests/data-dump (tools/data.c), not with hwprof report.
+# usage: test-record.sh CASE HWPROF DATA-DUMP REC-PROG [REC-PROG-STATIC]
+set -u
+case_=$1 hw=$2 dump=$3 prog=$4 static=${5:-}
+tmp=$(mktemp -d) || exit 99
+bg=
+cleanup() {
+	for p in $bg; do kill -KILL "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail=0
+check() {	# description, then a command that must succeed
+	d=$1
+	shift
+	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+# one line, starting "hwprof: ", and a non-zero exit
+err() {	# expected words, then the command
+	want=$1
+	shift
+	if "$@" >"$tmp/out" 2>"$tmp/err"; then
+		echo "FAIL: '$*' succeeded"; fail=1; return
+	fi
+	n=$(wc -l < "$tmp/err")
+	if [ "$n" -ne 1 ] || ! grep -q "^hwprof: .*$want" "$tmp/err"; then
+		echo "FAIL: '$*' said:"; cat "$tmp/err"; fail=1
+	else
+		echo "ok: $(cat "$tmp/err")"
+	fi
+}
+need() {	# a raw probe of the event, bypassing hwprof
+	"$prog" probe "$1" || exit $?
+}
+in_func() {	# data file, function: the samples in it
+	"$dump" "$1" func "$2" | awk '$1 == "total" { print $2 }'
+}
+proc_line() {	# data file, pid: its process line
+	"$dump" "$1" | awk -v p="$2" '$1 == "process" && $2 == p'
+}
+root_line() {	# data file: the first process (ppid 0)
+	"$dump" "$1" | awk '$1 == "process" { print; exit }'
+}
+waitfile() {	# up to 10 s for a file to appear
+	i=0
+	while [ ! -e "$1" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	[ -e "$1" ]
+}
+said() {	# file, words: up to 20 s for a line with them in the file
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null && [ $i -lt 200 ]; do sleep 0.1; i=$((i + 1)); done
+	grep -q "$2" "$1"
+}
+child_of() {	# the first child of a pid
+	cat "/proc/$1/task/$1/children" 2>/dev/null | awk '{ print $1 }'
+}
+no_hwprof() {	# data file: no sample in hwprof's own objects
+	! "$dump" "$1" | awk '$1 == "sample" && ($5 ~ /libhwprof/ || $5 ~ /\/hwprof$/)' | grep -q .
+}
+
+# A signal to the group (or to record alone) while the command spins: the
+# file must be there with the command's samples, and record must exit as
+# the command did.
+signal_case() {	# signal name, number, "group" or "record"
+	need task-clock
+	rm -f "$tmp/ready"
+	"$prog" pgrp "$hw" record -e task-clock -c 1000000 -o "$tmp/s.data" -- \
+		"$prog" spin "$tmp/ready" 2 &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/ready"
+	sleep 0.5
+	if [ "$3" = group ]; then kill -s "$1" -- "-$rpid"; else kill -s "$1" "$rpid"; fi
+	wait "$rpid"
+	rc=$?
+	check "record exits 128+$2 (got $rc)" [ "$rc" = $((128 + $2)) ]
+	check "the file is written" test -s "$tmp/s.data"
+	check "the command is recorded as killed by signal $2" \
+		sh -c "'$dump' '$tmp/s.data' | awk '\$1 == \"process\" && \$3 == 0' | grep -q ' signal $2 '"
+	n=$(in_func "$tmp/s.data" rec_spin)
+	check "samples in rec_spin ($n)" [ "${n:-0}" -gt 50 ]
+	check "no temp file left" [ "$(ls -A "$tmp" | grep -c '^\.s\.data')" = 0 ]
+}
+
+case $case_ in
+exact)
+	# issue 9 item 3: exactly N samples where the program faults, and none
+	# of hwprof's making
+	need page-faults
+	check "record" "$hw" record -e page-faults -c 1 -o "$tmp/d" -- "$prog" faults 50
+	n=$(in_func "$tmp/d" rec_touch)
+	check "exactly 50 samples in rec_touch (got $n)" [ "$n" = 50 ]
+	check "no sample in hwprof's objects" no_hwprof "$tmp/d"
+	check "one process, exited 0" sh -c "[ \"\$('$dump' '$tmp/d' | grep -c '^process')\" = 1 ]"
+	check "its status" sh -c "'$dump' '$tmp/d' | grep -q '^process [0-9]* 0 exit 0 '"
+	;;
+status)
+	need page-faults
+	"$hw" record -q -o "$tmp/a" -- sh -c 'exit 3'
+	rc=$?
+	check "sh -c 'exit 3' -> 3 (got $rc)" [ $rc = 3 ]
+	check "recorded as exit 3" sh -c "'$dump' '$tmp/a' | grep -q '^process [0-9]* 0 exit 3 '"
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/b" -- "$prog" segv 20
+	rc=$?
+	check "SIGSEGV -> 139 (got $rc)" [ $rc = 139 ]
+	check "recorded as signal 11" sh -c "'$dump' '$tmp/b' | grep -q '^process [0-9]* 0 signal 11 '"
+	n=$(in_func "$tmp/b" rec_touch)
+	check "its 20 faults kept (got $n)" [ "$n" = 20 ]
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/c" -- "$prog" _exit 5 30
+	rc=$?
+	check "_exit(5) -> 5 (got $rc)" [ $rc = 5 ]
+	n=$(in_func "$tmp/c" rec_touch)
+	check "_exit keeps its 30 faults (got $n)" [ "$n" = 30 ]
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/e" -- "$prog" exit 7 10
+	rc=$?
+	check "exit(7) -> 7 (got $rc)" [ $rc = 7 ]
+	;;
+sigint-group)
+	signal_case INT 2 group ;;
+sigterm-group)
+	signal_case TERM 15 group ;;
+sigterm-record)
+	signal_case TERM 15 record ;;
+sighup-record)
+	signal_case HUP 1 record ;;
+sigkill-command)
+	need task-clock
+	"$hw" record -e task-clock -o "$tmp/k" -- "$prog" spin "$tmp/ready" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/ready"
+	sleep 0.5
+	c=$(child_of "$rpid")
+	check "the command's pid ($c)" [ -n "$c" ]
+	kill -KILL "$c"
+	wait "$rpid"
+	rc=$?
+	check "record exits 137 (got $rc)" [ $rc = 137 ]
+	check "recorded as signal 9" sh -c "'$dump' '$tmp/k' | grep -q '^process $c 0 signal 9 '"
+	n=$(in_func "$tmp/k" rec_spin)
+	check "samples in rec_spin ($n)" [ "${n:-0}" -gt 50 ]
+	;;
+shell-loop)
+	# 200 commands under dash: one file, every process in it
+	need task-clock
+	check "record" "$hw" record -q -o "$tmp/l" -- sh -c \
+		'i=0; while [ $i -lt 200 ]; do /bin/true; i=$((i+1)); done'
+	check "one file in the directory" [ "$(ls -A "$tmp" | wc -l)" = 1 ]
+	n=$("$dump" "$tmp/l" | grep -c '^process')
+	check "201 processes (got $n)" [ "$n" = 201 ]
+	n=$("$dump" "$tmp/l" | awk '$1 == "process" && $3 != 0 && $6 ~ /true/' | wc -l)
+	check "200 of them ran true (got $n)" [ "$n" = 200 ]
+	;;
+workers)
+	# forked workers that end by _exit, as a process pool's do
+	need page-faults
+	check "record" "$hw" record -q -e page-faults -c 1 -o "$tmp/w" -- "$prog" workers 8 25
+	"$dump" "$tmp/w" func rec_touch > "$tmp/per"
+	cat "$tmp/per"
+	n=$(awk '$1 != "total" && $3 == 25' "$tmp/per" | wc -l)
+	check "8 workers with exactly 25 samples each (got $n)" [ "$n" = 8 ]
+	check "total 200" grep -qx 'total 200' "$tmp/per"
+	n=$("$dump" "$tmp/w" | grep -c '^process')
+	check "9 processes (got $n)" [ "$n" = 9 ]
+	;;
+python-pool)
+	need task-clock
+	command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
+	# a multi-line python3 -c: the newlines must survive (issue 13 item 8)
+	check "record" "$hw" record -q -e task-clock -c 1000000 -o "$tmp/p" -- python3 -c '
+import multiprocessing as mp
+def burn(n):
+    x = 0
+    for i in range(n):
+        x += i * i
+    return x
+if __name__ == "__main__":
+    with mp.Pool(4) as p:
+        print(sum(p.map(burn, [3000000] * 8)))'
+	"$dump" "$tmp/p" > "$tmp/pd"
+	check "the file reads back" [ -s "$tmp/pd" ]
+	np=$(grep -c '^process' "$tmp/pd")
+	check "at least 5 processes (got $np)" [ "$np" -ge 5 ]
+	nw=$(awk '$1 == "sample" { n[$3] += $7 } END { for (p in n) if (n[p] > 20) k++; print k + 0 }' "$tmp/pd")
+	check "at least 4 processes with samples (got $nw)" [ "$nw" -ge 4 ]
+	tot=$(awk '$1 == "sample" { t += $7 } END { print t + 0 }' "$tmp/pd")
+	root=$(awk '$1 == "process" { print $2; exit }' "$tmp/pd")
+	inroot=$(awk -v r="$root" '$1 == "sample" && $3 == r { t += $7 } END { print t + 0 }' "$tmp/pd")
+	check "the workers hold most samples ($inroot of $tot in the parent)" \
+		[ $((inroot * 2)) -lt "$tot" ]
+	check "the command line kept its newlines" grep -q 'import multiprocessing' "$tmp/p"
+	;;
+static)
+	need page-faults
+	[ -n "$static" ] || { echo "SKIP: no static build of rec-prog (sanitizers)"; exit 77; }
+	check "record a static program" "$hw" record -q -e page-faults -c 1 -o "$tmp/s" -- "$static" faults 40
+	n=$(in_func "$tmp/s" rec_touch)
+	check "exactly 40 samples in rec_touch (got $n)" [ "$n" = 40 ]
+	;;
+threads)
+	# issue 9 item 4: 1024 threads as an unprivileged user, every one covered
+	need page-faults
+	run=""
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null || { echo "SKIP: root, and no setpriv to drop to nobody"; exit 77; }
+		run="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		chmod 777 "$tmp"
+		$run test -x "$prog" -a -x "$hw" || { echo "SKIP: nobody cannot run the build tree"; exit 77; }
+	fi
+	check "record 1024 threads" $run "$hw" record -q -e page-faults -c 1 -o "$tmp/t" -- \
+		"$prog" threads 1024 4
+	"$dump" "$tmp/t" func rec_touch > "$tmp/per"
+	n=$(awk '$1 != "total" && $3 == 4' "$tmp/per" | wc -l)
+	check "1024 threads with exactly 4 samples each (got $n)" [ "$n" = 1024 ]
+	check "total 4096" grep -qx 'total 4096' "$tmp/per"
+	check "no thread missed" sh -c "'$dump' '$tmp/t' | grep -q '^event page-faults 1 [0-9]* [0-9]* 0\$'"
+	;;
+fsize)
+	# issue 13 item 9: the program's RLIMIT_FSIZE is not record's
+	need page-faults
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/f" -- "$prog" fsize 10
+	rc=$?
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	n=$(in_func "$tmp/f" rec_touch)
+	check "10 samples written (got $n)" [ "$n" = 10 ]
+	check "no temp file left" [ "$(ls -A "$tmp")" = f ]
+	;;
+output)
+	# issue 13 item 4: never replace what is not a regular file
+	need task-clock
+	err "/dev/null: a character device" "$hw" record -o /dev/null -- true
+	check "/dev/null is still a device" test -c /dev/null
+	err "/proc/version:" "$hw" record -o /proc/version -- true
+	mkfifo "$tmp/fifo"
+	err "fifo: a FIFO" "$hw" record -o "$tmp/fifo" -- true
+	check "the FIFO is still there" test -p "$tmp/fifo"
+	mkdir "$tmp/dir"
+	err "dir: a directory" "$hw" record -o "$tmp/dir" -- true
+	err "cannot create a file beside it" "$hw" record -o "$tmp/nodir/x" -- true
+	# a relative -o is where record started, whatever the program does
+	mkdir "$tmp/a" "$tmp/b"
+	(cd "$tmp/a" && "$hw" record -q -e page-faults -c 1 -o rel.data -- "$prog" chdir "$tmp/b" 3)
+	check "relative -o written where record started" test -s "$tmp/a/rel.data"
+	check "not where the program went" test ! -e "$tmp/b/rel.data"
+	# through a symlink: the file it points to is replaced
+	: > "$tmp/target"
+	ln -s target "$tmp/link"
+	check "record -o LINK" "$hw" record -q -o "$tmp/link" -- true
+	check "the link is kept" test -L "$tmp/link"
+	check "its target holds the data" grep -q '^hwprof-data 2' "$tmp/target"
+	;;
+attach)
+	need task-clock
+	"$prog" spin "$tmp/ready" 3 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	"$hw" record -e task-clock -o "$tmp/p1" -p "$tpid" 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "record attached" said "$tmp/said" recording
+	sleep 1
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	check "record -p exits 0 on SIGINT (got $rc)" [ $rc = 0 ]
+	check "the target still runs" kill -0 "$tpid"
+	"$dump" "$tmp/p1" func rec_spin > "$tmp/per"
+	cat "$tmp/per"
+	n=$(awk -v p="$tpid" '$1 == p && $3 > 20' "$tmp/per" | wc -l)
+	check "3 threads with samples in rec_spin (got $n)" [ "$n" = 3 ]
+	# until the target ends
+	"$hw" record -e task-clock -o "$tmp/p2" -p "$tpid" 2> "$tmp/said2" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "record attached" said "$tmp/said2" recording
+	sleep 0.5
+	kill -KILL "$tpid"
+	i=0
+	while kill -0 "$rpid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+	check "record -p ends with its target" sh -c "! kill -0 $rpid 2>/dev/null"
+	wait "$rpid"
+	check "its file is written" test -s "$tmp/p2"
+	check "the target is recorded as ended" sh -c "'$dump' '$tmp/p2' | grep -q '^process $tpid [0-9]* ended '"
+	err "-p 2147483647: no such process" "$hw" record -p 2147483647
+	;;
+missed)
+	# issue 9 item 4 / 12 item 6: a thread that could not be covered is
+	# counted, with why, not silently left out
+	need task-clock
+	"$prog" spin "$tmp/ready" 60 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	sleep 0.3
+	sh -c "ulimit -n 48 && exec '$hw' record -e task-clock -o '$tmp/m' -p $tpid" 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "record attached" said "$tmp/said" recording
+	sleep 0.5
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	check "record -p with 48 fds for 60 threads: exit 0 (got $rc)" [ $rc = 0 ]
+	"$dump" "$tmp/m" | grep '^event' > "$tmp/ev"
+	cat "$tmp/ev"
+	n=$(awk '{ print $6 }' "$tmp/ev")
+	check "threads not covered counted ($n)" [ "${n:-0}" -gt 0 ]
+	check "and why" grep -q 'out-of-file-descriptors' "$tmp/m"
+	;;
+dlclose)
+	# a relative dlopen from a program that chdirs, closed before exit:
+	# the samples keep the library's absolute path
+	need page-faults
+	lib=$(dirname "$prog")/libreclib.so
+	[ -e "$lib" ] || { echo "ERROR: no $lib"; exit 99; }
+	mkdir "$tmp/run"
+	(cd "$tmp" && "$hw" record -q -e page-faults -c 1 -o rel.data -- \
+		"$prog" dlopen "$(dirname "$lib")" libreclib.so 30)
+	check "written where record started" test -s "$tmp/rel.data"
+	n=$(in_func "$tmp/rel.data" rec_lib_touch)
+	check "30 samples in the closed library's rec_lib_touch (got $n)" [ "$n" = 30 ]
+	n=$(in_func "$tmp/rel.data" rec_touch)
+	check "30 in the program after it (got $n)" [ "$n" = 30 ]
+	real=$(cd "$(dirname "$lib")" && pwd -P)/libreclib.so
+	check "the library named by its absolute path" grep -q "^object [0-9]* [0-9a-f-]* $real\$" "$tmp/rel.data"
+	;;
+cli)
+	need task-clock
+	"$hw" record --help > "$tmp/help"
+	rc=$?
+	check "--help exits 0" [ $rc = 0 ]
+	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -q --quiet -h --help; do
+		check "--help lists $o" grep -q -- "$o[ ,]" "$tmp/help"
+	done
+	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"
+	check "the real period is said" grep -q 'every 1000000 ns (1 ms' "$tmp/msg"
+	"$hw" record -c 250000 -o "$tmp/m" -e task-clock -- true 2> "$tmp/msg"
+	check "a given period is said" grep -q 'task-clock every 250000 ns (250 us)' "$tmp/msg"
+	check "never every 0" sh -c "! grep -q 'every 0' '$tmp/msg'"
+	err "-c 18446744073709551615: too large" "$hw" record -c 18446744073709551615 -- true
+	err "-c 9223372036854775808: too large" "$hw" record -c 9223372036854775808 -- true
+	err "-F 2000000000: above the kernel's limit" "$hw" record -F 2000000000 -- true
+	err "-c 0: not a positive" "$hw" record -c 0 -- true
+	err "no-such-event: no such event" "$hw" record -e no-such-event -- true
+	# a missing function fails at once, before the command runs
+	err "mem:no_such_function:x: no function 'no_such_function'" \
+		"$hw" record -e mem:no_such_function:x -- sh -c ": > '$tmp/ran'"
+	check "the command did not run" test ! -e "$tmp/ran"
+	err "cannot run it" "$hw" record -- /nonexistent/prog
+	err "not found in PATH" "$hw" record -- no-such-command-xyz
+	err "unknown option --frob" "$hw" record --frob -- true
+	# executable but not runnable: one line, 127, no file
+	printf 'not a program\n' > "$tmp/noexec"
+	chmod +x "$tmp/noexec"
+	"$hw" record -o "$tmp/ne" -- "$tmp/noexec" 2> "$tmp/err"
+	rc=$?
+	check "an exec that fails: 127 (got $rc)" [ $rc = 127 ]
+	check "said in one line" grep -q "^hwprof: .*noexec: cannot run it: Exec format error" "$tmp/err"
+	check "and no file written" test ! -e "$tmp/ne"
+	# --checkpoint: SIGKILL of record loses at most the last interval
+	"$hw" record -o "$tmp/ck" --checkpoint 1 -q -- "$prog" spin "$tmp/ready2" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/ready2"
+	c=$(child_of "$rpid")
+	bg="$bg $c"
+	sleep 2.5
+	kill -KILL "$rpid"
+	wait "$rpid" 2>/dev/null
+	check "--checkpoint: the file is there after SIGKILL of record" test -s "$tmp/ck"
+	n=$(in_func "$tmp/ck" rec_spin)
+	check "--checkpoint: it holds the command's samples ($n)" [ "${n:-0}" -gt 100 ]
+	# nohup's SIGHUP ignored reaches the command through record
+	"$prog" pgrp "$hw" record -q -o "$tmp/nh" -- nohup "$prog" spin "$tmp/ready3" \
+		> /dev/null 2>&1 &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/ready3"
+	kill -s HUP -- "-$rpid"
+	sleep 0.5
+	check "SIGHUP to the group under nohup: the command runs on" kill -0 "$rpid"
+	kill -s INT -- "-$rpid"
+	wait "$rpid"
+	rc=$?
+	check "then SIGINT ends it: 130 (got $rc)" [ $rc = 130 ]
+	;;
+*)
+	echo "unknown case $case_"; exit 99 ;;
+esac
+[ $fail = 0 ] && echo "record $case_: all checks passed"
+exit $fail

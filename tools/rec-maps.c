@@ -1,0 +1,782 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The process tree as the kernel's records describe it: each process's
+ * executable mappings over time (MMAP2, from the mapping's time on; an exec
+ * starts a new address space; a fork starts from the parent's as it was),
+ * its threads and command, and samples resolved against that history into
+ * (object, ELF virtual address) counts of the data model. Mappings are
+ * never forgotten, so an object unloaded before a late sample is read
+ * still owns its samples.
+ *
+ * ELF virtual address of a pc: the file offset pc - map start + map pgoff,
+ * then through the object's PT_LOAD segment holding that offset:
+ * offset - p_offset + p_vaddr (the address its symbol table uses). An
+ * object whose file cannot be read keeps the file offset.
+ */
+#define _GNU_SOURCE
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+/* ------------------------------------------------------------------ */
+/* int -> uint32 tables                                                 */
+
+static size_t ihash(int k, size_t cap)
+{
+	return (size_t)(((uint32_t)k * 2654435761u) & (cap - 1));
+}
+
+uint32_t rec_imap_get(const struct rec_imap *m, int key)
+{
+	if (!m->cap)
+		return UINT32_MAX;
+	for (size_t j = ihash(key, m->cap);; j = (j + 1) & (m->cap - 1)) {
+		if (m->val[j] == UINT32_MAX)
+			return UINT32_MAX;
+		if (m->key[j] == key)
+			return m->val[j];
+	}
+}
+
+static int imap_grow(struct rec_imap *m)
+{
+	size_t cap = m->cap ? 2 * m->cap : 256;
+	int *key = malloc(cap * sizeof(*key));
+	uint32_t *val = malloc(cap * sizeof(*val));
+
+	if (!key || !val) {
+		free(key);
+		free(val);
+		return -1;
+	}
+	for (size_t i = 0; i < cap; i++)
+		val[i] = UINT32_MAX;
+	for (size_t i = 0; i < m->cap; i++) {
+		size_t j;
+
+		if (m->val[i] == UINT32_MAX)
+			continue;
+		for (j = ihash(m->key[i], cap); val[j] != UINT32_MAX; j = (j + 1) & (cap - 1))
+			;
+		key[j] = m->key[i];
+		val[j] = m->val[i];
+	}
+	free(m->key);
+	free(m->val);
+	m->key = key;
+	m->val = val;
+	m->cap = cap;
+	return 0;
+}
+
+int rec_imap_put(struct rec_imap *m, int key, uint32_t val)
+{
+	size_t j;
+
+	if (2 * (m->n + 1) > m->cap && imap_grow(m))
+		return -1;
+	for (j = ihash(key, m->cap); m->val[j] != UINT32_MAX; j = (j + 1) & (m->cap - 1))
+		if (m->key[j] == key) {
+			m->val[j] = val;
+			return 0;
+		}
+	m->key[j] = key;
+	m->val[j] = val;
+	m->n++;
+	return 0;
+}
+
+static void imap_free(struct rec_imap *m)
+{
+	free(m->key);
+	free(m->val);
+	memset(m, 0, sizeof(*m));
+}
+
+/* Room for one more element in *p, which holds n of capacity *cap. */
+static int more(void *pp, size_t n, size_t *cap, size_t sz)
+{
+	void **p = pp;
+	size_t c;
+	void *np;
+
+	if (n < *cap)
+		return 0;
+	c = *cap ? 2 * *cap : 16;
+	np = realloc(*p, c * sz);
+	if (!np)
+		return -1;
+	*p = np;
+	*cap = c;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                              */
+
+static void hex(char *out, const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", b[i]);
+	out[2 * n] = 0;
+}
+
+/* Reads the build-id from a PT_NOTE area of n bytes. */
+static int note_bid(const unsigned char *p, size_t n, char *out)
+{
+	size_t i = 0;
+
+	while (i + 12 <= n) {
+		uint32_t nsz, dsz, type;
+		size_t d;
+
+		memcpy(&nsz, p + i, 4);
+		memcpy(&dsz, p + i + 4, 4);
+		memcpy(&type, p + i + 8, 4);
+		d = i + 12 + ((nsz + 3ull) & ~3ull);
+		if (d > n || dsz > n - d)
+			return -1;
+		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + i + 12, "GNU", 4) &&
+		    dsz && dsz <= 64) {
+			hex(out, p + d, dsz);
+			return 0;
+		}
+		i = d + ((dsz + 3ull) & ~3ull);
+	}
+	return -1;
+}
+
+/*
+ * Reads an ELF's load segments and build-id through rd(arg, off, buf, n)
+ * (a file or memory): 0, or -1 when it is not a readable ELF.
+ */
+typedef int (*rd_fn)(void *arg, uint64_t off, void *buf, size_t n);
+
+static int elf_scan(rd_fn rd, void *arg, struct rec_obj *o, char *bid)
+{
+	unsigned char id[EI_NIDENT];
+	uint64_t phoff;
+	unsigned int phnum, phent;
+	int is64;
+
+	if (rd(arg, 0, id, sizeof(id)) || memcmp(id, ELFMAG, SELFMAG))
+		return -1;
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (is64) {
+		Elf64_Ehdr e;
+
+		if (rd(arg, 0, &e, sizeof(e)))
+			return -1;
+		phoff = e.e_phoff;
+		phnum = e.e_phnum;
+		phent = e.e_phentsize;
+	} else {
+		Elf32_Ehdr e;
+
+		if (rd(arg, 0, &e, sizeof(e)))
+			return -1;
+		phoff = e.e_phoff;
+		phnum = e.e_phnum;
+		phent = e.e_phentsize;
+	}
+	if (phent < (is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr)) || phnum > 512)
+		return -1;
+	o->nseg = 0;
+	for (unsigned int i = 0; i < phnum; i++) {
+		uint64_t type, off, vaddr, filesz;
+
+		if (is64) {
+			Elf64_Phdr ph;
+
+			if (rd(arg, phoff + (uint64_t)i * phent, &ph, sizeof(ph)))
+				return -1;
+			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
+		} else {
+			Elf32_Phdr ph;
+
+			if (rd(arg, phoff + (uint64_t)i * phent, &ph, sizeof(ph)))
+				return -1;
+			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
+		}
+		if (type == PT_LOAD && o->nseg < (int)(sizeof(o->seg) / sizeof(o->seg[0]))) {
+			o->seg[o->nseg++] = (struct rec_seg){ off, filesz, vaddr };
+		} else if (type == PT_NOTE && bid && !*bid && filesz && filesz <= 65536) {
+			unsigned char *p = malloc(filesz);
+
+			if (p && !rd(arg, off, p, filesz))
+				note_bid(p, filesz, bid);
+			free(p);
+		}
+	}
+	return 0;
+}
+
+static int rd_file(void *arg, uint64_t off, void *buf, size_t n)
+{
+	return pread(*(int *)arg, buf, n, (off_t)off) == (ssize_t)n ? 0 : -1;
+}
+
+/* the vDSO is this kernel's, mapped in this process too */
+struct mem {
+	const unsigned char *base;
+	uint64_t size;
+};
+
+static int rd_mem(void *arg, uint64_t off, void *buf, size_t n)
+{
+	const struct mem *m = arg;
+
+	if (off > m->size || n > m->size - off)
+		return -1;
+	memcpy(buf, m->base + off, n);
+	return 0;
+}
+
+/* the size of this process's vDSO mapping at base, or 0 */
+static uint64_t vdso_size(uintptr_t base)
+{
+	unsigned long long lo, hi;
+	char line[512];
+	uint64_t n = 0;
+	FILE *f = fopen("/proc/self/maps", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx-%llx", &lo, &hi) == 2 && lo == base &&
+		    strstr(line, "[vdso]")) {
+			n = hi - lo;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return n;
+}
+
+static void obj_read(struct rec_obj *o, char *bid)
+{
+	int fd;
+
+	o->nseg = -1;
+	if (!strcmp(o->path, "[vdso]")) {
+		struct mem m = { (const unsigned char *)getauxval(AT_SYSINFO_EHDR), 0 };
+
+		if (m.base)
+			m.size = vdso_size((uintptr_t)m.base);
+		if (m.size && elf_scan(rd_mem, &m, o, bid))
+			o->nseg = -1;
+		return;
+	}
+	if (o->path[0] != '/')
+		return;
+	/* nonblocking: a FIFO put at the path since must not hang us */
+	fd = open(o->path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0) {
+		struct stat st;
+
+		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && elf_scan(rd_file, &fd, o, bid))
+			o->nseg = -1;
+		close(fd);
+	}
+}
+
+/* The object of a mapping: by path and build-id when the kernel gave one,
+ * else by path and inode (its build-id then read from the file). */
+static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
+		    uint64_t ino, uint64_t ino_gen, const char *kbid)
+{
+	char bid[2 * 64 + 1] = "";
+	struct rec_obj *o;
+	long h;
+
+	for (size_t i = 0; i < r->nobjs; i++) {
+		o = &r->objs[i];
+		if (strcmp(o->path, path))
+			continue;
+		if (kbid ? (o->buildid && !strcmp(o->buildid, kbid)) :
+		    (o->maj == maj && o->min == min && o->ino == ino && o->ino_gen == ino_gen))
+			return (long)i;
+	}
+	if (r->nobjs % 16 == 0) {
+		void *np = realloc(r->objs, (r->nobjs + 16) * sizeof(*r->objs));
+
+		if (!np)
+			return -1;
+		r->objs = np;
+	}
+	o = &r->objs[r->nobjs];
+	memset(o, 0, sizeof(*o));
+	o->path = strdup(path);
+	if (!o->path)
+		return -1;
+	o->maj = maj;
+	o->min = min;
+	o->ino = ino;
+	o->ino_gen = ino_gen;
+	obj_read(o, bid);
+	if (kbid)
+		snprintf(bid, sizeof(bid), "%s", kbid);	/* the mapped file's own */
+	o->buildid = *bid ? strdup(bid) : NULL;
+	h = hd_object(&r->d, path, o->buildid);
+	if (h < 0 || (*bid && !o->buildid)) {
+		free(o->path);
+		free(o->buildid);
+		return -1;
+	}
+	o->hd = (uint32_t)h;
+	return (long)r->nobjs++;
+}
+
+static uint64_t obj_vaddr(const struct rec_obj *o, uint64_t off)
+{
+	for (int i = 0; i < o->nseg; i++)
+		if (off >= o->seg[i].off && off - o->seg[i].off < o->seg[i].filesz)
+			return off - o->seg[i].off + o->seg[i].vaddr;
+	return off;
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes, images, threads                                           */
+
+void rec_maps_init(struct rec *r)
+{
+	hd_init(&r->d);
+}
+
+void rec_maps_free(struct rec *r)
+{
+	for (size_t i = 0; i < r->nobjs; i++) {
+		free(r->objs[i].path);
+		free(r->objs[i].buildid);
+	}
+	free(r->objs);
+	for (size_t i = 0; i < r->nimgs; i++) {
+		free(r->imgs[i].cur);
+		free(r->imgs[i].old);
+	}
+	free(r->imgs);
+	for (size_t i = 0; i < r->nprocs; i++)
+		free(r->procs[i].imgs);
+	free(r->procs);
+	imap_free(&r->pid_proc);
+	imap_free(&r->tid_thread);
+	hd_free(&r->d);
+}
+
+static long img_new(struct rec *r, uint64_t time, long parent, uint64_t fork_time)
+{
+	struct rec_image *im;
+
+	if (r->nimgs % 64 == 0) {
+		void *np = realloc(r->imgs, (r->nimgs + 64) * sizeof(*r->imgs));
+
+		if (!np)
+			return -1;
+		r->imgs = np;
+	}
+	im = &r->imgs[r->nimgs];
+	memset(im, 0, sizeof(*im));
+	im->start_time = time;
+	im->parent = parent;
+	im->fork_time = fork_time;
+	return (long)r->nimgs++;
+}
+
+static int proc_add_img(struct rec_proc *p, long img)
+{
+	long *n = realloc(p->imgs, (p->nimgs + 1) * sizeof(*n));
+
+	if (!n)
+		return -1;
+	p->imgs = n;
+	p->imgs[p->nimgs++] = img;
+	return 0;
+}
+
+/* The command line of a live process, or NULL. */
+static char *proc_cmdline(int pid, const char *comm)
+{
+	char path[64], buf[4096], c[64];
+	ssize_t n = -1;
+	int fd;
+
+	if (comm) {	/* still the same program? */
+		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return NULL;
+		n = read(fd, c, sizeof(c) - 1);
+		close(fd);
+		if (n <= 0)
+			return NULL;
+		c[n - (c[n - 1] == '\n')] = 0;
+		if (strcmp(c, comm))
+			return NULL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return NULL;
+	while (n > 0 && !buf[n - 1])
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (!buf[i])
+			buf[i] = ' ';
+	buf[n] = 0;
+	return strdup(buf);
+}
+
+/* A new process entry for pid (pid reuse makes a new one). */
+static long proc_new(struct rec *r, int pid, int ppid, const char *command)
+{
+	struct rec_proc *p;
+	long h;
+
+	if (r->nprocs % 64 == 0) {
+		void *np = realloc(r->procs, (r->nprocs + 64) * sizeof(*r->procs));
+
+		if (!np)
+			return -1;
+		r->procs = np;
+	}
+	h = hd_add_process(&r->d, pid, ppid, command);
+	if (h < 0 || rec_imap_put(&r->pid_proc, pid, (uint32_t)r->nprocs))
+		return -1;
+	p = &r->procs[r->nprocs];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->hd = (uint32_t)h;
+	return (long)r->nprocs++;
+}
+
+static long thread_new(struct rec *r, int tid, uint32_t proc, const char *comm)
+{
+	long t = hd_add_thread(&r->d, tid, r->procs[proc].hd, comm);
+
+	if (t < 0 || rec_imap_put(&r->tid_thread, tid, (uint32_t)t))
+		return -1;
+	return t;
+}
+
+int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
+		 uint64_t time)
+{
+	long p = proc_new(r, pid, ppid, command), im;
+
+	r->first_pid = pid;
+	if (p < 0 || (im = img_new(r, time, -1, 0)) < 0 ||
+	    proc_add_img(&r->procs[p], im) || thread_new(r, pid, (uint32_t)p, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+struct hd_process *rec_process(struct rec *r, int pid)
+{
+	uint32_t p = rec_imap_get(&r->pid_proc, pid);
+
+	return p == UINT32_MAX ? NULL : &r->d.procs[r->procs[p].hd];
+}
+
+/* The proc of pid, made on first sight (a process the records did not
+ * announce: its parent unknown, its command from /proc if it still runs). */
+static long proc_of(struct rec *r, int pid)
+{
+	uint32_t p = rec_imap_get(&r->pid_proc, pid);
+	char *cmd;
+	long n, im;
+
+	if (p != UINT32_MAX)
+		return p;
+	cmd = proc_cmdline(pid, NULL);
+	n = proc_new(r, pid, 0, cmd ? cmd : "?");
+	free(cmd);
+	if (n < 0 || (im = img_new(r, 0, -1, 0)) < 0 || proc_add_img(&r->procs[n], im))
+		return -1;
+	return n;
+}
+
+static long thread_of(struct rec *r, int pid, int tid)
+{
+	uint32_t t = rec_imap_get(&r->tid_thread, tid);
+	long p;
+
+	if (t != UINT32_MAX) {
+		p = proc_of(r, pid);
+		if (p >= 0 && r->d.threads[t].proc == r->procs[p].hd)
+			return t;
+	}
+	p = proc_of(r, pid);
+	return p < 0 ? -1 : thread_new(r, tid, (uint32_t)p, NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* Mappings                                                             */
+
+static int img_insert(struct rec_image *im, const struct rec_map *m)
+{
+	size_t lo = 0, hi = im->ncur, k, j;
+
+	/* a newer mapping already over this range: m is history */
+	for (k = 0; k < im->ncur; k++)
+		if (im->cur[k].start < m->end && m->start < im->cur[k].end &&
+		    im->cur[k].time > m->time) {
+			if (more(&im->old, im->nold, &im->capold, sizeof(*m)))
+				return -1;
+			im->old[im->nold++] = *m;
+			return 0;
+		}
+	/* move what m replaces to history */
+	for (k = 0, j = 0; k < im->ncur; k++) {
+		if (im->cur[k].start < m->end && m->start < im->cur[k].end) {
+			if (more(&im->old, im->nold, &im->capold, sizeof(*m)))
+				return -1;
+			im->old[im->nold++] = im->cur[k];
+		} else {
+			im->cur[j++] = im->cur[k];
+		}
+	}
+	im->ncur = j;
+	if (more(&im->cur, im->ncur, &im->capcur, sizeof(*m)))
+		return -1;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (im->cur[mid].start < m->start)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	memmove(&im->cur[lo + 1], &im->cur[lo], (im->ncur - lo) * sizeof(*m));
+	im->cur[lo] = *m;
+	im->ncur++;
+	return 0;
+}
+
+static const struct rec_map *img_find(const struct rec_image *im, uint64_t pc,
+				      uint64_t t)
+{
+	const struct rec_map *best = NULL;
+	size_t lo = 0, hi = im->ncur;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (im->cur[mid].end <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < im->ncur && im->cur[lo].start <= pc && im->cur[lo].time <= t)
+		return &im->cur[lo];
+	/* older samples, or records read out of order: the whole history */
+	for (size_t k = 0; k < im->ncur + im->nold; k++) {
+		const struct rec_map *m = k < im->ncur ? &im->cur[k] : &im->old[k - im->ncur];
+
+		if (m->start <= pc && pc < m->end && m->time <= t &&
+		    (!best || m->time >= best->time))
+			best = m;
+	}
+	return best;
+}
+
+/* the image of proc p at time t */
+static long img_at(const struct rec *r, const struct rec_proc *p, uint64_t t)
+{
+	size_t k = p->nimgs;
+
+	while (k > 1 && r->imgs[p->imgs[k - 1]].start_time > t)
+		k--;
+	return k ? p->imgs[k - 1] : -1;
+}
+
+int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
+		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,
+		uint64_t ino, uint64_t ino_gen, const unsigned char *bid,
+		size_t bidlen, const char *path)
+{
+	struct rec_map m = { time, start, start + len, pgoff, REC_NO_OBJ };
+	char kbid[2 * 64 + 1];
+	long p = proc_of(r, pid), im;
+
+	if (p < 0)
+		return -1;
+	im = img_at(r, &r->procs[p], time);
+	if (im < 0)
+		return 0;
+	if (path[0] == '/' || (path[0] == '[' && strcmp(path, "[heap]") &&
+			       strcmp(path, "[stack]"))) {
+		long o;
+
+		if (bid && bidlen)
+			hex(kbid, bid, bidlen);
+		o = obj_get(r, path, maj, min, ino, ino_gen, bid && bidlen ? kbid : NULL);
+		if (o < 0)
+			return -1;
+		m.obj = (uint32_t)o;
+	}
+	return img_insert(&r->imgs[im], &m);
+}
+
+int rec_read_proc_maps(struct rec *r, int pid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	while (getline(&line, &cap, f) > 0) {
+		unsigned long long lo, hi, off, ino;
+		unsigned int maj, min;
+		char perm[8];
+		int at = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perm, &off,
+			   &maj, &min, &ino, &at) < 7 || !strchr(perm, 'x'))
+			continue;
+		line[strcspn(line, "\n")] = 0;
+		if (rec_on_mmap(r, pid, 0, lo, hi - lo, off, maj, min, ino, 0, NULL, 0,
+				line + at)) {
+			free(line);
+			fclose(f);
+			return -ENOMEM;
+		}
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}
+
+int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
+		const char *comm)
+{
+	long p = proc_of(r, pid), t;
+
+	if (p < 0)
+		return -1;
+	if (exec && pid == tid) {
+		struct hd_process *hp = &r->d.procs[r->procs[p].hd];
+		long im = img_new(r, time, -1, 0);
+		char *cmd;
+
+		if (im < 0 || proc_add_img(&r->procs[p], im))
+			return -1;
+		/* the command as it runs, when it still does; else its name */
+		if (pid != r->first_pid || !*hp->command) {
+			cmd = proc_cmdline(pid, comm);
+			if (!cmd)
+				cmd = strdup(comm);
+			if (!cmd)
+				return -1;
+			free(hp->command);
+			hp->command = cmd;
+		}
+	}
+	t = thread_of(r, pid, tid);
+	if (t < 0)
+		return -1;
+	free(r->d.threads[t].comm);
+	r->d.threads[t].comm = strdup(comm);
+	return r->d.threads[t].comm ? 0 : -1;
+}
+
+int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
+		uint64_t time)
+{
+	long pp, p, im, pim;
+	struct hd_process *parent;
+
+	if (pid == ppid) {	/* a new thread, named as its creator */
+		uint32_t pt = rec_imap_get(&r->tid_thread, ptid);
+		long t = thread_of(r, pid, tid);
+
+		if (t < 0)
+			return -1;
+		if (pt != UINT32_MAX && r->d.threads[pt].comm && !r->d.threads[t].comm &&
+		    !(r->d.threads[t].comm = strdup(r->d.threads[pt].comm)))
+			return -1;
+		return 0;
+	}
+	pp = proc_of(r, ppid);
+	if (pp < 0)
+		return -1;
+	parent = &r->d.procs[r->procs[pp].hd];
+	{
+		char *cmd = strdup(parent->command ? parent->command : "");
+
+		if (!cmd)
+			return -1;
+		p = proc_new(r, pid, ppid, cmd);
+		free(cmd);
+	}
+	if (p < 0)
+		return -1;
+	pim = img_at(r, &r->procs[pp], time);
+	im = img_new(r, time, pim, time);
+	if (im < 0 || proc_add_img(&r->procs[p], im))
+		return -1;
+	/* the copied comm */
+	{
+		uint32_t pt = rec_imap_get(&r->tid_thread, ptid);
+		const char *comm = pt != UINT32_MAX ? r->d.threads[pt].comm : NULL;
+
+		return thread_new(r, tid, (uint32_t)p, comm) < 0 ? -1 : 0;
+	}
+}
+
+int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time)
+{
+	uint32_t p = rec_imap_get(&r->pid_proc, pid);
+
+	(void)time;
+	if (p != UINT32_MAX && pid == tid) {
+		struct hd_process *hp = &r->d.procs[r->procs[p].hd];
+
+		r->procs[p].ended = 1;
+		if (hp->how == HD_RUNNING)
+			hp->how = HD_ENDED;
+	}
+	return 0;
+}
+
+/* A sample: its object and ELF address through the map history. */
+int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
+		  uint64_t time)
+{
+	long t = thread_of(r, pid, tid), p;
+	const struct rec_map *m = NULL;
+	long im;
+
+	if (t < 0 || (p = proc_of(r, pid)) < 0)
+		return -1;
+	im = img_at(r, &r->procs[p], time);
+	while (im >= 0) {
+		const struct rec_image *img = &r->imgs[im];
+
+		m = img_find(img, pc, time);
+		if (m || img->parent < 0)
+			break;
+		time = img->fork_time;	/* as the parent had it at fork */
+		im = img->parent;
+	}
+	if (m && m->obj != REC_NO_OBJ) {
+		const struct rec_obj *o = &r->objs[m->obj];
+		uint64_t off = pc - m->start + m->pgoff;
+
+		return hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, o->hd, obj_vaddr(o, off), 1);
+	}
+	return hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, HD_NO_OBJECT, pc, 1);
+}
+

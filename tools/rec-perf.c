@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwprof record's events: per CPU, one event per -e name on the command's
+ * process (inherit: every thread and child it makes later is counted
+ * there; enable_on_exec: nothing before the command's own exec), or on
+ * each thread of an attached process. One ring per CPU: the other events
+ * of that CPU write into it (PERF_EVENT_IOC_SET_OUTPUT), each sample
+ * tagged with its event's id (PERF_SAMPLE_IDENTIFIER). The first event
+ * also asks for the side-band records: MMAP2 (with the build-id where the
+ * kernel gives it), COMM with exec, FORK and EXIT.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rec.h"
+
+#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		     PERF_SAMPLE_TIME)
+#define TRAILER	24	/* sample_id_all: pid, tid; time; identifier */
+
+static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+{
+	int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group,
+			      PERF_FLAG_FD_CLOEXEC);
+
+	return fd < 0 ? -errno : fd;
+}
+
+static int online_cpus(struct rec *r)
+{
+	char buf[4096];
+	int fd = open("/sys/devices/system/cpu/online", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	char *p = buf;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		long c = sysconf(_SC_NPROCESSORS_ONLN);
+
+		snprintf(buf, sizeof(buf), "0-%ld", c > 0 ? c - 1 : 0);
+	} else {
+		buf[n] = 0;
+	}
+	r->ncpu = 0;
+	while (*p && *p != '\n') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		if (end == p)
+			break;
+		if (*end == '-')
+			hi = strtol(end + 1, &end, 10);
+		for (long c = lo; c <= hi && c < 65536; c++) {
+			int *np = realloc(r->cpus, (r->ncpu + 1) * sizeof(*np));
+
+			if (!np)
+				return -ENOMEM;
+			r->cpus = np;
+			r->cpus[r->ncpu++] = (int)c;
+		}
+		p = end + (*end == ',');
+	}
+	return r->ncpu ? 0 : -ENODEV;
+}
+
+static int keep_fd(struct rec *r, int fd, uint32_t ev)
+{
+	uint64_t id;
+
+	if (r->nfds == r->capfds) {
+		size_t c = r->capfds ? 2 * r->capfds : 64;
+		int *np = realloc(r->fds, c * sizeof(*np));
+
+		if (!np)
+			return -ENOMEM;
+		r->fds = np;
+		r->capfds = c;
+	}
+	r->fds[r->nfds++] = fd;
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
+		return -errno;
+	if (r->nids == r->capids) {
+		size_t c = r->capids ? 2 * r->capids : 64;
+		void *np = realloc(r->ids, c * sizeof(*r->ids));
+
+		if (!np)
+			return -ENOMEM;
+		r->ids = np;
+		r->capids = c;
+	}
+	r->ids[r->nids].id = id;
+	r->ids[r->nids++].ev = ev;
+	return 0;
+}
+
+static uint32_t ev_of(const struct rec *r, uint64_t id)
+{
+	size_t lo = 0, hi = r->nids;	/* sorted once all are open */
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (r->ids[mid].id < id)
+			lo = mid + 1;
+		else if (r->ids[mid].id > id)
+			hi = mid;
+		else
+			return r->ids[mid].ev;
+	}
+	return UINT32_MAX;
+}
+
+static int cmp_id(const void *a, const void *b)
+{
+	const uint64_t *x = a, *y = b;
+
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Maps the ring of fd: 1 + 2^n pages, fewer when the mlock budget
+ * (perf_event_mlock_kb, then RLIMIT_MEMLOCK) does not allow more. */
+static int ring_map(struct rec *r, struct rec_ring *rg, int fd)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+
+	for (;;) {
+		size_t len = (size_t)(r->ring_pages + 1) * (size_t)pg;
+		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+		if (p != MAP_FAILED) {
+			rg->fd = fd;
+			rg->base = p;
+			rg->data = (unsigned char *)p + pg;
+			rg->mask = (uint64_t)r->ring_pages * (uint64_t)pg - 1;
+			rg->len = len;
+			return 0;
+		}
+		if ((errno != EPERM && errno != ENOMEM) || r->ring_pages <= 8)
+			return -errno;
+		r->ring_pages /= 2;
+	}
+}
+
+/* Raises the soft limit on open files to the hard one (attach opens
+ * threads x CPUs x events). */
+static void more_fds(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static void say_open(char *why, size_t len, const char *name, int err)
+{
+	long paranoid = -1;
+	char buf[32] = "";
+	int fd;
+
+	switch (err) {
+	case -ENOENT:
+	case -ENODEV:
+	case -EOPNOTSUPP:
+		snprintf(why, len, "%s: event not supported by this machine's PMU; try -e task-clock",
+			 name);
+		break;
+	case -EACCES:
+	case -EPERM:
+		fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) > 0)
+				paranoid = strtol(buf, NULL, 10);
+			close(fd);
+		}
+		snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
+			 name, paranoid);
+		break;
+	case -ENOSPC:
+		snprintf(why, len, "%s: no free debug register (at most 4 breakpoints a thread)",
+			 name);
+		break;
+	case -EMFILE:
+	case -ENFILE:
+		snprintf(why, len, "%s: out of file descriptors (ulimit -n)", name);
+		break;
+	default:
+		snprintf(why, len, "%s: perf_event_open: %s", name, strerror(-err));
+	}
+}
+
+/* Opens event e on task pid, CPU index c; e -1 is the ring's owner: a
+ * dummy event that asks for the side-band records. Hardware events get
+ * the most precise skid level the PMU accepts. */
+static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
+{
+	struct perf_event_attr a;
+	long pg = sysconf(_SC_PAGESIZE);
+	int level, fd;
+
+	if (e >= 0) {
+		a = r->ev[e].attr;
+	} else {
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.mmap = 1;
+		a.mmap2 = 1;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.build_id = r->bid_in_mmap;
+	}
+	level = a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_HW_CACHE ||
+		a.type >= PERF_TYPE_MAX ? 3 : 0;
+	a.size = sizeof(a);
+	a.disabled = !enabled;
+	a.enable_on_exec = !enabled;
+	a.inherit = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	a.sample_type = SAMPLE_TYPE;
+	a.sample_id_all = 1;
+	a.watermark = 1;
+	a.wakeup_watermark = (uint32_t)((size_t)r->ring_pages * (size_t)pg / 4);
+	for (;; level--) {
+		a.precise_ip = (unsigned int)level;
+		fd = perf_open(&a, pid, r->cpus[c], -1);
+		if (fd == -EINVAL && a.build_id) {	/* before Linux 5.12 */
+			a.build_id = 0;
+			r->bid_in_mmap = 0;
+			fd = perf_open(&a, pid, r->cpus[c], -1);
+		}
+		if (fd >= 0 || !level || (fd != -EINVAL && fd != -EOPNOTSUPP))
+			break;
+	}
+	return fd;
+}
+
+/* A thread that could not be covered, counted in every event. */
+static void miss(struct rec *r, int err)
+{
+	for (int e = 0; e < r->nev; e++) {
+		struct hd_event *he = &r->d.events[r->ev[e].hd];
+
+		he->missed++;
+		if (!he->missed_why)
+			he->missed_why = strdup(err == -ENOMEM ? "out-of-memory" :
+						"out-of-file-descriptors");
+	}
+}
+
+/* Adds the threads of pid not in tids yet; -ESRCH when it is gone. */
+static int list_tids(pid_t pid, int **tids, int *ntid, int *added)
+{
+	char dir[64];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/task", (int)pid);
+	d = opendir(dir);
+	if (!d)
+		return -ESRCH;
+	while ((de = readdir(d))) {
+		int tid = atoi(de->d_name), seen = 0;
+
+		if (tid <= 0)
+			continue;
+		for (int i = 0; i < *ntid && !seen; i++)
+			seen = (*tids)[i] == tid;
+		if (seen)
+			continue;
+		if (*ntid % 256 == 0) {
+			int *np = realloc(*tids, (size_t)(*ntid + 256) * sizeof(*np));
+
+			if (!np) {
+				closedir(d);
+				return -ENOMEM;
+			}
+			*tids = np;
+		}
+		(*tids)[(*ntid)++] = tid;
+		(*added)++;
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Opens the events of one task on CPU index c: the ring's owner first
+ * (unless late: the late events then join the existing ring). */
+static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
+		    int *failed, char *why, size_t len)
+{
+	int ret;
+
+	for (int e = late ? 0 : -1; e < r->nev; e++) {
+		int fd;
+
+		if (e >= 0 && r->ev[e].late != late)
+			continue;
+		fd = open_one(r, e, tid, c, enabled);
+		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
+			miss(r, fd);	/* this thread is not covered */
+			*failed = 1;
+			return 0;
+		}
+		if (fd == -ESRCH && enabled) {	/* it ended: not a miss */
+			*failed = 1;
+			return 0;
+		}
+		if (fd < 0) {
+			say_open(why, len, e < 0 ? "the side-band event" : r->ev[e].name, fd);
+			return fd;
+		}
+		if (r->rings[c].fd < 0) {
+			ret = ring_map(r, &r->rings[c], fd);
+			if (ret) {
+				close(fd);
+				snprintf(why, len, "cannot map a %u-page ring (mlock budget: perf_event_mlock_kb, ulimit -l): %s",
+					 r->ring_pages, strerror(-ret));
+				return ret;
+			}
+		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd)) {
+			ret = -errno;
+			close(fd);
+			snprintf(why, len, "%s: cannot share the CPU's ring: %s",
+				 e < 0 ? "the side-band event" : r->ev[e].name, strerror(-ret));
+			return ret;
+		}
+		ret = keep_fd(r, fd, e < 0 ? UINT32_MAX : (uint32_t)e);
+		if (ret) {
+			snprintf(why, len, "%s", strerror(-ret));
+			return ret;
+		}
+	}
+	return 0;
+}
+
+int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len)
+{
+	int failed = 0, ret = 0;
+
+	for (int c = 0; c < r->ncpu && !ret; c++)
+		ret = open_cpu(r, pid, c, 1, 1, &failed, why, len);
+	qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
+	return ret;
+}
+
+/*
+ * Opens every event on pid (the command, stopped before its exec; or each
+ * thread of an attached process) on every online CPU. Returns 0, or -errno
+ * with the reason in why. A thread that could not be covered for another
+ * reason than having ended is counted in its events' missed.
+ */
+int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
+{
+	int *tids = NULL, ntid = 0, ret;
+
+	r->bid_in_mmap = 1;
+	if (!r->ring_pages)
+		r->ring_pages = 128;	/* 512 KiB: perf_event_mlock_kb's default */
+	ret = online_cpus(r);
+	if (ret) {
+		snprintf(why, len, "cannot list the online CPUs");
+		return ret;
+	}
+	r->rings = calloc((size_t)r->ncpu, sizeof(*r->rings));
+	r->rec_buf = malloc(65536);
+	if (!r->rings || !r->rec_buf)
+		return -ENOMEM;
+	for (int c = 0; c < r->ncpu; c++)
+		r->rings[c].fd = -1;
+	if (attach)
+		more_fds();
+
+	/*
+	 * Attach: every thread of the process, listed again until a pass finds
+	 * no new one (threads made by a covered thread inherit its events).
+	 */
+	for (int pass = 0;; pass++) {
+		int added = 0;
+
+		if (attach) {
+			ret = list_tids(pid, &tids, &ntid, &added);
+			if (ret == -ESRCH && !pass) {
+				snprintf(why, len, "-p %d: no such process", (int)pid);
+				free(tids);
+				return ret;
+			}
+			if (ret == -ENOMEM) {
+				free(tids);
+				return ret;
+			}
+		} else {
+			tids = malloc(sizeof(*tids));
+			if (!tids)
+				return -ENOMEM;
+			tids[ntid++] = pid;
+			added = 1;
+		}
+		for (int i = ntid - added; i < ntid; i++) {
+			int failed = 0;
+
+			for (int c = 0; c < r->ncpu && !failed && !ret; c++)
+				ret = open_cpu(r, tids[i], c, attach, 0, &failed, why, len);
+			if (ret) {
+				free(tids);
+				return ret;
+			}
+		}
+		if (!attach || !added)
+			break;
+	}
+	free(tids);
+	qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
+	return 0;
+}
+
+size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap)
+{
+	size_t n = 0;
+
+	for (int c = 0; c < r->ncpu && n < cap; c++)
+		if (r->rings[c].fd >= 0)
+			fds[n++] = r->rings[c].fd;
+	return n;
+}
+
+static inline uint64_t u64_at(const unsigned char *p, size_t off)
+{
+	uint64_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+static inline uint32_t u32_at(const unsigned char *p, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, p + off, sizeof(v));
+	return v;
+}
+
+/* One record, copied out of the ring (it may wrap). */
+static int record(struct rec *r, const unsigned char *p, size_t n)
+{
+	struct perf_event_header h;
+	uint64_t time, id;
+	uint32_t ev;
+
+	memcpy(&h, p, sizeof(h));
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE:
+		if (n < 8 + 32)
+			return 0;
+		id = u64_at(p, 8);
+		ev = ev_of(r, id);
+		if (ev == UINT32_MAX)
+			return 0;
+		r->d.events[r->ev[ev].hd].samples++;
+		return rec_on_sample(r, ev, (int)u32_at(p, 24), (int)u32_at(p, 28),
+				     u64_at(p, 16), u64_at(p, 32));
+	case PERF_RECORD_MMAP2: {
+		/* pid tid addr len pgoff {maj min ino ino_gen | bid} prot flags name */
+		const unsigned char *bid = NULL;
+		size_t bidlen = 0, name = 8 + 56 + 8;
+		char path[4096];
+		size_t plen;
+
+		if (n < name + TRAILER)
+			return 0;
+		if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+			bidlen = p[40];
+			bid = p + 44;
+			if (bidlen > 20)
+				bidlen = 20;
+		}
+		plen = n - TRAILER - name;
+		if (plen >= sizeof(path))
+			plen = sizeof(path) - 1;
+		memcpy(path, p + name, plen);
+		path[plen] = 0;
+		time = u64_at(p, n - 16);
+		return rec_on_mmap(r, (int)u32_at(p, 8), time, u64_at(p, 16), u64_at(p, 24),
+				   u64_at(p, 32), bid ? 0 : u32_at(p, 40),
+				   bid ? 0 : u32_at(p, 44), bid ? 0 : u64_at(p, 48),
+				   bid ? 0 : u64_at(p, 56), bid, bidlen, path);
+	}
+	case PERF_RECORD_COMM: {
+		char comm[64];
+		size_t clen;
+
+		if (n < 16 + TRAILER)
+			return 0;
+		clen = n - TRAILER - 16;
+		if (clen >= sizeof(comm))
+			clen = sizeof(comm) - 1;
+		memcpy(comm, p + 16, clen);
+		comm[clen] = 0;
+		return rec_on_comm(r, (int)u32_at(p, 8), (int)u32_at(p, 12), u64_at(p, n - 16),
+				   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
+	}
+	case PERF_RECORD_FORK:
+		if (n < 32)
+			return 0;
+		return rec_on_fork(r, (int)u32_at(p, 8), (int)u32_at(p, 12), (int)u32_at(p, 16),
+				   (int)u32_at(p, 20), u64_at(p, 24));
+	case PERF_RECORD_EXIT:
+		if (n < 32)
+			return 0;
+		return rec_on_exit(r, (int)u32_at(p, 8), (int)u32_at(p, 16), u64_at(p, 24));
+	case PERF_RECORD_LOST:
+		if (n < 24)
+			return 0;
+		ev = ev_of(r, u64_at(p, 8));
+		if (ev != UINT32_MAX) {
+			struct hd_event *he = &r->d.events[r->ev[ev].hd];
+
+			he->lost = hd_add_sat(he->lost, u64_at(p, 16));
+		}
+		return 0;
+	case PERF_RECORD_LOST_SAMPLES:
+		if (n < 16 + TRAILER)
+			return 0;
+		ev = ev_of(r, u64_at(p, n - 8));
+		if (ev != UINT32_MAX) {
+			struct hd_event *he = &r->d.events[r->ev[ev].hd];
+
+			he->lost = hd_add_sat(he->lost, u64_at(p, 8));
+		}
+		return 0;
+	case PERF_RECORD_THROTTLE:
+		if (n < 32)
+			return 0;
+		ev = ev_of(r, u64_at(p, 16));
+		if (ev != UINT32_MAX)
+			r->d.events[r->ev[ev].hd].throttled++;
+		return 0;
+	}
+	return 0;
+}
+
+/* The time of a record: every one carries it (sample_id_all). */
+static uint64_t rec_time(const unsigned char *p, size_t n)
+{
+	struct perf_event_header h;
+
+	memcpy(&h, p, sizeof(h));
+	if (h.type == PERF_RECORD_SAMPLE)
+		return n >= 40 ? u64_at(p, 32) : 0;
+	return n >= 8 + TRAILER ? u64_at(p, n - 16) : 0;
+}
+
+static int queue(struct rec *r, const unsigned char *p, size_t n)
+{
+	size_t need = (n + 7) & ~(size_t)7;
+	uint64_t t = rec_time(p, n);
+
+	if (r->qlen + need > r->qcap) {
+		size_t c = r->qcap ? 2 * r->qcap : 1 << 20;
+		void *np;
+
+		while (c < r->qlen + need)
+			c *= 2;
+		np = realloc(r->q, c);
+		if (!np)
+			return -1;
+		r->q = np;
+		r->qcap = c;
+	}
+	if (r->nqe == r->capqe) {
+		size_t c = r->capqe ? 2 * r->capqe : 4096;
+		void *np = realloc(r->qe, c * sizeof(*r->qe));
+
+		if (!np)
+			return -1;
+		r->qe = np;
+		r->capqe = c;
+	}
+	memcpy(r->q + r->qlen, p, n);
+	r->qe[r->nqe++] = (struct rec_qent){ t, r->qlen };
+	r->qlen += need;
+	if (t > r->round_max)
+		r->round_max = t;
+	return 0;
+}
+
+static int cmp_qent(const void *a, const void *b)
+{
+	const struct rec_qent *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;	/* ring order */
+}
+
+/*
+ * Handles the queued records up to limit in time order, and keeps the
+ * rest. A record is written before the event it tells of has effects (an
+ * mmap before code runs there), so after one more full pass over the
+ * rings, every record older than what the previous pass saw is in.
+ */
+static int flush(struct rec *r, uint64_t limit)
+{
+	size_t k, keep = 0, qlen = 0;
+	unsigned char *nq = NULL;
+
+	qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
+	for (k = 0; k < r->nqe && r->qe[k].time <= limit; k++) {
+		const unsigned char *p = r->q + r->qe[k].off;
+		struct perf_event_header h;
+
+		memcpy(&h, p, sizeof(h));
+		if (record(r, p, h.size))
+			return -1;
+	}
+	if (k == r->nqe) {
+		r->nqe = 0;
+		r->qlen = 0;
+		return 0;
+	}
+	/* compact the rest */
+	for (size_t i = k; i < r->nqe; i++) {
+		struct perf_event_header h;
+
+		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
+		qlen += (h.size + 7u) & ~7u;
+	}
+	nq = malloc(qlen ? qlen : 8);
+	if (!nq)
+		return -1;
+	qlen = 0;
+	for (size_t i = k; i < r->nqe; i++) {
+		struct perf_event_header h;
+
+		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
+		memcpy(nq + qlen, r->q + r->qe[i].off, h.size);
+		r->qe[keep++] = (struct rec_qent){ r->qe[i].time, qlen };
+		qlen += (h.size + 7u) & ~7u;
+	}
+	free(r->q);
+	r->q = nq;
+	r->qcap = qlen ? qlen : 8;
+	r->qlen = qlen;
+	r->nqe = keep;
+	return 0;
+}
+
+/* Pairs with the kernel's barrier between writing records and moving
+ * data_head: after this load every byte before head is readable. */
+static inline uint64_t ring_head(const struct perf_event_mmap_page *pg)
+{
+	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+}
+
+/* Pairs with the kernel reading data_tail before it reuses space: our
+ * reads of the consumed records finish before the space is handed back. */
+static inline void ring_set_tail(struct perf_event_mmap_page *pg, uint64_t t)
+{
+	__atomic_store_n(&pg->data_tail, t, __ATOMIC_RELEASE);
+}
+
+static long ring_drain(struct rec *r, struct rec_ring *rg)
+{
+	struct perf_event_mmap_page *pg = rg->base;
+	uint64_t head = ring_head(pg), tail = pg->data_tail;	/* only we write it */
+	long n = 0;
+
+	while (tail != head) {
+		struct perf_event_header h;
+		uint64_t at = tail & rg->mask, first;
+
+		if (head - tail < sizeof(h))
+			goto corrupt;
+		first = rg->mask + 1 - at;
+		if (first >= sizeof(h)) {
+			memcpy(&h, rg->data + at, sizeof(h));
+		} else {
+			memcpy(&h, rg->data + at, first);
+			memcpy((char *)&h + first, rg->data, sizeof(h) - first);
+		}
+		if (h.size < sizeof(h) || h.size > head - tail)
+			goto corrupt;
+		if (first >= h.size) {
+			memcpy(r->rec_buf, rg->data + at, h.size);
+		} else {
+			memcpy(r->rec_buf, rg->data + at, first);
+			memcpy(r->rec_buf + first, rg->data, h.size - first);
+		}
+		tail += h.size;
+		n++;
+		if (queue(r, r->rec_buf, h.size)) {
+			ring_set_tail(pg, tail);
+			return -1;
+		}
+	}
+	ring_set_tail(pg, tail);
+	return n;
+corrupt:
+	r->corrupt++;		/* cannot parse: resync at head */
+	ring_set_tail(pg, head);
+	return n;
+}
+
+long rec_perf_drain(struct rec *r, int all)
+{
+	long n = 0;
+
+	for (int c = 0; c < r->ncpu; c++) {
+		long k;
+
+		if (r->rings[c].fd < 0)
+			continue;
+		k = ring_drain(r, &r->rings[c]);
+		if (k < 0)
+			return -1;
+		n += k;
+	}
+	if (flush(r, all ? UINT64_MAX : r->prev_max))
+		return -1;
+	r->prev_max = r->round_max;
+	return n;
+}
+
+void rec_perf_close(struct rec *r)
+{
+	for (int c = 0; r->rings && c < r->ncpu; c++)
+		if (r->rings[c].base)
+			munmap(r->rings[c].base, r->rings[c].len);
+	for (size_t i = 0; i < r->nfds; i++)
+		close(r->fds[i]);
+	free(r->rings);
+	free(r->fds);
+	free(r->ids);
+	free(r->cpus);
+	free(r->rec_buf);
+	free(r->q);
+	free(r->qe);
+	r->q = NULL;
+	r->qe = NULL;
+	r->qlen = r->qcap = r->nqe = r->capqe = 0;
+	r->rings = NULL;
+	r->fds = NULL;
+	r->ids = NULL;
+	r->cpus = NULL;
+	r->rec_buf = NULL;
+	r->nfds = r->nids = 0;
+	r->ncpu = 0;
+}

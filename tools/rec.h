@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwprof record's sampler, shared by its parts: record.c (the command line,
+ * the command's life, signals, the output file), rec-perf.c (per-CPU
+ * events and rings on the command's process tree) and rec-maps.c (the
+ * kernel's MMAP2/COMM/FORK/EXIT records as per-process map histories, and
+ * samples resolved into (object, ELF address) in the data model).
+ */
+#ifndef HWPROF_TOOLS_REC_H
+#define HWPROF_TOOLS_REC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/perf_event.h>
+#include <sys/types.h>
+
+#include "data.h"
+
+#define REC_MAX_EVENTS	64
+#define REC_NO_OBJ	UINT32_MAX	/* an anonymous executable mapping */
+
+/* One -e event. */
+struct rec_event {
+	const char *name;
+	struct perf_event_attr attr;	/* resolved before the run */
+	int clock;			/* the period is in ns */
+	int late;			/* opened once the command is loaded */
+	char msg[192];			/* what record says it records */
+	uint32_t hd;			/* its index in the data file */
+};
+
+/* One object file, read once: its load segments map file offsets to ELF
+ * virtual addresses. */
+struct rec_seg {
+	uint64_t off, filesz, vaddr;
+};
+
+struct rec_obj {
+	char *path;
+	char *buildid;		/* hex, or NULL */
+	uint32_t maj, min;
+	uint64_t ino, ino_gen;
+	uint32_t hd;		/* its index in the data file */
+	int nseg;		/* -1: the file could not be read */
+	struct rec_seg seg[16];
+};
+
+struct rec_map {
+	uint64_t time, start, end, pgoff;
+	uint32_t obj;		/* index into objs, or REC_NO_OBJ */
+};
+
+/* An address space: from an exec (or the start of an attach) on. A forked
+ * process begins with a copy of its parent's: parent names that image as
+ * it was at fork_time, until the child's first exec. */
+struct rec_image {
+	uint64_t start_time;
+	long parent;		/* image index, or -1 */
+	uint64_t fork_time;
+	struct rec_map *cur;	/* sorted by start, no overlaps */
+	size_t ncur, capcur;
+	struct rec_map *old;	/* replaced ones, kept for older samples */
+	size_t nold, capold;
+};
+
+struct rec_proc {
+	int pid;
+	uint32_t hd;		/* its index in the data file's procs */
+	long *imgs;		/* image indices, in time order */
+	size_t nimgs;
+	int ended;
+};
+
+/* int -> uint32 table (pids, tids) */
+struct rec_imap {
+	int *key;
+	uint32_t *val;
+	size_t n, cap;
+};
+
+struct rec_ring {
+	int fd;
+	void *base;		/* the mapping: control page, then data */
+	unsigned char *data;
+	uint64_t mask;
+	size_t len;
+};
+
+struct rec {
+	struct hd_file d;
+	struct rec_event ev[REC_MAX_EVENTS];
+	int nev;
+
+	/* rec-perf.c */
+	int ncpu;
+	int *cpus;
+	struct rec_ring *rings;		/* one per CPU */
+	int *fds;			/* every event fd */
+	size_t nfds, capfds;
+	struct { uint64_t id; uint32_t ev; } *ids;
+	size_t nids, capids;
+	unsigned int ring_pages;	/* data pages per ring */
+	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */
+	unsigned char *rec_buf;		/* one record copied out of a ring */
+	uint64_t corrupt;
+	/* records read, not yet handled: handled in time order, once a
+	 * later round shows nothing older can still come */
+	unsigned char *q;		/* the records, 8-byte aligned */
+	size_t qlen, qcap;
+	struct rec_qent { uint64_t time; size_t off; } *qe;
+	size_t nqe, capqe;
+	uint64_t round_max, prev_max;	/* latest time read this / last round */
+
+	/* rec-maps.c */
+	struct rec_obj *objs;
+	size_t nobjs;
+	struct rec_image *imgs;
+	size_t nimgs;
+	struct rec_proc *procs;
+	size_t nprocs;
+	struct rec_imap pid_proc;	/* pid -> current procs index */
+	struct rec_imap tid_thread;	/* tid -> current data threads index */
+	int first_pid;			/* the command, or the attached pid */
+};
+
+/* rec-perf.c: per-CPU events on pid's process tree, one ring per CPU. */
+int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len);
+/* Opens the late events (a PIE's breakpoints) on the loaded command. */
+int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
+/* Reads every ring to its head, then handles the records older than the
+ * latest of the round before (all: every record). Returns the records
+ * read, or -1 (out of memory). */
+long rec_perf_drain(struct rec *r, int all);
+void rec_perf_close(struct rec *r);
+/* The ring fds to poll */
+size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap);
+
+/* rec-maps.c */
+void rec_maps_init(struct rec *r);
+void rec_maps_free(struct rec *r);
+/* The first process: the command (ppid 0) or an attached one. */
+int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
+		 uint64_t time);
+/* Reads /proc/PID/maps into the root's image (attach). */
+int rec_read_proc_maps(struct rec *r, int pid);
+/* Record handlers, called by rec-perf.c in ring order. */
+int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
+		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,
+		uint64_t ino, uint64_t ino_gen, const unsigned char *bid,
+		size_t bidlen, const char *path);
+int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
+		const char *comm);
+int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
+		uint64_t time);
+int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time);
+int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
+		  uint64_t time);
+/* The data-file process of a pid, or NULL */
+struct hd_process *rec_process(struct rec *r, int pid);
+
+/* the index of pid in m, or UINT32_MAX */
+uint32_t rec_imap_get(const struct rec_imap *m, int key);
+int rec_imap_put(struct rec_imap *m, int key, uint32_t val);
+
+#endif
