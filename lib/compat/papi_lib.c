@@ -1,0 +1,1044 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * PAPI's library-wide state: initialisation, the lock, threads and their
+ * storage, user locks, error strings, timers, options, the one component
+ * ("perf_event") and what PAPI tells about the machine and the process.
+ */
+#define _GNU_SOURCE
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
+
+#include "papi_priv.h"
+
+static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
+static __thread int depth;		/* this thread holds plock */
+static __thread int last_error;
+static int init_level;			/* atomic */
+static int debug_level;
+static int defdom = PAPI_DOM_USER;
+static int defgrn = PAPI_GRN_THR;
+static int cmp_disabled;
+static unsigned long (*thread_id_fn)(void);
+
+static pthread_mutex_t user_lock[PAPI_NUM_LOCK] = {
+	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* Thread-specific storage: one slot per tag per thread, and a list of
+ * every thread that set one, for PAPI_TLS_ALL_THREADS. */
+struct tls_node {
+	struct tls_node *next;
+	unsigned long id;
+	void *data[PAPI_NUM_TLS];
+};
+static __thread struct tls_node *my_tls;
+static struct tls_node *tls_all;
+static pthread_key_t tls_key;
+static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+
+/* Filled once by PAPI_library_init(), read-only afterwards. */
+static PAPI_exe_info_t exe;
+static PAPI_hw_info_t hw;
+static PAPI_component_info_t cmp;
+static PAPI_shlib_info_t shlib;
+
+void hwp_papi_lock(void)
+{
+	pthread_mutex_lock(&plock);
+	depth++;
+}
+
+void hwp_papi_unlock(void)
+{
+	depth--;
+	pthread_mutex_unlock(&plock);
+	if (!depth)
+		hwp_papi_deferred();
+}
+
+int hwp_papi_err(int e)
+{
+	if (e < 0)
+		last_error = e;
+	return e;
+}
+
+int hwp_papi_inited(void)
+{
+	return __atomic_load_n(&init_level, __ATOMIC_ACQUIRE);
+}
+
+int hwp_papi_defdom(void)
+{
+	return __atomic_load_n(&defdom, __ATOMIC_RELAXED);
+}
+
+int hwp_papi_defgrn(void)
+{
+	return __atomic_load_n(&defgrn, __ATOMIC_RELAXED);
+}
+
+/* Is a signal handler of this thread interrupting a PAPI call? */
+int hwp_papi_in_call(void)
+{
+	return depth;
+}
+
+/* ------------------------------------------------------------------ */
+/* The process and the machine                                          */
+
+static void exe_init(void)
+{
+	char line[4096 + 128];
+	FILE *f;
+	ssize_t n = readlink("/proc/self/exe", exe.fullname, sizeof(exe.fullname) - 1);
+	const char *base;
+	int after_exe = 0;
+
+	if (n <= 0)
+		return;
+	exe.fullname[n] = 0;
+	base = strrchr(exe.fullname, '/');
+	snprintf(exe.address_info.name, sizeof(exe.address_info.name), "%s",
+		 base ? base + 1 : exe.fullname);
+	f = fopen("/proc/self/maps", "re");
+	while (f && fgets(line, sizeof(line), f)) {
+		unsigned long a, b;
+		char perm[5], path[4096] = "";
+
+		if (sscanf(line, "%lx-%lx %4s %*s %*s %*s %4095s", &a, &b, perm, path) < 3)
+			continue;
+		if (!strcmp(path, exe.fullname)) {
+			if (perm[0] == 'r' && perm[2] == 'x') {
+				exe.address_info.text_start = (vptr_t)a;
+				exe.address_info.text_end = (vptr_t)b;
+			}
+			if (perm[1] == 'w') {
+				exe.address_info.data_start = (vptr_t)a;
+				exe.address_info.data_end = (vptr_t)b;
+			}
+			after_exe = 1;
+		} else if (after_exe && !*path && perm[1] == 'w' && !exe.address_info.bss_start) {
+			exe.address_info.bss_start = (vptr_t)a;
+			exe.address_info.bss_end = (vptr_t)b;
+			after_exe = 0;
+		} else {
+			after_exe = 0;
+		}
+	}
+	if (f)
+		fclose(f);
+}
+
+static long read_num(const char *path, long dflt)
+{
+	return hwp_read_long(path, dflt);
+}
+
+static int read_str(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	int ok = f && fgets(buf, (int)len, f);
+
+	if (f)
+		fclose(f);
+	if (!ok)
+		return -1;
+	buf[strcspn(buf, "\n")] = 0;
+	return 0;
+}
+
+/* "32K" -> 32768 */
+static int size_bytes(const char *s)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+
+	if (*end == 'K')
+		v *= 1024;
+	else if (*end == 'M')
+		v *= 1024 * 1024;
+	return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+static void add_cache(int level, int type, int size, int line, int ways)
+{
+	PAPI_mh_level_t *l;
+
+	if (level < 1 || level > PAPI_MAX_MEM_HIERARCHY_LEVELS)
+		return;
+	l = &hw.mem_hierarchy.level[level - 1];
+	for (int i = 0; i < PAPI_MH_MAX_LEVELS; i++) {
+		PAPI_mh_cache_info_t *c = &l->cache[i];
+
+		if (c->type != PAPI_MH_TYPE_EMPTY)
+			continue;
+		c->type = type;
+		c->size = size;
+		c->line_size = line;
+		c->num_lines = line ? size / line : 0;
+		c->associativity = ways;
+		break;
+	}
+	if (level > hw.mem_hierarchy.levels)
+		hw.mem_hierarchy.levels = level;
+}
+
+/* The caches of CPU 0 from sysfs; where the kernel exposes none (some
+ * guests), from cpuid's deterministic cache leaves. */
+static void caches_init(void)
+{
+	char p[128], s[64];
+	int found = 0;
+
+	for (int i = 0; i < 16; i++) {
+		int level, type, size, line, ways;
+
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
+		if (read_str(p, s, sizeof(s)))
+			break;
+		type = !strcmp(s, "Data") ? PAPI_MH_TYPE_DATA :
+		       !strcmp(s, "Instruction") ? PAPI_MH_TYPE_INST : PAPI_MH_TYPE_UNIFIED;
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
+		level = (int)read_num(p, 0);
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
+		size = read_str(p, s, sizeof(s)) ? 0 : size_bytes(s);
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
+		line = (int)read_num(p, 0);
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
+		ways = (int)read_num(p, 0);
+		add_cache(level, type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU, size, line, ways);
+		found = 1;
+	}
+#if defined(__x86_64__) || defined(__i386__)
+	if (!found) {
+		unsigned int a, b, c, d, leaf = hw.vendor == PAPI_VENDOR_AMD ? 0x8000001d : 4;
+
+		for (unsigned int i = 0; i < 16; i++) {
+			int type, ways, line, parts, sets;
+
+			if (!__get_cpuid_count(leaf, i, &a, &b, &c, &d) || !(a & 0x1f))
+				break;
+			type = (a & 0x1f) == 1 ? PAPI_MH_TYPE_DATA :
+			       (a & 0x1f) == 2 ? PAPI_MH_TYPE_INST : PAPI_MH_TYPE_UNIFIED;
+			ways = (int)(b >> 22) + 1;
+			parts = (int)((b >> 12) & 0x3ff) + 1;
+			line = (int)(b & 0xfff) + 1;
+			sets = (int)c + 1;
+			if (a & (1u << 9))	/* fully associative */
+				ways = SHRT_MAX;
+			add_cache((int)((a >> 5) & 7), type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
+				  (ways == SHRT_MAX ? 1 : ways) * parts * line * sets, line, ways);
+		}
+	}
+#endif
+}
+
+static void cpuinfo_init(void)
+{
+	char line[512];
+	FILE *f = fopen("/proc/cpuinfo", "re");
+	float mhz = 0;
+
+	while (f && fgets(line, sizeof(line), f)) {
+		char *v = strchr(line, ':');
+
+		if (!v)
+			continue;
+		v++;
+		while (*v == ' ' || *v == '\t')
+			v++;
+		v[strcspn(v, "\n")] = 0;
+		if (!strncmp(line, "vendor_id", 9) && !hw.vendor_string[0])
+			snprintf(hw.vendor_string, sizeof(hw.vendor_string), "%s", v);
+		else if (!strncmp(line, "model name", 10) && !hw.model_string[0])
+			snprintf(hw.model_string, sizeof(hw.model_string), "%s", v);
+		else if (!strncmp(line, "cpu MHz", 7) && !mhz)
+			mhz = strtof(v, NULL);
+	}
+	if (f)
+		fclose(f);
+	if (!strcmp(hw.vendor_string, "GenuineIntel"))
+		hw.vendor = PAPI_VENDOR_INTEL;
+	else if (!strcmp(hw.vendor_string, "AuthenticAMD") ||
+		 !strcmp(hw.vendor_string, "HygonGenuine"))
+		hw.vendor = PAPI_VENDOR_AMD;
+#if defined(__x86_64__) || defined(__i386__)
+	{
+		unsigned int a, b, c, d;
+
+		if (__get_cpuid(1, &a, &b, &c, &d)) {
+			int fam = (int)((a >> 8) & 0xf), mod = (int)((a >> 4) & 0xf);
+
+			if (fam == 0xf)
+				fam += (int)((a >> 20) & 0xff);
+			if (fam >= 6)
+				mod |= (int)((a >> 16) & 0xf) << 4;
+			hw.cpuid_family = fam;
+			hw.cpuid_model = mod;
+			hw.cpuid_stepping = (int)(a & 0xf);
+			hw.model = mod;
+			hw.revision = (float)hw.cpuid_stepping;
+			hw.virtualized = !!(c & (1u << 31));
+		}
+		if (hw.virtualized && __get_cpuid(0x40000000, &a, &b, &c, &d)) {
+			memcpy(hw.virtual_vendor_string, &b, 4);
+			memcpy(hw.virtual_vendor_string + 4, &c, 4);
+			memcpy(hw.virtual_vendor_string + 8, &d, 4);
+			hw.virtual_vendor_string[12] = 0;
+		}
+	}
+#endif
+	hw.cpu_max_mhz = (int)(read_num("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+					(long)(mhz * 1000)) / 1000);
+	hw.cpu_min_mhz = (int)(read_num("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq",
+					(long)(mhz * 1000)) / 1000);
+	hw.mhz = (float)hw.cpu_max_mhz;
+	hw.clock_mhz = hw.cpu_max_mhz;
+}
+
+/* Sockets, cores and threads from the online CPUs' topology. */
+static void topology_init(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	int pkgs[256], npkg = 0, sib = 1, nodes = 0;
+	DIR *d;
+	struct dirent *de;
+	char p[128], s[256];
+
+	hw.totalcpus = n > 0 ? (int)n : 1;
+	for (int c = 0; c < hw.totalcpus; c++) {
+		int pk, seen = 0;
+
+		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		pk = (int)read_num(p, 0);
+		for (int i = 0; i < npkg; i++)
+			seen |= pkgs[i] == pk;
+		if (!seen && npkg < 256)
+			pkgs[npkg++] = pk;
+	}
+	if (!read_str("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", s, sizeof(s))) {
+		/* "0-1" or "0,4" or "0" */
+		char *q = s;
+
+		sib = 0;
+		while (*q) {
+			long a = strtol(q, &q, 10), b = a;
+
+			if (*q == '-')
+				b = strtol(q + 1, &q, 10);
+			sib += (int)(b - a + 1);
+			if (*q == ',')
+				q++;
+			else if (*q)
+				break;
+		}
+		if (sib < 1)
+			sib = 1;
+	}
+	d = opendir("/sys/devices/system/node");
+	while (d && (de = readdir(d)))
+		nodes += !strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]);
+	if (d)
+		closedir(d);
+	hw.sockets = npkg ? npkg : 1;
+	hw.threads = sib;
+	hw.cores = hw.totalcpus / hw.sockets / hw.threads;
+	if (hw.cores < 1)
+		hw.cores = 1;
+	hw.nnodes = nodes ? nodes : 1;
+	hw.ncpu = hw.totalcpus / hw.nnodes;
+}
+
+static int shlib_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	PAPI_address_map_t *m;
+	uint64_t lo = UINT64_MAX, hi = 0, dlo = UINT64_MAX, dhi = 0;
+
+	(void)size;
+	(void)arg;
+	if (!info->dlpi_name || !info->dlpi_name[0])
+		return 0;	/* the program itself: PAPI_get_executable_info() */
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t a = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (ph->p_flags & PF_X) {
+			lo = a < lo ? a : lo;
+			hi = a + ph->p_memsz > hi ? a + ph->p_memsz : hi;
+		} else if (ph->p_flags & PF_W) {
+			dlo = a < dlo ? a : dlo;
+			dhi = a + ph->p_memsz > dhi ? a + ph->p_memsz : dhi;
+		}
+	}
+	if (!hi)
+		return 0;
+	m = realloc(shlib.map, (size_t)(shlib.count + 1) * sizeof(*m));
+	if (!m)
+		return 1;
+	shlib.map = m;
+	m += shlib.count++;
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", info->dlpi_name);
+	m->text_start = (vptr_t)(uintptr_t)lo;
+	m->text_end = (vptr_t)(uintptr_t)hi;
+	if (dhi) {
+		m->data_start = (vptr_t)(uintptr_t)dlo;
+		m->data_end = (vptr_t)(uintptr_t)dhi;
+	}
+	return 0;
+}
+
+static void cmp_init(void)
+{
+	struct utsname u;
+
+	snprintf(cmp.name, sizeof(cmp.name), "perf_event");
+	snprintf(cmp.short_name, sizeof(cmp.short_name), "perf");
+	snprintf(cmp.description, sizeof(cmp.description),
+		 "Linux perf_event CPU counters (hwprof)");
+	snprintf(cmp.version, sizeof(cmp.version), "5.0");
+	snprintf(cmp.support_version, sizeof(cmp.support_version), "hwprof");
+	if (!uname(&u))
+		snprintf(cmp.kernel_version, sizeof(cmp.kernel_version), "%.63s", u.release);
+	cmp.initialized = 1;
+	cmp.CmpIdx = 0;
+	cmp.num_cntrs = hwp_papi_num_cntrs();
+	cmp.num_mpx_cntrs = HWP_PAPI_MAX_EVENTS;
+	cmp.num_preset_events = hwp_papi_npresets();
+	cmp.default_domain = PAPI_DOM_USER;
+	cmp.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR;
+	cmp.default_granularity = PAPI_GRN_THR;
+	cmp.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS;
+	cmp.hardware_intr_sig = SIGRTMIN + 6;
+	cmp.hardware_intr = 1;
+	cmp.precise_intr = 1;
+	cmp.posix1b_timers = 1;
+	cmp.kernel_profile = 1;
+	cmp.kernel_multiplex = 1;
+	cmp.fast_real_timer = 1;
+	cmp.fast_virtual_timer = 1;
+	cmp.attach = 1;
+	cmp.cntr_umasks = 1;
+	cmp.cpu = 1;
+	cmp.inherit = 1;
+	cmp.pmu_names[0] = "perf";
+}
+
+/* ------------------------------------------------------------------ */
+/* Library and threads                                                  */
+
+HWPROF_API int PAPI_library_init(int version)
+{
+	if (version != PAPI_VER_CURRENT)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	if (!init_level) {
+		memset(&exe, 0, sizeof(exe));
+		memset(&hw, 0, sizeof(hw));
+		exe_init();
+		cpuinfo_init();
+		topology_init();
+		caches_init();
+		cmp_init();
+		dl_iterate_phdr(shlib_cb, NULL);
+		__atomic_store_n(&init_level, PAPI_LOW_LEVEL_INITED, __ATOMIC_RELEASE);
+	}
+	hwp_papi_unlock();
+	return PAPI_VER_CURRENT;
+}
+
+HWPROF_API int PAPI_is_initialized(void)
+{
+	return hwp_papi_inited();
+}
+
+HWPROF_API void PAPI_shutdown(void)
+{
+	if (!hwp_papi_inited())
+		return;
+	hwp_papi_sets_stop_all();
+	hwp_papi_lock();
+	hwp_papi_sets_free();
+	hwp_papi_names_free();
+	free(shlib.map);
+	shlib.map = NULL;
+	shlib.count = 0;
+	cmp_disabled = 0;
+	thread_id_fn = NULL;
+	__atomic_store_n(&init_level, 0, __ATOMIC_RELEASE);
+	hwp_papi_unlock();
+}
+
+HWPROF_API int PAPI_thread_init(unsigned long (*id_fn)(void))
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!id_fn)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	thread_id_fn = id_fn;
+	__atomic_or_fetch(&init_level, PAPI_THREAD_LEVEL_INITED, __ATOMIC_RELEASE);
+	hwp_papi_unlock();
+	return PAPI_OK;
+}
+
+HWPROF_API unsigned long PAPI_thread_id(void)
+{
+	unsigned long (*fn)(void);
+
+	if (!(hwp_papi_inited() & PAPI_THREAD_LEVEL_INITED))
+		return (unsigned long)hwp_papi_err(PAPI_EMISC);
+	hwp_papi_lock();
+	fn = thread_id_fn;
+	hwp_papi_unlock();
+	return fn ? fn() : (unsigned long)hwp_papi_err(PAPI_EMISC);
+}
+
+/* Threads need no registering here: an EventSet belongs to the thread
+ * that starts it. Kept for the programs that call them. */
+HWPROF_API int PAPI_register_thread(void)
+{
+	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
+}
+
+HWPROF_API int PAPI_unregister_thread(void)
+{
+	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
+}
+
+static void tls_gone(void *p)
+{
+	struct tls_node *n = p, **pp;
+
+	pthread_mutex_lock(&plock);
+	for (pp = &tls_all; *pp; pp = &(*pp)->next) {
+		if (*pp == n) {
+			*pp = n->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&plock);
+	free(n);
+}
+
+static void tls_key_make(void)
+{
+	pthread_key_create(&tls_key, tls_gone);
+}
+
+/* The id PAPI_TLS_ALL_THREADS reports: the PAPI_thread_init() function's,
+ * else the kernel tid. */
+static unsigned long self_id(void)
+{
+	return thread_id_fn ? thread_id_fn() : (unsigned long)hwp_gettid();
+}
+
+HWPROF_API int PAPI_set_thr_specific(int tag, void *ptr)
+{
+	struct tls_node *n = my_tls;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (tag < 0 || tag >= PAPI_NUM_TLS)
+		return hwp_papi_err(PAPI_EINVAL);
+	if (!n) {
+		pthread_once(&tls_once, tls_key_make);
+		n = calloc(1, sizeof(*n));
+		if (!n)
+			return hwp_papi_err(PAPI_ENOMEM);
+		hwp_papi_lock();
+		n->id = self_id();
+		n->next = tls_all;
+		tls_all = n;
+		hwp_papi_unlock();
+		pthread_setspecific(tls_key, n);
+		my_tls = n;
+	}
+	n->data[tag] = ptr;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_get_thr_specific(int tag, void **ptr)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!ptr)
+		return hwp_papi_err(PAPI_EINVAL);
+	if (tag & PAPI_TLS_ALL_THREADS) {
+		PAPI_all_thr_spec_t *a = *ptr;
+		int t = tag & ~PAPI_TLS_ALL_THREADS, i = 0;
+
+		if (!a || t < 0 || t >= PAPI_NUM_TLS)
+			return hwp_papi_err(PAPI_EINVAL);
+		hwp_papi_lock();
+		for (struct tls_node *n = tls_all; n && i < a->num; n = n->next, i++) {
+			if (a->id)
+				a->id[i] = n->id;
+			if (a->data)
+				a->data[i] = n->data[t];
+		}
+		a->num = i;
+		hwp_papi_unlock();
+		return PAPI_OK;
+	}
+	if (tag < 0 || tag >= PAPI_NUM_TLS)
+		return hwp_papi_err(PAPI_EINVAL);
+	*ptr = my_tls ? my_tls->data[tag] : NULL;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_list_threads(unsigned long *tids, int *number)
+{
+	int i = 0;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!number || *number < 0 || (*number && !tids))
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	for (struct tls_node *n = tls_all; n; n = n->next, i++)
+		if (i < *number)
+			tids[i] = n->id;
+	hwp_papi_unlock();
+	*number = i;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_lock(int lck)
+{
+	if (lck < 0 || lck >= PAPI_NUM_LOCK)
+		return hwp_papi_err(PAPI_EINVAL);
+	pthread_mutex_lock(&user_lock[lck]);
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_unlock(int lck)
+{
+	if (lck < 0 || lck >= PAPI_NUM_LOCK)
+		return hwp_papi_err(PAPI_EINVAL);
+	pthread_mutex_unlock(&user_lock[lck]);
+	return PAPI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Components                                                           */
+
+HWPROF_API int PAPI_num_components(void)
+{
+	return 1;
+}
+
+HWPROF_API const PAPI_component_info_t *PAPI_get_component_info(int cidx)
+{
+	if (!hwp_papi_inited() || cidx != 0)
+		return NULL;
+	return &cmp;
+}
+
+HWPROF_API int PAPI_get_component_index(const char *name)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (name && (!strcmp(name, "perf_event") || !strcmp(name, "perf")))
+		return 0;
+	return hwp_papi_err(PAPI_ENOCMP);
+}
+
+/* PAPI allows this only before PAPI_library_init(). */
+HWPROF_API int PAPI_disable_component(int cidx)
+{
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	if (hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	cmp_disabled = 1;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_disable_component_by_name(const char *name)
+{
+	if (!name || (strcmp(name, "perf_event") && strcmp(name, "perf")))
+		return hwp_papi_err(PAPI_EINVAL);
+	return PAPI_disable_component(0);
+}
+
+HWPROF_API int PAPI_num_cmp_hwctrs(int cidx)
+{
+	if (!hwp_papi_inited())
+		return 0;
+	return cidx == 0 ? cmp.num_cntrs : hwp_papi_err(PAPI_ENOCMP);
+}
+
+HWPROF_API int PAPI_num_hwctrs(void)
+{
+	return PAPI_num_cmp_hwctrs(0);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options                                                              */
+
+static int valid_domain(int d)
+{
+	return d >= PAPI_DOM_MIN && !(d & ~PAPI_DOM_ALL);
+}
+
+HWPROF_API int PAPI_set_debug(int level)
+{
+	if (level != PAPI_QUIET && level != PAPI_VERB_ECONT && level != PAPI_VERB_ESTOP)
+		return hwp_papi_err(PAPI_EINVAL);
+	__atomic_store_n(&debug_level, level, __ATOMIC_RELAXED);
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_set_cmp_domain(int domain, int cidx)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	if (!valid_domain(domain))
+		return hwp_papi_err(PAPI_EINVAL);
+	__atomic_store_n(&defdom, domain, __ATOMIC_RELAXED);
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_set_domain(int domain)
+{
+	return PAPI_set_cmp_domain(domain, 0);
+}
+
+HWPROF_API int PAPI_set_cmp_granularity(int granularity, int cidx)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	if (granularity != PAPI_GRN_THR && granularity != PAPI_GRN_SYS)
+		return hwp_papi_err(PAPI_EINVAL);
+	__atomic_store_n(&defgrn, granularity, __ATOMIC_RELAXED);
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_set_granularity(int granularity)
+{
+	return PAPI_set_cmp_granularity(granularity, 0);
+}
+
+HWPROF_API int PAPI_set_opt(int option, PAPI_option_t *ptr)
+{
+	if (option == PAPI_DEBUG) {	/* allowed before init, as in PAPI */
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		return PAPI_set_debug(ptr->debug.level);
+	}
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!ptr && option != PAPI_MULTIPLEX)
+		return hwp_papi_err(PAPI_EINVAL);
+	switch (option) {
+	case PAPI_DEFDOM:
+		return PAPI_set_cmp_domain(ptr->defdomain.domain, ptr->defdomain.def_cidx);
+	case PAPI_DEFGRN:
+		return PAPI_set_cmp_granularity(ptr->defgranularity.granularity,
+						ptr->defgranularity.def_cidx);
+	case PAPI_DOMAIN:
+	case PAPI_GRANUL:
+	case PAPI_INHERIT:
+	case PAPI_ATTACH:
+	case PAPI_DETACH:
+	case PAPI_CPU_ATTACH:
+	case PAPI_MULTIPLEX:
+		return hwp_papi_err(hwp_papi_set_opt(option, ptr));
+	case PAPI_DEF_MPX_NS:
+	case PAPI_DEF_ITIMER:
+	case PAPI_DEF_ITIMER_NS:
+		/* the kernel rotates multiplexed events and times FORCE_SW */
+		return PAPI_OK;
+	case PAPI_DATA_ADDRESS:
+	case PAPI_INSTR_ADDRESS:
+	case PAPI_USER_EVENTS_FILE:
+		return hwp_papi_err(PAPI_ENOSUPP);
+	default:
+		return hwp_papi_err(PAPI_EINVAL);
+	}
+}
+
+HWPROF_API int PAPI_get_cmp_opt(int option, PAPI_option_t *ptr, int cidx)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	switch (option) {
+	case PAPI_MAX_HWCTRS:
+		return cmp.num_cntrs;
+	case PAPI_MAX_MPX_CTRS:
+		return cmp.num_mpx_cntrs;
+	case PAPI_DEFDOM:
+		return cmp.default_domain;
+	case PAPI_DEFGRN:
+		return cmp.default_granularity;
+	case PAPI_SHLIBINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->shlib_info = &shlib;
+		return PAPI_OK;
+	case PAPI_COMPONENTINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->cmp_info = &cmp;
+		return PAPI_OK;
+	default:
+		return hwp_papi_err(PAPI_EINVAL);
+	}
+}
+
+HWPROF_API int PAPI_get_opt(int option, PAPI_option_t *ptr)
+{
+	if (option == PAPI_DEBUG) {
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->debug.level = __atomic_load_n(&debug_level, __ATOMIC_RELAXED);
+		ptr->debug.handler = NULL;
+		return PAPI_OK;
+	}
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	switch (option) {
+	case PAPI_LIB_VERSION:
+		return PAPI_VERSION;
+	case PAPI_MAX_HWCTRS:
+	case PAPI_MAX_MPX_CTRS:
+	case PAPI_COMPONENTINFO:
+		return PAPI_get_cmp_opt(option, ptr, 0);
+	case PAPI_DEFDOM:
+		return hwp_papi_defdom();
+	case PAPI_DEFGRN:
+		return hwp_papi_defgrn();
+	case PAPI_MAX_CPUS:
+		return hw.totalcpus;
+	case PAPI_CLOCKRATE:
+		return hw.cpu_max_mhz;
+	case PAPI_DEF_MPX_NS:
+	case PAPI_DEF_ITIMER_NS:
+		return 0;
+	case PAPI_EXEINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->exe_info = &exe;
+		return PAPI_OK;
+	case PAPI_HWINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->hw_info = &hw;
+		return PAPI_OK;
+	case PAPI_SHLIBINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->shlib_info = &shlib;
+		return PAPI_OK;
+	case PAPI_PRELOAD:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		memset(&ptr->preload, 0, sizeof(ptr->preload));
+		snprintf(ptr->preload.lib_preload_env, sizeof(ptr->preload.lib_preload_env),
+			 "LD_PRELOAD");
+		ptr->preload.lib_preload_sep = ' ';
+		snprintf(ptr->preload.lib_dir_env, sizeof(ptr->preload.lib_dir_env),
+			 "LD_LIBRARY_PATH");
+		ptr->preload.lib_dir_sep = ':';
+		return PAPI_OK;
+	case PAPI_DEF_ITIMER:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		/* FORCE_SW is driven by the event's own overflow signal */
+		ptr->itimer.itimer_num = -1;
+		ptr->itimer.itimer_sig = SIGRTMIN + 6;
+		ptr->itimer.ns = 0;
+		ptr->itimer.flags = 0;
+		return PAPI_OK;
+	case PAPI_DOMAIN:
+	case PAPI_GRANUL:
+	case PAPI_INHERIT:
+	case PAPI_ATTACH:
+	case PAPI_CPU_ATTACH:
+	case PAPI_MULTIPLEX:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		return hwp_papi_err(hwp_papi_get_opt(option, ptr));
+	default:
+		return hwp_papi_err(PAPI_EINVAL);
+	}
+}
+
+HWPROF_API const PAPI_exe_info_t *PAPI_get_executable_info(void)
+{
+	return hwp_papi_inited() && exe.fullname[0] ? &exe : NULL;
+}
+
+HWPROF_API const PAPI_hw_info_t *PAPI_get_hardware_info(void)
+{
+	return hwp_papi_inited() ? &hw : NULL;
+}
+
+HWPROF_API const PAPI_shlib_info_t *PAPI_get_shared_lib_info(void)
+{
+	return hwp_papi_inited() ? &shlib : NULL;
+}
+
+/* /proc/self/status in kB; pagesize in bytes; pte as VmPTE. */
+HWPROF_API int PAPI_get_dmem_info(PAPI_dmem_info_t *d)
+{
+	static const struct {
+		const char *key;
+		size_t off;
+	} keys[] = {
+		{ "VmPeak:", offsetof(PAPI_dmem_info_t, peak) },
+		{ "VmSize:", offsetof(PAPI_dmem_info_t, size) },
+		{ "VmRSS:", offsetof(PAPI_dmem_info_t, resident) },
+		{ "VmHWM:", offsetof(PAPI_dmem_info_t, high_water_mark) },
+		{ "RssFile:", offsetof(PAPI_dmem_info_t, shared) },
+		{ "VmExe:", offsetof(PAPI_dmem_info_t, text) },
+		{ "VmLib:", offsetof(PAPI_dmem_info_t, library) },
+		{ "VmData:", offsetof(PAPI_dmem_info_t, heap) },
+		{ "VmLck:", offsetof(PAPI_dmem_info_t, locked) },
+		{ "VmStk:", offsetof(PAPI_dmem_info_t, stack) },
+		{ "VmPTE:", offsetof(PAPI_dmem_info_t, pte) },
+	};
+	char line[256];
+	FILE *f;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!d)
+		return hwp_papi_err(PAPI_EINVAL);
+	f = fopen("/proc/self/status", "re");
+	if (!f)
+		return hwp_papi_err(PAPI_ESYS);
+	for (size_t i = 0; i < sizeof(*d) / sizeof(long long); i++)
+		((long long *)d)[i] = PAPI_EINVAL;	/* PAPI: not available */
+	while (fgets(line, sizeof(line), f)) {
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+			size_t n = strlen(keys[i].key);
+
+			if (!strncmp(line, keys[i].key, n)) {
+				long long v = strtoll(line + n, NULL, 10);
+
+				memcpy((char *)d + keys[i].off, &v, sizeof(v));
+			}
+		}
+	}
+	fclose(f);
+	d->pagesize = sysconf(_SC_PAGESIZE);
+	return PAPI_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers                                                               */
+
+static long long clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+HWPROF_API long long PAPI_get_real_nsec(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+HWPROF_API long long PAPI_get_real_usec(void)
+{
+	return clock_ns(CLOCK_REALTIME) / 1000;
+}
+
+HWPROF_API long long PAPI_get_real_cyc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (long long)(((uint64_t)hi << 32) | lo);
+#else
+	return clock_ns(CLOCK_MONOTONIC);
+#endif
+}
+
+HWPROF_API long long PAPI_get_virt_nsec(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+HWPROF_API long long PAPI_get_virt_usec(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000;
+}
+
+/* The thread's CPU time in cycles of the nominal clock, as PAPI computes
+ * it where no virtual cycle counter exists: usec * MHz. */
+HWPROF_API long long PAPI_get_virt_cyc(void)
+{
+	long long mhz = hw.cpu_max_mhz > 0 ? hw.cpu_max_mhz : 1000;
+
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) * mhz / 1000;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+
+static char *const errstr[] = {
+	"No error", "Invalid argument", "Insufficient memory",
+	"A System/C library call failed", "Not supported by component",
+	"Access to the counters was lost or interrupted",
+	"Internal error, please send mail to the developers", "Event does not exist",
+	"Event exists, but cannot be counted due to hardware resource limits",
+	"EventSet is currently not running", "EventSet is currently counting",
+	"No such EventSet available", "Event in argument is not a valid preset",
+	"Hardware does not support performance counters", "Unknown error code",
+	"Permission level does not permit operation", "PAPI hasn't been initialized yet",
+	"Component Index isn't set", "Not supported", "Not implemented",
+	"Buffer size exceeded", "EventSet domain is not supported for the operation",
+	"Invalid or missing event attributes", "Too many events or attributes",
+	"Bad combination of features", "Component containing event is disabled",
+	"Delayed initialization component",
+	"Event exists, but cannot be counted due to multiple passes required by hardware",
+};
+
+HWPROF_API char *PAPI_strerror(int code)
+{
+	if (code > 0 || -code >= PAPI_NUM_ERRORS)
+		return NULL;
+	return errstr[-code];
+}
+
+HWPROF_API void PAPI_perror(const char *msg)
+{
+	const char *s = PAPI_strerror(last_error);
+
+	if (!s)
+		return;
+	if (msg && *msg)
+		fprintf(stderr, "%s: %s\n", msg, s);
+	else
+		fprintf(stderr, "%s\n", s);
+}
