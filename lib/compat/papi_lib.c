@@ -197,6 +197,51 @@ static void add_cache(int level, int type, int size, int line, int ways)
 		hw.mem_hierarchy.levels = level;
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+static void add_tlb(int type, int entries, int assoc)
+{
+	PAPI_mh_tlb_info_t *tl = hw.mem_hierarchy.level[0].tlb;
+
+	for (int i = 0; i < PAPI_MH_MAX_LEVELS; i++) {
+		if (tl[i].type != PAPI_MH_TYPE_EMPTY)
+			continue;
+		tl[i] = (PAPI_mh_tlb_info_t){ type, entries, 4096, assoc };
+		break;
+	}
+}
+
+/* AMD's older leaves, where the topology extensions are hidden (guests):
+ * 0x80000005 (L1 and its TLBs), 0x80000006 (L2, L3). */
+static void amd_legacy_caches(void)
+{
+	static const int ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128,
+				      SHRT_MAX };
+	unsigned int a, b, c, d;
+	int w;
+
+	if (__get_cpuid(0x80000005, &a, &b, &c, &d)) {
+		w = (int)(c >> 16 & 0xff);
+		add_cache(1, PAPI_MH_TYPE_DATA | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
+			  (int)(c >> 24) * 1024, (int)(c & 0xff), w == 0xff ? SHRT_MAX : w);
+		w = (int)(d >> 16 & 0xff);
+		add_cache(1, PAPI_MH_TYPE_INST | PAPI_MH_TYPE_LRU,
+			  (int)(d >> 24) * 1024, (int)(d & 0xff), w == 0xff ? SHRT_MAX : w);
+		w = (int)(b >> 24);
+		add_tlb(PAPI_MH_TYPE_DATA, (int)(b >> 16 & 0xff), w == 0xff ? SHRT_MAX : w);
+		w = (int)(b >> 8 & 0xff);
+		add_tlb(PAPI_MH_TYPE_INST, (int)(b & 0xff), w == 0xff ? SHRT_MAX : w);
+	}
+	if (__get_cpuid(0x80000006, &a, &b, &c, &d)) {
+		if (c >> 16)
+			add_cache(2, PAPI_MH_TYPE_UNIFIED | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
+				  (int)(c >> 16) * 1024, (int)(c & 0xff), ways[c >> 12 & 0xf]);
+		if (d >> 18)
+			add_cache(3, PAPI_MH_TYPE_UNIFIED | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
+				  (int)(d >> 18) * 512 * 1024, (int)(d & 0xff), ways[d >> 12 & 0xf]);
+	}
+}
+#endif
+
 /* The caches of CPU 0 from sysfs; where the kernel exposes none (some
  * guests), from cpuid's deterministic cache leaves. */
 static void caches_init(void)
@@ -244,8 +289,11 @@ static void caches_init(void)
 				ways = SHRT_MAX;
 			add_cache((int)((a >> 5) & 7), type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
 				  (ways == SHRT_MAX ? 1 : ways) * parts * line * sets, line, ways);
+			found = 1;
 		}
 	}
+	if (!found && hw.vendor == PAPI_VENDOR_AMD)
+		amd_legacy_caches();
 #endif
 }
 

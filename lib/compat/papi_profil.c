@@ -219,7 +219,7 @@ int hwp_papi_session(struct hwp_pset *s)
 		if (r < 0)
 			return r == -EACCES ? PAPI_EPERM : PAPI_ECNFLCT;
 	}
-	return hwprof_session_start(s->s) ? PAPI_ECNFLCT : PAPI_OK;
+	return PAPI_OK;		/* started by PAPI_start() after the counters */
 }
 
 /* ------------------------------------------------------------------ */

@@ -649,6 +649,16 @@ HWPROF_API int PAPI_start(int id)
 		close_fds(s);
 		goto out;
 	}
+	/* sampling first and counting last (and the reverse at stop): what
+	 * the engine does while it starts is not counted */
+	if (s->s && hwprof_session_start(s->s)) {
+		hwp_papi_sw_disarm(s);
+		hwprof_session_free(s->s);
+		s->s = NULL;
+		close_fds(s);
+		ret = PAPI_ECNFLCT;
+		goto out;
+	}
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
 	s->state = set_state_bits(s);
@@ -732,7 +742,7 @@ HWPROF_API int PAPI_read(int id, long long *values)
 
 HWPROF_API int PAPI_stop(int id, long long *values)
 {
-	struct hwprof_session *sess;
+	struct hwprof_session *sess = NULL;
 	struct hwp_pset *s;
 	long long v;
 	int ret = PAPI_OK;
@@ -743,7 +753,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		ret = PAPI_ENOEVST;
 		goto out;
 	}
-	if (!(s->state & PAPI_RUNNING)) {
+	if (!(s->state & PAPI_RUNNING) || s->draining) {
 		ret = PAPI_ENOTRUN;
 		goto out;
 	}
@@ -754,23 +764,25 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->ev[i].saved = read_one(&s->ev[i], &v) ? 0 : v;
 	for (int i = 0; values && i < s->nev; i++)
 		values[i] = s->ev[i].saved;
-	close_fds(s);
-	sess = s->s;
-	s->s = NULL;
-	s->state = set_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
-	s->state |= PAPI_STOPPED;
-	if (sess) {
-		/* The drain runs overflow handlers, which may call PAPI_read()
-		 * and the like on this EventSet: not under our lock. The
-		 * EventSet cannot change meanwhile (draining). */
+	if (s->s) {
+		/* Sampling stops and its drain runs overflow handlers, which
+		 * may call PAPI_read() and the like on this EventSet: not
+		 * under our lock. The EventSet cannot change meanwhile
+		 * (draining); it reads the final counts. */
+		sess = s->s;
 		s->draining = 1;
 		hwp_papi_unlock();
-		hwprof_session_free(sess);	/* drains: the buffers are exact */
+		hwprof_session_stop(sess);	/* drains: the buffers are exact */
 		hwp_papi_lock();
 		s->draining = 0;
+		s->s = NULL;
 	}
+	close_fds(s);
+	s->state = set_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
+	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
+	hwprof_session_free(sess);	/* stopped and drained: runs no handler */
 	return hwp_papi_err(ret);
 }
 
