@@ -202,7 +202,9 @@ static int case_component(void)
 	PAPI_option_t o;
 	int es = PAPI_NULL;
 
-	T_CHECK(PAPI_get_component_info(0) == NULL, "before init");
+	c = PAPI_get_component_info(0);	/* described before init, as PAPI */
+	T_CHECK(c && !strcmp(c->name, "perf_event") && !c->disabled, "before init");
+	T_EQ(PAPI_get_component_index("perf_event"), 0);
 	if (init())
 		return T_ERROR;
 	T_EQ(PAPI_num_components(), 1);
@@ -227,6 +229,20 @@ static int case_component(void)
 	T_EQ(PAPI_get_eventset_component(es), 0);
 	T_EQ(PAPI_destroy_eventset(&es), PAPI_OK);
 	PAPI_shutdown();
+
+	/* disabled before init: described so, and nothing can be added */
+	T_EQ(PAPI_disable_component(1), PAPI_ENOCMP);
+	T_EQ(PAPI_disable_component_by_name("perf_event"), PAPI_OK);
+	if (init())
+		return T_ERROR;
+	c = PAPI_get_component_info(0);
+	T_CHECK(c && c->disabled == PAPI_ECMP_DISABLED && c->disabled_reason[0], "disabled");
+	es = PAPI_NULL;
+	T_EQ(PAPI_create_eventset(&es), PAPI_OK);
+	T_EQ(PAPI_add_event(es, PAPI_TOT_CYC), PAPI_ECMP_DISABLED);
+	PAPI_shutdown();
+	c = PAPI_get_component_info(0);
+	T_CHECK(c && !c->disabled, "shutdown enables it again");
 	return t_done("component");
 }
 

@@ -454,9 +454,15 @@ static int shlib_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+static int cmp_filled;		/* under the lock */
+
 static void cmp_init(void)
 {
 	struct utsname u;
+
+	if (cmp_filled)
+		return;
+	cmp_filled = 1;
 
 	snprintf(cmp.name, sizeof(cmp.name), "perf_event");
 	snprintf(cmp.short_name, sizeof(cmp.short_name), "perf");
@@ -506,6 +512,9 @@ HWPROF_API int PAPI_library_init(int version)
 		topology_init();
 		caches_init();
 		cmp_init();
+		cmp.disabled = cmp_disabled ? PAPI_ECMP_DISABLED : 0;
+		snprintf(cmp.disabled_reason, sizeof(cmp.disabled_reason), "%s",
+			 cmp_disabled ? "Disabled by PAPI_disable_component()" : "");
 		dl_iterate_phdr(shlib_cb, NULL);
 		__atomic_store_n(&init_level, PAPI_LOW_LEVEL_INITED, __ATOMIC_RELEASE);
 	}
@@ -530,6 +539,8 @@ HWPROF_API void PAPI_shutdown(void)
 	shlib.map = NULL;
 	shlib.count = 0;
 	cmp_disabled = 0;
+	cmp.disabled = 0;
+	cmp.disabled_reason[0] = 0;
 	thread_id_fn = NULL;
 	__atomic_store_n(&init_level, 0, __ATOMIC_RELEASE);
 	hwp_papi_unlock();
@@ -694,17 +705,25 @@ HWPROF_API int PAPI_num_components(void)
 	return 1;
 }
 
+/* As in PAPI, the component is described before PAPI_library_init() too,
+ * so that it can be disabled first. */
 HWPROF_API const PAPI_component_info_t *PAPI_get_component_info(int cidx)
 {
-	if (!hwp_papi_inited() || cidx != 0)
+	if (cidx != 0)
 		return NULL;
+	hwp_papi_lock();
+	cmp_init();
+	hwp_papi_unlock();
 	return &cmp;
+}
+
+int hwp_papi_cmp_disabled(void)
+{
+	return hwp_papi_inited() && cmp.disabled;
 }
 
 HWPROF_API int PAPI_get_component_index(const char *name)
 {
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
 	if (name && (!strcmp(name, "perf_event") || !strcmp(name, "perf")))
 		return 0;
 	return hwp_papi_err(PAPI_ENOCMP);
@@ -717,7 +736,9 @@ HWPROF_API int PAPI_disable_component(int cidx)
 		return hwp_papi_err(PAPI_ENOCMP);
 	if (hwp_papi_inited())
 		return hwp_papi_err(PAPI_ENOINIT);
+	hwp_papi_lock();
 	cmp_disabled = 1;
+	hwp_papi_unlock();
 	return PAPI_OK;
 }
 

@@ -79,7 +79,8 @@ int hwp_papi_inited(void);
 int hwp_papi_defdom(void);
 int hwp_papi_defgrn(void);
 int hwp_papi_num_cntrs(void);
-int hwp_papi_in_call(void);		/* this thread holds the lock */
+int hwp_papi_in_call(void);
+int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
 
 /* papi_set.c (lock held) */
 struct hwp_pset *hwp_papi_set(int id);

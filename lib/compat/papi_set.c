@@ -151,6 +151,8 @@ static int add_locked(struct hwp_pset *s, int code)
 
 	if (!n)
 		return PAPI_ENOEVNT;
+	if (hwp_papi_cmp_disabled())
+		return PAPI_ECMP_DISABLED;
 	if (s->state & PAPI_RUNNING || s->draining)
 		return PAPI_EISRUN;
 	if (hwp_papi_index(s, code) >= 0)
