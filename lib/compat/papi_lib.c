@@ -490,6 +490,9 @@ static void cmp_init(void)
 	cmp.fast_real_timer = 1;
 	cmp.fast_virtual_timer = 1;
 	cmp.attach = 1;
+	/* as PAPI's perf_event says: its tests ptrace the children they
+	 * attach to on this flag (hwprof itself needs no ptrace) */
+	cmp.attach_must_ptrace = 1;
 	cmp.cntr_umasks = 1;
 	cmp.cpu = 1;
 	cmp.inherit = 1;
