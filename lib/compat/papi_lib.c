@@ -48,6 +48,7 @@ static __thread struct tls_node *my_tls;
 static struct tls_node *tls_all;
 static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
+static void thread_forget(void);
 
 /* Filled once by PAPI_library_init(), read-only afterwards. */
 static PAPI_exe_info_t exe;
@@ -522,6 +523,7 @@ HWPROF_API int PAPI_library_init(int version)
 		__atomic_store_n(&init_level, PAPI_LOW_LEVEL_INITED, __ATOMIC_RELEASE);
 	}
 	hwp_papi_unlock();
+	hwp_papi_thread_seen();
 	return PAPI_VER_CURRENT;
 }
 
@@ -557,8 +559,12 @@ HWPROF_API int PAPI_thread_init(unsigned long (*id_fn)(void))
 		return hwp_papi_err(PAPI_EINVAL);
 	hwp_papi_lock();
 	thread_id_fn = id_fn;
+	for (struct tls_node *n = tls_all; n; n = n->next)
+		if (n == my_tls)	/* ids from now on are the function's */
+			n->id = id_fn();
 	__atomic_or_fetch(&init_level, PAPI_THREAD_LEVEL_INITED, __ATOMIC_RELEASE);
 	hwp_papi_unlock();
+	hwp_papi_thread_seen();
 	return PAPI_OK;
 }
 
@@ -578,12 +584,18 @@ HWPROF_API unsigned long PAPI_thread_id(void)
  * that starts it. Kept for the programs that call them. */
 HWPROF_API int PAPI_register_thread(void)
 {
-	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	return hwp_papi_err(hwp_papi_thread_seen());
 }
 
+/* Forgets the thread and its thread-specific data. */
 HWPROF_API int PAPI_unregister_thread(void)
 {
-	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	thread_forget();
+	return PAPI_OK;
 }
 
 static void tls_gone(void *p)
@@ -613,28 +625,51 @@ static unsigned long self_id(void)
 	return thread_id_fn ? thread_id_fn() : (unsigned long)hwp_gettid();
 }
 
-HWPROF_API int PAPI_set_thr_specific(int tag, void *ptr)
+/* Records the calling thread, as PAPI registers every thread that uses
+ * it: PAPI_list_threads() and PAPI_TLS_ALL_THREADS report these. */
+int hwp_papi_thread_seen(void)
 {
 	struct tls_node *n = my_tls;
+
+	if (n)
+		return PAPI_OK;
+	pthread_once(&tls_once, tls_key_make);
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return PAPI_ENOMEM;
+	hwp_papi_lock();
+	n->id = self_id();
+	n->next = tls_all;
+	tls_all = n;
+	hwp_papi_unlock();
+	pthread_setspecific(tls_key, n);
+	my_tls = n;
+	return PAPI_OK;
+}
+
+static void thread_forget(void)
+{
+	struct tls_node *n = my_tls;
+
+	if (!n)
+		return;
+	pthread_setspecific(tls_key, NULL);
+	my_tls = NULL;
+	tls_gone(n);
+}
+
+HWPROF_API int PAPI_set_thr_specific(int tag, void *ptr)
+{
+	int r;
 
 	if (!hwp_papi_inited())
 		return hwp_papi_err(PAPI_ENOINIT);
 	if (tag < 0 || tag >= PAPI_NUM_TLS)
 		return hwp_papi_err(PAPI_EINVAL);
-	if (!n) {
-		pthread_once(&tls_once, tls_key_make);
-		n = calloc(1, sizeof(*n));
-		if (!n)
-			return hwp_papi_err(PAPI_ENOMEM);
-		hwp_papi_lock();
-		n->id = self_id();
-		n->next = tls_all;
-		tls_all = n;
-		hwp_papi_unlock();
-		pthread_setspecific(tls_key, n);
-		my_tls = n;
-	}
-	n->data[tag] = ptr;
+	r = hwp_papi_thread_seen();
+	if (r)
+		return hwp_papi_err(r);
+	my_tls->data[tag] = ptr;
 	return PAPI_OK;
 }
 
@@ -645,7 +680,8 @@ HWPROF_API int PAPI_get_thr_specific(int tag, void **ptr)
 	if (!ptr)
 		return hwp_papi_err(PAPI_EINVAL);
 	if (tag & PAPI_TLS_ALL_THREADS) {
-		PAPI_all_thr_spec_t *a = *ptr;
+		/* PAPI's calling convention: ptr is the PAPI_all_thr_spec_t */
+		PAPI_all_thr_spec_t *a = (PAPI_all_thr_spec_t *)ptr;
 		int t = tag & ~PAPI_TLS_ALL_THREADS, i = 0;
 
 		if (!a || t < 0 || t >= PAPI_NUM_TLS)

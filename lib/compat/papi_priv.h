@@ -80,6 +80,7 @@ int hwp_papi_defdom(void);
 int hwp_papi_defgrn(void);
 int hwp_papi_num_cntrs(void);
 int hwp_papi_in_call(void);
+int hwp_papi_thread_seen(void);		/* lock not held */
 int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
 
 /* papi_set.c (lock held) */

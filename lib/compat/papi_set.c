@@ -619,6 +619,7 @@ HWPROF_API int PAPI_start(int id)
 	struct hwp_pset *s;
 	int ret = PAPI_OK;
 
+	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
