@@ -115,34 +115,47 @@ out:
 	pthread_mutex_unlock(&hl_lock);
 }
 
-/* PAPI_EVENTS, or the defaults this machine can count. */
+/* Keeps @name if it can join the events kept so far in one EventSet
+ * (@es, the trial set). */
+static void hl_try(int es, const char *name, int warn)
+{
+	int r;
+
+	if (hl_n == HL_MAX_EVENTS)
+		return;
+	r = PAPI_add_named_event(es, name);
+	if (r == PAPI_OK) {
+		snprintf(hl_names[hl_n++], sizeof(hl_names[0]), "%s", name);
+		return;
+	}
+	if (warn && !getenv("PAPI_NO_WARNING"))
+		fprintf(stderr, "PAPI-HL: event %s cannot be counted: %s\n", name,
+			PAPI_strerror(r));
+}
+
+/* PAPI_EVENTS, or the defaults this machine can count together. */
 static void hl_init(void)
 {
 	const char *env = getenv("PAPI_EVENTS");
-	int r = PAPI_library_init(PAPI_VER_CURRENT);
+	int r = PAPI_library_init(PAPI_VER_CURRENT), es = PAPI_NULL;
 
-	if (r != PAPI_VER_CURRENT) {
+	if (r != PAPI_VER_CURRENT || PAPI_create_eventset(&es) != PAPI_OK) {
 		hl_failed = 1;
 		return;
 	}
 	if (env && *env) {
 		char *copy = strdup(env), *save = NULL;
 
-		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t && hl_n < HL_MAX_EVENTS;
-		     t = strtok_r(NULL, ",", &save)) {
-			if (PAPI_query_named_event(t) != PAPI_OK) {
-				if (!getenv("PAPI_NO_WARNING"))
-					fprintf(stderr, "PAPI-HL: event %s cannot be counted\n", t);
-				continue;
-			}
-			snprintf(hl_names[hl_n++], sizeof(hl_names[0]), "%s", t);
-		}
+		for (char *t = copy ? strtok_r(copy, ",", &save) : NULL; t;
+		     t = strtok_r(NULL, ",", &save))
+			hl_try(es, t, 1);
 		free(copy);
 	} else {
 		for (size_t i = 0; i < sizeof(hl_default) / sizeof(hl_default[0]); i++)
-			if (PAPI_query_named_event(hl_default[i]) == PAPI_OK)
-				snprintf(hl_names[hl_n++], sizeof(hl_names[0]), "%s", hl_default[i]);
+			hl_try(es, hl_default[i], 0);
 	}
+	PAPI_cleanup_eventset(es);
+	PAPI_destroy_eventset(&es);
 	if (!hl_n)
 		hl_failed = 1;
 	else
