@@ -134,6 +134,7 @@ static int case_event_info(void)
 	/* count: native terms available here; 0 exactly when it cannot count */
 	T_EQ(info.count > 0, PAPI_query_event(PAPI_TOT_CYC) == PAPI_OK);
 	T_EQ(PAPI_get_event_info(PAPI_PRESET_MASK | 500, &info), PAPI_ENOTPRESET);
+	T_EQ(PAPI_get_event_info(PAPI_PRESET_MASK | 120, &info), PAPI_ENOEVNT);
 	T_EQ(PAPI_get_event_info(PAPI_TOT_CYC, NULL), PAPI_EINVAL);
 	T_EQ(PAPI_event_name_to_code(PF, &code), PAPI_OK);
 	T_EQ(PAPI_get_event_info(code, &info), PAPI_OK);

@@ -283,8 +283,9 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 	if (p)
 		snprintf(n, sizeof(n), "%s", p);
 	hwp_papi_unlock();
-	if (!p)
-		return hwp_papi_err(IS_PRESET(code) ? PAPI_ENOTPRESET : PAPI_ENOEVNT);
+	if (!p)	/* PAPI: past its preset table ENOTPRESET, a hole ENOEVNT */
+		return hwp_papi_err(IS_PRESET(code) && (int)(code & PAPI_PRESET_AND_MASK) >=
+				    PAPI_MAX_PRESET_EVENTS ? PAPI_ENOTPRESET : PAPI_ENOEVNT);
 	memset(info, 0, sizeof(*info));
 	info->event_code = (unsigned int)code;
 	snprintf(info->symbol, sizeof(info->symbol), "%s", n);
