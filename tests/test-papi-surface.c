@@ -29,6 +29,25 @@
 
 #define PF	"perf::PAGE-FAULTS"
 
+/* Under TSan a first store also faults TSan's shadow pages, and TSan
+ * handles async signals late and merges those of one number: there the
+ * counts are lower bounds and FORCE_SW delivers at least one sample; the
+ * calls still run, so races are still seen. */
+#if defined(__SANITIZE_THREAD__)
+#define EXACT 0
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define EXACT 0
+#endif
+#endif
+#ifndef EXACT
+#define EXACT 1
+#endif
+#define PF_EQ(a, b) T_CHECK(EXACT ? (a) == (b) : (a) >= (b), "%s: %lld, want %lld", #a, \
+			    (long long)(a), (long long)(b))
+#define SIG_EQ(a, b) T_CHECK(EXACT ? (a) == (b) : (a) >= 1, "%s: %lld, want %lld", #a, \
+			     (long long)(a), (long long)(b))
+
 static long psz;
 
 /* k fresh anonymous pages that fault once each on their first store. */
@@ -279,7 +298,7 @@ static int case_domain(void)
 	T_EQ(PAPI_start(es), PAPI_OK);
 	touch_pages(p + 8 * psz, 8, (size_t)psz);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
-	T_EQ(v, 8);
+	PF_EQ(v, 8);
 	/* PAPI_set_domain: the default of the sets made afterwards */
 	T_EQ(PAPI_set_domain(PAPI_DOM_ALL), PAPI_OK);
 	T_EQ(PAPI_get_opt(PAPI_DEFDOM, NULL), PAPI_DOM_ALL);
@@ -383,7 +402,7 @@ static int case_attach(void)
 	__atomic_store_n(&vic.phase, 2, __ATOMIC_RELEASE);
 	wait_phase(&vic.phase, 3);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
-	T_EQ(v, 8);
+	PF_EQ(v, 8);
 	__atomic_store_n(&vic.phase, 4, __ATOMIC_RELEASE);
 	pthread_join(th, NULL);
 	T_EQ(PAPI_detach(es), PAPI_OK);
@@ -418,7 +437,7 @@ static int case_multiplex(void)
 	T_CHECK((st & PAPI_MULTIPLEXING) && (st & PAPI_RUNNING), "state %#x", st);
 	touch_pages(p, 8, (size_t)psz);
 	T_EQ(PAPI_stop(es, v), PAPI_OK);
-	T_EQ(v[0], 8);
+	PF_EQ(v[0], 8);
 	T_CHECK(v[1] > 0, "task-clock %lld", v[1]);
 	T_EQ(PAPI_remove_named_event(es, "perf::TASK-CLOCK"), PAPI_OK);
 	T_EQ(PAPI_num_events(es), 1);
@@ -470,11 +489,14 @@ static int case_overflow_read(void)
 		T_EQ(PAPI_stop(ov_es, &v), PAPI_OK);
 		printf("flags %#x: %d handler calls, %d at the store, last read %lld, "
 		       "final %lld\n", flags[f], ov_calls, ov_at, ov_last, v);
-		T_EQ(v, 16);
+		PF_EQ(v, 16);
 		/* one call per store, at it; the sampling engine's own first
 		 * touches while it starts may add calls elsewhere (more under
 		 * ASan), which the counter, enabled later, does not see */
-		T_EQ(ov_at, 16);
+		if (flags[f])
+			SIG_EQ(ov_at, 16);
+		else
+			T_EQ(ov_at, 16);
 		T_EQ(ov_bad, 0);
 		T_EQ(PAPI_overflow(ov_es, code, 0, 0, NULL), PAPI_OK);
 		T_EQ(PAPI_cleanup_eventset(ov_es), PAPI_OK);
@@ -526,9 +548,10 @@ static int case_force_sw_rate(void)
 		sum += buf[i];
 	printf("%lld ms of CPU: %llu in the buckets, %d handler calls, task-clock %lld ns\n",
 	       ms, (unsigned long long)sum, sw_calls, v);
-	T_CHECK(sum >= (uint64_t)ms / 2 && sum <= (uint64_t)ms + 2, "buckets %llu for %lld ms",
-		(unsigned long long)sum, ms);
-	T_CHECK(sw_calls >= ms / 2 && sw_calls <= ms + 2, "calls %d for %lld ms", sw_calls, ms);
+	T_CHECK(EXACT ? sum >= (uint64_t)ms / 2 && sum <= (uint64_t)ms + 2 : sum >= 1,
+		"buckets %llu for %lld ms", (unsigned long long)sum, ms);
+	T_CHECK(EXACT ? sw_calls >= ms / 2 && sw_calls <= ms + 2 : sw_calls >= 1,
+		"calls %d for %lld ms", sw_calls, ms);
 	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
 
 	/* page faults, FORCE_SW, threshold 1: each store is one sample */
@@ -544,8 +567,8 @@ static int case_force_sw_rate(void)
 	sum = 0;
 	for (int i = 0; i < 64; i++)	/* touch_a is well within 128 bytes */
 		sum += buf[i];
-	T_EQ(v, 32);
-	T_EQ(sum, 32);
+	PF_EQ(v, 32);
+	SIG_EQ(sum, 32);
 	PAPI_shutdown();
 	return t_done("force-sw-rate");
 }
@@ -570,7 +593,7 @@ static int case_profil_zero(void)
 	for (int i = 0; i < 8; i++)
 		touch_a(p + (size_t)i * (size_t)psz);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
-	T_EQ(v, 8);
+	PF_EQ(v, 8);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		if (buf[i] != 0xa5)
 			T_CHECK(0, "byte %zu written", i);
@@ -718,8 +741,8 @@ static int case_hl(void)
 	json[n] = 0;
 	fclose(f);
 	printf("%s", json);
-	T_CHECK(strstr(json, "\"touch\":{") && strstr(json, "\"" PF "\":\"8\"") &&
-		strstr(json, "\"region_count\":\"1\""), "the region's 8 faults");
+	T_CHECK(strstr(json, "\"touch\":{") && strstr(json, "\"region_count\":\"1\"") &&
+		(strstr(json, "\"" PF "\":\"8\"") || !EXACT), "the region's 8 faults");
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/papi_hl_output", dir);
 	rmdir(path);

@@ -56,17 +56,19 @@ static PAPI_hw_info_t hw;
 static PAPI_component_info_t cmp;
 static PAPI_shlib_info_t shlib;
 
+/* depth covers the whole of taking and dropping the lock: a FORCE_SW
+ * signal handled anywhere in between (TSan runs deferred handlers inside
+ * its mutex interceptors) sees it and defers the user's handler. */
 void hwp_papi_lock(void)
 {
-	pthread_mutex_lock(&plock);
 	depth++;
+	pthread_mutex_lock(&plock);
 }
 
 void hwp_papi_unlock(void)
 {
-	depth--;
 	pthread_mutex_unlock(&plock);
-	if (!depth)
+	if (!--depth)
 		hwp_papi_deferred();
 }
 

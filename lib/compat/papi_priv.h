@@ -9,7 +9,9 @@
  *
  * Locking: hwp_papi_lock() guards the EventSet table, the native-name
  * table and every EventSet. No user code (overflow handlers) runs while it
- * is held: PAPI_stop() drains with it released, and a FORCE_SW signal that
+ * is held, and the sampling engine is never called under it (its drain
+ * calls the handlers): PAPI_start() and PAPI_stop() mark the set busy and
+ * release it around the engine, and a FORCE_SW signal that
  * interrupts this thread inside a PAPI call defers the user's handler
  * until the call unlocks (hwp_papi_unlock() runs it).
  */
@@ -59,7 +61,8 @@ struct hwp_pset {
 	struct hwp_pevent *ev;
 	struct hwprof_session *s;	/* kernel sampling while running */
 	int sw;				/* FORCE_SW signals armed */
-	int draining;			/* PAPI_stop() runs handlers */
+	int draining;			/* busy: PAPI_start()/PAPI_stop() run
+					 * the engine without the lock */
 	pid_t tid;			/* the thread that started it */
 	/* options (PAPI_set_opt) */
 	int cidx;			/* -1 until bound to the component */
@@ -106,7 +109,7 @@ int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
 void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
 int hwp_papi_sampled(const struct hwp_pevent *e);	/* kernel sampling */
-int hwp_papi_session(struct hwp_pset *s);	/* lock held, at start */
+int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
 void hwp_papi_deferred(void);			/* lock not held */
 
 #endif /* HWPROF_COMPAT_PAPI_PRIV_H */

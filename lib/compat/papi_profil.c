@@ -192,6 +192,7 @@ static size_t ov_sink(void *arg, const uint64_t *ips, size_t n)
 	return n;
 }
 
+/* Builds the set's session; called without the lock, the set busy. */
 int hwp_papi_session(struct hwp_pset *s)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };

@@ -616,6 +616,7 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 
 HWPROF_API int PAPI_start(int id)
 {
+	struct hwprof_session *sess = NULL;
 	struct hwp_pset *s;
 	int ret = PAPI_OK;
 
@@ -636,8 +637,21 @@ HWPROF_API int PAPI_start(int id)
 	}
 	for (int i = 0; !ret && i < s->nev; i++)
 		ret = open_counter(s, &s->ev[i]);
-	if (!ret)
-		ret = hwp_papi_session(s);	/* kernel sampling, if asked */
+	if (ret) {
+		close_fds(s);
+		goto out;
+	}
+	/* The engine runs without our lock (its drain calls overflow
+	 * handlers, which take it); the set is busy meanwhile. Sampling
+	 * starts first and counting last (the reverse at stop), so what the
+	 * engine does while it starts is not counted. */
+	s->draining = 1;
+	hwp_papi_unlock();
+	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
+	if (!ret && s->s && hwprof_session_start(s->s))
+		ret = PAPI_ECNFLCT;
+	hwp_papi_lock();
+	s->draining = 0;
 	if (!ret) {
 		s->tid = hwp_gettid();
 		for (int i = 0; i < s->nev; i++) {
@@ -647,19 +661,10 @@ HWPROF_API int PAPI_start(int id)
 		ret = hwp_papi_sw_arm(s);
 	}
 	if (ret) {		/* nothing stays open */
-		hwprof_session_free(s->s);
-		s->s = NULL;
-		close_fds(s);
-		goto out;
-	}
-	/* sampling first and counting last (and the reverse at stop): what
-	 * the engine does while it starts is not counted */
-	if (s->s && hwprof_session_start(s->s)) {
 		hwp_papi_sw_disarm(s);
-		hwprof_session_free(s->s);
+		sess = s->s;
 		s->s = NULL;
 		close_fds(s);
-		ret = PAPI_ECNFLCT;
 		goto out;
 	}
 	for (int i = 0; i < s->nev; i++)
@@ -675,6 +680,7 @@ HWPROF_API int PAPI_start(int id)
 	}
 out:
 	hwp_papi_unlock();
+	hwprof_session_free(sess);
 	return hwp_papi_err(ret);
 }
 
