@@ -2,8 +2,9 @@
 /*
  * What the PAPI files share, never installed: the EventSet, the one lock
  * and the rules for user code. papi_names.c turns names into codes,
- * papi_lib.c holds the library's state (init, threads, options, machine
- * information), papi_set.c the EventSets and counting, papi_profil.c
+ * papi_lib.c holds the library's state (init, threads, options),
+ * papi_sysinfo.c what PAPI tells about the machine and the process,
+ * papi_set.c the EventSets and counting, papi_profil.c
  * profiling, overflow and the FORCE_SW sampler, papi_hl.c the high-level
  * API.
  *
@@ -85,6 +86,13 @@ int hwp_papi_num_cntrs(void);
 int hwp_papi_in_call(void);
 int hwp_papi_thread_seen(void);		/* lock not held */
 int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
+
+/* papi_sysinfo.c */
+void hwp_papi_sysinfo_init(void);		/* lock held */
+void hwp_papi_sysinfo_free(void);		/* lock held */
+PAPI_hw_info_t *hwp_papi_hw(void);
+PAPI_exe_info_t *hwp_papi_exe(void);
+PAPI_shlib_info_t *hwp_papi_shlib(void);
 
 /* papi_set.c (lock held) */
 struct hwp_pset *hwp_papi_set(int id);
