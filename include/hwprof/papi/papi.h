@@ -1,14 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PAPI's profiling interface on hwprof: the names, values and layouts of
- * PAPI 7.0 for what a profiling client uses, so that such a program
- * compiles unchanged with $(pkg-config --cflags --libs hwprof-papi).
+ * PAPI's interface on hwprof: the names, values and layouts of PAPI 7.0
+ * for the low-level and high-level calls a PAPI client uses, so that such
+ * a program compiles unchanged with $(pkg-config --cflags --libs
+ * hwprof-papi).
  * Each call is described in its PAPI_*(3hwprof) page, with the ways hwprof
  * differs from PAPI.
  */
 #ifndef HWPROF_PAPI_H
 #define HWPROF_PAPI_H
 
+#include <signal.h>	/* PAPI's header makes SIGALRM, SIGVTALRM... visible */
 #include <sys/types.h>
 
 #ifdef __cplusplus
@@ -86,11 +88,54 @@ extern "C" {
 #define PAPI_DOM_OTHER		0x4
 #define PAPI_DOM_SUPERVISOR	0x8
 #define PAPI_DOM_ALL		(PAPI_DOM_USER | PAPI_DOM_KERNEL | PAPI_DOM_OTHER | PAPI_DOM_SUPERVISOR)
+#define PAPI_DOM_MAX		PAPI_DOM_ALL
+#define PAPI_DOM_HWSPEC		0x80000000
 #define PAPI_GRN_THR		0x1
 #define PAPI_GRN_PROC		0x2
 #define PAPI_GRN_PROCG		0x4
 #define PAPI_GRN_SYS		0x8
 #define PAPI_GRN_SYS_CPU	0x10
+#define PAPI_GRN_MIN		PAPI_GRN_THR
+#define PAPI_GRN_MAX		PAPI_GRN_SYS_CPU
+
+/* Thread-specific storage tags and user locks */
+#define PAPI_USR1_TLS		0x0
+#define PAPI_USR2_TLS		0x1
+#define PAPI_TLS_HIGH_LEVEL	0x2
+#define PAPI_NUM_TLS		0x3
+#define PAPI_TLS_USR1		PAPI_USR1_TLS
+#define PAPI_TLS_USR2		PAPI_USR2_TLS
+#define PAPI_TLS_NUM		PAPI_NUM_TLS
+#define PAPI_TLS_ALL_THREADS	0x10
+#define PAPI_USR1_LOCK		0x0
+#define PAPI_USR2_LOCK		0x1
+#define PAPI_NUM_LOCK		0x2
+#define PAPI_LOCK_USR1		PAPI_USR1_LOCK
+#define PAPI_LOCK_USR2		PAPI_USR2_LOCK
+#define PAPI_LOCK_NUM		PAPI_NUM_LOCK
+
+/* CPU vendors (PAPI_hw_info_t.vendor) */
+#define PAPI_VENDOR_UNKNOWN	0
+#define PAPI_VENDOR_INTEL	1
+#define PAPI_VENDOR_AMD		2
+#define PAPI_VENDOR_IBM		3
+#define PAPI_VENDOR_CRAY	4
+#define PAPI_VENDOR_SUN		5
+#define PAPI_VENDOR_FREESCALE	6
+#define PAPI_VENDOR_ARM		7
+#define PAPI_VENDOR_MIPS	8
+#define PAPI_VENDOR_ARM_ARM	  0x41
+#define PAPI_VENDOR_ARM_BROADCOM  0x42
+#define PAPI_VENDOR_ARM_CAVIUM	  0x43
+#define PAPI_VENDOR_ARM_FUJITSU	  0x46
+#define PAPI_VENDOR_ARM_HISILICON 0x48
+#define PAPI_VENDOR_ARM_APM	  0x50
+#define PAPI_VENDOR_ARM_QUALCOMM  0x51
+
+#define PAPI_MULTIPLEX_DEFAULT	0x0
+#define PAPI_MULTIPLEX_FORCE_SW	0x1
+#define PAPI_INHERIT_ALL	1
+#define PAPI_INHERIT_NONE	0
 
 #define PAPI_QUIET		0
 #define PAPI_VERB_ECONT		1
@@ -101,11 +146,149 @@ extern "C" {
 #define PAPI_2MAX_STR_LEN	256
 #define PAPI_HUGE_STR_LEN	1024
 
-/* PAPI_get_opt() options hwprof answers */
-#define PAPI_MAX_HWCTRS		15
+/* PAPI_get_opt() and PAPI_set_opt() options */
+#define PAPI_DETACH		1
+#define PAPI_DEBUG		2
+#define PAPI_MULTIPLEX		3
+#define PAPI_DEFDOM		4
+#define PAPI_DOMAIN		5
+#define PAPI_DEFGRN		6
+#define PAPI_GRANUL		7
+#define PAPI_DEF_MPX_NS		8
+#define PAPI_MAX_MPX_CTRS	11
 #define PAPI_PROFIL		12
+#define PAPI_PRELOAD		13
+#define PAPI_CLOCKRATE		14
+#define PAPI_MAX_HWCTRS		15
 #define PAPI_HWINFO		16
 #define PAPI_EXEINFO		17
+#define PAPI_MAX_CPUS		18
+#define PAPI_ATTACH		19
+#define PAPI_SHLIBINFO		20
+#define PAPI_LIB_VERSION	21
+#define PAPI_COMPONENTINFO	22
+#define PAPI_DATA_ADDRESS	23
+#define PAPI_INSTR_ADDRESS	24
+#define PAPI_DEF_ITIMER		25
+#define PAPI_DEF_ITIMER_NS	26
+#define PAPI_CPU_ATTACH		27
+#define PAPI_INHERIT		28
+#define PAPI_USER_EVENTS_FILE	29
+#define PAPI_INIT_SLOTS		64
+
+#define PAPI_PMU_MAX		80
+#define PAPI_DERIVED		0x1
+#define PAPI_MAX_INFO_TERMS	12
+
+/* PAPI_enum_event() modifiers */
+enum {
+	PAPI_ENUM_EVENTS = 0,
+	PAPI_ENUM_FIRST,
+	PAPI_PRESET_ENUM_AVAIL,
+	PAPI_PRESET_ENUM_MSC,
+	PAPI_PRESET_ENUM_INS,
+	PAPI_PRESET_ENUM_IDL,
+	PAPI_PRESET_ENUM_BR,
+	PAPI_PRESET_ENUM_CND,
+	PAPI_PRESET_ENUM_MEM,
+	PAPI_PRESET_ENUM_CACH,
+	PAPI_PRESET_ENUM_L1,
+	PAPI_PRESET_ENUM_L2,
+	PAPI_PRESET_ENUM_L3,
+	PAPI_PRESET_ENUM_TLB,
+	PAPI_PRESET_ENUM_FP,
+	PAPI_NTV_ENUM_UMASKS,
+	PAPI_NTV_ENUM_UMASK_COMBOS,
+	PAPI_NTV_ENUM_IARR,
+	PAPI_NTV_ENUM_DARR,
+	PAPI_NTV_ENUM_OPCM,
+	PAPI_NTV_ENUM_IEAR,
+	PAPI_NTV_ENUM_DEAR,
+	PAPI_NTV_ENUM_GROUPS
+};
+#define PAPI_ENUM_ALL		PAPI_ENUM_EVENTS
+#define PAPI_PRESET_BIT_MSC	(1 << PAPI_PRESET_ENUM_MSC)
+#define PAPI_PRESET_BIT_INS	(1 << PAPI_PRESET_ENUM_INS)
+#define PAPI_PRESET_BIT_IDL	(1 << PAPI_PRESET_ENUM_IDL)
+#define PAPI_PRESET_BIT_BR	(1 << PAPI_PRESET_ENUM_BR)
+#define PAPI_PRESET_BIT_CND	(1 << PAPI_PRESET_ENUM_CND)
+#define PAPI_PRESET_BIT_MEM	(1 << PAPI_PRESET_ENUM_MEM)
+#define PAPI_PRESET_BIT_CACH	(1 << PAPI_PRESET_ENUM_CACH)
+#define PAPI_PRESET_BIT_L1	(1 << PAPI_PRESET_ENUM_L1)
+#define PAPI_PRESET_BIT_L2	(1 << PAPI_PRESET_ENUM_L2)
+#define PAPI_PRESET_BIT_L3	(1 << PAPI_PRESET_ENUM_L3)
+#define PAPI_PRESET_BIT_TLB	(1 << PAPI_PRESET_ENUM_TLB)
+#define PAPI_PRESET_BIT_FP	(1 << PAPI_PRESET_ENUM_FP)
+
+/* Memory hierarchy (PAPI_mh_*_info_t.type) */
+#define PAPI_MH_TYPE_EMPTY	0x0
+#define PAPI_MH_TYPE_INST	0x1
+#define PAPI_MH_TYPE_DATA	0x2
+#define PAPI_MH_TYPE_VECTOR	0x4
+#define PAPI_MH_TYPE_TRACE	0x8
+#define PAPI_MH_TYPE_UNIFIED	(PAPI_MH_TYPE_INST | PAPI_MH_TYPE_DATA)
+#define PAPI_MH_CACHE_TYPE(a)	((a) & 0xf)
+#define PAPI_MH_TYPE_WT		0x00
+#define PAPI_MH_TYPE_WB		0x10
+#define PAPI_MH_CACHE_WRITE_POLICY(a)	((a) & 0xf0)
+#define PAPI_MH_TYPE_UNKNOWN	0x000
+#define PAPI_MH_TYPE_LRU	0x100
+#define PAPI_MH_TYPE_PSEUDO_LRU	0x200
+#define PAPI_MH_TYPE_FIFO	0x400
+#define PAPI_MH_CACHE_REPLACEMENT_POLICY(a)	((a) & 0xf00)
+#define PAPI_MH_TYPE_TLB	0x1000
+#define PAPI_MH_TYPE_PREF	0x2000
+#define PAPI_MH_TYPE_RD_ALLOC	0x10000
+#define PAPI_MH_TYPE_WR_ALLOC	0x20000
+#define PAPI_MH_TYPE_RW_ALLOC	0x40000
+#define PAPI_MH_CACHE_ALLOCATION_POLICY(a)	((a) & 0xf0000)
+#define PAPI_MH_MAX_LEVELS	6
+#define PAPI_MAX_MEM_HIERARCHY_LEVELS	4
+
+/* PAPI_get_dmem_info() fields, by number */
+#define PAPIF_DMEM_VMPEAK	1
+#define PAPIF_DMEM_VMSIZE	2
+#define PAPIF_DMEM_RESIDENT	3
+#define PAPIF_DMEM_HIGH_WATER	4
+#define PAPIF_DMEM_SHARED	5
+#define PAPIF_DMEM_TEXT		6
+#define PAPIF_DMEM_LIBRARY	7
+#define PAPIF_DMEM_HEAP		8
+#define PAPIF_DMEM_LOCKED	9
+#define PAPIF_DMEM_STACK	10
+#define PAPIF_DMEM_PAGESIZE	11
+#define PAPIF_DMEM_PTE		12
+#define PAPIF_DMEM_MAXVAL	12
+
+/* PAPI_event_info_t.location, data_type, value_type, timescope, update_type */
+enum {
+	PAPI_LOCATION_CORE = 0,
+	PAPI_LOCATION_CPU,
+	PAPI_LOCATION_PACKAGE,
+	PAPI_LOCATION_UNCORE,
+};
+enum {
+	PAPI_DATATYPE_INT64 = 0,
+	PAPI_DATATYPE_UINT64,
+	PAPI_DATATYPE_FP64,
+	PAPI_DATATYPE_BIT64,
+};
+enum {
+	PAPI_VALUETYPE_RUNNING_SUM = 0,
+	PAPI_VALUETYPE_ABSOLUTE,
+};
+enum {
+	PAPI_TIMESCOPE_SINCE_START = 0,
+	PAPI_TIMESCOPE_SINCE_LAST,
+	PAPI_TIMESCOPE_UNTIL_NEXT,
+	PAPI_TIMESCOPE_POINT,
+};
+enum {
+	PAPI_UPDATETYPE_ARBITRARY = 0,
+	PAPI_UPDATETYPE_PUSH,
+	PAPI_UPDATETYPE_PULL,
+	PAPI_UPDATETYPE_FIXEDFREQ,
+};
 
 /* Profiling flags */
 #define PAPI_PROFIL_POSIX	0x0
@@ -128,6 +311,11 @@ extern "C" {
 #define PAPI_NATIVE_MASK	((int)0x40000000)
 #define PAPI_PRESET_AND_MASK	0x7FFFFFFF
 #define PAPI_NATIVE_AND_MASK	0xBFFFFFFF
+#define PAPI_UE_MASK		((int)0xC0000000)
+#define PAPI_UE_AND_MASK	0x3FFFFFFF
+#define IS_NATIVE(c)	(((c) & PAPI_NATIVE_MASK) && !((c) & PAPI_PRESET_MASK))
+#define IS_PRESET(c)	(((c) & PAPI_PRESET_MASK) && !((c) & PAPI_NATIVE_MASK))
+#define IS_USER_DEFINED(c)	(((c) & PAPI_PRESET_MASK) && ((c) & PAPI_NATIVE_MASK))
 #define PAPI_MAX_PRESET_EVENTS	128
 
 /* The presets, by their position in PAPI 7.0's list */
@@ -243,6 +431,16 @@ extern "C" {
 typedef void *vptr_t;
 typedef long long long_long;
 typedef unsigned long long u_long_long;
+typedef unsigned long PAPI_thread_id_t;
+
+typedef struct _papi_all_thr_spec {
+	int num;
+	PAPI_thread_id_t *id;
+	void **data;
+} PAPI_all_thr_spec_t;
+
+typedef void (*PAPI_overflow_handler_t)(int EventSet, void *address,
+					long long overflow_vector, void *context);
 
 /* One region of PAPI_sprofil(): pr_scale 0x10000 is 2 bytes of text a
  * bucket, 0x20000 one byte; pr_off 0 with pr_scale 2 is the overflow bin. */
@@ -252,6 +450,90 @@ typedef struct _papi_sprofil {
 	vptr_t pr_off;
 	unsigned pr_scale;
 } PAPI_sprofil_t;
+
+typedef struct _papi_itimer_option {
+	int itimer_num;
+	int itimer_sig;
+	int ns;
+	int flags;
+} PAPI_itimer_option_t;
+
+typedef struct _papi_inherit_option {
+	int eventset;
+	int inherit;
+} PAPI_inherit_option_t;
+
+typedef struct _papi_domain_option {
+	int def_cidx;		/* component, for PAPI_DEFDOM */
+	int eventset;
+	int domain;
+} PAPI_domain_option_t;
+
+typedef struct _papi_granularity_option {
+	int def_cidx;		/* component, for PAPI_DEFGRN */
+	int eventset;
+	int granularity;
+} PAPI_granularity_option_t;
+
+typedef struct _papi_preload_option {
+	char lib_preload_env[PAPI_MAX_STR_LEN];
+	char lib_preload_sep;
+	char lib_dir_env[PAPI_MAX_STR_LEN];
+	char lib_dir_sep;
+} PAPI_preload_info_t;
+
+/* What PAPI_get_component_info() describes: one component here. */
+typedef struct _papi_component_option {
+	char name[PAPI_MAX_STR_LEN];
+	char short_name[PAPI_MIN_STR_LEN];
+	char description[PAPI_MAX_STR_LEN];
+	char version[PAPI_MIN_STR_LEN];
+	char support_version[PAPI_MIN_STR_LEN];
+	char kernel_version[PAPI_MIN_STR_LEN];
+	char disabled_reason[PAPI_HUGE_STR_LEN];
+	int disabled;
+	int initialized;
+	int CmpIdx;
+	int num_cntrs;
+	int num_mpx_cntrs;
+	int num_preset_events;
+	int num_native_events;
+	int default_domain;
+	int available_domains;
+	int default_granularity;
+	int available_granularities;
+	int hardware_intr_sig;
+	int component_type;
+	char *pmu_names[PAPI_PMU_MAX];
+	int reserved[8];
+	unsigned int hardware_intr:1;
+	unsigned int precise_intr:1;
+	unsigned int posix1b_timers:1;
+	unsigned int kernel_profile:1;
+	unsigned int kernel_multiplex:1;
+	unsigned int fast_counter_read:1;
+	unsigned int fast_real_timer:1;
+	unsigned int fast_virtual_timer:1;
+	unsigned int attach:1;
+	unsigned int attach_must_ptrace:1;
+	unsigned int cntr_umasks:1;
+	unsigned int cpu:1;
+	unsigned int inherit:1;
+	unsigned int reserved_bits:19;
+} PAPI_component_info_t;
+
+typedef struct _papi_mpx_info {
+	int timer_sig;
+	int timer_num;
+	int timer_us;
+} PAPI_mpx_info_t;
+
+typedef int (*PAPI_debug_handler_t)(int code);
+
+typedef struct _papi_debug_option {
+	int level;
+	PAPI_debug_handler_t handler;
+} PAPI_debug_option_t;
 
 typedef struct _papi_address_map {
 	char name[PAPI_HUGE_STR_LEN];
@@ -273,13 +555,142 @@ typedef struct _papi_shared_lib_info {
 	int count;
 } PAPI_shlib_info_t;
 
-/* What PAPI_get_opt() fills for PAPI_EXEINFO. */
+typedef char *PAPI_user_defined_events_file_t;
+
+typedef struct _papi_mh_tlb_info {
+	int type;
+	int num_entries;
+	int page_size;
+	int associativity;
+} PAPI_mh_tlb_info_t;
+
+typedef struct _papi_mh_cache_info {
+	int type;
+	int size;		/* bytes */
+	int line_size;
+	int num_lines;
+	int associativity;	/* 0 unknown, 1 direct mapped, SHRT_MAX full */
+} PAPI_mh_cache_info_t;
+
+typedef struct _papi_mh_level_info {
+	PAPI_mh_tlb_info_t tlb[PAPI_MH_MAX_LEVELS];
+	PAPI_mh_cache_info_t cache[PAPI_MH_MAX_LEVELS];
+} PAPI_mh_level_t;
+
+typedef struct _papi_mh_info {
+	int levels;
+	PAPI_mh_level_t level[PAPI_MAX_MEM_HIERARCHY_LEVELS];
+} PAPI_mh_info_t;
+
+typedef struct _papi_hw_info {
+	int ncpu;		/* CPUs per NUMA node */
+	int threads;		/* hardware threads per core */
+	int cores;		/* cores per socket */
+	int sockets;
+	int nnodes;
+	int totalcpus;
+	int vendor;
+	char vendor_string[PAPI_MAX_STR_LEN];
+	int model;
+	char model_string[PAPI_MAX_STR_LEN];
+	float revision;
+	int cpuid_family;
+	int cpuid_model;
+	int cpuid_stepping;
+	int cpu_max_mhz;
+	int cpu_min_mhz;
+	PAPI_mh_info_t mem_hierarchy;
+	int virtualized;
+	char virtual_vendor_string[PAPI_MAX_STR_LEN];
+	char virtual_vendor_version[PAPI_MAX_STR_LEN];
+	float mhz;		/* deprecated: cpu_max_mhz */
+	int clock_mhz;		/* deprecated: cpu_max_mhz */
+	int reserved[8];
+} PAPI_hw_info_t;
+
+typedef struct _papi_attach_option {
+	int eventset;
+	unsigned long tid;
+} PAPI_attach_option_t;
+
+typedef struct _papi_cpu_option {
+	int eventset;
+	unsigned int cpu_num;
+} PAPI_cpu_option_t;
+
+typedef struct _papi_multiplex_option {
+	int eventset;
+	int ns;
+	int flags;
+} PAPI_multiplex_option_t;
+
+typedef struct _papi_addr_range_option {
+	int eventset;
+	vptr_t start;
+	vptr_t end;
+	int start_off;
+	int end_off;
+} PAPI_addr_range_option_t;
+
+/* What PAPI_get_opt() fills and PAPI_set_opt() reads, by option. */
 typedef union {
+	PAPI_preload_info_t preload;
+	PAPI_debug_option_t debug;
+	PAPI_inherit_option_t inherit;
+	PAPI_granularity_option_t granularity;
+	PAPI_granularity_option_t defgranularity;
+	PAPI_domain_option_t domain;
+	PAPI_domain_option_t defdomain;
+	PAPI_attach_option_t attach;
+	PAPI_cpu_option_t cpu;
+	PAPI_multiplex_option_t multiplex;
+	PAPI_itimer_option_t itimer;
+	PAPI_hw_info_t *hw_info;
+	PAPI_shlib_info_t *shlib_info;
 	PAPI_exe_info_t *exe_info;
+	PAPI_component_info_t *cmp_info;
+	PAPI_addr_range_option_t addr;
+	PAPI_user_defined_events_file_t events_file;
 } PAPI_option_t;
 
-typedef void (*PAPI_overflow_handler_t)(int EventSet, void *address,
-					long long overflow_vector, void *context);
+/* PAPI_get_dmem_info(): kilobytes, except pagesize (bytes). */
+typedef struct _dmem_t {
+	long long peak;
+	long long size;
+	long long resident;
+	long long high_water_mark;
+	long long shared;
+	long long text;
+	long long library;
+	long long heap;
+	long long locked;
+	long long stack;
+	long long pagesize;
+	long long pte;
+} PAPI_dmem_info_t;
+
+/* One event described by PAPI_get_event_info(), preset or native. */
+typedef struct event_info {
+	unsigned int event_code;
+	char symbol[PAPI_HUGE_STR_LEN];
+	char short_descr[PAPI_MIN_STR_LEN];
+	char long_descr[PAPI_HUGE_STR_LEN];
+	int component_index;
+	char units[PAPI_MIN_STR_LEN];
+	int location;
+	int data_type;
+	int value_type;
+	int timescope;
+	int update_type;
+	int update_freq;
+	unsigned int count;	/* presets: native terms; natives: 0 */
+	unsigned int event_type;
+	char derived[PAPI_MIN_STR_LEN];
+	char postfix[PAPI_2MAX_STR_LEN];
+	unsigned int code[PAPI_MAX_INFO_TERMS];
+	char name[PAPI_MAX_INFO_TERMS][PAPI_2MAX_STR_LEN];
+	char note[PAPI_HUGE_STR_LEN];
+} PAPI_event_info_t;
 
 HWPROF_API int PAPI_library_init(int version);
 HWPROF_API int PAPI_is_initialized(void);
@@ -319,6 +730,57 @@ HWPROF_API int PAPI_overflow(int EventSet, int EventCode, int threshold,
 			     int flags, PAPI_overflow_handler_t handler);
 
 HWPROF_API const PAPI_exe_info_t *PAPI_get_executable_info(void);
+HWPROF_API const PAPI_hw_info_t *PAPI_get_hardware_info(void);
+HWPROF_API const PAPI_shlib_info_t *PAPI_get_shared_lib_info(void);
+HWPROF_API int PAPI_get_dmem_info(PAPI_dmem_info_t *dest);
+HWPROF_API int PAPI_get_event_info(int EventCode, PAPI_event_info_t *info);
+HWPROF_API int PAPI_enum_event(int *EventCode, int modifier);
+HWPROF_API int PAPI_enum_cmp_event(int *EventCode, int modifier, int cidx);
+HWPROF_API int PAPI_get_event_component(int EventCode);
+HWPROF_API int PAPI_get_eventset_component(int EventSet);
+HWPROF_API int PAPI_num_components(void);
+HWPROF_API const PAPI_component_info_t *PAPI_get_component_info(int cidx);
+HWPROF_API int PAPI_get_component_index(const char *name);
+HWPROF_API int PAPI_disable_component(int cidx);
+HWPROF_API int PAPI_disable_component_by_name(const char *name);
+HWPROF_API int PAPI_assign_eventset_component(int EventSet, int cidx);
+HWPROF_API int PAPI_num_hwctrs(void);
+HWPROF_API int PAPI_num_cmp_hwctrs(int cidx);
+HWPROF_API int PAPI_set_opt(int option, PAPI_option_t *ptr);
+HWPROF_API int PAPI_get_cmp_opt(int option, PAPI_option_t *ptr, int cidx);
+HWPROF_API int PAPI_set_domain(int domain);
+HWPROF_API int PAPI_set_cmp_domain(int domain, int cidx);
+HWPROF_API int PAPI_set_granularity(int granularity);
+HWPROF_API int PAPI_set_cmp_granularity(int granularity, int cidx);
+HWPROF_API int PAPI_set_debug(int level);
+HWPROF_API int PAPI_multiplex_init(void);
+HWPROF_API int PAPI_set_multiplex(int EventSet);
+HWPROF_API int PAPI_get_multiplex(int EventSet);
+HWPROF_API int PAPI_attach(int EventSet, unsigned long tid);
+HWPROF_API int PAPI_detach(int EventSet);
+HWPROF_API int PAPI_remove_named_event(int EventSet, const char *EventName);
+HWPROF_API int PAPI_remove_events(int EventSet, int *Events, int number);
+HWPROF_API int PAPI_list_events(int EventSet, int *Events, int *number);
+HWPROF_API int PAPI_get_overflow_event_index(int EventSet, long long overflow_vector,
+					    int *array, int *number);
+HWPROF_API unsigned long PAPI_thread_id(void);
+HWPROF_API int PAPI_list_threads(unsigned long *tids, int *number);
+HWPROF_API int PAPI_get_thr_specific(int tag, void **ptr);
+HWPROF_API int PAPI_set_thr_specific(int tag, void *ptr);
+HWPROF_API int PAPI_lock(int lck);
+HWPROF_API int PAPI_unlock(int lck);
+HWPROF_API long long PAPI_get_virt_cyc(void);
+HWPROF_API long long PAPI_get_virt_nsec(void);
+
+/* The high-level API (PAPI 7): regions counted on PAPI_EVENTS, reported
+ * as JSON under PAPI_OUTPUT_DIRECTORY at exit. */
+HWPROF_API int PAPI_hl_region_begin(const char *region);
+HWPROF_API int PAPI_hl_read(const char *region);
+HWPROF_API int PAPI_hl_region_end(const char *region);
+HWPROF_API int PAPI_hl_stop(void);
+
+#define PAPI_COMPONENT_INDEX(a)	PAPI_get_event_component(a)
+#define PAPI_descr_error(a)	PAPI_strerror(a)
 HWPROF_API long long PAPI_get_real_usec(void);
 HWPROF_API long long PAPI_get_real_nsec(void);
 HWPROF_API long long PAPI_get_real_cyc(void);

@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the PAPI files share, never installed: the EventSet, the one lock
+ * and the rules for user code. papi_names.c turns names into codes,
+ * papi_lib.c holds the library's state (init, threads, options),
+ * papi_sysinfo.c what PAPI tells about the machine and the process,
+ * papi_set.c the EventSets and counting, papi_profil.c
+ * profiling, overflow and the FORCE_SW sampler, papi_hl.c the high-level
+ * API.
+ *
+ * Locking: hwp_papi_lock() guards the EventSet table, the native-name
+ * table and every EventSet. No user code (overflow handlers) runs while it
+ * is held, and the sampling engine is never called under it (its drain
+ * calls the handlers): PAPI_start() and PAPI_stop() mark the set busy and
+ * release it around the engine, and a FORCE_SW signal that
+ * interrupts this thread inside a PAPI call defers the user's handler
+ * until the call unlocks (hwp_papi_unlock() runs it).
+ */
+#ifndef HWPROF_COMPAT_PAPI_PRIV_H
+#define HWPROF_COMPAT_PAPI_PRIV_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "../internal.h"
+#include "hwprof/papi/papi.h"
+
+#define HWP_PAPI_MAX_EVENTS	64	/* per EventSet: PAPI_MAX_MPX_CTRS */
+#define HWP_PAPI_MAX_OV		63	/* overflow_vector has one bit each */
+
+struct hwp_pset;
+
+/* A drain's sample goes to PAPI_overflow()'s handler through this. */
+struct hwp_ov_arg {
+	int set;
+	int index;
+	PAPI_overflow_handler_t fn;
+};
+
+struct hwp_pevent {
+	int code;
+	char name[PAPI_2MAX_STR_LEN];	/* what hwp_event_resolve() reads */
+	int fd;				/* counting fd while running, else -1 */
+	long long saved;		/* the count while stopped */
+	uint64_t en0, run0;		/* times at the last reset: scaling */
+	/* profiling */
+	int threshold;			/* 0: not profiled */
+	int flags;
+	struct hwprof_hist *hist;	/* NULL with threshold: bufsiz 0 */
+	long long deadline;		/* FORCE_SW: next count that samples */
+	/* overflow */
+	int ov_threshold;
+	int ov_flags;
+	PAPI_overflow_handler_t handler;
+	struct hwp_ov_arg ov;
+};
+
+struct hwp_pset {
+	int id;
+	int state;
+	int nev, cap;
+	struct hwp_pevent *ev;
+	struct hwprof_session *s;	/* kernel sampling while running */
+	int sw;				/* FORCE_SW signals armed */
+	int draining;			/* busy: PAPI_start()/PAPI_stop() run
+					 * the engine without the lock */
+	pid_t tid;			/* the thread that started it */
+	/* options (PAPI_set_opt) */
+	int cidx;			/* -1 until bound to the component */
+	int domain;
+	int granularity;
+	int inherit;
+	int multiplex;
+	pid_t attach;			/* 0: the starting thread */
+	int cpu;			/* -1: any */
+};
+
+/* papi_lib.c */
+void hwp_papi_lock(void);
+void hwp_papi_unlock(void);
+int hwp_papi_err(int e);		/* records the thread's last error */
+int hwp_papi_inited(void);
+int hwp_papi_defdom(void);
+int hwp_papi_defgrn(void);
+int hwp_papi_num_cntrs(void);
+int hwp_papi_in_call(void);
+int hwp_papi_thread_seen(void);		/* lock not held */
+int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
+
+/* papi_sysinfo.c */
+void hwp_papi_sysinfo_init(void);		/* lock held */
+void hwp_papi_sysinfo_free(void);		/* lock held */
+PAPI_hw_info_t *hwp_papi_hw(void);
+PAPI_exe_info_t *hwp_papi_exe(void);
+PAPI_shlib_info_t *hwp_papi_shlib(void);
+
+/* papi_set.c (lock held) */
+struct hwp_pset *hwp_papi_set(int id);
+int hwp_papi_stopped(int id, struct hwp_pset **s);
+int hwp_papi_index(const struct hwp_pset *s, int code);
+void hwp_papi_sets_free(void);
+void hwp_papi_sets_stop_all(void);		/* lock not held */
+int hwp_papi_set_opt(int option, PAPI_option_t *p);	/* lock not held */
+int hwp_papi_get_opt(int option, PAPI_option_t *p);	/* lock not held */
+
+/* papi_names.c */
+const char *hwp_papi_code_name(int code);	/* lock held */
+int hwp_papi_name_code(const char *name, int *code);	/* lock held */
+int hwp_papi_probe(const char *name);
+int hwp_papi_npresets(void);
+void hwp_papi_names_free(void);			/* lock held */
+
+/* papi_profil.c */
+void hwp_papi_unprofile(struct hwp_pevent *e);
+int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
+		     struct perf_event_attr *a);	/* lock held, at start */
+int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
+void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
+int hwp_papi_sampled(const struct hwp_pevent *e);	/* kernel sampling */
+int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
+void hwp_papi_deferred(void);			/* lock not held */
+
+#endif /* HWPROF_COMPAT_PAPI_PRIV_H */

@@ -1,0 +1,828 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * EventSets and counting. An EventSet is allocated when created and
+ * counts with one perf fd per event, opened at PAPI_start() on the
+ * starting thread (or the attached thread, or a CPU). Counts are scaled by
+ * time_enabled/time_running when the kernel multiplexed them, as PAPI's
+ * perf_event component does. Every call takes the PAPI lock; none runs
+ * user code under it.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "papi_priv.h"
+
+static struct hwp_pset **sets;	/* id -> EventSet, under the PAPI lock */
+static int nsets;
+
+struct hwp_pset *hwp_papi_set(int id)
+{
+	return id >= 0 && id < nsets ? sets[id] : NULL;
+}
+
+/* PAPI's first two checks: the EventSet exists, and it is stopped (and
+ * no PAPI_stop() is still running handlers on it). */
+int hwp_papi_stopped(int id, struct hwp_pset **s)
+{
+	*s = hwp_papi_set(id);
+	if (!*s)
+		return PAPI_ENOEVST;
+	return (*s)->state & PAPI_RUNNING || (*s)->draining ? PAPI_EISRUN : PAPI_OK;
+}
+
+int hwp_papi_index(const struct hwp_pset *s, int code)
+{
+	for (int i = 0; i < s->nev; i++)
+		if (s->ev[i].code == code)
+			return i;
+	return -1;
+}
+
+static void set_free(struct hwp_pset *s)
+{
+	if (!s)
+		return;
+	for (int i = 0; i < s->nev; i++)
+		hwp_papi_unprofile(&s->ev[i]);
+	free(s->ev);
+	free(s);
+}
+
+void hwp_papi_sets_free(void)
+{
+	for (int i = 0; i < nsets; i++)
+		set_free(sets[i]);
+	free(sets);
+	sets = NULL;
+	nsets = 0;
+}
+
+/* Stops every running EventSet (PAPI_shutdown), the lock not held. */
+void hwp_papi_sets_stop_all(void)
+{
+	int n;
+
+	hwp_papi_lock();
+	n = nsets;
+	hwp_papi_unlock();
+	for (int i = 0; i < n; i++)
+		PAPI_stop(i, NULL);
+}
+
+HWPROF_API int PAPI_create_eventset(int *id)
+{
+	struct hwp_pset *s;
+	int i;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!id || *id != PAPI_NULL)
+		return hwp_papi_err(PAPI_EINVAL);
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return hwp_papi_err(PAPI_ENOMEM);
+	s->state = PAPI_STOPPED;
+	s->cidx = -1;
+	s->domain = hwp_papi_defdom();
+	s->granularity = hwp_papi_defgrn();
+	s->cpu = -1;
+	hwp_papi_lock();
+	for (i = 0; i < nsets && sets[i]; i++)
+		;
+	if (i == nsets) {
+		int n = nsets ? nsets * 2 : 16;
+		struct hwp_pset **p = realloc(sets, (size_t)n * sizeof(*p));
+
+		if (!p) {
+			hwp_papi_unlock();
+			free(s);
+			return hwp_papi_err(PAPI_ENOMEM);
+		}
+		memset(p + nsets, 0, (size_t)(n - nsets) * sizeof(*p));
+		sets = p;
+		nsets = n;
+	}
+	s->id = i;
+	sets[i] = s;
+	*id = i;
+	hwp_papi_unlock();
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_assign_eventset_component(int id, int cidx)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	hwp_papi_lock();
+	ret = hwp_papi_stopped(id, &s);
+	if (!ret)
+		s->cidx = 0;
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_get_eventset_component(int id)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	ret = !s ? PAPI_ENOEVST : s->cidx < 0 ? PAPI_ENOCMP : s->cidx;
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+static int add_locked(struct hwp_pset *s, int code)
+{
+	const char *n = hwp_papi_code_name(code);
+	struct hwp_pevent *e;
+	int r;
+
+	if (!n)
+		return PAPI_ENOEVNT;
+	if (hwp_papi_cmp_disabled())
+		return PAPI_ECMP_DISABLED;
+	if (s->state & PAPI_RUNNING || s->draining)
+		return PAPI_EISRUN;
+	if (hwp_papi_index(s, code) >= 0)
+		return PAPI_ECNFLCT;
+	if (s->nev == HWP_PAPI_MAX_EVENTS)
+		return PAPI_ECOUNT;
+	r = hwp_papi_probe(n);
+	if (r)
+		return r;
+	if (s->nev == s->cap) {
+		int c = s->cap ? s->cap * 2 : 4;
+
+		e = realloc(s->ev, (size_t)c * sizeof(*e));
+		if (!e)
+			return PAPI_ENOMEM;
+		s->ev = e;
+		s->cap = c;
+	}
+	e = &s->ev[s->nev];
+	memset(e, 0, sizeof(*e));
+	e->code = code;
+	e->fd = -1;
+	snprintf(e->name, sizeof(e->name), "%s", n);
+	s->nev++;
+	s->cidx = 0;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_add_event(int id, int code)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	ret = s ? add_locked(s, code) : PAPI_ENOEVST;
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_add_events(int id, int *codes, int number)
+{
+	if (!codes || number <= 0)
+		return hwp_papi_err(PAPI_EINVAL);
+	for (int i = 0; i < number; i++) {
+		int r = PAPI_add_event(id, codes[i]);
+
+		if (r)	/* PAPI: how many went in, as a positive count */
+			return i ? i : r;
+	}
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_add_named_event(int id, const char *name)
+{
+	int code, r;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!name)
+		return hwp_papi_err(PAPI_EINVAL);
+	r = PAPI_event_name_to_code(name, &code);
+	return r ? r : PAPI_add_event(id, code);
+}
+
+HWPROF_API int PAPI_remove_event(int id, int code)
+{
+	struct hwp_pset *s;
+	int ret, i;
+
+	hwp_papi_lock();
+	ret = hwp_papi_stopped(id, &s);
+	if (!ret && (i = hwp_papi_index(s, code)) < 0)
+		ret = PAPI_EINVAL;
+	else if (!ret) {
+		hwp_papi_unprofile(&s->ev[i]);
+		memmove(&s->ev[i], &s->ev[i + 1], (size_t)(s->nev - i - 1) * sizeof(s->ev[0]));
+		s->nev--;
+	}
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_remove_named_event(int id, const char *name)
+{
+	int code, r;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (!name)
+		return hwp_papi_err(PAPI_EINVAL);
+	r = PAPI_event_name_to_code(name, &code);
+	return r ? r : PAPI_remove_event(id, code);
+}
+
+HWPROF_API int PAPI_remove_events(int id, int *codes, int number)
+{
+	if (!codes || number <= 0)
+		return hwp_papi_err(PAPI_EINVAL);
+	for (int i = 0; i < number; i++) {
+		int r = PAPI_remove_event(id, codes[i]);
+
+		if (r)	/* as PAPI_add_events: how many went */
+			return i ? i : r;
+	}
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_list_events(int id, int *codes, int *number)
+{
+	struct hwp_pset *s;
+	int ret = PAPI_OK;
+
+	if (!number || *number < 0 || (*number > 0 && !codes))
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (!s) {
+		ret = PAPI_ENOEVST;
+	} else {
+		for (int i = 0; i < s->nev && i < *number; i++)
+			codes[i] = s->ev[i].code;
+		*number = s->nev;
+	}
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_num_events(int id)
+{
+	struct hwp_pset *s;
+	int n;
+
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	n = s ? s->nev : PAPI_ENOEVST;
+	hwp_papi_unlock();
+	return hwp_papi_err(n);
+}
+
+HWPROF_API int PAPI_state(int id, int *status)
+{
+	struct hwp_pset *s;
+
+	if (!status)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (s)
+		*status = s->state;
+	hwp_papi_unlock();
+	return s ? PAPI_OK : hwp_papi_err(PAPI_ENOEVST);
+}
+
+HWPROF_API int PAPI_cleanup_eventset(int id)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	hwp_papi_lock();
+	ret = hwp_papi_stopped(id, &s);
+	if (!ret) {
+		for (int i = 0; i < s->nev; i++)
+			hwp_papi_unprofile(&s->ev[i]);
+		s->nev = 0;
+		s->state = PAPI_STOPPED;
+		s->multiplex = 0;
+	}
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_destroy_eventset(int *id)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	if (!id)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	ret = hwp_papi_stopped(*id, &s);
+	if (!ret && s->nev)
+		ret = PAPI_EINVAL;	/* PAPI: clean it up first */
+	else if (!ret) {
+		sets[*id] = NULL;
+		set_free(s);
+		*id = PAPI_NULL;
+	}
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+/* ------------------------------------------------------------------ */
+/* Options of one EventSet                                              */
+
+static int set_state_bits(struct hwp_pset *s)
+{
+	int st = s->state & ~(PAPI_MULTIPLEXING | PAPI_ATTACHED | PAPI_CPU_ATTACHED);
+
+	if (s->multiplex)
+		st |= PAPI_MULTIPLEXING;
+	if (s->attach)
+		st |= PAPI_ATTACHED;
+	if (s->cpu >= 0)
+		st |= PAPI_CPU_ATTACHED;
+	return st;
+}
+
+int hwp_papi_set_opt(int option, PAPI_option_t *p)
+{
+	struct hwp_pset *s;
+	int id, ret;
+
+	switch (option) {
+	case PAPI_DOMAIN:
+		id = p->domain.eventset;
+		break;
+	case PAPI_GRANUL:
+		id = p->granularity.eventset;
+		break;
+	case PAPI_INHERIT:
+		id = p->inherit.eventset;
+		break;
+	case PAPI_ATTACH:
+	case PAPI_DETACH:
+		id = p->attach.eventset;
+		break;
+	case PAPI_CPU_ATTACH:
+		id = p->cpu.eventset;
+		break;
+	case PAPI_MULTIPLEX:
+		if (!p)
+			return PAPI_EINVAL;
+		id = p->multiplex.eventset;
+		break;
+	default:
+		return PAPI_EINVAL;
+	}
+	hwp_papi_lock();
+	ret = hwp_papi_stopped(id, &s);
+	if (ret)
+		goto out;
+	switch (option) {
+	case PAPI_DOMAIN:
+		if (p->domain.domain < PAPI_DOM_MIN || (p->domain.domain & ~PAPI_DOM_ALL))
+			ret = PAPI_EINVAL;
+		else
+			s->domain = p->domain.domain;
+		break;
+	case PAPI_GRANUL:
+		if (p->granularity.granularity != PAPI_GRN_THR &&
+		    p->granularity.granularity != PAPI_GRN_SYS)
+			ret = PAPI_EINVAL;
+		else
+			s->granularity = p->granularity.granularity;
+		break;
+	case PAPI_INHERIT:
+		s->inherit = p->inherit.inherit ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
+		break;
+	case PAPI_ATTACH:
+		if (s->attach || s->cpu >= 0)
+			ret = PAPI_EINVAL;	/* PAPI: detach first */
+		else if (!p->attach.tid || p->attach.tid > (unsigned long)INT32_MAX)
+			ret = PAPI_EINVAL;
+		else
+			s->attach = (pid_t)p->attach.tid;
+		break;
+	case PAPI_DETACH:
+		if (!s->attach)
+			ret = PAPI_EINVAL;
+		s->attach = 0;
+		break;
+	case PAPI_CPU_ATTACH:
+		if (s->attach || s->cpu >= 0)
+			ret = PAPI_EINVAL;
+		else if (p->cpu.cpu_num >= (unsigned int)sysconf(_SC_NPROCESSORS_CONF))
+			ret = PAPI_EINVAL;
+		else
+			s->cpu = (int)p->cpu.cpu_num;
+		break;
+	case PAPI_MULTIPLEX:
+		if (s->multiplex)
+			ret = PAPI_EINVAL;	/* PAPI: already multiplexed */
+		else
+			s->multiplex = 1;
+		break;
+	}
+	s->state = set_state_bits(s);
+out:
+	hwp_papi_unlock();
+	return ret;
+}
+
+int hwp_papi_get_opt(int option, PAPI_option_t *p)
+{
+	struct hwp_pset *s;
+	int id, ret = PAPI_OK;
+
+	switch (option) {
+	case PAPI_DOMAIN:
+		id = p->domain.eventset;
+		break;
+	case PAPI_GRANUL:
+		id = p->granularity.eventset;
+		break;
+	case PAPI_INHERIT:
+		id = p->inherit.eventset;
+		break;
+	case PAPI_ATTACH:
+		id = p->attach.eventset;
+		break;
+	case PAPI_CPU_ATTACH:
+		id = p->cpu.eventset;
+		break;
+	default:
+		id = p->multiplex.eventset;
+		break;
+	}
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (!s) {
+		ret = PAPI_ENOEVST;
+	} else {
+		switch (option) {
+		case PAPI_DOMAIN:
+			p->domain.domain = s->domain;
+			ret = s->domain;
+			break;
+		case PAPI_GRANUL:
+			p->granularity.granularity = s->granularity;
+			ret = s->granularity;
+			break;
+		case PAPI_INHERIT:
+			p->inherit.inherit = s->inherit;
+			ret = s->inherit;
+			break;
+		case PAPI_ATTACH:
+			p->attach.tid = (unsigned long)s->attach;
+			break;
+		case PAPI_CPU_ATTACH:
+			p->cpu.cpu_num = (unsigned int)s->cpu;
+			ret = s->cpu < 0 ? PAPI_EINVAL : PAPI_OK;
+			break;
+		default:
+			p->multiplex.ns = 0;
+			p->multiplex.flags = PAPI_MULTIPLEX_DEFAULT;
+			ret = s->multiplex;
+			break;
+		}
+	}
+	hwp_papi_unlock();
+	return ret;
+}
+
+HWPROF_API int PAPI_multiplex_init(void)
+{
+	/* the kernel multiplexes: nothing to set up */
+	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
+}
+
+HWPROF_API int PAPI_set_multiplex(int id)
+{
+	PAPI_option_t o;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	memset(&o, 0, sizeof(o));
+	o.multiplex.eventset = id;
+	return hwp_papi_err(hwp_papi_set_opt(PAPI_MULTIPLEX, &o));
+}
+
+HWPROF_API int PAPI_get_multiplex(int id)
+{
+	PAPI_option_t o;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	memset(&o, 0, sizeof(o));
+	o.multiplex.eventset = id;
+	return hwp_papi_err(hwp_papi_get_opt(PAPI_MULTIPLEX, &o));
+}
+
+HWPROF_API int PAPI_attach(int id, unsigned long tid)
+{
+	PAPI_option_t o;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	memset(&o, 0, sizeof(o));
+	o.attach.eventset = id;
+	o.attach.tid = tid;
+	return hwp_papi_err(hwp_papi_set_opt(PAPI_ATTACH, &o));
+}
+
+HWPROF_API int PAPI_detach(int id)
+{
+	PAPI_option_t o;
+
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	memset(&o, 0, sizeof(o));
+	o.attach.eventset = id;
+	return hwp_papi_err(hwp_papi_set_opt(PAPI_DETACH, &o));
+}
+
+/* ------------------------------------------------------------------ */
+/* Counting                                                             */
+
+static void close_fds(struct hwp_pset *s)
+{
+	for (int i = 0; i < s->nev; i++) {
+		if (s->ev[i].fd >= 0)
+			close(s->ev[i].fd);
+		s->ev[i].fd = -1;
+	}
+}
+
+static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
+{
+	struct hwp_event ev;
+	pid_t pid = s->attach ? s->attach : 0;
+	int cpu = -1, fd;
+
+	if (hwp_event_resolve(e->name, &ev, NULL, 0))
+		return PAPI_ENOEVNT;
+	ev.attr.sample_period = 0;
+	ev.attr.sample_type = 0;
+	ev.attr.disabled = 1;
+	ev.attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
+			      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	ev.attr.exclude_user = !(s->domain & PAPI_DOM_USER);
+	ev.attr.exclude_kernel = !(s->domain & PAPI_DOM_KERNEL);
+	ev.attr.exclude_hv = !(s->domain & PAPI_DOM_SUPERVISOR);
+	ev.attr.inherit = s->inherit == PAPI_INHERIT_ALL;
+	if (s->cpu >= 0) {
+		pid = -1;
+		cpu = s->cpu;
+	}
+	fd = hwp_papi_sw_attr(s, e, &ev.attr);
+	if (fd)
+		return fd;
+	fd = hwp_perf_open(&ev.attr, pid, cpu, -1);
+	if (fd < 0) {
+		switch (fd) {
+		case -EACCES:
+		case -EPERM:
+			return PAPI_EPERM;
+		case -ESRCH:
+			return PAPI_EINVAL;	/* no such thread to attach to */
+		case -EINVAL:
+			return s->inherit ? PAPI_ECOMBO : PAPI_ECNFLCT;
+		default:
+			return PAPI_ECNFLCT;
+		}
+	}
+	e->fd = fd;
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_start(int id)
+{
+	struct hwprof_session *sess = NULL;
+	struct hwp_pset *s;
+	int ret = PAPI_OK;
+
+	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (!s) {
+		ret = PAPI_ENOEVST;
+		goto out;
+	}
+	if (s->state & PAPI_RUNNING || s->draining) {
+		ret = PAPI_EISRUN;
+		goto out;
+	}
+	if (!s->nev) {
+		ret = PAPI_EINVAL;
+		goto out;
+	}
+	for (int i = 0; !ret && i < s->nev; i++)
+		ret = open_counter(s, &s->ev[i]);
+	if (ret) {
+		close_fds(s);
+		goto out;
+	}
+	/* The engine runs without our lock (its drain calls overflow
+	 * handlers, which take it); the set is busy meanwhile. Sampling
+	 * starts first and counting last (the reverse at stop), so what the
+	 * engine does while it starts is not counted. */
+	s->draining = 1;
+	hwp_papi_unlock();
+	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
+	if (!ret && s->s && hwprof_session_start(s->s))
+		ret = PAPI_ECNFLCT;
+	hwp_papi_lock();
+	s->draining = 0;
+	if (!ret) {
+		s->tid = hwp_gettid();
+		for (int i = 0; i < s->nev; i++) {
+			s->ev[i].en0 = s->ev[i].run0 = 0;
+			hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_RESET, 0);
+		}
+		ret = hwp_papi_sw_arm(s);
+	}
+	if (ret) {		/* nothing stays open */
+		hwp_papi_sw_disarm(s);
+		sess = s->s;
+		s->s = NULL;
+		close_fds(s);
+		goto out;
+	}
+	for (int i = 0; i < s->nev; i++)
+		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	s->state = set_state_bits(s);
+	s->state &= ~PAPI_STOPPED;
+	s->state |= PAPI_RUNNING;
+	for (int i = 0; i < s->nev; i++) {
+		if (s->ev[i].threshold)
+			s->state |= PAPI_PROFILING;
+		if (s->ev[i].handler)
+			s->state |= PAPI_OVERFLOWING;
+	}
+out:
+	hwp_papi_unlock();
+	hwprof_session_free(sess);
+	return hwp_papi_err(ret);
+}
+
+/* One counter, scaled by enabled/running since the last reset. */
+static int read_one(struct hwp_pevent *e, long long *out)
+{
+	uint64_t v[3], en, run;
+
+	if (hwp_perf_read(e->fd, v, 3))
+		return PAPI_ESYS;
+	en = v[1] - e->en0;
+	run = v[2] - e->run0;
+	if (run && run < en)
+		*out = (long long)((double)v[0] * ((double)en / (double)run));
+	else
+		*out = (long long)v[0];
+	return PAPI_OK;
+}
+
+static int read_locked(struct hwp_pset *s, long long *values)
+{
+	for (int i = 0; i < s->nev; i++) {
+		if (s->state & PAPI_RUNNING) {
+			int r = read_one(&s->ev[i], &values[i]);
+
+			if (r)
+				return r;
+		} else {
+			values[i] = s->ev[i].saved;
+		}
+	}
+	return PAPI_OK;
+}
+
+/* Zeroes the counters; keeps the times, so scaling starts afresh. */
+static void reset_locked(struct hwp_pset *s)
+{
+	for (int i = 0; i < s->nev; i++) {
+		struct hwp_pevent *e = &s->ev[i];
+
+		if (s->state & PAPI_RUNNING) {
+			uint64_t v[3];
+
+			hwp_perf_ioctl(e->fd, PERF_EVENT_IOC_RESET, 0);
+			if (!hwp_perf_read(e->fd, v, 3)) {
+				e->en0 = v[1];
+				e->run0 = v[2];
+			}
+		}
+		e->saved = 0;
+		e->deadline = e->threshold ? e->threshold : e->ov_threshold;
+	}
+}
+
+HWPROF_API int PAPI_read(int id, long long *values)
+{
+	struct hwp_pset *s;
+	int ret;
+
+	if (!values)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	ret = s ? read_locked(s, values) : PAPI_ENOEVST;
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_stop(int id, long long *values)
+{
+	struct hwprof_session *sess = NULL;
+	struct hwp_pset *s;
+	long long v;
+	int ret = PAPI_OK;
+
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (!s) {
+		ret = PAPI_ENOEVST;
+		goto out;
+	}
+	if (!(s->state & PAPI_RUNNING) || s->draining) {
+		ret = PAPI_ENOTRUN;
+		goto out;
+	}
+	hwp_papi_sw_disarm(s);
+	for (int i = 0; i < s->nev; i++)
+		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < s->nev; i++)
+		s->ev[i].saved = read_one(&s->ev[i], &v) ? 0 : v;
+	for (int i = 0; values && i < s->nev; i++)
+		values[i] = s->ev[i].saved;
+	if (s->s) {
+		/* Sampling stops and its drain runs overflow handlers, which
+		 * may call PAPI_read() and the like on this EventSet: not
+		 * under our lock. The EventSet cannot change meanwhile
+		 * (draining); it reads the final counts. */
+		sess = s->s;
+		s->draining = 1;
+		hwp_papi_unlock();
+		hwprof_session_stop(sess);	/* drains: the buffers are exact */
+		hwp_papi_lock();
+		s->draining = 0;
+		s->s = NULL;
+	}
+	close_fds(s);
+	s->state = set_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
+	s->state |= PAPI_STOPPED;
+out:
+	hwp_papi_unlock();
+	hwprof_session_free(sess);	/* stopped and drained: runs no handler */
+	return hwp_papi_err(ret);
+}
+
+HWPROF_API int PAPI_reset(int id)
+{
+	struct hwp_pset *s;
+
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	if (s)
+		reset_locked(s);
+	hwp_papi_unlock();
+	return s ? PAPI_OK : hwp_papi_err(PAPI_ENOEVST);
+}
+
+HWPROF_API int PAPI_accum(int id, long long *values)
+{
+	long long v[HWP_PAPI_MAX_EVENTS];
+	struct hwp_pset *s;
+	int ret;
+
+	if (!values)
+		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_lock();
+	s = hwp_papi_set(id);
+	ret = s ? read_locked(s, v) : PAPI_ENOEVST;
+	if (!ret) {
+		for (int i = 0; i < s->nev; i++)
+			values[i] += v[i];
+		reset_locked(s);
+	}
+	hwp_papi_unlock();
+	return hwp_papi_err(ret);
+}
