@@ -214,6 +214,18 @@ void hwp_session_arm(struct hwprof_session *s)
 	hwp_eng_unlock();
 }
 
+/* The reverse, as an API's first step of stopping: the caller's fds off
+ * before any of the API's own work. */
+void hwp_session_disarm(struct hwprof_session *s)
+{
+	pid_t me = hwp_gettid();
+
+	hwp_eng_lock();
+	if (s->running)
+		hwp_slots_enable(s, me, 0);
+	hwp_eng_unlock();
+}
+
 /* Called with hwp_eng held: disable (the calling thread's fds first, so
  * the rest of this is not sampled), drain to the last record, close, and
  * hand the last pcs to the sinks. Returns with hwp_eng held. */

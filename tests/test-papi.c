@@ -309,6 +309,38 @@ static int case_sprofil(void)
 }
 
 /* PAPI_overflow: the handler sees every sample's address. */
+/* Nothing of hwprof's making in a PAPI profile: N fresh pages give
+ * exactly N samples in the region and 0 in the overflow bin (PAPI_start
+ * and PAPI_stop keep their own work out of the profile). */
+static int case_self(void)
+{
+	static uint32_t reg[64], bin[1];
+	struct t_pages pool;
+	int es, code, r = need_pf();
+	uint64_t n = 0;
+
+	if (r || (r = setup(&es, "page-faults", &code)) || (r = t_pages_new(&pool, 300)))
+		return r;
+	{
+		PAPI_sprofil_t p[2] = {
+			{ reg, sizeof(reg), (vptr_t)touch_b, 0x10000 },
+			{ bin, sizeof(bin), 0, 2 },
+		};
+
+		T_EQ(PAPI_sprofil(p, 2, es, code, 1, PAPI_PROFIL_BUCKET_32), PAPI_OK);
+		T_EQ(PAPI_start(es), PAPI_OK);
+		t_touch_n(touch_b, &pool, 300);
+		T_EQ(PAPI_stop(es, NULL), PAPI_OK);
+	}
+	for (int i = 0; i < 64; i++)
+		n += reg[i];
+	T_CHECK(n == 300, "%llu samples in touch_b's buckets, want 300", (unsigned long long)n);
+	T_CHECK(bin[0] == 0, "%u samples of hwprof's making in the overflow bin", bin[0]);
+	t_pages_free(&pool);
+	PAPI_shutdown();
+	return t_done("self");
+}
+
 static int calls;
 static void *last_addr;
 static long long last_vec;
@@ -534,6 +566,8 @@ int main(int argc, char **argv)
 		return case_two();
 	if (!strcmp(c, "sprofil"))
 		return case_sprofil();
+	if (!strcmp(c, "self"))
+		return case_self();
 	if (!strcmp(c, "overflow"))
 		return case_overflow();
 	if (!strcmp(c, "force-sw"))

@@ -648,7 +648,9 @@ HWPROF_API int PAPI_start(int id)
 	s->draining = 1;
 	hwp_papi_unlock();
 	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
-	if (!ret && s->s && hwprof_session_start(s->s))
+	/* started with this thread's sampling off: armed as the last step,
+	 * so none of this call's own work is in the profile */
+	if (!ret && s->s && hwp_session_start_quiet(s->s))
 		ret = PAPI_ECNFLCT;
 	hwp_papi_lock();
 	s->draining = 0;
@@ -678,6 +680,8 @@ HWPROF_API int PAPI_start(int id)
 		if (s->ev[i].handler)
 			s->state |= PAPI_OVERFLOWING;
 	}
+	if (s->s)
+		hwp_session_arm(s->s);	/* runs no handler: safe under our lock */
 out:
 	hwp_papi_unlock();
 	hwprof_session_free(sess);
@@ -766,6 +770,8 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		ret = PAPI_ENOTRUN;
 		goto out;
 	}
+	if (s->s)
+		hwp_session_disarm(s->s);	/* first: the rest is not sampled */
 	hwp_papi_sw_disarm(s);
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
