@@ -51,7 +51,7 @@ static int (*volatile profil_)(unsigned short *, size_t, size_t, unsigned int) =
 
 static long psz;
 static char *ro;	/* a read-only page */
-static char *gone;	/* an unmapped page, after a mapped one */
+static char *gone;	/* an inaccessible page, after a mapped one */
 static char *end;	/* == gone: the end of a writable page */
 
 #define NONE	0	/* no errno to check */
@@ -789,7 +789,9 @@ int main(void)
 	ro = p;
 	mprotect(ro, (size_t)psz, PROT_READ);
 	end = gone = p + 2 * psz;
-	munmap(gone, (size_t)psz);
+	/* inaccessible rather than unmapped: an unmapped hole can be taken
+	 * by the next mmap (a sanitizer's allocator's, say) */
+	mprotect(gone, (size_t)psz, PROT_NONE);
 	/* the classic calls need an event that opens everywhere */
 	setenv("HWPROF_EVENT", "task-clock", 1);
 	perf = task_clock_opens();
