@@ -242,8 +242,10 @@ void hwp_size_rings(struct hwprof_session *s)
 	while (p > 1 && p + 1 > per)
 		p /= 2;
 	s->fit = p;
-	if (pages > (uint64_t)HWP_FIT_THREADS * s->nev * (p + 1))
-		s->surplus = pages - (uint64_t)HWP_FIT_THREADS * s->nev * (p + 1);
+	/* the surplus leaves room for a few more threads than promised (a
+	 * sanitizer's or a runtime's own) */
+	if (pages > (uint64_t)(HWP_FIT_THREADS + 64) * s->nev * (p + 1))
+		s->surplus = pages - (uint64_t)(HWP_FIT_THREADS + 64) * s->nev * (p + 1);
 	if (p != s->pages)
 		hwp_log(HWPROF_LOG_INFO,
 			"hwprof: rings of %u data pages a thread (%u for the first ones): %llu KiB of locked memory is kept for %d threads",

@@ -23,6 +23,7 @@
  * usage: test-engine CASE
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -42,6 +43,18 @@
 #include "tlib.h"
 
 #define NPAGES	300
+
+#if defined(__SANITIZE_THREAD__)
+static const int tsan = 1;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+static const int tsan = 1;
+#else
+static const int tsan = 0;
+#endif
+#else
+static const int tsan = 0;
+#endif
 
 static size_t psz;
 
@@ -112,8 +125,16 @@ static void self_session(unsigned int mode, const char *what)
 	T_EQ(hwprof_session_stats(s, 0, &st), 0);
 	T_CHECK(fn_sum() == NPAGES, "%s: %llu samples in touch_pages, want %d", what,
 		(unsigned long long)fn_sum(), NPAGES);
-	T_CHECK(bin[0] == 0, "%s: %u samples of hwprof's making (overflow bin)", what, bin[0]);
-	T_EQ(st.samples, NPAGES);
+	if (tsan) {
+		/* TSan's runtime faults in its shadow memory on behalf of the
+		 * test's own instrumented code: those samples are the
+		 * program's, so only the function's count is exact here */
+		printf("%s: %u samples elsewhere (TSan's shadow faults)\n", what, bin[0]);
+	} else {
+		T_CHECK(bin[0] == 0, "%s: %u samples of hwprof's making (overflow bin)",
+			what, bin[0]);
+		T_EQ(st.samples, NPAGES);
+	}
 	T_EQ(st.missed, 0);
 	hwprof_session_free(s);
 	hwprof_hist_free(h);
@@ -147,7 +168,8 @@ static void self_sprofil(void)
 			n += fn16[i];
 		T_CHECK(n == NPAGES, "sprofil: %llu in touch_pages, want %d",
 			(unsigned long long)n, NPAGES);
-		T_CHECK(bin16[0] == 0, "sprofil: %u samples of hwprof's making", bin16[0]);
+		T_CHECK(bin16[0] == 0 || tsan, "sprofil: %u samples of hwprof's making",
+			bin16[0]);
 	}
 	munmap(p, NPAGES * psz);
 }
@@ -275,6 +297,19 @@ static int as_nobody(char **argv)
 }
 
 #define NTHREADS	1024
+
+static int count_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
 #define TPAGES		4
 
 static pthread_barrier_t bar;
@@ -299,7 +334,7 @@ static int case_threads(char **argv)
 	static pthread_t t[NTHREADS];
 	struct rlimit nofile, memlock;
 	pthread_attr_t pa;
-	int r = as_nobody(argv), made = 0, limited;
+	int r = as_nobody(argv), made = 0, limited, base;
 
 	if (r >= 0)
 		return r;
@@ -316,6 +351,7 @@ static int case_threads(char **argv)
 	h = hist_fn_bin();
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
+	base = count_tasks();	/* main, and a sanitizer's thread if any */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
 	pthread_attr_init(&pa);
@@ -343,14 +379,17 @@ static int case_threads(char **argv)
 		T_CHECK(st.missed > 0, "no thread missed under %llu open files",
 			(unsigned long long)nofile.rlim_max);
 		T_EQ(st.missed_err, -EMFILE);
-		T_EQ(st.threads + st.missed, NTHREADS + 1);
-		/* the main thread (covered first, at start) touches none */
-		T_CHECK(fn_sum() == (uint64_t)(st.threads - 1) * TPAGES,
+		T_CHECK(st.threads + st.missed >= NTHREADS + (unsigned)base,
+			"%u covered + %u missed", st.threads, st.missed);
+		/* the fds run out late: every thread missed is a worker (the
+		 * others, a sanitizer's included, came first), and every
+		 * covered worker's pages are there */
+		T_CHECK(fn_sum() == (uint64_t)(NTHREADS - st.missed) * TPAGES,
 			"%llu samples in touch_pages, want %u covered workers x %d",
-			(unsigned long long)fn_sum(), st.threads - 1, TPAGES);
+			(unsigned long long)fn_sum(), NTHREADS - st.missed, TPAGES);
 	} else {
 		T_EQ(st.missed, 0);
-		T_CHECK(st.threads >= NTHREADS + 1, "threads covered %u", st.threads);
+		T_CHECK(st.threads >= NTHREADS + (unsigned)base, "threads covered %u", st.threads);
 		T_CHECK(fn_sum() == (uint64_t)NTHREADS * TPAGES,
 			"%llu samples in touch_pages, want %d",
 			(unsigned long long)fn_sum(), NTHREADS * TPAGES);
