@@ -348,6 +348,10 @@ static int build_front(struct hwprof_hist *h)
 	h->fshift = 0;
 	while (h->fshift < 63 && ((h->fspan - 1) >> h->fshift) >= nfront)
 		h->fshift++;
+	/* a span above 2^63 with one block: a pc's block can be 1 at the
+	 * largest shift, so there must be two (fuzz-hist found it) */
+	if (((h->fspan - 1) >> h->fshift) >= nfront)
+		nfront = 2;
 	h->front = malloc((nfront + 1) * sizeof(*h->front));
 	if (!h->front)
 		return -ENOMEM;
