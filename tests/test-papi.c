@@ -7,6 +7,7 @@
  * breakpoints (mem:fn_a:x) where they fire. usage: test-papi CASE
  */
 #define _GNU_SOURCE
+#include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,6 +382,50 @@ static int case_overflow(void)
 
 /* FORCE_SW: a timer reads task-clock; WEIGHTED sees the real excess, so
  * the hot function's buckets hold more than one per sample. */
+/* FORCE_SW borrows SIGRTMIN+6 while it runs: the program's own handler
+ * is back after PAPI_stop (issue 13 item 16). */
+static volatile sig_atomic_t own_hits;
+
+static void own_handler(int sig)
+{
+	(void)sig;
+	own_hits++;
+}
+
+static int case_sw_restore(void)
+{
+	static uint16_t buf[128];
+	struct sigaction sa, cur;
+	volatile uint64_t sink;
+	int es, code, r = t_require(1, 1, "task-clock");
+
+	if (r || (r = setup(&es, "perf::TASK-CLOCK", &code)))
+		return r;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = own_handler;
+	sigemptyset(&sa.sa_mask);
+	T_EQ(sigaction(SIGRTMIN + 6, &sa, NULL), 0);
+	for (int round = 0; round < 2; round++) {
+		T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)spin_hot, 0x10000, es, code, 1000000,
+				 PAPI_PROFIL_FORCE_SW), PAPI_OK);
+		T_EQ(PAPI_start(es), PAPI_OK);
+		T_EQ(sigaction(SIGRTMIN + 6, NULL, &cur), 0);
+		T_CHECK(cur.sa_handler != own_handler, "FORCE_SW runs on its own handler");
+		sink = spin_hot(20000000);
+		T_EQ(PAPI_stop(es, NULL), PAPI_OK);
+		(void)sink;
+		T_EQ(sigaction(SIGRTMIN + 6, NULL, &cur), 0);
+		T_CHECK(cur.sa_handler == own_handler, "round %d: the program's handler is not back",
+			round);
+		T_EQ(PAPI_profil(NULL, 0, 0, 0, es, code, 0, PAPI_PROFIL_POSIX), PAPI_OK);
+	}
+	own_hits = 0;
+	raise(SIGRTMIN + 6);
+	T_EQ(own_hits, 1);
+	PAPI_shutdown();
+	return t_done("sw-restore");
+}
+
 static int case_force_sw(void)
 {
 	static uint16_t buf[128];
@@ -568,6 +613,8 @@ int main(int argc, char **argv)
 		return case_sprofil();
 	if (!strcmp(c, "self"))
 		return case_self();
+	if (!strcmp(c, "sw-restore"))
+		return case_sw_restore();
 	if (!strcmp(c, "overflow"))
 		return case_overflow();
 	if (!strcmp(c, "force-sw"))

@@ -62,6 +62,7 @@ struct hwp_pset {
 	struct hwp_pevent *ev;
 	struct hwprof_session *s;	/* kernel sampling while running */
 	int sw;				/* FORCE_SW signals armed */
+	int sw_counted;			/* holds the signal disposition */
 	int draining;			/* busy: PAPI_start()/PAPI_stop() run
 					 * the engine without the lock */
 	pid_t tid;			/* the thread that started it */

@@ -27,6 +27,12 @@
 
 static __thread struct hwp_pset *sw_set;	/* FORCE_SW signals here */
 
+/* The program's own disposition of SW_SIGNAL, kept while any thread
+ * has a FORCE_SW EventSet armed and given back when the last disarms. */
+static pthread_mutex_t sw_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct sigaction sw_saved;
+static int sw_users;
+
 /* Handler calls a FORCE_SW signal could not make because it interrupted
  * this thread inside a PAPI call (holding the lock): made at unlock. */
 struct deferred {
@@ -151,8 +157,14 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 	if (sw_set && sw_set != s)
 		return PAPI_ECNFLCT;	/* one FORCE_SW EventSet per thread */
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SW_SIGNAL, &sa, NULL))
+	pthread_mutex_lock(&sw_lock);
+	if (!sw_users && sigaction(SW_SIGNAL, &sa, &sw_saved)) {
+		pthread_mutex_unlock(&sw_lock);
 		return PAPI_ESYS;
+	}
+	sw_users++;
+	pthread_mutex_unlock(&sw_lock);
+	s->sw_counted = 1;
 	for (int i = 0; i < s->nev; i++) {
 		struct hwp_pevent *e = &s->ev[i];
 		int fl;
@@ -173,11 +185,26 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 
 void hwp_papi_sw_disarm(struct hwp_pset *s)
 {
-	if (!s->sw)
+	if (s->sw) {
+		s->sw = 0;	/* a signal still queued finds nothing to do */
+		if (sw_set == s)
+			sw_set = NULL;
+	}
+	if (!s->sw_counted)
 		return;
-	s->sw = 0;	/* a signal still queued finds nothing to do */
-	if (sw_set == s)
-		sw_set = NULL;
+	s->sw_counted = 0;
+	/* no more signals from these fds, then the program's handler back:
+	 * on the thread that armed them, none is left pending unblocked */
+	for (int i = 0; i < s->nev; i++) {
+		int fl = s->ev[i].fd >= 0 ? fcntl(s->ev[i].fd, F_GETFL) : -1;
+
+		if (fl >= 0 && (fl & O_ASYNC))
+			fcntl(s->ev[i].fd, F_SETFL, fl & ~O_ASYNC);
+	}
+	pthread_mutex_lock(&sw_lock);
+	if (sw_users && !--sw_users)
+		sigaction(SW_SIGNAL, &sw_saved, NULL);
+	pthread_mutex_unlock(&sw_lock);
 }
 
 /* ------------------------------------------------------------------ */
