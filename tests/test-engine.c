@@ -298,18 +298,6 @@ static int as_nobody(char **argv)
 
 #define NTHREADS	1024
 
-static int count_tasks(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		n += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
 #define TPAGES		4
 
 static pthread_barrier_t bar;
@@ -351,7 +339,7 @@ static int case_threads(char **argv)
 	h = hist_fn_bin();
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
-	base = count_tasks();	/* main, and a sanitizer's thread if any */
+	base = t_count_tasks();	/* main, and a sanitizer's thread if any */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
 	pthread_attr_init(&pa);

@@ -318,19 +318,6 @@ static void *creator(void *arg)
 	return NULL;
 }
 
-static int count_tasks(void)
-{
-	DIR *d = opendir("/proc/self/task");
-	struct dirent *de;
-	int n = 0;
-
-	while (d && (de = readdir(d)))
-		n += de->d_name[0] != '.';
-	if (d)
-		closedir(d);
-	return n;
-}
-
 static int case_process(void)
 {
 	struct hwprof_session_stats st;
@@ -351,7 +338,7 @@ static int case_process(void)
 	pthread_create(&b1, NULL, worker_before, &pool[0]);
 	pthread_create(&b2, NULL, worker_before, &pool[1]);
 	pthread_create(&c, NULL, creator, &pool[2]);
-	ntask = count_tasks();		/* a sanitizer may have threads too */
+	ntask = t_count_tasks();		/* a sanitizer may have threads too */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_wait(&go);
 	t_touch_n(touch_a, &pool[3], NT);		/* main */

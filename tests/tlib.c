@@ -162,6 +162,20 @@ long long t_faults_stop(int fd)
 	return v;
 }
 
+/* The threads of this process now. */
+int t_count_tasks(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	int n = 0;
+
+	while (d && (de = readdir(d)))
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
 int t_count_perf_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");

@@ -63,6 +63,7 @@ void t_faults_start(int fd);
 long long t_faults_stop(int fd);
 
 /* perf_event fds open in this process. */
+int t_count_tasks(void);
 int t_count_perf_fds(void);
 
 /* Raw probes (no hwprof): T_PASS, or T_SKIP with the reason printed, or

@@ -363,36 +363,42 @@ static int set_state_bits(struct hwp_pset *s)
 	return st;
 }
 
+/* The EventSet an option names: 0 and *id, or -1 for an option that
+ * names none. */
+static int opt_set_id(int option, const PAPI_option_t *p, int *id)
+{
+	switch (option) {
+	case PAPI_DOMAIN:
+		*id = p->domain.eventset;
+		return 0;
+	case PAPI_GRANUL:
+		*id = p->granularity.eventset;
+		return 0;
+	case PAPI_INHERIT:
+		*id = p->inherit.eventset;
+		return 0;
+	case PAPI_ATTACH:
+	case PAPI_DETACH:
+		*id = p->attach.eventset;
+		return 0;
+	case PAPI_CPU_ATTACH:
+		*id = p->cpu.eventset;
+		return 0;
+	case PAPI_MULTIPLEX:
+		*id = p->multiplex.eventset;
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 int hwp_papi_set_opt(int option, PAPI_option_t *p)
 {
 	struct hwp_pset *s;
 	int id, ret;
 
-	switch (option) {
-	case PAPI_DOMAIN:
-		id = p->domain.eventset;
-		break;
-	case PAPI_GRANUL:
-		id = p->granularity.eventset;
-		break;
-	case PAPI_INHERIT:
-		id = p->inherit.eventset;
-		break;
-	case PAPI_ATTACH:
-	case PAPI_DETACH:
-		id = p->attach.eventset;
-		break;
-	case PAPI_CPU_ATTACH:
-		id = p->cpu.eventset;
-		break;
-	case PAPI_MULTIPLEX:
-		if (!p)
-			return PAPI_EINVAL;
-		id = p->multiplex.eventset;
-		break;
-	default:
+	if (!p || opt_set_id(option, p, &id))
 		return PAPI_EINVAL;
-	}
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(id, &s);
 	if (ret)
@@ -453,26 +459,8 @@ int hwp_papi_get_opt(int option, PAPI_option_t *p)
 	struct hwp_pset *s;
 	int id, ret = PAPI_OK;
 
-	switch (option) {
-	case PAPI_DOMAIN:
-		id = p->domain.eventset;
-		break;
-	case PAPI_GRANUL:
-		id = p->granularity.eventset;
-		break;
-	case PAPI_INHERIT:
-		id = p->inherit.eventset;
-		break;
-	case PAPI_ATTACH:
-		id = p->attach.eventset;
-		break;
-	case PAPI_CPU_ATTACH:
-		id = p->cpu.eventset;
-		break;
-	default:
+	if (opt_set_id(option, p, &id))
 		id = p->multiplex.eventset;
-		break;
-	}
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
