@@ -265,7 +265,7 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 	}
 	printf("# disassembly of ");
 	rp_put(stdout, o->textfile, RP_TEXT);
-	printf(" (objdump%s)\n%10s %8s  %s\n", o->dw ? "" : "; no line information",
+	printf(" (objdump%s)\n%10s %8s  %s\n", rp_obj_dwarf(o) ? "" : "; no line information",
 	       "samples", "percent", "address: instruction");
 	while (getline(&line, &cap, f) > 0) {
 		char *end;

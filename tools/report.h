@@ -43,7 +43,8 @@ struct rp_obj {
 	char *dwfile;		/* the file the DWARF came from, or NULL */
 	int dwfd;
 	Elf *dwelf;
-	Dwarf *dw;
+	Dwarf *dw;		/* NULL until rp_obj_dwarf() */
+	int dw_tried;
 	struct {
 		const char *raw;	/* as libdw gives it */
 		char *abs;		/* joined to its compilation directory */
@@ -73,6 +74,8 @@ int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 
 /* The DWARF unit holding addr: 0, or -1 when none does. */
 int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu);
+/* The debug info of an object, read on first use; NULL when it has none. */
+Dwarf *rp_obj_dwarf(struct rp_obj *o);
 /* A source file name of unit cu made absolute with the unit's
  * compilation directory; lives as long as o. */
 const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file);

@@ -468,12 +468,24 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 	return NULL;
 }
 
+/* Keeps the file with the debug info; libdw reads it (decompressing every
+ * .debug section) only when a line is first asked for (rp_obj_dwarf()). */
 static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
 {
 	o->dwelf = e;
 	o->dwfd = fd;
-	o->dw = dwarf_begin_elf(e, DWARF_C_READ, NULL);
+	o->dw = NULL;
+	o->dw_tried = 0;
 	o->dwfile = strdup(path);
+}
+
+Dwarf *rp_obj_dwarf(struct rp_obj *o)
+{
+	if (!o->dw && !o->dw_tried && o->dwelf) {
+		o->dw_tried = 1;
+		o->dw = dwarf_begin_elf(o->dwelf, DWARF_C_READ, NULL);
+	}
+	return o->dw;
 }
 
 /* ------------------------------------------------------------------ */
@@ -777,6 +789,8 @@ int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
 {
 	size_t a = 0, b;
 
+	if (!rp_obj_dwarf(o))
+		return -1;
 	if (dwarf_addrdie(o->dw, addr, cu))
 		return 0;
 	if (!o->cus_built)
@@ -803,7 +817,7 @@ int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
 	Dwarf_Line *l;
 	size_t j;
 
-	if (!o->dw || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	if (!rp_obj_dwarf(o) || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file || dwarf_lineno(l, line))
