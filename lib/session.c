@@ -304,7 +304,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		while (sl->ring.page && hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH))
 			;
 		memset(&sl->ring.stats, 0, sizeof(sl->ring.stats));
-		if (sl->fmt_lost && !hwp_perf_read(sl->fd, v, 2))
+		if (sl->fmt_lost && hwp_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
 			sl->lost_base = v[1];
 	}
 	for (size_t i = 0; i < s->nev; i++) {

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The sampling engine under programs that do hostile things (issue 13):
+ *   fds        a process-mode session runs; the program closes every fd
+ *              from 3 up (close_range, or a loop to 1024) and opens its
+ *              own files, which take the old numbers: hwprof never writes
+ *              to, reads from or closes them, its drain thread does not
+ *              spin (under 30 ms of CPU in 300 ms), and the thread whose
+ *              fds were lost is counted missed with -EBADF
+ * usage: test-hostile CASE
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <linux/perf_event.h>
+
+#include "hwprof.h"
+#include "harness.h"
+#include "tlib.h"
+
+static size_t psz;
+
+static char *fresh(size_t n)
+{
+	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED) {
+		printf("ERROR: mmap: %s\n", strerror(errno));
+		exit(T_ERROR);
+	}
+	madvise(p, n * psz, MADV_NOHUGEPAGE);
+	return p;
+}
+
+static int need_faults(void)
+{
+	return t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-fault events");
+}
+
+/* CPU time (ns) of the thread named hwprof-drain, or -1 if none. */
+static long long drainer_cpu_ns(void)
+{
+	DIR *d = opendir("/proc/self/task");
+	struct dirent *de;
+	long long ns = -1;
+
+	while (d && (de = readdir(d))) {
+		char path[300], buf[64];
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/self/task/%s/comm", de->d_name);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		if (!fgets(buf, sizeof(buf), f) || strncmp(buf, "hwprof-drain", 12)) {
+			fclose(f);
+			continue;
+		}
+		fclose(f);
+		snprintf(path, sizeof(path), "/proc/self/task/%s/schedstat", de->d_name);
+		f = fopen(path, "re");
+		if (f && fscanf(f, "%lld", &ns) != 1)
+			ns = -1;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return ns;
+}
+
+static int max_fd(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int m = 2;
+
+	while (d && (de = readdir(d)))
+		if (atoi(de->d_name) > m && atoi(de->d_name) != dirfd(d))
+			m = atoi(de->d_name);
+	if (d)
+		closedir(d);
+	return m;
+}
+
+static void *toucher(void *arg)
+{
+	touch_pages(fresh(20), 20, psz);
+	return arg;
+}
+
+#define MAXOWN 256
+
+static int case_fds(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+					 .drain_ms = 20 };
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	struct hwprof_session *s;
+	int own[MAXOWN], nown = 0, pipefd[2], top, r;
+	struct stat sb;
+	pthread_t t;
+	long long c0, c1;
+	char buf[64];
+	const char msg[] = "the program's own bytes";
+
+	if ((r = need_faults()))
+		return r;
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	touch_pages(fresh(10), 10, psz);
+	top = max_fd();
+	/* what every daemon does */
+	if (syscall(SYS_close_range, 3u, ~0u, 0u))
+		for (int fd = 3; fd < 1024; fd++)
+			close(fd);
+	/* its own files take the numbers: a pipe with data waiting (always
+	 * readable) and empty memfds */
+	if (pipe2(pipefd, O_CLOEXEC) || write(pipefd[1], msg, sizeof(msg)) != sizeof(msg)) {
+		printf("ERROR: pipe: %s\n", strerror(errno));
+		return T_ERROR;
+	}
+	while (nown < MAXOWN) {
+		int fd = memfd_create("own", MFD_CLOEXEC);
+
+		if (fd < 0) {
+			printf("ERROR: memfd_create: %s\n", strerror(errno));
+			return T_ERROR;
+		}
+		own[nown++] = fd;
+		if (fd >= top)
+			break;
+	}
+	/* a new thread (which rings the drain thread's doorbell), then time
+	 * for the drain thread to spin if it would */
+	T_EQ(pthread_create(&t, NULL, toucher, NULL), 0);
+	pthread_join(t, NULL);
+	c0 = drainer_cpu_ns();
+	usleep(300000);
+	c1 = drainer_cpu_ns();
+	T_CHECK(c0 >= 0 && c1 >= 0, "no hwprof-drain thread");
+	T_CHECK(c1 - c0 < 30000000, "drain thread used %lld us of CPU in 300 ms",
+		(c1 - c0) / 1000);
+	T_EQ(hwprof_session_read(s), 0);
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	T_CHECK(st.missed >= 1, "missed %u", st.missed);
+	T_CHECK(st.missed_err == -EBADF, "missed_err %d", st.missed_err);
+	hwprof_session_free(s);
+
+	/* nothing of the program's was touched */
+	memset(buf, 0, sizeof(buf));
+	T_CHECK(fcntl(pipefd[0], F_SETFL, O_NONBLOCK) == 0, "pipe closed: %s", strerror(errno));
+	T_EQ(read(pipefd[0], buf, sizeof(buf)), sizeof(msg));
+	T_CHECK(!memcmp(buf, msg, sizeof(msg)), "pipe content changed");
+	T_CHECK(fstat(pipefd[1], &sb) == 0, "pipe write end closed: %s", strerror(errno));
+	for (int i = 0; i < nown; i++) {
+		T_CHECK(fstat(own[i], &sb) == 0, "fd %d closed behind the program's back: %s",
+			own[i], strerror(errno));
+		T_CHECK(sb.st_size == 0, "fd %d written: %lld bytes", own[i],
+			(long long)sb.st_size);
+	}
+	return t_done("fds");
+}
+
+int main(int argc, char **argv)
+{
+	psz = (size_t)sysconf(_SC_PAGESIZE);
+	setvbuf(stdout, NULL, _IONBF, 0);
+	if (argc == 2 && !strcmp(argv[1], "fds"))
+		return case_fds();
+	fprintf(stderr, "usage: test-hostile fds\n");
+	return T_ERROR;
+}
