@@ -128,6 +128,9 @@ struct hwp_objects {
 };
 
 int hwp_objects_refresh(struct hwp_objects *o);
+void hwp_loader_forked(void);
+pid_t hwp_loader_probe_tid(void);
+int hwp_loader_usable(unsigned int wait_ms);
 void hwp_objects_zero(struct hwp_objects *o);
 void hwp_objects_free(struct hwp_objects *o);
 

@@ -141,7 +141,9 @@ static int write_data(const char *file)
 				nz += o[i].counts[k] != 0;
 			if (!nz)
 				continue;
-			if (o[i].loaded)
+			/* a fork child's loader may be locked for good
+			 * (hwp_loader_usable()): the build-id is then "-" */
+			if (o[i].loaded && hwp_loader_usable(100))
 				dl_iterate_phdr(bid_cb, &b);
 			fprintf(f, "object %d %#llx %#llx %#llx %s %d %zu %s\n", e,
 				(unsigned long long)o[i].start, (unsigned long long)o[i].end,

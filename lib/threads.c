@@ -585,7 +585,7 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 {
 	DIR *d = opendir("/proc/self/task");
-	pid_t skip = hwp_drainer_tid();
+	pid_t skip = hwp_drainer_tid(), probe = hwp_loader_probe_tid();
 	struct dirent *de;
 	int ret = 0, r;
 
@@ -595,7 +595,7 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 	while ((de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || tid == skip || tid == last || known(s, tid))
+		if (tid <= 0 || tid == skip || tid == probe || tid == last || known(s, tid))
 			continue;
 		r = hwp_attach(s, tid, 1);
 		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
@@ -706,8 +706,11 @@ static void atfork_child(void)
 	/* hwp_eng is still held: the thread that forked took it in prepare,
 	 * and that is the thread running here */
 	hwp_drainer_forget();	/* its thread did not come along */
-	if (hwp_running)	/* made before any fd is enabled */
+	hwp_loader_forked();
+	if (hwp_running) {	/* made before any fd is enabled */
 		hwp_drainer_start();
+		hwp_loader_usable(0);
+	}
 	while (*pp) {
 		struct hwprof_session *s = *pp;
 		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;

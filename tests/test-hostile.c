@@ -7,6 +7,11 @@
  *              to, reads from or closes them, its drain thread does not
  *              spin (under 30 ms of CPU in 300 ms), and the thread whose
  *              fds were lost is counted missed with -EBADF
+ *   fork-loader
+ *              200 fork()s under a process-mode session with per-object
+ *              buckets while another thread is always inside
+ *              dl_iterate_phdr() (the loader's lock held): every child
+ *              samples its pages, stops or just exits, within 5 s
  * usage: test-hostile CASE
  */
 #define _GNU_SOURCE
@@ -21,6 +26,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <link.h>
+#include <signal.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -31,6 +39,7 @@
 #include "tlib.h"
 
 static size_t psz;
+static struct hwprof_session *arg_session;
 
 static char *fresh(size_t n)
 {
@@ -179,12 +188,110 @@ static int case_fds(void)
 	return t_done("fds");
 }
 
+static volatile int iterating = 1;
+
+static int slow_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct timespec ts = { 0, 200000 };
+
+	(void)info;
+	(void)size;
+	(void)arg;
+	nanosleep(&ts, NULL);
+	return 0;
+}
+
+static void *iterator(void *arg)
+{
+	while (iterating)
+		dl_iterate_phdr(slow_cb, NULL);
+	return arg;
+}
+
+#define NCHILD	200
+#define BATCH	10
+
+static int child(int i)
+{
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	struct hwprof_session *s = arg_session;
+	struct timespec ts = { 0, 30000000 };
+
+	touch_pages(fresh(8), 8, psz);
+	nanosleep(&ts, NULL);	/* a few drains (drain_ms 5) */
+	if (i % 2)
+		return 0;	/* exit() with the session running */
+	if (hwprof_session_stop(s) || hwprof_session_stats(s, 0, &st))
+		return 1;
+	hwprof_session_free(s);
+	return st.threads >= 1 ? 0 : 2;
+}
+
+static int case_fork_loader(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+					 .drain_ms = 5 };
+	pthread_t t;
+	int r, hung = 0, bad = 0;
+
+	if ((r = need_faults()))
+		return r;
+	T_EQ(hwprof_session_new(&o, &arg_session), 0);
+	T_EQ(hwprof_session_add(arg_session, "page-faults", 1, NULL), 0);
+	T_EQ(hwprof_session_start(arg_session), 0);
+	T_EQ(pthread_create(&t, NULL, iterator, NULL), 0);
+	for (int b = 0; b < NCHILD; b += BATCH) {
+		pid_t pid[BATCH];
+		struct timespec t0, now;
+
+		for (int k = 0; k < BATCH; k++) {
+			pid[k] = fork();
+			if (pid[k] == 0)
+				exit(child(b + k));
+			if (pid[k] < 0) {
+				printf("ERROR: fork: %s\n", strerror(errno));
+				return T_ERROR;
+			}
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (int k = 0; k < BATCH; k++) {
+			int status;
+
+			for (;;) {
+				pid_t w = waitpid(pid[k], &status, WNOHANG);
+
+				if (w == pid[k]) {
+					if (!WIFEXITED(status) || WEXITSTATUS(status))
+						bad++;
+					break;
+				}
+				clock_gettime(CLOCK_MONOTONIC, &now);
+				if (now.tv_sec - t0.tv_sec >= 5) {
+					kill(pid[k], SIGKILL);
+					waitpid(pid[k], &status, 0);
+					hung++;
+					break;
+				}
+				usleep(2000);
+			}
+		}
+	}
+	iterating = 0;
+	pthread_join(t, NULL);
+	T_EQ(hung, 0);
+	T_EQ(bad, 0);
+	hwprof_session_free(arg_session);
+	return t_done("fork-loader");
+}
+
 int main(int argc, char **argv)
 {
 	psz = (size_t)sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "fds"))
 		return case_fds();
-	fprintf(stderr, "usage: test-hostile fds\n");
+	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
+		return case_fork_loader();
+	fprintf(stderr, "usage: test-hostile fds|fork-loader\n");
 	return T_ERROR;
 }
