@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -29,6 +30,20 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 static pthread_create_fn real_create;
 static __thread int no_trampoline;	/* set while making the drain thread */
 
+/*
+ * A program linked statically (with libhwprof.a and libc.a) has no
+ * dynamic symbols for dlsym() to find: there, libc's pthread_create is a
+ * weak alias of __pthread_create, which ours overrides, and the weak
+ * reference below finds the real one. Nothing else would make the static
+ * linker bring that member of libc.a in (a weak reference does not), so
+ * thrd_create is referenced too: its member calls __pthread_create. In a
+ * dynamic link libc.so exports no __pthread_create and it stays NULL.
+ */
+extern int __pthread_create(pthread_t *, const pthread_attr_t *,
+			    void *(*)(void *), void *) __attribute__((weak));
+__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t, void *) =
+	thrd_create;
+
 static pthread_create_fn create_fn(void)
 {
 	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
@@ -36,7 +51,10 @@ static pthread_create_fn create_fn(void)
 	if (!f) {
 		/* the next definition: libc's default version, or another
 		 * interposer's (a sanitizer's) that comes after ours */
-		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		if (__pthread_create)
+			f = __pthread_create;
+		else
+			f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
 		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
 	}
 	return f;

@@ -12,6 +12,10 @@
  *              buckets while another thread is always inside
  *              dl_iterate_phdr() (the loader's lock held): every child
  *              samples its pages, stops or just exits, within 5 s
+ *   static-threads
+ *              (the same source linked -static with libhwprof.a) a
+ *              process-mode session starts, 8 threads made after it each
+ *              fault N pages: exactly 8 x N samples in touch_pages
  * usage: test-hostile CASE
  */
 #define _GNU_SOURCE
@@ -284,14 +288,71 @@ static int case_fork_loader(void)
 	return t_done("fork-loader");
 }
 
+#define NTHR	8
+#define NPG	50
+
+static uint32_t fnbuf[1024];
+
+static void *faulter(void *arg)
+{
+	touch_pages(fresh(NPG), NPG, psz);
+	return arg;
+}
+
+static int case_static_threads(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	struct hwprof_region reg = {
+		.base = fnbuf, .size = sizeof(fnbuf),
+		.offset = (uint64_t)(uintptr_t)touch_pages, .scale = 0x20000, .width = 32,
+	};
+	struct hwprof_hist_opts ho = {
+		.sz = sizeof(ho), .regions = &reg, .nregions = 1, .index = HWPROF_INDEX_PAPI,
+	};
+	struct hwprof_hist *h;
+	struct hwprof_session *s;
+	pthread_t t[NTHR];
+	uint64_t sum = 0;
+	int r;
+
+	if ((r = need_faults()))
+		return r;
+	T_EQ(hwprof_hist_new(&ho, &h), 0);
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	int made = 0;
+
+	for (int i = 0; i < NTHR; i++) {
+		r = pthread_create(&t[made], NULL, faulter, NULL);
+		T_EQ(r, 0);
+		made += !r;
+	}
+	for (int i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	for (size_t i = 0; i < sizeof(fnbuf) / sizeof(fnbuf[0]); i++)
+		sum += fnbuf[i];
+	T_EQ(sum, NTHR * NPG);
+	T_CHECK(st.threads >= NTHR + 1, "threads %u", st.threads);
+	T_EQ(st.missed, 0);
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return t_done("static-threads");
+}
+
 int main(int argc, char **argv)
 {
 	psz = (size_t)sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "fds"))
 		return case_fds();
+	if (argc == 2 && !strcmp(argv[1], "static-threads"))
+		return case_static_threads();
 	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
 		return case_fork_loader();
-	fprintf(stderr, "usage: test-hostile fds|fork-loader\n");
+	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads\n");
 	return T_ERROR;
 }
