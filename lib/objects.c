@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -125,24 +126,47 @@ static char *exe_path(void)
 	return strdup(buf);
 }
 
-/* Finds or appends the object for one executable segment; marks it live. */
-static int note(struct hwp_objects *o, const char *path, uint64_t base,
-		uint64_t start, uint64_t end)
+/*
+ * Finds or appends the object for one executable segment; marks it live.
+ * An object is known by what was loaded, not where: the same file
+ * (path, device and inode) and segment (file offset and size) loaded
+ * again after a dlclose, at another address, gets its old buckets back,
+ * moved to the new address (a bucket is a place in the segment, so the
+ * counts stay at their file offset). So dlopen/dlclose cycles of one
+ * library keep one object, not one per load.
+ */
+static int note(struct hwp_objects *o, const char *path, const struct hwp_objid *id,
+		uint64_t base, uint64_t start, uint64_t end)
 {
 	struct hwprof_object *ob;
 	uint32_t *counts;
 
 	for (size_t i = 0; i < o->n; i++) {
+		const struct hwp_objid *oi = &o->id[i];
+
 		ob = &o->obj[i];
-		if (ob->start == start && ob->end == end && ob->base == base &&
-		    !strcmp(ob->path, path)) {
+		if (strcmp(ob->path, path) || ob->end - ob->start != end - start ||
+		    oi->dev != id->dev || oi->ino != id->ino || oi->off != id->off)
+			continue;
+		if (ob->start == start && ob->base == base) {
 			o->seen[i] = 1;
 			return 0;
 		}
+		/* the same file elsewhere: reloaded, unless it is loaded
+		 * twice at once (dlmopen) or its identity is unknown */
+		if (o->seen[i] || (!id->dev && !id->ino))
+			continue;
+		ob->base = base;
+		ob->start = start;
+		ob->end = end;
+		o->seen[i] = 1;
+		o->changed = 1;
+		return 0;
 	}
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 16;
 		struct hwprof_object *no = realloc(o->obj, cap * sizeof(*no));
+		struct hwp_objid *ni;
 		unsigned char *ns;
 
 		if (!no)
@@ -152,8 +176,13 @@ static int note(struct hwp_objects *o, const char *path, uint64_t base,
 		if (!ns)
 			return -ENOMEM;
 		o->seen = ns;
+		ni = realloc(o->id, cap * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		o->id = ni;
 		o->cap = cap;
 	}
+	o->id[o->n] = *id;
 	ob = &o->obj[o->n];
 	memset(ob, 0, sizeof(*ob));
 	ob->nbuckets = (size_t)((end - start + HWPROF_OBJECT_BYTES - 1) /
@@ -180,9 +209,16 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	char *exe = NULL;
 	const char *path = info->dlpi_name;
 
+	struct hwp_objid id = { 0, 0, 0 };
+	struct stat st;
+
 	(void)size;
 	if (!path || !*path)
 		path = exe = exe_path();
+	if (path && *path && !stat(path, &st)) {
+		id.dev = (uint64_t)st.st_dev;
+		id.ino = (uint64_t)st.st_ino;
+	}
 	for (int i = 0; path && i < info->dlpi_phnum && !sc->err; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t start;
@@ -190,7 +226,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !ph->p_memsz)
 			continue;
 		start = info->dlpi_addr + ph->p_vaddr;
-		sc->err = note(sc->o, path, info->dlpi_addr, start,
+		id.off = (uint64_t)ph->p_offset;
+		sc->err = note(sc->o, path, &id, info->dlpi_addr, start,
 			       start + ph->p_memsz);
 	}
 	free(exe);
@@ -288,6 +325,7 @@ void hwp_objects_free(struct hwp_objects *o)
 	}
 	free(o->obj);
 	free(o->seen);
+	free(o->id);
 	hwprof_hist_free(o->hist);
 	free(o);
 }

@@ -16,10 +16,15 @@
  *              (the same source linked -static with libhwprof.a) a
  *              process-mode session starts, 8 threads made after it each
  *              fault N pages: exactly 8 x N samples in touch_pages
+ *   dlopen-cycles
+ *              20 dlopen/dlclose cycles of libdlo.so, each loaded at
+ *              another address and faulting N pages in it: one object
+ *              for it in hwprof_session_objects, holding 20 x N samples
  * usage: test-hostile CASE
  */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -343,16 +348,87 @@ static int case_static_threads(void)
 	return t_done("static-threads");
 }
 
+#define CYCLES	20
+#define DPG	10
+
+static int case_dlopen_cycles(const char *self)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
+	struct hwprof_session *s;
+	const struct hwprof_object *objs;
+	char path[4096], *slash;
+	size_t n = 0, nlib = 0;
+	uint64_t sum = 0, top = 0;
+	int r;
+
+	if ((r = need_faults()))
+		return r;
+	snprintf(path, sizeof(path), "%s", self);
+	slash = strrchr(path, '/');
+	snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ? slash + 1 - path : 0),
+		 "libdlo.so");
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	for (int c = 0; c < CYCLES; c++) {
+		void (*touch)(volatile char *, size_t, size_t);
+		void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+		Dl_info di;
+
+		if (!lib) {
+			printf("ERROR: dlopen %s: %s\n", path, dlerror());
+			return T_ERROR;
+		}
+		touch = (void (*)(volatile char *, size_t, size_t))dlsym(lib, "dlo_touch");
+		if (!touch || !dladdr((void *)touch, &di)) {
+			printf("ERROR: dlo_touch not found\n");
+			return T_ERROR;
+		}
+		touch(fresh(DPG), DPG, psz);
+		T_CHECK(hwprof_session_read(s) >= 0, "read");	/* folded while loaded */
+		if (c < 3)
+			printf("cycle %d: libdlo.so at %p\n", c, di.dli_fbase);
+		dlclose(lib);
+		/* the next load goes elsewhere: this one's range stays taken */
+		mmap(di.dli_fbase, 4 * psz, PROT_NONE,
+		     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	}
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(hwprof_session_objects(s, 0, &objs, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		size_t l = strlen(objs[i].path);
+
+		if (l < 9 || strcmp(objs[i].path + l - 9, "libdlo.so"))
+			continue;
+		nlib++;
+		for (size_t k = 0; k < objs[i].nbuckets; k++) {
+			sum += objs[i].counts[k];
+			if (objs[i].counts[k] > top)
+				top = objs[i].counts[k];
+		}
+	}
+	/* every store at one pc; the rest is the first instruction fetch
+	 * of each load faulting its text page in */
+	T_EQ(nlib, 1);
+	T_EQ(top, CYCLES * DPG);
+	T_CHECK(sum - top <= 2 * CYCLES, "%llu samples in libdlo.so besides the stores",
+		(unsigned long long)(sum - top));
+	hwprof_session_free(s);
+	return t_done("dlopen-cycles");
+}
+
 int main(int argc, char **argv)
 {
 	psz = (size_t)sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "fds"))
 		return case_fds();
+	if (argc == 2 && !strcmp(argv[1], "dlopen-cycles"))
+		return case_dlopen_cycles(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "static-threads"))
 		return case_static_threads();
 	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
 		return case_fork_loader();
-	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads\n");
+	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads|dlopen-cycles\n");
 	return T_ERROR;
 }
