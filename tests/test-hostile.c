@@ -20,6 +20,11 @@
  *              20 dlopen/dlclose cycles of libdlo.so, each loaded at
  *              another address and faulting N pages in it: one object
  *              for it in hwprof_session_objects, holding 20 x N samples
+ *   sample-cost
+ *              task-clock at the kernel's 10 us floor: when a raw probe
+ *              (no hwprof) finds a thread runs at under 30% of its speed
+ *              so sampled, start logs one warning saying so (and only
+ *              once over two starts); above 90%, none
  * usage: test-hostile CASE
  */
 #define _GNU_SOURCE
@@ -32,6 +37,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -417,18 +423,112 @@ static int case_dlopen_cycles(const char *self)
 	return t_done("dlopen-cycles");
 }
 
+static int nwarn_cost;
+
+static void log_cb(int level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level == HWPROF_LOG_WARN && strstr(msg, "a sample costs")) {
+		printf("logged: %s\n", msg);
+		nwarn_cost++;
+	}
+}
+
+static uint64_t cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Loop rounds a thread gets through in 2 ms of its CPU time, per ms. */
+static double rounds_per_ms(void)
+{
+	uint64_t t0 = cpu_ns(), t, n = 0;
+	volatile uint64_t x = 1;
+
+	do {
+		for (int i = 0; i < 100; i++)
+			x = x * 6364136223846793005ull + 1;
+		n++;
+	} while ((t = cpu_ns()) - t0 < 2000000);
+	return (double)n * 1e6 / (double)(t - t0);
+}
+
+/* The speed of a thread sampled by task-clock every period ns, as a
+ * share of its speed unsampled, measured through a raw perf fd. */
+static double raw_speed(uint64_t period)
+{
+	struct perf_event_attr a;
+	double base, sampled;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_TASK_CLOCK;
+	a.sample_period = period;
+	a.disabled = 1;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0)
+		return -1;
+	base = rounds_per_ms();
+	if (rounds_per_ms() > base)
+		base = rounds_per_ms();
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	sampled = rounds_per_ms();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(fd);
+	return sampled / base;
+}
+
+static int case_sample_cost(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
+	struct hwprof_session *s;
+	double speed;
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock");
+
+	if (r)
+		return r;
+	speed = raw_speed(10000);
+	printf("raw probe: sampled every 10 us a thread runs at %.1f%% of its speed\n",
+	       speed * 100);
+	hwprof_set_log(log_cb, NULL, HWPROF_LOG_WARN);
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "task-clock", 10000, NULL), 0);
+	for (int i = 0; i < 2; i++) {
+		T_EQ(hwprof_session_start(s), 0);
+		T_EQ(hwprof_session_stop(s), 0);
+	}
+	hwprof_session_free(s);
+	hwprof_set_log(NULL, NULL, HWPROF_LOG_WARN);
+	if (speed < 0.3)
+		T_EQ(nwarn_cost, 1);
+	else if (speed > 0.9)
+		T_EQ(nwarn_cost, 0);
+	else
+		printf("between 30%% and 90%%: a warning may or may not come (%d)\n", nwarn_cost);
+	return t_done("sample-cost");
+}
+
 int main(int argc, char **argv)
 {
 	psz = (size_t)sysconf(_SC_PAGESIZE);
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 2 && !strcmp(argv[1], "fds"))
 		return case_fds();
+	if (argc == 2 && !strcmp(argv[1], "sample-cost"))
+		return case_sample_cost();
 	if (argc == 2 && !strcmp(argv[1], "dlopen-cycles"))
 		return case_dlopen_cycles(argv[0]);
 	if (argc == 2 && !strcmp(argv[1], "static-threads"))
 		return case_static_threads();
 	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
 		return case_fork_loader();
-	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads|dlopen-cycles\n");
+	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads|dlopen-cycles|sample-cost\n");
 	return T_ERROR;
 }
