@@ -354,6 +354,7 @@ static int case_static_threads(void)
 	return t_done("static-threads");
 }
 
+#ifndef HOSTILE_STATIC	/* no dlopen in the static copy */
 #define CYCLES	20
 #define DPG	10
 
@@ -423,6 +424,7 @@ static int case_dlopen_cycles(const char *self)
 	hwprof_session_free(s);
 	return t_done("dlopen-cycles");
 }
+#endif
 
 static int nwarn_cost;
 
@@ -524,8 +526,10 @@ int main(int argc, char **argv)
 		return case_fds();
 	if (argc == 2 && !strcmp(argv[1], "sample-cost"))
 		return case_sample_cost();
+#ifndef HOSTILE_STATIC
 	if (argc == 2 && !strcmp(argv[1], "dlopen-cycles"))
 		return case_dlopen_cycles(argv[0]);
+#endif
 	if (argc == 2 && !strcmp(argv[1], "static-threads"))
 		return case_static_threads();
 	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
