@@ -13,8 +13,9 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -28,7 +29,8 @@ int hwp_nprocess;
 struct drainer {
 	pthread_t thread;
 	pid_t tid;		/* set by the thread itself, first thing */
-	int wake;		/* eventfd: the running set changed, or stop */
+	int wake[2];		/* pipe: the running set changed, or stop */
+	uint64_t wdev, wino;	/* its identity (see wake_ours()) */
 	int stop;
 };
 
@@ -205,13 +207,42 @@ pid_t hwp_drainer_tid(void)
 	return tid;
 }
 
+/*
+ * The doorbell is a pipe, not an eventfd: a pipe's inode is its own, so
+ * fstat() tells whether the program closed it and put a file of its own
+ * at that number (every eventfd shares one inode). Nothing is written to
+ * or read from an fd that is not the doorbell; without it the drain
+ * thread wakes on its interval only.
+ */
+static int wake_ours(const struct drainer *d, int end)
+{
+	struct stat st;
+
+	return d->wake[end] >= 0 && !fstat(d->wake[end], &st) &&
+	       (uint64_t)st.st_dev == d->wdev && (uint64_t)st.st_ino == d->wino &&
+	       S_ISFIFO(st.st_mode);
+}
+
+static void ring_bell(struct drainer *d)
+{
+	char one = 1;
+
+	if (wake_ours(d, 1) && write(d->wake[1], &one, 1) < 0) {
+		/* EAGAIN: a full pipe still rings */
+	}
+}
+
+static void close_bell(struct drainer *d)
+{
+	for (int i = 0; i < 2; i++)
+		if (wake_ours(d, i))
+			close(d->wake[i]);
+}
+
 void hwp_wake_drainer(void)
 {
-	uint64_t one = 1;
-
-	if (drn && write(drn->wake, &one, sizeof(one)) < 0) {
-		/* the counter is only a doorbell: a full one still rings */
-	}
+	if (drn)
+		ring_bell(drn);
 }
 
 static unsigned int drain_period(void)
@@ -262,8 +293,8 @@ static void *drain_main(void *arg)
 {
 	struct drainer *d = arg;
 	struct pollfd *pf = NULL;
-	int *hung = NULL, threads;
-	size_t cap = 0, nhung;
+	int *hung = NULL, *woke = NULL, threads, bell = 1;
+	size_t cap = 0, nhung, nwoke;
 
 	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
@@ -271,7 +302,7 @@ static void *drain_main(void *arg)
 	for (;;) {
 		size_t n = 1;
 		unsigned int ms;
-		uint64_t v;
+		char buf[64];
 
 		if (d->stop)
 			break;
@@ -280,19 +311,25 @@ static void *drain_main(void *arg)
 		if (n > cap) {
 			struct pollfd *np = realloc(pf, n * sizeof(*pf));
 			int *nh = realloc(hung, n * sizeof(*nh));
+			int *nw = realloc(woke, n * sizeof(*nw));
 
 			if (nh)
 				hung = nh;
-			if (np && nh) {
+			if (nw)
+				woke = nw;
+			if (np)
 				pf = np;
+			if (np && nh && nw)
 				cap = n;
-			} else if (np) {
-				pf = np;
-			}
 		}
+		/* a doorbell the program closed is not polled (an fd it put
+		 * there may be always ready): the interval alone wakes us */
+		if (bell && !wake_ours(d, 0))
+			bell = 0;
 		n = 0;
 		if (cap) {
-			pf[n++] = (struct pollfd){ .fd = d->wake, .events = POLLIN };
+			pf[n++] = (struct pollfd){ .fd = bell ? d->wake[0] : -1,
+						   .events = POLLIN };
 			/* NO_WAKEUP rings are watched for hang-ups only: the
 			 * kernel wakes a full ring's reader all the same */
 			for (struct hwprof_session *s = hwp_running; s; s = s->next)
@@ -306,22 +343,31 @@ static void *drain_main(void *arg)
 		hwp_eng_unlock();
 
 		poll(pf, n, (int)ms);
-		if (n && (pf[0].revents & POLLIN) &&
-		    read(d->wake, &v, sizeof(v)) < 0) {
+		if (n && (pf[0].revents & POLLIN) && wake_ours(d, 0) &&
+		    read(d->wake[0], buf, sizeof(buf)) < 0) {
 			/* EAGAIN: rung and read already */
 		}
 
-		/* the fds that hung up (their thread exited), sorted */
-		nhung = 0;
-		for (size_t i = 1; i < n; i++)
+		/* the fds that hung up (their thread exited), and every fd
+		 * poll() reported on, which is checked to be still ours: a
+		 * file of the program's at that number may be always ready
+		 * (or gone: POLLNVAL), and would make this loop spin */
+		nhung = nwoke = 0;
+		for (size_t i = 1; i < n; i++) {
 			if (pf[i].revents & POLLHUP)
 				hung[nhung++] = pf[i].fd;
+			if (pf[i].revents)
+				woke[nwoke++] = pf[i].fd;
+		}
 		qsort(hung, nhung, sizeof(*hung), cmp_int);
+		qsort(woke, nwoke, sizeof(*woke), cmp_int);
 		threads = hwp_threads_now();
 
 		hwp_eng_lock();
 		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
 			hwp_drain(s);
+			if (nwoke)
+				hwp_drop_foreign(s, woke, nwoke);
 			if (nhung)
 				hwp_reap_hung(s, hung, nhung);
 			/* threads made by raw clone(), or by binaries older than
@@ -335,6 +381,7 @@ static void *drain_main(void *arg)
 	hwp_eng_unlock();
 	free(pf);
 	free(hung);
+	free(woke);
 	return NULL;
 }
 
@@ -352,11 +399,16 @@ int hwp_drainer_start(void)
 	d = calloc(1, sizeof(*d));
 	if (!d)
 		return -ENOMEM;
-	d->wake = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (d->wake < 0) {
+	if (pipe2(d->wake, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
 		free(d);
 		return ret;
+	} else {
+		struct stat st;
+
+		fstat(d->wake[0], &st);
+		d->wdev = (uint64_t)st.st_dev;
+		d->wino = (uint64_t)st.st_ino;
 	}
 	/* no signal of the program's should land on the drain thread; it is
 	 * made through the global pthread_create, so that an interposer in
@@ -366,7 +418,7 @@ int hwp_drainer_start(void)
 	ret = -hwp_create_untracked(&d->thread, drain_main, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
-		close(d->wake);
+		close_bell(d);
 		free(d);
 		return ret;
 	}
@@ -379,19 +431,16 @@ int hwp_drainer_start(void)
 void hwp_drainer_stop(void)
 {
 	struct drainer *d = drn;
-	uint64_t one = 1;
 
 	if (!d || hwp_running)
 		return;
 	drn = NULL;
 	d->stop = 1;
-	if (write(d->wake, &one, sizeof(one)) < 0) {
-		/* full doorbell: it will see stop anyway */
-	}
+	ring_bell(d);	/* without it, it sees stop within drain_ms */
 	pthread_mutex_unlock(&hwp_eng);
 	pthread_join(d->thread, NULL);
 	pthread_mutex_lock(&hwp_eng);
-	close(d->wake);
+	close_bell(d);
 	free(d);
 }
 
@@ -399,7 +448,7 @@ void hwp_drainer_stop(void)
 void hwp_drainer_forget(void)
 {
 	if (drn) {
-		close(drn->wake);
+		close_bell(drn);
 		free(drn);
 		drn = NULL;
 	}

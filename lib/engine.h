@@ -32,6 +32,8 @@ struct slot {			/* one thread x one event */
 	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
 	int fmt_lost;		/* read() gives {value, lost} */
 	uint64_t lost_base;	/* lost count at the last reset */
+	uint64_t id;		/* the event's PERF_EVENT_IOC_ID at open */
+	uint64_t dev, ino;	/* fstat() of fd at open */
 	struct hwp_ring ring;
 };
 
@@ -72,6 +74,7 @@ struct hwprof_session {
 	size_t nmissed_tid;
 	uint32_t seen;		/* threads of the process at the last scan */
 	int delivering;		/* a thread is running the sinks */
+	int told_ebadf;		/* the lost-fds warning was logged */
 	struct hwprof_session *next;	/* in the running list */
 	struct hwprof_object *snap;	/* hwprof_session_objects() copy */
 };
@@ -92,6 +95,8 @@ void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
 uint64_t hwp_slot_lost(const struct slot *sl);
+int hwp_slot_ours(const struct slot *sl);
+void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
 void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
 int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);

@@ -218,6 +218,8 @@ int hwp_symbol_addr(const char *sym, uint64_t *addr)
 	struct symq q = { .name = sym };
 	int cacheable = strlen(sym) < sizeof(symcache.e[0].name);
 
+	if (!hwp_loader_usable(200))	/* a fork child's loader may be stuck */
+		return -EAGAIN;
 	dl_iterate_phdr(gen_cb, g);
 	pthread_mutex_lock(&symcache.lock);
 	if (memcmp(g, symcache.gen, sizeof(g))) {

@@ -118,8 +118,14 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 					    char *src, size_t len);
 
 /* objects.c: loaded objects as regions with buckets of their own */
+struct hwp_objid {		/* what was loaded: file and segment */
+	uint64_t dev, ino;	/* 0, 0: unknown (vdso, file gone) */
+	uint64_t off;		/* the segment's file offset */
+};
+
 struct hwp_objects {
 	struct hwprof_object *obj;
+	struct hwp_objid *id;	/* per object */
 	unsigned char *seen;	/* per object: found by the last scan */
 	size_t n, cap;
 	unsigned long long adds, subs;	/* loader generation last seen */
@@ -128,6 +134,9 @@ struct hwp_objects {
 };
 
 int hwp_objects_refresh(struct hwp_objects *o);
+void hwp_loader_forked(void);
+pid_t hwp_loader_probe_tid(void);
+int hwp_loader_usable(unsigned int wait_ms);
 void hwp_objects_zero(struct hwp_objects *o);
 void hwp_objects_free(struct hwp_objects *o);
 

@@ -7,13 +7,108 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "engine.h"
 
 #define SCALE	0x4000u		/* PAPI index: 8 bytes of text a bucket */
+
+/* ------------------------------------------------------------------ */
+/* The loader after fork                                                */
+
+/*
+ * dl_iterate_phdr() takes a lock of the loader's that fork() does not
+ * reset in the child (glibc 2.36 resets its other loader locks): when
+ * another thread of the parent was inside dl_iterate_phdr() at the fork,
+ * the child inherits that lock held by a thread it does not have, and
+ * every dl_iterate_phdr() in the child blocks forever. So a fork child
+ * keeps the objects the parent knew and asks the loader again only after
+ * a helper thread (hwprof-ldprobe, never sampled) got through one
+ * dl_iterate_phdr(): a helper left blocked costs one sleeping thread,
+ * never a hang of the drain thread, of a stop or of the exit path.
+ */
+enum { LDR_OK, LDR_DOUBT, LDR_PROBING };
+static int ldr_state = LDR_OK;
+static pid_t probe_tid;		/* -1 while its thread starts */
+
+static int probe_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)info;
+	(void)size;
+	(void)arg;
+	return 1;
+}
+
+static void *probe_main(void *arg)
+{
+	__atomic_store_n(&probe_tid, hwp_gettid(), __ATOMIC_RELEASE);
+	prctl(PR_SET_NAME, "hwprof-ldprobe");
+	dl_iterate_phdr(probe_cb, NULL);
+	__atomic_store_n(&ldr_state, LDR_OK, __ATOMIC_RELEASE);
+	return arg;
+}
+
+/* In a fork child, single-threaded: the loader's lock is in doubt. */
+void hwp_loader_forked(void)
+{
+	ldr_state = LDR_DOUBT;
+	probe_tid = 0;
+}
+
+/* The helper's tid (0 if none), for scans to leave out. */
+pid_t hwp_loader_probe_tid(void)
+{
+	pid_t tid;
+
+	while ((tid = __atomic_load_n(&probe_tid, __ATOMIC_ACQUIRE)) < 0)
+		sched_yield();
+	return tid;
+}
+
+/* 1 if dl_iterate_phdr() cannot block on a lock no thread will release;
+ * starts the helper that finds out, and waits for it up to wait_ms. */
+int hwp_loader_usable(unsigned int wait_ms)
+{
+	int st = LDR_DOUBT;
+
+	if (__atomic_load_n(&ldr_state, __ATOMIC_ACQUIRE) == LDR_OK)
+		return 1;
+	if (__atomic_compare_exchange_n(&ldr_state, &st, LDR_PROBING, 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		sigset_t all, old;
+		pthread_t t;
+		int ret;
+
+		__atomic_store_n(&probe_tid, -1, __ATOMIC_RELEASE);
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		ret = hwp_create_untracked(&t, probe_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (ret) {
+			__atomic_store_n(&probe_tid, 0, __ATOMIC_RELEASE);
+			__atomic_store_n(&ldr_state, LDR_DOUBT, __ATOMIC_RELEASE);
+		} else {
+			pthread_detach(t);
+		}
+	}
+	while (wait_ms-- && __atomic_load_n(&ldr_state, __ATOMIC_ACQUIRE) != LDR_OK) {
+		struct timespec ms = { 0, 1000000 };
+
+		nanosleep(&ms, NULL);
+	}
+	return __atomic_load_n(&ldr_state, __ATOMIC_ACQUIRE) == LDR_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Objects                                                              */
 
 struct scan {
 	struct hwp_objects *o;
@@ -31,24 +126,47 @@ static char *exe_path(void)
 	return strdup(buf);
 }
 
-/* Finds or appends the object for one executable segment; marks it live. */
-static int note(struct hwp_objects *o, const char *path, uint64_t base,
-		uint64_t start, uint64_t end)
+/*
+ * Finds or appends the object for one executable segment; marks it live.
+ * An object is known by what was loaded, not where: the same file
+ * (path, device and inode) and segment (file offset and size) loaded
+ * again after a dlclose, at another address, gets its old buckets back,
+ * moved to the new address (a bucket is a place in the segment, so the
+ * counts stay at their file offset). So dlopen/dlclose cycles of one
+ * library keep one object, not one per load.
+ */
+static int note(struct hwp_objects *o, const char *path, const struct hwp_objid *id,
+		uint64_t base, uint64_t start, uint64_t end)
 {
 	struct hwprof_object *ob;
 	uint32_t *counts;
 
 	for (size_t i = 0; i < o->n; i++) {
+		const struct hwp_objid *oi = &o->id[i];
+
 		ob = &o->obj[i];
-		if (ob->start == start && ob->end == end && ob->base == base &&
-		    !strcmp(ob->path, path)) {
+		if (strcmp(ob->path, path) || ob->end - ob->start != end - start ||
+		    oi->dev != id->dev || oi->ino != id->ino || oi->off != id->off)
+			continue;
+		if (ob->start == start && ob->base == base) {
 			o->seen[i] = 1;
 			return 0;
 		}
+		/* the same file elsewhere: reloaded, unless it is loaded
+		 * twice at once (dlmopen) or its identity is unknown */
+		if (o->seen[i] || (!id->dev && !id->ino))
+			continue;
+		ob->base = base;
+		ob->start = start;
+		ob->end = end;
+		o->seen[i] = 1;
+		o->changed = 1;
+		return 0;
 	}
 	if (o->n == o->cap) {
 		size_t cap = o->cap ? 2 * o->cap : 16;
 		struct hwprof_object *no = realloc(o->obj, cap * sizeof(*no));
+		struct hwp_objid *ni;
 		unsigned char *ns;
 
 		if (!no)
@@ -58,8 +176,13 @@ static int note(struct hwp_objects *o, const char *path, uint64_t base,
 		if (!ns)
 			return -ENOMEM;
 		o->seen = ns;
+		ni = realloc(o->id, cap * sizeof(*ni));
+		if (!ni)
+			return -ENOMEM;
+		o->id = ni;
 		o->cap = cap;
 	}
+	o->id[o->n] = *id;
 	ob = &o->obj[o->n];
 	memset(ob, 0, sizeof(*ob));
 	ob->nbuckets = (size_t)((end - start + HWPROF_OBJECT_BYTES - 1) /
@@ -86,9 +209,16 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	char *exe = NULL;
 	const char *path = info->dlpi_name;
 
+	struct hwp_objid id = { 0, 0, 0 };
+	struct stat st;
+
 	(void)size;
 	if (!path || !*path)
 		path = exe = exe_path();
+	if (path && *path && !stat(path, &st)) {
+		id.dev = (uint64_t)st.st_dev;
+		id.ino = (uint64_t)st.st_ino;
+	}
 	for (int i = 0; path && i < info->dlpi_phnum && !sc->err; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t start;
@@ -96,7 +226,8 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) || !ph->p_memsz)
 			continue;
 		start = info->dlpi_addr + ph->p_vaddr;
-		sc->err = note(sc->o, path, info->dlpi_addr, start,
+		id.off = (uint64_t)ph->p_offset;
+		sc->err = note(sc->o, path, &id, info->dlpi_addr, start,
 			       start + ph->p_memsz);
 	}
 	free(exe);
@@ -130,6 +261,9 @@ int hwp_objects_refresh(struct hwp_objects *o)
 	size_t nreg = 0;
 	int ret;
 
+	/* in a fork child, what the parent knew until the loader is safe */
+	if (!hwp_loader_usable(o->hist ? 0 : 200))
+		return o->hist ? 0 : -EAGAIN;
 	dl_iterate_phdr(gen_cb, g);
 	if (o->hist && g[0] == o->adds && g[1] == o->subs)
 		return 0;
@@ -191,6 +325,7 @@ void hwp_objects_free(struct hwp_objects *o)
 	}
 	free(o->obj);
 	free(o->seen);
+	free(o->id);
 	hwprof_hist_free(o->hist);
 	free(o);
 }

@@ -11,6 +11,9 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -62,6 +65,104 @@ static void period_notes(const struct sev *e)
 		hwp_log(HWPROF_LOG_WARN,
 			"hwprof: %s: %llu samples/s per thread exceeds kernel.perf_event_max_sample_rate (%ld): the kernel will throttle",
 			e->e.name, 1000000000ull / e->period, rate);
+}
+
+/* ------------------------------------------------------------------ */
+/* What a sample costs                                                  */
+
+/*
+ * On a VM a clock event's timer interrupt can cost as much as its period
+ * (10 us at the kernel's floor): the program then makes almost no
+ * progress, and nothing is throttled or lost to say so. So when a
+ * session starts a clock event with a period under HWP_COST_CHECK_NS, the
+ * calling thread times a loop for 2 ms of its CPU time unsampled and 2 ms
+ * with a private fd of that event (no ring: nothing is recorded, but the
+ * interrupts come as they will), once per period in the process. A
+ * thread that runs at under half its speed gets one warning with the
+ * measured cost of a sample.
+ */
+#define HWP_COST_CHECK_NS	100000
+#define HWP_COST_SPIN_NS	2000000
+
+static pthread_mutex_t cost_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t cost_checked[8];	/* periods measured already */
+
+static uint64_t thread_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts))
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Rounds of a fixed loop per ms of this thread's CPU time. */
+static double loop_speed(void)
+{
+	uint64_t t0 = thread_ns(), t, n = 0;
+	volatile uint64_t x = 1;
+
+	do {
+		for (int i = 0; i < 64; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		n++;
+	} while ((t = thread_ns()) - t0 < HWP_COST_SPIN_NS && t >= t0);
+	return t > t0 ? (double)n * 1e6 / (double)(t - t0) : 0;
+}
+
+static void check_sample_cost(const struct sev *e)
+{
+	struct perf_event_attr a = e->e.attr;
+	uint64_t period = hwp_applied_period(1, e->period);
+	double base, on, cost;
+	size_t i;
+	int fd;
+
+	if (e->e.kind != HWP_EV_CLOCK || a.freq || period >= HWP_COST_CHECK_NS)
+		return;
+	pthread_mutex_lock(&cost_lock);
+	for (i = 0; i < 8 && cost_checked[i] && cost_checked[i] != period; i++)
+		;
+	if (i == 8 || cost_checked[i]) {	/* measured, or enough periods */
+		pthread_mutex_unlock(&cost_lock);
+		return;
+	}
+	cost_checked[i] = period;
+	a.disabled = 1;
+	a.sample_period = period;
+	a.sample_type = 0;
+	a.inherit = 0;
+	a.wakeup_events = 0;
+	a.watermark = 0;
+	a.wakeup_watermark = 0;
+	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0) {
+		pthread_mutex_unlock(&cost_lock);
+		return;
+	}
+	base = loop_speed();
+	on = loop_speed();	/* the faster of two: the other may be preempted */
+	if (on > base)
+		base = on;
+	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	on = loop_speed();
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	close(fd);
+	pthread_mutex_unlock(&cost_lock);
+	if (base <= 0 || on >= base / 2)
+		return;
+	/* speed on/base = period / (period + cost) while the cost is below
+	 * the period; past it, the next expiry is due as a sample ends (the
+	 * clock counts the handler's time too) and the thread barely runs */
+	cost = on > base / 20 ? (double)period * (base / on - 1) : 0;
+	if (cost > 0)
+		hwp_log(HWPROF_LOG_WARN,
+			"hwprof: %s every %llu ns: a sample costs about %.0f ns on this machine, so a sampled thread runs at %.0f%% of its speed; use a longer period",
+			e->e.name, (unsigned long long)period, cost, 100 * on / base);
+	else
+		hwp_log(HWPROF_LOG_WARN,
+			"hwprof: %s every %llu ns: a sample costs at least the period on this machine, so a sampled thread makes almost no progress; use a longer period",
+			e->e.name, (unsigned long long)period);
 }
 
 HWPROF_API int hwprof_session_add(struct hwprof_session *s, const char *event,
@@ -141,6 +242,11 @@ static int start(struct hwprof_session *s, int self_on)
 		return -EINVAL;
 	if (!s->nev)
 		return -ENOENT;
+	/* before any fd of the session, and with no lock of the engine's
+	 * held: it takes a few ms, once per period */
+	if (!__atomic_load_n(&s->running, __ATOMIC_RELAXED))
+		for (size_t i = 0; i < s->nev; i++)
+			check_sample_cost(&s->ev[i]);
 	hwp_eng_lock();
 	if (s->running) {
 		ret = -EBUSY;
@@ -316,7 +422,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		while (sl->ring.page && hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH))
 			;
 		memset(&sl->ring.stats, 0, sizeof(sl->ring.stats));
-		if (sl->fmt_lost && !hwp_perf_read(sl->fd, v, 2))
+		if (sl->fmt_lost && hwp_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
 			sl->lost_base = v[1];
 	}
 	for (size_t i = 0; i < s->nev; i++) {

@@ -17,7 +17,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
+#include <threads.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -27,6 +30,20 @@ typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
 static pthread_create_fn real_create;
 static __thread int no_trampoline;	/* set while making the drain thread */
 
+/*
+ * A program linked statically (with libhwprof.a and libc.a) has no
+ * dynamic symbols for dlsym() to find: there, libc's pthread_create is a
+ * weak alias of __pthread_create, which ours overrides, and the weak
+ * reference below finds the real one. Nothing else would make the static
+ * linker bring that member of libc.a in (a weak reference does not), so
+ * thrd_create is referenced too: its member calls __pthread_create. In a
+ * dynamic link libc.so exports no __pthread_create and it stays NULL.
+ */
+extern int __pthread_create(pthread_t *, const pthread_attr_t *,
+			    void *(*)(void *), void *) __attribute__((weak));
+__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t, void *) =
+	thrd_create;
+
 static pthread_create_fn create_fn(void)
 {
 	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
@@ -34,7 +51,10 @@ static pthread_create_fn create_fn(void)
 	if (!f) {
 		/* the next definition: libc's default version, or another
 		 * interposer's (a sanitizer's) that comes after ours */
-		f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		if (__pthread_create)
+			f = __pthread_create;
+		else
+			f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
 		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
 	}
 	return f;
@@ -54,6 +74,43 @@ int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
 /* ------------------------------------------------------------------ */
 /* Slots                                                                */
 
+/* ------------------------------------------------------------------ */
+/* Whose fd is it                                                       */
+
+/*
+ * A program may close hwprof's fds behind its back (close_range(3, ~0U),
+ * a daemon's close loop up to 1024) and open its own files, which take the
+ * same numbers. Every fd is known by what it was at open: fstat()'s device
+ * and inode (every perf fd shares one anonymous inode with eventfds,
+ * epolls and the like) and the event's PERF_EVENT_IOC_ID, unique to each
+ * event ('$' ioctls are perf's alone, so asking an anonymous-inode fd of
+ * another kind does nothing to it). Before hwprof reads, ioctls or closes
+ * a slot's fd it checks both; a slot whose fd is not its own any more is
+ * dropped without touching the fd (see slot_foreign()).
+ */
+static int fd_identity(int fd, uint64_t *dev, uint64_t *ino, uint64_t *id)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || ioctl(fd, PERF_EVENT_IOC_ID, id))
+		return -errno;
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* 1 if sl->fd is still the fd hwprof opened for sl. */
+int hwp_slot_ours(const struct slot *sl)
+{
+	struct stat st;
+	uint64_t id;
+
+	if (sl->fd < 0 || fstat(sl->fd, &st) || (uint64_t)st.st_dev != sl->dev ||
+	    (uint64_t)st.st_ino != sl->ino)
+		return 0;
+	return !ioctl(sl->fd, PERF_EVENT_IOC_ID, &id) && id == sl->id;
+}
+
 /*
  * Samples the kernel dropped for this fd: its running total when the
  * kernel has PERF_FORMAT_LOST (a LOST record is only written once the
@@ -64,15 +121,48 @@ uint64_t hwp_slot_lost(const struct slot *sl)
 {
 	uint64_t v[2];
 
-	if (sl->fmt_lost && !hwp_perf_read(sl->fd, v, 2))
+	if (sl->fmt_lost && hwp_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
 		return v[1] > sl->lost_base ? v[1] - sl->lost_base : 0;
 	return sl->ring.stats.lost;
+}
+
+static int was_missed(const struct hwprof_session *s, pid_t tid);
+static void count_missed(struct hwprof_session *s, pid_t tid, int err);
+
+/*
+ * A slot whose fd the program closed (and maybe reused): what the ring
+ * holds is folded (the mapping keeps the event alive, so nothing was lost
+ * on the way), the ring unmapped, which ends the event, and the fd left
+ * alone. Its thread is no longer covered: counted missed with -EBADF,
+ * and said once per session.
+ */
+static void slot_foreign(struct hwprof_session *s, struct slot *sl)
+{
+	struct sev *e = &s->ev[sl->ev];
+
+	hwp_drain_slot(s, sl);
+	e->st.lost += sl->ring.stats.lost;
+	e->st.throttled += sl->ring.stats.throttled;
+	hwp_ring_unmap(&sl->ring);
+	sl->fd = -1;
+	if (!was_missed(s, sl->tid))
+		count_missed(s, sl->tid, -EBADF);
+	if (!s->told_ebadf) {
+		s->told_ebadf = 1;
+		hwp_log(HWPROF_LOG_WARN,
+			"hwprof: the program closed hwprof's file descriptors (close_range or a close loop): thread %d, and any other whose fds went, is no longer sampled",
+			(int)sl->tid);
+	}
 }
 
 static void slot_close(struct hwprof_session *s, struct slot *sl)
 {
 	struct sev *e = &s->ev[sl->ev];
 
+	if (!hwp_slot_ours(sl)) {
+		slot_foreign(s, sl);
+		return;
+	}
 	e->st.lost += hwp_slot_lost(sl);
 	e->st.throttled += sl->ring.stats.throttled;
 	hwp_ring_unmap(&sl->ring);
@@ -182,10 +272,54 @@ void hwp_reap(struct hwprof_session *s, int all)
 /* Enables (or disables) the slots of one thread, or of all (tid 0). */
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
 {
-	for (size_t i = 0; i < s->nslot; i++)
-		if (!tid || s->slot[i].tid == tid)
-			hwp_perf_ioctl(s->slot[i].fd, on ? PERF_EVENT_IOC_ENABLE :
-				       PERF_EVENT_IOC_DISABLE, 0);
+	int foreign = 0;
+
+	for (size_t i = 0; i < s->nslot; i++) {
+		if (tid && s->slot[i].tid != tid)
+			continue;
+		if (!hwp_slot_ours(&s->slot[i])) {
+			foreign = 1;
+			continue;
+		}
+		hwp_perf_ioctl(s->slot[i].fd, on ? PERF_EVENT_IOC_ENABLE :
+			       PERF_EVENT_IOC_DISABLE, 0);
+	}
+	if (foreign)
+		hwp_drop_foreign(s, NULL, 0);
+}
+
+/* Drops the slots whose fd is not hwprof's any more, among those whose fd
+ * is in fds (sorted), or all of them (fds NULL). */
+void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
+{
+	size_t j = 0;
+
+	for (size_t i = 0; i < s->nslot; i++) {
+		struct slot *sl = &s->slot[i];
+
+		if (fds) {
+			size_t a = 0, b = n;
+
+			while (a < b) {
+				size_t m = (a + b) / 2;
+
+				if (fds[m] < sl->fd)
+					a = m + 1;
+				else
+					b = m;
+			}
+			if (a == n || fds[a] != sl->fd) {
+				s->slot[j++] = *sl;
+				continue;
+			}
+		}
+		if (!hwp_slot_ours(sl)) {
+			slot_foreign(s, sl);
+			continue;
+		}
+		s->slot[j++] = *sl;
+	}
+	s->nslot = j;
 }
 
 /* ------------------------------------------------------------------ */
@@ -313,7 +447,7 @@ const char *hwp_missed_why(int err)
 
 /* Counts a thread that could not be covered; start says how many in one
  * line, a running session each as it happens. */
-static void missed(struct hwprof_session *s, pid_t tid, int err)
+static void count_missed(struct hwprof_session *s, pid_t tid, int err)
 {
 	pid_t *nt = realloc(s->missed_tid, (s->nmissed_tid + 1) * sizeof(*nt));
 
@@ -323,6 +457,11 @@ static void missed(struct hwprof_session *s, pid_t tid, int err)
 	}
 	if (!s->missed++)
 		s->missed_err = err;
+}
+
+static void missed(struct hwprof_session *s, pid_t tid, int err)
+{
+	count_missed(s, tid, err);
 	if (s->running)
 		hwp_log(HWPROF_LOG_WARN, "hwprof: thread %d not sampled: %s", (int)tid,
 			hwp_missed_why(err));
@@ -397,6 +536,11 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 			goto err;
 		}
 		memset(sl, 0, sizeof(*sl));
+		ret = fd_identity(fd, &sl->dev, &sl->ino, &sl->id);
+		if (ret) {
+			close(fd);
+			goto err;
+		}
 		sl->fd = fd;
 		sl->ev = (int)i;
 		sl->tid = tid;
@@ -461,7 +605,7 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 {
 	DIR *d = opendir("/proc/self/task");
-	pid_t skip = hwp_drainer_tid();
+	pid_t skip = hwp_drainer_tid(), probe = hwp_loader_probe_tid();
 	struct dirent *de;
 	int ret = 0, r;
 
@@ -471,7 +615,7 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 	while ((de = readdir(d))) {
 		pid_t tid = (pid_t)atoi(de->d_name);
 
-		if (tid <= 0 || tid == skip || tid == last || known(s, tid))
+		if (tid <= 0 || tid == skip || tid == probe || tid == last || known(s, tid))
 			continue;
 		r = hwp_attach(s, tid, 1);
 		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
@@ -586,8 +730,11 @@ static void atfork_child(void)
 	/* hwp_eng is still held: the thread that forked took it in prepare,
 	 * and that is the thread running here */
 	hwp_drainer_forget();	/* its thread did not come along */
-	if (hwp_running)	/* made before any fd is enabled */
+	hwp_loader_forked();
+	if (hwp_running) {	/* made before any fd is enabled */
 		hwp_drainer_start();
+		hwp_loader_usable(0);
+	}
 	while (*pp) {
 		struct hwprof_session *s = *pp;
 		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
@@ -597,7 +744,8 @@ static void atfork_child(void)
 
 			e->st.lost += s->slot[i].ring.stats.lost;
 			e->st.throttled += s->slot[i].ring.stats.throttled;
-			close(s->slot[i].fd);
+			if (hwp_slot_ours(&s->slot[i]))
+				close(s->slot[i].fd);
 		}
 		for (size_t i = 0; i < s->nev; i++)
 			s->ev[i].npend = 0;	/* the parent's to deliver */

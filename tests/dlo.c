@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* A shared object test-session dlopens after sampling has started. */
+#include <stddef.h>
 #include <stdint.h>
 
 uint64_t dlo_spin(uint64_t n);
@@ -14,4 +15,13 @@ __attribute__((noinline)) uint64_t dlo_spin(uint64_t n)
 		x ^= x << 17;
 	}
 	return x;
+}
+
+void dlo_touch(volatile char *p, size_t k, size_t psz);
+
+/* One store a page: on fresh pages, one page fault each, in this object. */
+__attribute__((noinline)) void dlo_touch(volatile char *p, size_t k, size_t psz)
+{
+	for (size_t i = 0; i < k; i++)
+		p[i * psz] = 1;
 }
