@@ -20,6 +20,8 @@
  *              with perf_event_paranoid's value and the sysctl to change
  *   unlocked   the log callback and sinks run with no hwprof lock held:
  *              they may call back into the engine
+ *   seccomp    a seccomp filter's EPERM is named, not blamed on
+ *              perf_event_paranoid
  * usage: test-engine CASE
  */
 #define _GNU_SOURCE
@@ -32,7 +34,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/profil.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -423,6 +430,54 @@ static int case_paranoid(char **argv)
 	return t_done("paranoid");
 }
 
+/* A seccomp filter that refuses perf_event_open with EPERM (Docker's
+ * default profile does) is named as such, not blamed on
+ * perf_event_paranoid, whose value allows the event. */
+static int seccomp_child(void)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_perf_event_open, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
+	char why[512];
+	int r;
+
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+		return 2;
+	r = hwprof_event_probe("task-clock", why, sizeof(why));
+	printf("seccomp: %d: %s\n", r, why);
+	if (r != -EACCES)
+		return 3;
+	if (!strstr(why, "seccomp filter") || strstr(why, "perf_event_paranoid forbids"))
+		return 4;
+	return 0;
+}
+
+static int case_seccomp(void)
+{
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock"), st;
+	pid_t pid;
+
+	if (r)
+		return r;
+	fflush(stdout);
+	pid = fork();
+	if (!pid)
+		_exit(seccomp_child());
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return T_ERROR;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+		printf("SKIP: a seccomp filter cannot be installed here\n");
+		return T_SKIP;
+	}
+	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
+	return t_done("seccomp");
+}
+
 /* ------------------------------------------------------------------ */
 
 static struct hwprof_session *cb_session;
@@ -515,5 +570,7 @@ int main(int argc, char **argv)
 		return case_paranoid(argv);
 	if (!strcmp(argv[1], "unlocked"))
 		return case_unlocked();
+	if (!strcmp(argv[1], "seccomp"))
+		return case_seccomp();
 	return T_ERROR;
 }
