@@ -177,12 +177,30 @@ static void refused(const char *name, const char *text, const char *want)
 	T_EQ(r.nsamples, 0);
 }
 
+/* A line whose last string is empty (no command after the host) reads
+ * as an empty string: the reader once wrote into a read-only "" there
+ * (fuzz-data). */
+static void empty_rest(void)
+{
+	struct hd_file r;
+	char err[512];
+	const char *p = put("empty-rest",
+		"hwprof-data 2\nprocess 0 1 0 -1 exit 0 -\ncommand\nend\n");
+
+	T_EQ(hd_read(p, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	if (r.nprocs == 1)
+		T_CHECK(r.procs[0].command && !*r.procs[0].command, "command");
+	hd_free(&r);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return T_ERROR;
 	round_trip();
 	version1();
+	empty_rest();
 	refused("empty", "", "not an hwprof data file");
 	refused("foreign", "P6\n", "not an hwprof data file");
 	refused("v9", "hwprof-data 9\nend\n", "version 9");

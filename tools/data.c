@@ -395,11 +395,11 @@ static int hexval(char c)
 /* Undoes hd_put_escaped() in place; "-" as a token is NULL. */
 static char *unescape(char *s, int token, int *bad)
 {
-	char *o = s;
+	char *o = s, *p;
 
 	if (token && !strcmp(s, "-"))
 		return NULL;
-	for (char *p = s; *p; p++) {
+	for (p = s; *p; p++) {
 		if (*p != '\\') {
 			*o++ = *p;
 			continue;
@@ -425,7 +425,9 @@ static char *unescape(char *s, int token, int *bad)
 			return s;
 		}
 	}
-	*o = 0;
+	if (o != p)	/* shortened: never writes when nothing was escaped,
+			 * so the read-only "" of an empty rest is safe */
+		*o = 0;
 	return s;
 }
 

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libFuzzer target: the data file reader of the hwprof command
+ * (tools/data.c hd_read(), versions 1 and 2) on arbitrary files. A file
+ * read must either be refused with one line naming it, or give a model
+ * whose every index is in range; a model read is written out again and
+ * must read back the same (hd_write() and hd_read() agree).
+ */
+#define _GNU_SOURCE
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../tools/data.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static char in[64], out[64];
+
+static void check(const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nthreads; i++)
+		if (d->threads[i].proc >= d->nprocs)
+			abort();
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+
+		if (s->event >= d->nevents || s->thread >= d->nthreads ||
+		    (s->object != HD_NO_OBJECT && s->object >= d->nobjects))
+			abort();
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct hd_file d, e;
+	char err[512];
+	FILE *f;
+
+	if (!*in) {
+		snprintf(in, sizeof(in), "/tmp/hwprof-fuzz-data-%d.in", (int)getpid());
+		snprintf(out, sizeof(out), "/tmp/hwprof-fuzz-data-%d.out", (int)getpid());
+	}
+	f = fopen(in, "w");
+	if (!f)
+		return 0;
+	fwrite(data, 1, size, f);
+	fclose(f);
+	if (hd_read(in, &d, err, sizeof(err))) {
+		if (!strstr(err, in) || strchr(err, '\n'))
+			abort();	/* one line, naming the file */
+		return 0;
+	}
+	check(&d);
+	f = fopen(out, "w");
+	if (f) {
+		if (hd_write(f, &d))
+			abort();
+		fclose(f);
+		if (hd_read(out, &e, err, sizeof(err)))
+			abort();	/* what we write, we read */
+		if (e.nevents != d.nevents || e.nprocs != d.nprocs ||
+		    e.nthreads != d.nthreads || e.nobjects != d.nobjects ||
+		    e.nsamples != d.nsamples)
+			abort();
+		for (size_t i = 0; i < d.nsamples; i++)
+			if (e.samples[i].count != d.samples[i].count ||
+			    e.samples[i].addr != d.samples[i].addr)
+				abort();
+		hd_free(&e);
+	}
+	hd_free(&d);
+	return 0;
+}
