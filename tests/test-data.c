@@ -219,6 +219,7 @@ int main(void)
 	refused("keyword", "hwprof-data 2\nfrob 1\nend\n", "malformed");
 	refused("blank-kw", "hwprof-data 2\n \nend\n", "malformed");
 	refused("how", "hwprof-data 2\nprocess 0 1 0 -1 zombie 0 - c\nend\n", "line 2");
+	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
 	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
 		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");
 	return t_done("data");

@@ -616,6 +616,8 @@ static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
 		for (int i = 0; i < 9; i++)
 			if (num(r, 10, UINT64_MAX, &f[i]))
 				return -1;
+		if (!r->p || !*r->p)
+			return -1;	/* a name, as version 2 needs */
 		if (hd_add_event(d, "", f[0]) < 0)
 			return fail(r, "out of memory");
 		e = &d->events[d->nevents - 1];
