@@ -86,4 +86,24 @@ int t_require_bp(void);
  * cannot be found (the caller fails). */
 uint64_t t_store_pc(void (*touch)(volatile char *));
 
+
+/* Built with a sanitizer, whose runtime may fault in its shadow memory on
+ * the test's thread at any time: a count of page faults is then a lower
+ * bound, and the plain and clang builds check it exactly. */
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
+#define T_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define T_SANITIZED 1
+#endif
+#endif
+#ifndef T_SANITIZED
+#define T_SANITIZED 0
+#endif
+/* Equal, or at least b under a sanitizer (see above). */
+#define T_FAULTS(a, b)							\
+	T_CHECK(T_SANITIZED ? (unsigned long long)(a) >= (unsigned long long)(b) : \
+		(unsigned long long)(a) == (unsigned long long)(b),	\
+		"%llu, want %llu", (unsigned long long)(a), (unsigned long long)(b))
+
 #endif /* HWPROF_TEST_TLIB_H */
