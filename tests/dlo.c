@@ -19,9 +19,16 @@ __attribute__((noinline)) uint64_t dlo_spin(uint64_t n)
 
 void dlo_touch(volatile char *p, size_t k, size_t psz);
 
+/* The one store: every page's fault at one pc, however the loop below is
+ * unrolled. */
+__attribute__((noinline)) static void dlo_store(volatile char *p)
+{
+	*p = 1;
+}
+
 /* One store a page: on fresh pages, one page fault each, in this object. */
 __attribute__((noinline)) void dlo_touch(volatile char *p, size_t k, size_t psz)
 {
 	for (size_t i = 0; i < k; i++)
-		p[i * psz] = 1;
+		dlo_store(p + i * psz);
 }
