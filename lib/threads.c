@@ -222,6 +222,22 @@ static int slot_hung_up(const struct slot *sl)
 	return poll(&p, 1, 0) > 0 && (p.revents & POLLHUP);
 }
 
+/* Whether fd is among the n sorted fds. */
+static int fd_listed(const int *fds, size_t n, int fd)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = (a + b) / 2;
+
+		if (fds[m] < fd)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && fds[a] == fd;
+}
+
 /* Drops the slots of exited threads among those whose fd a poll() saw
  * hang up (fds, sorted): each is checked again, since the fd number may
  * have been reused since. */
@@ -231,17 +247,8 @@ void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
 
 	for (size_t i = 0; i < s->nslot; i++) {
 		struct slot *sl = &s->slot[i];
-		size_t a = 0, b = n;
 
-		while (a < b) {
-			size_t m = (a + b) / 2;
-
-			if (fds[m] < sl->fd)
-				a = m + 1;
-			else
-				b = m;
-		}
-		if (a < n && fds[a] == sl->fd && slot_hung_up(sl)) {
+		if (fd_listed(fds, n, sl->fd) && slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
 			slot_close(s, sl);
 			continue;
@@ -297,21 +304,9 @@ void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
 	for (size_t i = 0; i < s->nslot; i++) {
 		struct slot *sl = &s->slot[i];
 
-		if (fds) {
-			size_t a = 0, b = n;
-
-			while (a < b) {
-				size_t m = (a + b) / 2;
-
-				if (fds[m] < sl->fd)
-					a = m + 1;
-				else
-					b = m;
-			}
-			if (a == n || fds[a] != sl->fd) {
-				s->slot[j++] = *sl;
-				continue;
-			}
+		if (fds && !fd_listed(fds, n, sl->fd)) {
+			s->slot[j++] = *sl;
+			continue;
 		}
 		if (!hwp_slot_ours(sl)) {
 			slot_foreign(s, sl);

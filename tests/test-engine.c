@@ -65,23 +65,21 @@ static const int tsan = 0;
 
 static size_t psz;
 
-/* N fresh pages, no huge pages: one fault each at the store. */
-static char *fresh(size_t n)
-{
-	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		printf("ERROR: mmap: %s\n", strerror(errno));
-		exit(T_ERROR);
-	}
-	madvise(p, n * psz, MADV_NOHUGEPAGE);
-	return p;
-}
-
 static int need_faults(void)
 {
 	return t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-fault events");
+}
+
+/* t_fresh(), or the test ends with an error. */
+static char *fresh(size_t n)
+{
+	char *p = t_fresh(n);
+
+	if (!p) {
+		printf("ERROR: mmap: %s\n", strerror(errno));
+		exit(T_ERROR);
+	}
+	return p;
 }
 
 /* Buckets over touch_pages (PAPI scale 0x20000: one 32-bit bucket a byte

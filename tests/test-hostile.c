@@ -56,22 +56,21 @@
 static size_t psz;
 static struct hwprof_session *arg_session;
 
-static char *fresh(size_t n)
-{
-	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED) {
-		printf("ERROR: mmap: %s\n", strerror(errno));
-		exit(T_ERROR);
-	}
-	madvise(p, n * psz, MADV_NOHUGEPAGE);
-	return p;
-}
-
 static int need_faults(void)
 {
 	return t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-fault events");
+}
+
+/* t_fresh(), or the test ends with an error. */
+static char *fresh(size_t n)
+{
+	char *p = t_fresh(n);
+
+	if (!p) {
+		printf("ERROR: mmap: %s\n", strerror(errno));
+		exit(T_ERROR);
+	}
+	return p;
 }
 
 /* CPU time (ns) of the thread named hwprof-drain, or -1 if none. */

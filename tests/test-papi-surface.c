@@ -53,17 +53,6 @@
 static long psz;
 
 /* k fresh anonymous pages that fault once each on their first store. */
-static char *fresh(size_t k)
-{
-	char *p = mmap(NULL, k * (size_t)psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p == MAP_FAILED)
-		return NULL;
-	madvise(p, k * (size_t)psz, MADV_NOHUGEPAGE);
-	return p;
-}
-
 static int need_sw(void)
 {
 	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
@@ -274,7 +263,7 @@ static int case_domain(void)
 {
 	PAPI_option_t o;
 	long long v;
-	char *p = fresh(16);
+	char *p = t_fresh(16);
 	int es, r = need_sw();
 
 	if (r || init() || !p)
@@ -324,7 +313,7 @@ static int case_inherit(void)
 {
 	PAPI_option_t o;
 	long long v;
-	char *p = fresh(8);
+	char *p = t_fresh(8);
 	int es, r = need_sw(), st;
 	pid_t pid;
 
@@ -365,7 +354,7 @@ static void wait_phase(int *ph, int want)
 static void *victim_main(void *arg)
 {
 	struct victim *v = arg;
-	char *warm = fresh(1);
+	char *warm = t_fresh(1);
 
 	touch_pages(warm, 1, (size_t)psz);	/* its first call faults its stack */
 	wait_phase(&v->phase, 0);
@@ -381,8 +370,8 @@ static void *victim_main(void *arg)
 /* PAPI_attach counts another thread: its 8 faults, none of ours. */
 static int case_attach(void)
 {
-	struct victim vic = { 0, 0, fresh(8) };
-	char *mine = fresh(4);
+	struct victim vic = { 0, 0, t_fresh(8) };
+	char *mine = t_fresh(4);
 	pthread_t th;
 	long long v;
 	int es, st, r = need_sw();
@@ -420,7 +409,7 @@ static int case_attach(void)
 static int case_multiplex(void)
 {
 	long long v[2];
-	char *p = fresh(8);
+	char *p = t_fresh(8);
 	int es, st, r = need_sw(), codes[4], n = 4;
 
 	if (r || init() || !p)
@@ -483,7 +472,7 @@ static int case_overflow_read(void)
 		return r ? r : T_ERROR;
 	alarm(60);	/* a deadlock fails the test, it does not hang it */
 	for (int f = 0; f < 2; f++) {
-		char *p = fresh(16);
+		char *p = t_fresh(16);
 
 		ov_es = pf_set();
 		ov_calls = ov_at = ov_bad = 0;
@@ -536,7 +525,7 @@ static int case_force_sw_rate(void)
 	long long v, t0, ms;
 	uint64_t sum = 0;
 	int es = PAPI_NULL, code, r = need_sw();
-	char *p = fresh(32);
+	char *p = t_fresh(32);
 
 	if (r || init() || !p)
 		return r ? r : T_ERROR;
@@ -587,7 +576,7 @@ static int case_profil_zero(void)
 	static unsigned char buf[256];
 	long long v;
 	int es, code, r = need_sw(), st;
-	char *p = fresh(8);
+	char *p = t_fresh(8);
 
 	if (r || init() || !p)
 		return r ? r : T_ERROR;
@@ -731,7 +720,7 @@ static int case_hl(void)
 		return T_ERROR;
 	pid = fork();
 	if (!pid) {
-		char *p = fresh(8);
+		char *p = t_fresh(8);
 
 		setenv("PAPI_EVENTS", PF, 1);
 		setenv("PAPI_OUTPUT_DIRECTORY", dir, 1);

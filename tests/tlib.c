@@ -176,6 +176,20 @@ int t_count_tasks(void)
 	return n;
 }
 
+/* n fresh anonymous pages without huge pages (one fault each at the
+ * first store), or NULL. */
+char *t_fresh(size_t n)
+{
+	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return NULL;
+	madvise(p, n * psz, MADV_NOHUGEPAGE);
+	return p;
+}
+
 int t_count_perf_fds(void)
 {
 	DIR *d = opendir("/proc/self/fd");

@@ -64,6 +64,7 @@ long long t_faults_stop(int fd);
 
 /* perf_event fds open in this process. */
 int t_count_tasks(void);
+char *t_fresh(size_t n);
 int t_count_perf_fds(void);
 
 /* Raw probes (no hwprof): T_PASS, or T_SKIP with the reason printed, or
