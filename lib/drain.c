@@ -110,23 +110,29 @@ void hwp_drain_slot(struct hwprof_session *s, struct slot *sl)
 	do {
 		n = hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH);
 		e->st.samples += n;
-		if (n)
-			fold_into(e, sl, ips, n);
+		if (!n)
+			break;
+		/* the object table after the samples were read: an object
+		 * dlopen'ed just before its code was sampled is in it */
+		if (e->objs && !hwp_objects_refresh(e->objs))
+			e->hist = e->objs->hist;
+		fold_into(e, sl, ips, n);
 	} while (n == HWP_BATCH);
 }
 
-/* Folds everything the rings hold; keeps object histograms current first,
- * so samples in a just-dlopen'ed object land in its buckets. */
+/* Folds everything the rings hold (hwp_drain_slot() brings an object
+ * table up to date before each batch it folds), then the object tables
+ * once more, so a dlclose with no sample since is seen too. */
 void hwp_drain(struct hwprof_session *s)
 {
+	for (size_t i = 0; i < s->nslot; i++)
+		hwp_drain_slot(s, &s->slot[i]);
 	for (size_t i = 0; i < s->nev; i++) {
 		struct sev *e = &s->ev[i];
 
 		if (e->objs && !hwp_objects_refresh(e->objs))
 			e->hist = e->objs->hist;
 	}
-	for (size_t i = 0; i < s->nslot; i++)
-		hwp_drain_slot(s, &s->slot[i]);
 }
 
 /* ------------------------------------------------------------------ */

@@ -135,7 +135,10 @@ plt)
 	if live "$tmp/live" "$prog" 5000000; then
 		rows "$tmp/live" > "$tmp/r"
 		head -5 "$tmp/r"
-		check "$name live: nothing charged to _init" sh -c "! grep -q ' _init ' '$tmp/r'"
+		# the real _init runs once, at start: one clock sample may land
+		# in it; stub samples charged to it would be many
+		check "$name live: nothing charged to _init" sh -c \
+			"! awk '\$3 == \"_init\" && \$2 > 1 { bad = 1 } END { exit !bad }' '$tmp/r'"
 		grep -q ' sincos@plt ' "$tmp/r" || echo "note: no sample landed in the stub this run"
 	fi
 	done
