@@ -336,7 +336,10 @@ static int case_self(void)
 	for (int i = 0; i < 64; i++)
 		n += reg[i];
 	T_CHECK(n == 300, "%llu samples in touch_b's buckets, want 300", (unsigned long long)n);
-	T_CHECK(bin[0] == 0, "%u samples of hwprof's making in the overflow bin", bin[0]);
+	/* a sanitizer's runtime faults on the thread's behalf: those land in
+	 * the bin, and are the program's (tlib.h) */
+	T_CHECK(bin[0] == 0 || T_SANITIZED, "%u samples of hwprof's making in the overflow bin",
+		bin[0]);
 	t_pages_free(&pool);
 	PAPI_shutdown();
 	return t_done("self");
