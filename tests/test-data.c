@@ -81,7 +81,7 @@ static void round_trip(void)
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_EQ(r.nprocs, 4);
 	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 2) {
-		T_EQ(r.version, 2);
+		T_EQ(r.version, HD_VERSION);
 		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
 		T_EQ(r.rank, 3);
 		T_EQ(r.size, 8);
@@ -165,6 +165,71 @@ static void version1(void)
 	hd_free(&r);
 }
 
+/* Version 3: the program line, and a job file of libhwprof-mpi (samples
+ * summed over ranks, per-rank totals, function spreads, top counts). */
+static void job_round_trip(void)
+{
+	struct hd_file d, r;
+	struct hd_func fn = { 0, 0, 0x1130, 100, 10, 40, 3, 4 };
+	struct hd_func fx = { 0, HD_NO_OBJECT, 0x7f0000001000, 2, 0, 2, 1, 1 };
+	struct hd_rtotal rt = { 2, 0, 31, 7 };
+	char path[300], err[512];
+	FILE *f;
+
+	hd_init(&d);
+	d.job = 1;
+	d.size = 4;
+	d.top = 1;
+	d.program = strdup("/opt/app bin/ring");
+	d.program_id = strdup("feed");
+	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+	for (int i = 0; i < 4; i++) {
+		T_EQ(hd_add_process(&d, 100 + i, 0, "./ring 4"), i);
+		d.procs[i].rank = i;
+	}
+	T_EQ(hd_object(&d, "/opt/app bin/ring", "feed"), 0);
+	T_EQ(hd_count(&d, 0, HD_NO_THREAD, 0, 0x1134, 100), 0);
+	T_EQ(hd_add_func(&d, &fn), 0);
+	T_EQ(hd_add_func(&d, &fx), 0);
+	for (uint32_t i = 0; i < 4; i++)
+		T_EQ(hd_add_fcount(&d, 0, i, 10 * (i + 1)), 0);
+	T_EQ(hd_add_rtotal(&d, &rt), 0);
+	snprintf(path, sizeof(path), "%s/job", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 3);
+	T_EQ(r.job, 1);
+	T_EQ(r.size, 4);
+	T_EQ(r.rank, -1);
+	T_EQ(r.top, 1);
+	T_CHECK(r.program && !strcmp(r.program, "/opt/app bin/ring"), "program");
+	T_CHECK(r.program_id && !strcmp(r.program_id, "feed"), "program id");
+	T_EQ(r.nsamples, 1);
+	T_EQ(r.nfuncs, 2);
+	T_EQ(r.nfcounts, 4);
+	T_EQ(r.nrtotals, 1);
+	if (r.nsamples == 1 && r.nfuncs == 2 && r.nfcounts == 4 && r.nrtotals == 1) {
+		T_EQ(r.samples[0].thread, HD_NO_THREAD);
+		T_EQ(r.samples[0].count, 100);
+		T_CHECK(!memcmp(&r.funcs[0], &fn, sizeof(fn)), "func 0");
+		T_CHECK(!memcmp(&r.funcs[1], &fx, sizeof(fx)), "func 1");
+		T_EQ(r.fcounts[3].proc, 3);
+		T_EQ(r.fcounts[3].count, 40);
+		T_CHECK(!memcmp(&r.rtotals[0], &rt, sizeof(rt)), "rt");
+	}
+	hd_free(&r);
+	hd_free(&d);
+	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4"), 1);
+	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so"), 1);
+	T_EQ(hd_object_is_mpi("libopen-pal.so.40"), 1);
+	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
+	T_EQ(hd_object_is_mpi("/home/u/mpiapp"), 0);
+	T_EQ(hd_object_is_mpi(NULL), 0);
+}
+
 static void refused(const char *name, const char *text, const char *want)
 {
 	struct hd_file r;
@@ -201,6 +266,7 @@ int main(void)
 	round_trip();
 	version1();
 	empty_rest();
+	job_round_trip();
 	refused("empty", "", "not an hwprof data file");
 	refused("foreign", "P6\n", "not an hwprof data file");
 	refused("v9", "hwprof-data 9\nend\n", "version 9");
@@ -219,6 +285,20 @@ int main(void)
 	refused("keyword", "hwprof-data 2\nfrob 1\nend\n", "malformed");
 	refused("blank-kw", "hwprof-data 2\n \nend\n", "malformed");
 	refused("how", "hwprof-data 2\nprocess 0 1 0 -1 zombie 0 - c\nend\n", "line 2");
+	refused("v3-job-late", "hwprof-data 3\nprocess 0 1 0 0 exit 0 - c\njob 2 0\nend\n",
+		"line 3");
+	refused("v3-job-thread", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 exit 0 - c\nthread 0 0 1 t\ns 0 0 - 10 1\nend\n", "line 6");
+	refused("v3-not-job", "hwprof-data 3\nevent 0 1 1 0 0 0 - e\n"
+		"s 0 - - 10 1\nend\n", "line 3");
+	refused("v3-f-min", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 6 4 0 2\nend\n", "line 4");
+	refused("v3-f-rank", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 2 2\nend\n", "line 4");
+	refused("v3-fr-ref", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 exit 0 - c\nf 0 0 - 10 5 1 4 0 2\nfr 0 1 4\nend\n", "line 6");
+	refused("v2-job", "hwprof-data 2\njob 2 0\nend\n", "line 2");
+	refused("v3-program", "hwprof-data 3\nprogram abc\nend\n", "line 2");
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
 	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
 		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");

@@ -253,7 +253,7 @@ output)
 	ln -s target "$tmp/link"
 	check "record -o LINK" "$hw" record -q -o "$tmp/link" -- true
 	check "the link is kept" test -L "$tmp/link"
-	check "its target holds the data" grep -q '^hwprof-data 2' "$tmp/target"
+	check "its target holds the data" grep -q '^hwprof-data 3' "$tmp/target"
 	;;
 attach)
 	need task-clock

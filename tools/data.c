@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The data file (hwprof-data(5)): one model in memory, read from version 1
- * or 2, written as version 2. Lines are read in one pass and every index a
+ * The data file (hwprof-data(5)): one model in memory, read from version 1,
+ * 2 or 3, written as version 3. Lines are read in one pass and every index a
  * line names must have been declared by an earlier line, so a reader never
  * follows a reference it has not checked.
  */
@@ -46,6 +46,11 @@ void hd_free(struct hd_file *d)
 	free(d->slot);
 	free(d->host);
 	free(d->command);
+	free(d->program);
+	free(d->program_id);
+	free(d->funcs);
+	free(d->fcounts);
+	free(d->rtotals);
 	hd_init(d);
 }
 
@@ -141,6 +146,55 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid)
 	if (!o->path || (buildid && !o->buildid))
 		return -1;
 	return (long)d->nobjects++;
+}
+
+int hd_add_func(struct hd_file *d, const struct hd_func *f)
+{
+	if (grow(&d->funcs, d->nfuncs, sizeof(*f)))
+		return -1;
+	d->funcs[d->nfuncs++] = *f;
+	return 0;
+}
+
+int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count)
+{
+	if (grow(&d->fcounts, d->nfcounts, sizeof(*d->fcounts)))
+		return -1;
+	d->fcounts[d->nfcounts++] = (struct hd_fcount){ func, proc, count };
+	return 0;
+}
+
+int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)
+{
+	if (grow(&d->rtotals, d->nrtotals, sizeof(*t)))
+		return -1;
+	d->rtotals[d->nrtotals++] = *t;
+	return 0;
+}
+
+/*
+ * MPI objects by file name: the MPI library itself and what it runs on
+ * (its runtime, plugins, process manager and transports). A name starts
+ * with one of these prefixes; Open MPI's plugins are mca_*.so.
+ */
+int hd_object_is_mpi(const char *path)
+{
+	static const char *const pre[] = {
+		"libmpi", "libopen-pal", "libopen-rte", "libopen-orted", "libmca_",
+		"mca_", "libpmix", "libprrte", "libpmi", "libhcoll", "libucp",
+		"libucs", "libuct", "libucm", "libfabric", "libpsm", "libibverbs",
+		"libmlx", "librdmacm", "libhwloc", "libevent_core", "libevent_pthreads",
+		"libcxi", "libxpmem", "libknem",
+	};
+	const char *base = path ? strrchr(path, '/') : NULL;
+
+	base = base ? base + 1 : path;
+	if (!base)
+		return 0;
+	for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+		if (!strncmp(base, pre[i], strlen(pre[i])))
+			return 1;
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -252,6 +306,15 @@ int hd_write(FILE *f, const struct hd_file *d)
 	}
 	if (d->rank >= 0)
 		fprintf(f, "rank %d %d\n", d->rank, d->size);
+	if (d->job)
+		fprintf(f, "job %d %u\n", d->size, d->top);
+	if (d->program) {
+		fputs("program ", f);
+		hd_put_escaped(f, d->program_id, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, d->program, 0);
+		fputc('\n', f);
+	}
 	fputs("command ", f);
 	hd_put_escaped(f, d->command ? d->command : "", 0);
 	fputc('\n', f);
@@ -295,14 +358,34 @@ int hd_write(FILE *f, const struct hd_file *d)
 	}
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
+		char t[16], o[16];
 
-		if (s->object == HD_NO_OBJECT)
-			fprintf(f, "s %u %u - %llx %llu\n", s->event, s->thread,
-				(unsigned long long)s->addr, (unsigned long long)s->count);
-		else
-			fprintf(f, "s %u %u %u %llx %llu\n", s->event, s->thread, s->object,
-				(unsigned long long)s->addr, (unsigned long long)s->count);
+		snprintf(t, sizeof(t), "%u", s->thread);
+		snprintf(o, sizeof(o), "%u", s->object);
+		fprintf(f, "s %u %s %s %llx %llu\n", s->event,
+			s->thread == HD_NO_THREAD ? "-" : t,
+			s->object == HD_NO_OBJECT ? "-" : o,
+			(unsigned long long)s->addr, (unsigned long long)s->count);
 	}
+	for (size_t i = 0; i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+
+		fprintf(f, "rt %u %u %llu %llu\n", t->proc, t->event,
+			(unsigned long long)t->samples, (unsigned long long)t->mpi);
+	}
+	for (size_t i = 0; i < d->nfuncs; i++) {
+		const struct hd_func *fn = &d->funcs[i];
+		char o[16];
+
+		snprintf(o, sizeof(o), "%u", fn->object);
+		fprintf(f, "f %zu %u %s %llx %llu %llu %llu %d %u\n", i, fn->event,
+			fn->object == HD_NO_OBJECT ? "-" : o, (unsigned long long)fn->addr,
+			(unsigned long long)fn->sum, (unsigned long long)fn->min,
+			(unsigned long long)fn->max, fn->maxrank, fn->ranks);
+	}
+	for (size_t i = 0; i < d->nfcounts; i++)
+		fprintf(f, "fr %u %u %llu\n", d->fcounts[i].func, d->fcounts[i].proc,
+			(unsigned long long)d->fcounts[i].count);
 	fputs("end\n", f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
@@ -448,6 +531,89 @@ static char *take(struct rd *r, char *s, int token, int *bad)
 	return u;
 }
 
+/* An index field below n, or "-" (none) when dash is not NULL. */
+static int index_or_dash(struct rd *r, uint64_t n, uint32_t none, uint64_t *v)
+{
+	char *s = field(r), *end;
+
+	if (!s || !*s)
+		return -1;
+	if (!strcmp(s, "-")) {
+		*v = none;
+		return 0;
+	}
+	if (*s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno || *end || *v >= n ? -1 : 0;
+}
+
+/* The lines version 3 added: program, job, rt, f, fr. 1 when kw is none
+ * of them. */
+static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
+{
+	uint64_t a, b, c, e, f, g, h;
+	long x;
+	int bad = 0;
+
+	if (!strcmp(kw, "program")) {
+		char *bid = field(r);
+
+		if (!bid)
+			return -1;
+		free(d->program_id);
+		free(d->program);
+		d->program_id = take(r, bid, 1, &bad);
+		d->program = take(r, rest(r), 0, &bad);
+		if (!d->program || !*d->program)
+			bad = 1;
+	} else if (!strcmp(kw, "job")) {
+		if (snum(r, 1, 1 << 30, &x) || num(r, 10, UINT32_MAX, &a) || r->p ||
+		    d->nprocs)
+			return -1;
+		d->job = 1;
+		d->size = (int)x;
+		d->top = (uint32_t)a;
+	} else if (!strcmp(kw, "rt")) {
+		struct hd_rtotal t;
+
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nprocs ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nevents ||
+		    num(r, 10, UINT64_MAX, &c) || num(r, 10, UINT64_MAX, &e) || r->p || e > c)
+			return -1;
+		t = (struct hd_rtotal){ (uint32_t)a, (uint32_t)b, c, e };
+		if (hd_add_rtotal(d, &t))
+			return fail(r, "out of memory");
+	} else if (!strcmp(kw, "f")) {
+		struct hd_func fn;
+		long mr;
+
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a != d->nfuncs ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nevents ||
+		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &c) ||
+		    num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
+		    num(r, 10, UINT64_MAX, &g) || num(r, 10, UINT64_MAX, &h) ||
+		    snum(r, 0, d->size - 1, &mr) || num(r, 10, (uint64_t)d->size, &a) ||
+		    r->p || g > h || h > f || (h && !a))
+			return -1;
+		fn = (struct hd_func){ (uint32_t)b, (uint32_t)c, e, f, g, h, (int)mr,
+				       (uint32_t)a };
+		if (hd_add_func(d, &fn))
+			return fail(r, "out of memory");
+	} else if (!strcmp(kw, "fr")) {
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nfuncs ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
+		    num(r, 10, UINT64_MAX, &c) || r->p)
+			return -1;
+		if (hd_add_fcount(d, (uint32_t)a, (uint32_t)b, c))
+			return fail(r, "out of memory");
+	} else {
+		return 1;
+	}
+	return bad ? -1 : 0;
+}
+
 static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e, f, g;
@@ -458,7 +624,7 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		free(d->host);
 		d->host = take(r, field(r), 1, &bad);
 	} else if (!strcmp(kw, "rank")) {
-		if (snum(r, 0, 1 << 30, &x) || snum(r, 1, 1 << 30, &y) || x >= y)
+		if (d->job || snum(r, 0, 1 << 30, &x) || snum(r, 1, 1 << 30, &y) || x >= y)
 			return -1;
 		d->rank = (int)x;
 		d->size = (int)y;
@@ -555,7 +721,9 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		char *obj;
 
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nthreads || !(obj = field(r)))
+		    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
+			      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
+		    !(obj = field(r)))
 			return -1;
 		if (!strcmp(obj, "-")) {
 			c = HD_NO_OBJECT;
@@ -571,6 +739,10 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 			return -1;
 		if (hd_count(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e, f))
 			return fail(r, "out of memory");
+	} else if (d->version >= 3) {
+		int v3 = read_v3_line(r, d, kw);
+
+		return v3 == 1 ? -1 : v3;
 	} else {
 		return -1;
 	}
@@ -673,9 +845,9 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 		fail(&r, "not an hwprof data file");
 		goto out;
 	}
-	if (d->version != 1 && d->version != 2) {
+	if (d->version < 1 || d->version > 3) {
 		r.lineno = 0;
-		fail(&r, "data file version %d; this hwprof reads versions 1 and 2",
+		fail(&r, "data file version %d; this hwprof reads versions 1 to 3",
 		     d->version);
 		goto out;
 	}

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define HD_VERSION	2	/* the version hd_write() writes */
+#define HD_VERSION	3	/* the version hd_write() writes */
 
 struct hd_event {
 	char *name;
@@ -52,6 +52,7 @@ struct hd_object {
 };
 
 #define HD_NO_OBJECT	UINT32_MAX
+#define HD_NO_THREAD	UINT32_MAX	/* a job file's sample: summed over ranks */
 
 struct hd_sample {
 	uint32_t event;		/* index into events */
@@ -62,11 +63,45 @@ struct hd_sample {
 	uint64_t count;
 };
 
+/*
+ * A job file (libhwprof-mpi(7)): the ranks of one MPI job reduced into one
+ * file. Its processes are the ranks, its samples are summed over them
+ * (thread HD_NO_THREAD), and the spread over the ranks is kept per
+ * function: every function's sum, min, max and the rank of the max, and
+ * for the job's top functions the count of each rank.
+ */
+struct hd_func {
+	uint32_t event;
+	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;		/* ELF address of the function's start (of
+				 * the sample's bucket where no symbol covers it) */
+	uint64_t sum, min, max;	/* over the ranks; min 0 when a rank had none */
+	int maxrank;		/* the lowest rank with max */
+	uint32_t ranks;		/* ranks with a nonzero count */
+};
+
+struct hd_fcount {		/* one rank's count of a top function */
+	uint32_t func;		/* index into funcs */
+	uint32_t proc;		/* index into procs: the rank */
+	uint64_t count;
+};
+
+struct hd_rtotal {		/* one rank's samples of an event */
+	uint32_t proc;		/* index into procs: the rank */
+	uint32_t event;
+	uint64_t samples;	/* folded into its profile */
+	uint64_t mpi;		/* of them, in MPI objects (hd_object_is_mpi()) */
+};
+
 struct hd_file {
 	int version;		/* of the file read; HD_VERSION when built */
 	char *host;		/* where it was recorded, or NULL */
 	int rank, size;		/* MPI rank and world size, -1 when none */
+	int job;		/* 1: an MPI job file (size: its ranks) */
+	uint32_t top;		/* job file: functions with per-rank counts */
 	char *command;		/* the command hwprof record ran */
+	char *program;		/* the program's executable, or NULL */
+	char *program_id;	/* its build-id in hex, or NULL */
 	struct hd_event *events;
 	size_t nevents;
 	struct hd_process *procs;
@@ -77,6 +112,12 @@ struct hd_file {
 	size_t nobjects;
 	struct hd_sample *samples;
 	size_t nsamples;
+	struct hd_func *funcs;	/* job file only */
+	size_t nfuncs;
+	struct hd_fcount *fcounts;
+	size_t nfcounts;
+	struct hd_rtotal *rtotals;
+	size_t nrtotals;
 	/* private: the index that hd_count() keeps */
 	size_t *slot;
 	size_t nslot;
@@ -87,7 +128,7 @@ void hd_init(struct hd_file *d);
 void hd_free(struct hd_file *d);
 
 /*
- * Reads a data file of version 1 or 2. Returns 0, or -1 after writing one
+ * Reads a data file of version 1, 2 or 3. Returns 0, or -1 after writing one
  * line saying what is wrong (with the file name) into err.
  */
 int hd_read(const char *path, struct hd_file *d, char *err, size_t len);
@@ -103,8 +144,21 @@ long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm);
 /* Finds the object with this path and build-id, or adds it. */
 long hd_object(struct hd_file *d, const char *path, const char *buildid);
 
+/* Appends a job file's entries; 0 or -1 when out of memory. */
+int hd_add_func(struct hd_file *d, const struct hd_func *f);
+int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count);
+int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t);
+
+/*
+ * 1 when the object is part of an MPI implementation or its transport
+ * (Open MPI, MPICH, PMIx, UCX, libfabric...), by its file name; the rule is
+ * written in hwprof(1) under "Time in MPI".
+ */
+int hd_object_is_mpi(const char *path);
+
 /* Adds n samples at (event, thread, object, addr), merging with an equal
- * key already there (hashed: linear in the number of calls). 0 or -1. */
+ * key already there (hashed: linear in the number of calls). 0 or -1.
+ * thread is HD_NO_THREAD only in a job file. */
 int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 	     uint32_t object, uint64_t addr, uint64_t n);
 
