@@ -333,8 +333,9 @@ int hd_write(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nprocs; i++) {
 		const struct hd_process *p = &d->procs[i];
 
-		fprintf(f, "process %zu %d %d %d %s %d ", i, p->pid, p->ppid, p->rank,
-			how_name(p->how), p->status);
+		/* a process of a rank's file is of that rank */
+		fprintf(f, "process %zu %d %d %d %s %d ", i, p->pid, p->ppid,
+			p->rank >= 0 ? p->rank : d->rank, how_name(p->how), p->status);
 		hd_put_escaped(f, p->host, 1);
 		fputc(' ', f);
 		hd_put_escaped(f, p->command, 0);
@@ -624,7 +625,9 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		free(d->host);
 		d->host = take(r, field(r), 1, &bad);
 	} else if (!strcmp(kw, "rank")) {
-		if (d->job || snum(r, 0, 1 << 30, &x) || snum(r, 1, 1 << 30, &y) || x >= y)
+		/* the world size is -1 when the launcher did not say */
+		if (d->job || snum(r, 0, 1 << 30, &x) || snum(r, -1, 1 << 30, &y) || !y ||
+		    (y > 0 && x >= y))
 			return -1;
 		d->rank = (int)x;
 		d->size = (int)y;

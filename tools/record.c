@@ -48,8 +48,10 @@ static const char help[] =
 "                        them, else task-clock, at about 1 kHz\n"
 "  -c, --count N         one sample every N events (ns for the clocks)\n"
 "  -F, --freq HZ         N samples a second (clocks and hardware events)\n"
-"  -o, --output FILE     the data file (default: hwprof.data); a regular\n"
-"                        file, replaced atomically at the end\n"
+"  -o, --output FILE     the data file (default: hwprof.data, and under an\n"
+"                        MPI launcher hwprof.RANK.data); a regular file,\n"
+"                        replaced atomically at the end. %r is the MPI\n"
+"                        rank, %h the host, %p record's pid, %% a %\n"
 "  -p, --pid PID         attach to a running process and all its threads\n"
 "                        until it ends or until Ctrl-C\n"
 "      --checkpoint SEC  also write the file every SEC seconds while the\n"
@@ -127,6 +129,105 @@ static void signals_reset(void)
 	sigaction(SIGCHLD, &saved[NSTOP], NULL);
 	sigaction(SIGPIPE, &saved[NSTOP + 1], NULL);
 	sigaction(SIGXFSZ, &saved[NSTOP + 2], NULL);
+}
+
+/* ------------------------------------------------------------------ */
+/* MPI launchers                                                        */
+
+/*
+ * The rank a launcher gave this process: the first of these variables
+ * that is set (Open MPI's mpirun, a PMIx launcher, MPICH's and Intel MPI's
+ * Hydra, Slurm's srun). The world size comes from the first size variable
+ * set, -1 when none is (a PMIx launcher alone names no size).
+ */
+static const char *const rank_vars[] = {
+	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID",
+};
+static const char *const size_vars[] = {
+	"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+};
+
+static int env_int(const char *name, long max)
+{
+	const char *v = getenv(name);
+	char *end;
+	long x;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	errno = 0;
+	x = strtol(v, &end, 10);
+	return errno || *end || x > max ? -1 : (int)x;
+}
+
+static void launcher_rank(int *rank, int *size)
+{
+	*rank = *size = -1;
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && *rank < 0; i++)
+		*rank = env_int(rank_vars[i], 1 << 30);
+	for (size_t i = 0; i < sizeof(size_vars) / sizeof(size_vars[0]) && *size < 0; i++)
+		*size = env_int(size_vars[i], 1 << 30);
+	if (*size <= *rank)
+		*size = -1;	/* not a size this rank fits in */
+}
+
+/*
+ * -o with %r (rank), %h (host), %p (hwprof record's pid) and %% put in:
+ * the name, malloc'd, or NULL after one line on stderr (*usage set when
+ * the pattern itself is wrong).
+ */
+static char *out_expand(const char *arg, int rank, const char *host, int *usage)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	*usage = 0;
+	if (!m) {
+		die("out of memory");
+		return NULL;
+	}
+	for (const char *p = arg; *p; p++) {
+		if (*p != '%') {
+			fputc(*p, m);
+			continue;
+		}
+		switch (*++p) {
+		case '%':
+			fputc('%', m);
+			break;
+		case 'p':
+			fprintf(m, "%d", (int)getpid());
+			break;
+		case 'h':
+			fputs(host, m);
+			break;
+		case 'r':
+			if (rank < 0) {
+				fclose(m);
+				free(buf);
+				die("-o %s: %%r, but no MPI launcher gave a rank (none of "
+				    "OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID is set)",
+				    arg);
+				return NULL;
+			}
+			fprintf(m, "%d", rank);
+			break;
+		default:
+			fclose(m);
+			free(buf);
+			*usage = 1;
+			die("-o %s: %%%s is not one of %%r (rank), %%h (host), %%p (pid), %%%%",
+			    arg, *p ? (char[]){ *p, 0 } : "");
+			return NULL;
+		}
+	}
+	if (fclose(m)) {
+		free(buf);
+		die("out of memory");
+		return NULL;
+	}
+	return buf;
 }
 
 /* ------------------------------------------------------------------ */
@@ -598,7 +699,6 @@ static int parse(int argc, char **argv, struct opts *op)
 	int i;
 
 	memset(op, 0, sizeof(*op));
-	op->out = "hwprof.data";
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = NULL;
 		int has_val = !strcmp(a, "-e") || !strcmp(a, "--event") || !strcmp(a, "-c") ||
@@ -750,7 +850,7 @@ int cmd_record(int argc, char **argv)
 	struct out out = { .fd = -1 };
 	struct rec *r;
 	struct bp bps[REC_MAX_EVENTS];
-	char *file = NULL, *cmdline = NULL, why[512];
+	char *file = NULL, *cmdline = NULL, *outname = NULL, why[512];
 	int nbp = 0, go[2] = { -1, -1 }, ex[2] = { -1, -1 }, ret, st = -1, status = 1;
 	int stopping = 0;
 	uint64_t last_ckpt;
@@ -780,6 +880,30 @@ int cmd_record(int argc, char **argv)
 		if (!file) {
 			ret = die("%s: cannot run it: %s", op.cmd[0],
 				  strchr(op.cmd[0], '/') ? strerror(errno) : "not found in PATH");
+			goto out;
+		}
+	}
+	{
+		char host[HOST_NAME_MAX + 1] = "";
+		int rank, size, bad;
+
+		launcher_rank(&rank, &size);
+		if (gethostname(host, sizeof(host) - 1))
+			strcpy(host, "localhost");
+		/* under a launcher, ranks never share the default name */
+		outname = out_expand(op.out ? op.out : rank >= 0 ? "hwprof.%r.data" :
+				     "hwprof.data", rank, host, &bad);
+		if (!outname) {
+			ret = bad ? 2 : 1;
+			goto out;
+		}
+		op.out = outname;
+		r->d.rank = rank;
+		r->d.size = rank >= 0 ? size : -1;
+		r->d.program = strdup(file);
+		r->d.program_id = rec_file_buildid(file);
+		if (!(r->d.host = strdup(host)) || !r->d.program) {
+			ret = die("out of memory");
 			goto out;
 		}
 	}
@@ -1032,5 +1156,6 @@ out:
 	out_free(&out);
 	free(file);
 	free(cmdline);
+	free(outname);
 	return ret;
 }
