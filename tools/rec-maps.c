@@ -286,15 +286,6 @@ static void obj_read(struct rec_obj *o, char *bid)
 	}
 }
 
-char *rec_file_buildid(const char *path)
-{
-	struct rec_obj o = { .path = (char *)path };
-	char bid[2 * 64 + 1] = "";
-
-	obj_read(&o, bid);
-	return *bid ? strdup(bid) : NULL;
-}
-
 /* The object of a mapping: by path and build-id when the kernel gave one,
  * else by path and inode (its build-id then read from the file). */
 static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,

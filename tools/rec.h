@@ -143,8 +143,6 @@ int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
 		 uint64_t time);
 /* Reads /proc/PID/maps into the root's image (attach). */
 int rec_read_proc_maps(struct rec *r, int pid);
-/* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
-char *rec_file_buildid(const char *path);
 /* Record handlers, called by rec-perf.c in ring order. */
 int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
 		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,

@@ -34,6 +34,7 @@
 #include "../lib/internal.h"
 #include "cli.h"
 #include "rec.h"
+#include "report.h"
 
 #define DEFAULT_HZ	1000
 
@@ -900,8 +901,11 @@ int cmd_record(int argc, char **argv)
 		op.out = outname;
 		r->d.rank = rank;
 		r->d.size = rank >= 0 ? size : -1;
-		r->d.program = strdup(file);
-		r->d.program_id = rec_file_buildid(file);
+		elf_version(EV_CURRENT);
+		r->d.program = realpath(file, NULL);
+		if (!r->d.program)
+			r->d.program = strdup(file);
+		r->d.program_id = rp_file_buildid(r->d.program ? r->d.program : file);
 		if (!(r->d.host = strdup(host)) || !r->d.program) {
 			ret = die("out of memory");
 			goto out;

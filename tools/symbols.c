@@ -105,6 +105,19 @@ static void elf_buildid(Elf *e, char *out)
 	}
 }
 
+char *rp_file_buildid(const char *path)
+{
+	char bid[129];
+	int fd;
+	Elf *e = open_elf(path, &fd);
+
+	if (!e)
+		return NULL;
+	elf_buildid(e, bid);
+	close_elf(e, fd);
+	return *bid ? strdup(bid) : NULL;
+}
+
 static int has_section_type(Elf *e, GElf_Word type)
 {
 	Elf_Scn *scn = NULL;

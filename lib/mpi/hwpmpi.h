@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhwprof-mpi (libhwprof-mpi(7)) inside: one rank's profile as a sorted
+ * list of entries, and their reduction over the ranks with MPI.
+ */
+#ifndef HWPROF_MPI_HWPMPI_H
+#define HWPROF_MPI_HWPMPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <mpi.h>
+
+enum { HWPM_ADDR = 1, HWPM_FUNC = 2 };
+
+/*
+ * One key of a profile: an object (by hwpm_objhash()) and an ELF address,
+ * either a sample's 8-byte bucket (HWPM_ADDR: only sum is used) or a
+ * function's start (HWPM_FUNC: the spread over the ranks). Sent as bytes:
+ * every rank of a job runs on one kind of machine.
+ */
+struct hwpm_ent {
+	uint64_t obj;		/* 0: no object (addr 0) */
+	uint64_t addr;
+	uint64_t sum, min, max;
+	uint32_t kind;
+	int32_t maxrank;	/* the lowest rank with max */
+	uint32_t ranks;		/* ranks with a nonzero count */
+	uint32_t pad;
+};
+
+/* An object as ranks name it to each other: its hash, build-id, path. */
+struct hwpm_obj {
+	uint64_t hash;
+	char *bid;		/* or NULL */
+	char *path;
+};
+
+/* A profile: what one rank has, or what a subtree of ranks reduced to. */
+struct hwpm_prof {
+	struct hwpm_obj *objs;
+	size_t nobjs;
+	struct hwpm_ent *ents;	/* sorted by (kind, obj, addr), keys unique */
+	size_t nents;
+};
+
+/* FNV-1a of "b" + build-id, else "p" + path: the same object on every
+ * rank, wherever it was loaded. */
+uint64_t hwpm_objhash(const char *bid, const char *path);
+
+/* Sorts p's entries and folds equal keys (a rank's own: counts added). */
+void hwpm_sort(struct hwpm_prof *p);
+void hwpm_free(struct hwpm_prof *p);
+/* The entry with this key, or NULL. */
+const struct hwpm_ent *hwpm_find(const struct hwpm_prof *p, uint32_t kind, uint64_t obj,
+				 uint64_t addr);
+
+/*
+ * Reduces every rank's p into rank 0's over a binomial tree: ceil(log2 P)
+ * rounds, each message one subtree's union of keys. On rank 0, p becomes
+ * the job's; elsewhere it is left empty. 0, or an MPI error code / -1 when
+ * out of memory (then every rank still took its part).
+ */
+int hwpm_reduce(MPI_Comm comm, struct hwpm_prof *p);
+
+#endif

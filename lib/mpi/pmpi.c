@@ -1,0 +1,685 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libhwprof-mpi (libhwprof-mpi(7)): a process-wide profile of every rank
+ * of an MPI job, through the MPI profiling interface. MPI_Init and
+ * MPI_Init_thread (and their Fortran names) start it once MPI is up;
+ * MPI_Finalize stops it, reduces every rank's profile to rank 0 with MPI
+ * itself (reduce.c) and rank 0 writes one job file (hwprof-data(5)), all
+ * before MPI goes down. Linked before the MPI library or preloaded, with no
+ * change to the program.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#include <hwprof.h>
+#include "../internal.h"
+#include "../../tools/data.h"
+#include "../../tools/report.h"
+#include "hwpmpi.h"
+
+#define API __attribute__((visibility("default")))
+
+#define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
+#define MAX_TOP		65536
+
+static struct {
+	struct hwprof_session *s;
+	int ev;
+	int err;		/* why this rank has no profile (-errno), or 0 */
+	char why[160];
+	char event[256];
+	uint64_t period;	/* HWPROF_PERIOD, 0: the event's default */
+	int started, finished;
+} g;
+
+/* What each rank tells rank 0 besides its profile (sent as bytes). */
+struct rinfo {
+	int32_t pid;
+	int32_t err;		/* no profile: -errno, why says why */
+	uint64_t read;		/* sample records read */
+	uint64_t samples;	/* in its profile */
+	uint64_t mpi;		/* of them in MPI objects */
+	uint64_t lost, throttled, missed, period;
+	int32_t missed_err;
+	uint32_t pad;
+	char host[64];
+	char why[160];
+	char cmd[256];
+};
+
+static int world_rank(void)
+{
+	int r = -1;
+
+	PMPI_Comm_rank(MPI_COMM_WORLD, &r);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Start                                                                */
+
+static void start(void)
+{
+	const char *ev = secure_getenv("HWPROF_EVENT");
+	const char *per = secure_getenv("HWPROF_PERIOD");
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
+	int r;
+
+	if (g.started++)
+		return;
+	g.ev = -1;
+	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
+	snprintf(g.event, sizeof(g.event), "%s", ev && *ev ? ev : "task-clock");
+	if (per && *per && hwp_parse_period(per, &g.period)) {
+		r = -EINVAL;
+		snprintf(g.why, sizeof(g.why),
+			 "HWPROF_PERIOD=%.40s: not a whole number from 1 to 2^63-1", per);
+		goto fail;
+	}
+	r = hwprof_session_new(&o, &g.s);
+	if (!r) {
+		r = hwprof_session_add(g.s, g.event, g.period, NULL);
+		if (r >= 0) {
+			g.ev = r;
+			r = hwprof_session_start(g.s);
+		}
+	}
+	if (!r)
+		return;
+	{
+		char w[128];
+
+		if (hwprof_event_probe(g.event, w, sizeof(w)) < 0)
+			snprintf(g.why, sizeof(g.why), "HWPROF_EVENT=%.40s: %.100s", g.event, w);
+		else
+			snprintf(g.why, sizeof(g.why), "%.40s: %s", g.event, strerror(-r));
+	}
+fail:
+	g.err = r;
+	fprintf(stderr, "hwprof-mpi: rank %d: no profile: %s\n", world_rank(), g.why);
+	hwprof_session_free(g.s);
+	g.s = NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* This rank's profile                                                  */
+
+struct lobj {
+	char *path, *bid;
+	uint64_t hash;
+	int mpi;
+	struct rp_obj rp;
+};
+
+static char *self_exe(void)
+{
+	char *p = realpath("/proc/self/exe", NULL);
+
+	return p ? p : strdup("/proc/self/exe");
+}
+
+static int push(struct hwpm_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
+		uint64_t addr, uint64_t n, int rank)
+{
+	if (p->nents == *cap) {
+		size_t nc = *cap ? 2 * *cap : 1024;
+		struct hwpm_ent *ne = realloc(p->ents, nc * sizeof(*ne));
+
+		if (!ne)
+			return -1;
+		p->ents = ne;
+		*cap = nc;
+	}
+	p->ents[p->nents++] = (struct hwpm_ent){ .obj = obj, .addr = addr, .sum = n,
+						  .min = n, .max = n, .kind = kind,
+						  .maxrank = rank, .ranks = 1 };
+	return 0;
+}
+
+/*
+ * Stops the session and turns its per-object buckets into entries: one per
+ * sampled 8-byte bucket (its ELF address) and one per function holding it
+ * (the start of the symbol that covers it in the object's symbol table,
+ * as hwprof report names it; the bucket itself where none does).
+ */
+static int collect(struct hwpm_prof *p, struct rinfo *ri, int rank)
+{
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	const struct hwprof_object *objs;
+	struct lobj *lo = NULL;
+	size_t n, nlo = 0, cap = 0;
+	char *exe = NULL;
+	int ret = -1;
+
+	hwprof_session_stop(g.s);
+	if (hwprof_session_stats(g.s, g.ev, &st) ||
+	    hwprof_session_objects(g.s, g.ev, &objs, &n))
+		return -1;
+	ri->read = st.samples;
+	ri->lost = st.lost + st.saturated;	/* a full bucket drops the sample */
+	ri->throttled = st.throttled;
+	ri->missed = st.missed;
+	ri->missed_err = st.missed_err;
+	ri->period = st.period;
+	lo = calloc(n + 1, sizeof(*lo));
+	if (!lo)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct hwprof_object *o = &objs[i];
+		const char *path = o->path;
+		struct lobj *l = NULL;
+
+		for (size_t b = 0; b < o->nbuckets && !l; b++) {
+			if (!o->counts[b])
+				continue;
+			if (!*path) {
+				if (!exe && !(exe = self_exe()))
+					goto out;
+				path = exe;
+			}
+			for (size_t k = 0; k < nlo && !l; k++)
+				if (!strcmp(lo[k].path, path))
+					l = &lo[k];
+			if (!l) {
+				l = &lo[nlo++];
+				if (!(l->path = strdup(path)))
+					goto out;
+				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
+				l->hash = hwpm_objhash(l->bid, l->path);
+				l->mpi = hd_object_is_mpi(path);
+				rp_obj_init(&l->rp, l->path, l->bid);
+			}
+		}
+		if (!l)
+			continue;	/* no sample in this one */
+		rp_obj_load(&l->rp);
+		for (size_t b = 0; b < o->nbuckets; b++) {
+			uint64_t c = o->counts[b], addr;
+			const struct rp_sym *sym;
+
+			if (!c)
+				continue;
+			addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
+			sym = rp_obj_sym(&l->rp, addr);
+			if (push(p, &cap, HWPM_ADDR, l->hash, addr, c, rank) ||
+			    push(p, &cap, HWPM_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
+				goto out;
+			ri->samples += c;
+			if (l->mpi)
+				ri->mpi += c;
+		}
+	}
+	/* samples in no loaded object: kept, at address 0 of no object */
+	if (st.outside && (push(p, &cap, HWPM_ADDR, 0, 0, st.outside, rank) ||
+			   push(p, &cap, HWPM_FUNC, 0, 0, st.outside, rank)))
+		goto out;
+	ri->samples += st.outside;
+	p->objs = calloc(nlo + 1, sizeof(*p->objs));
+	if (!p->objs)
+		goto out;
+	for (size_t k = 0; k < nlo; k++) {
+		p->objs[k] = (struct hwpm_obj){ lo[k].hash, lo[k].bid, lo[k].path };
+		lo[k].bid = lo[k].path = NULL;
+	}
+	p->nobjs = nlo;
+	hwpm_sort(p);
+	ret = 0;
+out:
+	for (size_t k = 0; k < nlo; k++) {
+		rp_obj_free(&lo[k].rp);
+		free(lo[k].path);
+		free(lo[k].bid);
+	}
+	free(lo);
+	free(exe);
+	return ret;
+}
+
+/* The command line, arguments space-separated, cut to fit out. */
+static void cmdline(char *out, size_t len)
+{
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, out, len - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n < 0)
+		n = 0;
+	out[n] = 0;
+	while (n > 0 && !out[n - 1])
+		n--;
+	for (ssize_t i = 0; i < n; i++)
+		if (!out[i])
+			out[i] = ' ';
+}
+
+/* ------------------------------------------------------------------ */
+/* Rank 0: the job file                                                 */
+
+struct topkey {
+	uint64_t obj, addr;
+};
+
+static long obj_index(const struct hwpm_prof *p, const long *map, uint64_t hash)
+{
+	if (!hash)
+		return -1;
+	for (size_t i = 0; i < p->nobjs; i++)
+		if (p->objs[i].hash == hash)
+			return map[i];
+	return -1;
+}
+
+static int build(struct hd_file *d, const struct hwpm_prof *p, const struct rinfo *all,
+		 int size, const struct topkey *keys, const uint64_t *counts, uint32_t k)
+{
+	long *map = calloc(p->nobjs + 1, sizeof(*map));
+	struct hd_event *e;
+	size_t nfuncs0 = 0;
+	char *exe;
+	int ret = -1, failed = -1, differ = 0;
+	uint64_t period = 0;
+
+	if (!map)
+		return -1;
+	d->job = 1;
+	d->size = size;
+	d->top = k;
+	exe = self_exe();
+	d->program = exe;
+	if (exe)
+		d->program_id = rp_file_buildid(exe);
+	d->host = strdup(all[0].host);
+	d->command = strdup(all[0].cmd);
+	if (!d->program || !d->host || !d->command || hd_add_event(d, g.event, 0) < 0)
+		goto out;
+	e = &d->events[0];
+	for (int i = 0; i < size; i++) {
+		const struct rinfo *r = &all[i];
+		long pi = hd_add_process(d, r->pid, 0, r->cmd);
+
+		if (pi < 0)
+			goto out;
+		d->procs[pi].rank = i;
+		d->procs[pi].how = HD_RUNNING;	/* not seen to end: at MPI_Finalize */
+		if (strcmp(r->host, d->host) && !(d->procs[pi].host = strdup(r->host)))
+			goto out;
+		if (r->err) {
+			if (failed < 0)
+				failed = i;
+			e->missed = hd_add_sat(e->missed, 1);
+			continue;
+		}
+		if (period && r->period != period)
+			differ = 1;
+		period = r->period;
+		e->samples = hd_add_sat(e->samples, r->read);
+		e->lost = hd_add_sat(e->lost, r->lost);
+		e->throttled = hd_add_sat(e->throttled, r->throttled);
+		e->missed = hd_add_sat(e->missed, r->missed);
+		if (r->missed && failed < 0 && !e->missed_why &&
+		    asprintf(&e->missed_why, "rank %d: %s", i, strerror(-r->missed_err)) < 0)
+			e->missed_why = NULL;
+	}
+	e->period = differ ? 0 : period;
+	if (failed >= 0) {
+		/* a rank without a profile counts as a thread not covered, and
+		 * says why first */
+		free(e->missed_why);
+		if (asprintf(&e->missed_why, "rank %d has no profile: %s", failed,
+			     all[failed].why) < 0)
+			e->missed_why = NULL;
+	}
+	for (size_t i = 0; i < p->nobjs; i++)
+		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid)) < 0)
+			goto out;
+	for (size_t i = 0; i < p->nents; i++) {
+		const struct hwpm_ent *x = &p->ents[i];
+		long oi = obj_index(p, map, x->obj);
+		uint32_t o = oi < 0 ? HD_NO_OBJECT : (uint32_t)oi;
+
+		if (x->kind == HWPM_ADDR) {
+			if (hd_count(d, 0, HD_NO_THREAD, o, x->addr, x->sum))
+				goto out;
+			nfuncs0++;
+		} else {
+			struct hd_func f = { 0, o, x->addr, x->sum, x->min, x->max,
+					     x->maxrank, x->ranks };
+
+			if (hd_add_func(d, &f))
+				goto out;
+		}
+	}
+	for (uint32_t j = 0; j < k; j++) {
+		const struct hwpm_ent *x = hwpm_find(p, HWPM_FUNC, keys[j].obj, keys[j].addr);
+		uint32_t fi;
+
+		if (!x)
+			continue;
+		fi = (uint32_t)((size_t)(x - p->ents) - nfuncs0);
+		for (int i = 0; i < size; i++)
+			if (counts[(size_t)i * k + j] &&
+			    hd_add_fcount(d, fi, (uint32_t)i, counts[(size_t)i * k + j]))
+				goto out;
+	}
+	for (int i = 0; i < size; i++) {
+		struct hd_rtotal t = { (uint32_t)i, 0, all[i].samples, all[i].mpi };
+
+		if (hd_add_rtotal(d, &t))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(map);
+	return ret;
+}
+
+/* Writes d to HWPROF_OUTPUT (default hwprof.data) through a temp file
+ * renamed over it: the file is whole or absent. 0 or -errno. */
+static int write_job(const struct hd_file *d, const char *out)
+{
+	char *tmp = NULL;
+	FILE *f;
+	int fd, r;
+
+	if (asprintf(&tmp, "%s.XXXXXX", out) < 0)
+		return -ENOMEM;
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		r = -errno;
+		free(tmp);
+		return r;
+	}
+	{
+		mode_t um = umask(0);	/* as any new file: 0666 less the umask */
+
+		umask(um);
+		fchmod(fd, 0666 & ~um);
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		r = -errno;
+		close(fd);
+		goto fail;
+	}
+	r = hd_write(f, d);
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && rename(tmp, out))
+		r = -errno;
+	if (!r) {
+		free(tmp);
+		return 0;
+	}
+fail:
+	unlink(tmp);
+	free(tmp);
+	return r;
+}
+
+static int cmp_top(const void *a, const void *b)
+{
+	const struct hwpm_ent *x = *(const struct hwpm_ent *const *)a;
+	const struct hwpm_ent *y = *(const struct hwpm_ent *const *)b;
+
+	if (x->sum != y->sum)
+		return x->sum > y->sum ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Rank 0: the k functions with most samples (their keys into keys). */
+static uint32_t pick_top(const struct hwpm_prof *p, struct topkey *keys, uint32_t want)
+{
+	const struct hwpm_ent **v = malloc((p->nents + 1) * sizeof(*v));
+	size_t n = 0;
+	uint32_t k = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < p->nents; i++)
+		if (p->ents[i].kind == HWPM_FUNC)
+			v[n++] = &p->ents[i];
+	qsort(v, n, sizeof(*v), cmp_top);
+	for (; k < want && k < n; k++)
+		keys[k] = (struct topkey){ v[k]->obj, v[k]->addr };
+	free(v);
+	return k;
+}
+
+static uint32_t top_wanted(void)
+{
+	const char *s = secure_getenv("HWPROF_MPI_TOP");
+	char *end;
+	unsigned long v;
+
+	if (!s || !*s)
+		return DEFAULT_TOP;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || *s < '0' || *s > '9' || v > MAX_TOP) {
+		fprintf(stderr, "hwprof-mpi: HWPROF_MPI_TOP=%.20s: not a number from 0 to %d; "
+			"using %d\n", s, MAX_TOP, DEFAULT_TOP);
+		return DEFAULT_TOP;
+	}
+	return (uint32_t)v;
+}
+
+/* ------------------------------------------------------------------ */
+/* Finish: reduce and write                                             */
+
+static void finish(void)
+{
+	struct hwpm_prof p = { 0 }, mine = { 0 };
+	struct rinfo ri, *all = NULL;
+	struct topkey *keys = NULL;
+	uint64_t *cnt = NULL, *allc = NULL;
+	const char *out = secure_getenv("HWPROF_OUTPUT");
+	MPI_Comm comm;
+	int rank, size, bad = 0, anybad = 0;
+	uint32_t k = 0;
+
+	if (g.finished++ || !g.started)
+		return;
+	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
+		return;
+	/* errors come back as codes: out of memory while receiving must not
+	 * abort the job (reduce.c) */
+	PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+	PMPI_Comm_rank(comm, &rank);
+	PMPI_Comm_size(comm, &size);
+	memset(&ri, 0, sizeof(ri));
+	ri.pid = (int32_t)getpid();
+	if (gethostname(ri.host, sizeof(ri.host) - 1))
+		strcpy(ri.host, "localhost");
+	cmdline(ri.cmd, sizeof(ri.cmd));
+	if (g.s && !g.err) {
+		if (collect(&p, &ri, rank)) {
+			ri.err = -ENOMEM;
+			snprintf(ri.why, sizeof(ri.why), "out of memory at MPI_Finalize");
+			hwpm_free(&p);
+		}
+	} else {
+		ri.err = g.err ? g.err : -ENOENT;
+		snprintf(ri.why, sizeof(ri.why), "%s", g.why);
+	}
+	hwprof_session_free(g.s);
+	g.s = NULL;
+	/* this rank's functions, for the top functions' per-rank counts */
+	mine.ents = malloc((p.nents + 1) * sizeof(*mine.ents));
+	if (mine.ents) {
+		for (size_t i = 0; i < p.nents; i++)
+			if (p.ents[i].kind == HWPM_FUNC)
+				mine.ents[mine.nents++] = p.ents[i];
+	} else {
+		bad = 1;
+	}
+	if (!rank && !(all = calloc((size_t)size, sizeof(*all))))
+		bad = 1;
+	if (PMPI_Gather(&ri, sizeof(ri), MPI_BYTE, all, sizeof(ri), MPI_BYTE, 0, comm) !=
+	    MPI_SUCCESS)
+		bad = 1;
+	if (hwpm_reduce(comm, &p))
+		bad = 1;
+	PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+	if (anybad) {
+		if (!rank)
+			fprintf(stderr, "hwprof-mpi: the reduction over the ranks failed (out of "
+				"memory or an MPI error): no profile written\n");
+		goto out;
+	}
+	/* the top functions: rank 0 names them, every rank counts its own */
+	if (!rank) {
+		k = top_wanted();
+		keys = calloc(k + 1, sizeof(*keys));
+		k = keys ? pick_top(&p, keys, k) : 0;
+	}
+	PMPI_Bcast(&k, 1, MPI_UINT32_T, 0, comm);
+	if (rank && !(keys = calloc(k + 1, sizeof(*keys))))
+		bad = 1;
+	cnt = calloc(k + 1, sizeof(*cnt));
+	if (!rank && !(allc = calloc((size_t)size * k + 1, sizeof(*allc))))
+		bad = 1;
+	PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
+	if (anybad || !cnt) {
+		if (!rank)
+			fprintf(stderr, "hwprof-mpi: out of memory: no profile written\n");
+		goto out;
+	}
+	PMPI_Bcast(keys, (int)(2 * k), MPI_UINT64_T, 0, comm);
+	for (uint32_t j = 0; j < k; j++) {
+		const struct hwpm_ent *x = hwpm_find(&mine, HWPM_FUNC, keys[j].obj, keys[j].addr);
+
+		cnt[j] = x ? x->sum : 0;
+	}
+	PMPI_Gather(cnt, (int)k, MPI_UINT64_T, allc, (int)k, MPI_UINT64_T, 0, comm);
+	if (!rank) {
+		struct hd_file d;
+		int r;
+
+		if (!out || !*out)
+			out = "hwprof.data";
+		hd_init(&d);
+		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM : write_job(&d, out);
+		if (r)
+			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out, strerror(-r));
+		else
+			fprintf(stderr, "hwprof-mpi: wrote %s (%llu samples, %d ranks); see it "
+				"with: hwprof report %s\n", out,
+				(unsigned long long)d.events[0].samples, size, out);
+		hd_free(&d);
+	}
+out:
+	PMPI_Comm_free(&comm);
+	hwpm_free(&p);
+	hwpm_free(&mine);
+	free(all);
+	free(keys);
+	free(cnt);
+	free(allc);
+}
+
+/* ------------------------------------------------------------------ */
+/* The MPI calls                                                        */
+
+API int MPI_Init(int *argc, char ***argv)
+{
+	int r = PMPI_Init(argc, argv);
+
+	if (r == MPI_SUCCESS)
+		start();
+	return r;
+}
+
+API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+	int r = PMPI_Init_thread(argc, argv, required, provided);
+
+	if (r == MPI_SUCCESS)
+		start();
+	return r;
+}
+
+API int MPI_Finalize(void)
+{
+	finish();
+	return PMPI_Finalize();
+}
+
+/*
+ * Fortran (mpif.h and the mpi module): the MPI library's own Fortran
+ * entry points call the C PMPI functions, never the ones above, so each
+ * name the compilers use is wrapped around the library's PMPI one.
+ */
+typedef void (*f_init_fn)(MPI_Fint *);
+typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
+
+static void *f_real(const char *name, MPI_Fint *ierr)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f) {
+		fprintf(stderr, "hwprof-mpi: %s: not in the MPI library\n", name);
+		*ierr = MPI_ERR_OTHER;
+	}
+	return f;
+}
+
+#define F_WRAP(NAME, PNAME)							\
+	API void NAME(MPI_Fint *ierr);						\
+	API void NAME(MPI_Fint *ierr)						\
+	{									\
+		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
+										\
+		if (f) {							\
+			f(ierr);						\
+			if (*ierr == MPI_SUCCESS)				\
+				start();					\
+		}								\
+	}
+#define F_WRAP_THREAD(NAME, PNAME)						\
+	API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);		\
+	API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)		\
+	{									\
+		f_init_thread_fn f = (f_init_thread_fn)f_real(PNAME, ierr);	\
+										\
+		if (f) {							\
+			f(req, prov, ierr);					\
+			if (*ierr == MPI_SUCCESS)				\
+				start();					\
+		}								\
+	}
+#define F_WRAP_FINI(NAME, PNAME)						\
+	API void NAME(MPI_Fint *ierr);						\
+	API void NAME(MPI_Fint *ierr)						\
+	{									\
+		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
+										\
+		if (f) {							\
+			finish();						\
+			f(ierr);						\
+		}								\
+	}
+
+F_WRAP(mpi_init_, "pmpi_init_")
+F_WRAP(mpi_init__, "pmpi_init__")
+F_WRAP(mpi_init, "pmpi_init")
+F_WRAP(MPI_INIT, "PMPI_INIT")
+F_WRAP_THREAD(mpi_init_thread_, "pmpi_init_thread_")
+F_WRAP_THREAD(mpi_init_thread__, "pmpi_init_thread__")
+F_WRAP_THREAD(mpi_init_thread, "pmpi_init_thread")
+F_WRAP_THREAD(MPI_INIT_THREAD, "PMPI_INIT_THREAD")
+F_WRAP_FINI(mpi_finalize_, "pmpi_finalize_")
+F_WRAP_FINI(mpi_finalize__, "pmpi_finalize__")
+F_WRAP_FINI(mpi_finalize, "pmpi_finalize")
+F_WRAP_FINI(MPI_FINALIZE, "PMPI_FINALIZE")

@@ -1,0 +1,322 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The ranks' profiles reduced to rank 0 with MPI point-to-point messages
+ * over a binomial tree (libhwprof-mpi(7), "Scale"): in round k a rank
+ * whose bit k is set sends what its subtree holds to the rank 2^k below
+ * and is done; the others merge what they receive. A message is the union
+ * of its subtree's keys, sorted, so a merge is one linear pass and rank 0
+ * holds the job's union, never P copies of it.
+ */
+#define _GNU_SOURCE
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hwpmpi.h"
+
+#define TAG	0x6877		/* on the library's own communicator */
+
+uint64_t hwpm_objhash(const char *bid, const char *path)
+{
+	const char *s = bid && *bid ? bid : path ? path : "";
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	h = (h ^ (unsigned char)(bid && *bid ? 'b' : 'p')) * 0x100000001b3ull;
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h ? h : 1;	/* 0 is "no object" */
+}
+
+static int cmp_key(const struct hwpm_ent *a, const struct hwpm_ent *b)
+{
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->obj != b->obj)
+		return a->obj < b->obj ? -1 : 1;
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	return 0;
+}
+
+static int cmp_ent(const void *a, const void *b)
+{
+	return cmp_key(a, b);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+void hwpm_sort(struct hwpm_prof *p)
+{
+	size_t o = 0;
+
+	qsort(p->ents, p->nents, sizeof(*p->ents), cmp_ent);
+	for (size_t i = 0; i < p->nents; i++) {
+		if (o && !cmp_key(&p->ents[o - 1], &p->ents[i])) {
+			struct hwpm_ent *e = &p->ents[o - 1];
+
+			/* one rank's counts of one key: min = max = sum */
+			e->sum = add_sat(e->sum, p->ents[i].sum);
+			e->min = e->max = e->sum;
+			continue;
+		}
+		p->ents[o++] = p->ents[i];
+	}
+	p->nents = o;
+}
+
+void hwpm_free(struct hwpm_prof *p)
+{
+	for (size_t i = 0; i < p->nobjs; i++) {
+		free(p->objs[i].bid);
+		free(p->objs[i].path);
+	}
+	free(p->objs);
+	free(p->ents);
+	memset(p, 0, sizeof(*p));
+}
+
+const struct hwpm_ent *hwpm_find(const struct hwpm_prof *p, uint32_t kind, uint64_t obj,
+				 uint64_t addr)
+{
+	struct hwpm_ent k = { .obj = obj, .addr = addr, .kind = kind };
+
+	return bsearch(&k, p->ents, p->nents, sizeof(k), cmp_ent);
+}
+
+/* ------------------------------------------------------------------ */
+/* Messages: a header, the objects, the entries                         */
+
+struct hdr {
+	uint64_t objbytes;	/* bytes of object records */
+	uint64_t nents;
+	uint64_t bad;		/* a rank of the subtree failed: no profile */
+};
+
+/* An object record: hash, build-id length, path length, the two strings
+ * (no NULs). */
+struct orec {
+	uint64_t hash;
+	uint32_t bidlen, pathlen;
+};
+
+static size_t obj_bytes(const struct hwpm_obj *o)
+{
+	return sizeof(struct orec) + (o->bid ? strlen(o->bid) : 0) + strlen(o->path);
+}
+
+static char *pack(const struct hwpm_prof *p, uint64_t bad, size_t *len)
+{
+	struct hdr h = { 0, bad ? 0 : p->nents, bad };
+	char *buf, *q;
+
+	if (!bad)
+		for (size_t i = 0; i < p->nobjs; i++)
+			h.objbytes += obj_bytes(&p->objs[i]);
+	*len = sizeof(h) + h.objbytes + h.nents * sizeof(struct hwpm_ent);
+	buf = malloc(*len);
+	if (!buf)
+		return NULL;
+	memcpy(buf, &h, sizeof(h));
+	q = buf + sizeof(h);
+	for (size_t i = 0; i < p->nobjs && !bad; i++) {
+		const struct hwpm_obj *o = &p->objs[i];
+		struct orec r = { o->hash, o->bid ? (uint32_t)strlen(o->bid) : 0,
+				  (uint32_t)strlen(o->path) };
+
+		memcpy(q, &r, sizeof(r));
+		q += sizeof(r);
+		memcpy(q, o->bid ? o->bid : "", r.bidlen);
+		q += r.bidlen;
+		memcpy(q, o->path, r.pathlen);
+		q += r.pathlen;
+	}
+	if (h.nents)
+		memcpy(q, p->ents, h.nents * sizeof(struct hwpm_ent));
+	return buf;
+}
+
+static int has_obj(const struct hwpm_prof *p, uint64_t hash)
+{
+	for (size_t i = 0; i < p->nobjs; i++)
+		if (p->objs[i].hash == hash)
+			return 1;
+	return 0;
+}
+
+/* Adds the objects of a message that p does not have. 0, or -1. */
+static int take_objs(struct hwpm_prof *p, const char *q, size_t bytes)
+{
+	const char *end = q + bytes;
+
+	while (q < end) {
+		struct orec r;
+		struct hwpm_obj *no;
+
+		if ((size_t)(end - q) < sizeof(r))
+			return -1;
+		memcpy(&r, q, sizeof(r));
+		q += sizeof(r);
+		if ((size_t)(end - q) < (size_t)r.bidlen + r.pathlen)
+			return -1;
+		if (!has_obj(p, r.hash)) {
+			no = realloc(p->objs, (p->nobjs + 1) * sizeof(*no));
+			if (!no)
+				return -1;
+			p->objs = no;
+			no = &p->objs[p->nobjs];
+			no->bid = r.bidlen ? strndup(q, r.bidlen) : NULL;
+			no->path = strndup(q + r.bidlen, r.pathlen);
+			if (!no->path || (r.bidlen && !no->bid)) {
+				free(no->bid);
+				free(no->path);
+				return -1;
+			}
+			no->hash = r.hash;
+			p->nobjs++;
+		}
+		q += r.bidlen + r.pathlen;
+	}
+	return 0;
+}
+
+/*
+ * Two subtrees' spreads of one key: counts add; the min is 0 unless both
+ * saw the key on every rank (a subtree without it has a rank with 0,
+ * and its own min is already 0 when one of its ranks had none).
+ */
+static void combine(struct hwpm_ent *a, const struct hwpm_ent *b)
+{
+	a->sum = add_sat(a->sum, b->sum);
+	a->min = a->min < b->min ? a->min : b->min;
+	if (b->max > a->max || (b->max == a->max && b->maxrank < a->maxrank)) {
+		a->max = b->max;
+		a->maxrank = b->maxrank;
+	}
+	a->ranks += b->ranks;
+}
+
+/* p = p + the entries e[0..n), both sorted. 0, or -1. */
+static int merge_ents(struct hwpm_prof *p, const struct hwpm_ent *e, size_t n)
+{
+	struct hwpm_ent *out = malloc((p->nents + n + 1) * sizeof(*out));
+	size_t i = 0, j = 0, k = 0;
+
+	if (!out)
+		return -1;
+	while (i < p->nents || j < n) {
+		int c = i == p->nents ? 1 : j == n ? -1 : cmp_key(&p->ents[i], &e[j]);
+
+		if (c < 0) {
+			out[k] = p->ents[i++];
+			out[k++].min = 0;	/* the other subtree had none */
+		} else if (c > 0) {
+			out[k] = e[j++];
+			out[k++].min = 0;
+		} else {
+			out[k] = p->ents[i++];
+			combine(&out[k++], &e[j++]);
+		}
+	}
+	free(p->ents);
+	p->ents = out;
+	p->nents = k;
+	return 0;
+}
+
+static int unpack_merge(struct hwpm_prof *p, const char *buf, size_t len, uint64_t *bad)
+{
+	struct hdr h;
+	const char *q = buf + sizeof(h);
+
+	if (len < sizeof(h))
+		return -1;
+	memcpy(&h, buf, sizeof(h));
+	if (h.bad) {
+		*bad = 1;
+		return 0;
+	}
+	if (h.objbytes > len - sizeof(h) ||
+	    h.nents != (len - sizeof(h) - h.objbytes) / sizeof(struct hwpm_ent) ||
+	    (len - sizeof(h) - h.objbytes) % sizeof(struct hwpm_ent))
+		return -1;
+	if (take_objs(p, q, h.objbytes))
+		return -1;
+	q += h.objbytes;
+	{
+		/* the entries may not be aligned in the receive buffer */
+		struct hwpm_ent *e = malloc((h.nents + 1) * sizeof(*e));
+		int r;
+
+		if (!e)
+			return -1;
+		memcpy(e, q, h.nents * sizeof(*e));
+		r = merge_ents(p, e, h.nents);
+		free(e);
+		return r;
+	}
+}
+
+int hwpm_reduce(MPI_Comm comm, struct hwpm_prof *p)
+{
+	int rank, size, err;
+	uint64_t bad = 0;
+
+	if ((err = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS ||
+	    (err = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
+		return err;
+	for (int step = 1; step < size; step <<= 1) {
+		if (rank & step) {
+			size_t len;
+			char *buf = pack(p, bad, &len);
+			char none[sizeof(struct hdr)];
+
+			if (!buf || len > INT_MAX) {
+				/* the parent must still hear from us */
+				struct hdr h = { 0, 0, 1 };
+
+				memcpy(none, &h, sizeof(h));
+				free(buf);
+				buf = NULL;
+				len = sizeof(none);
+				bad = 1;
+			}
+			err = PMPI_Send(buf ? buf : none, (int)len, MPI_BYTE, rank - step, TAG, comm);
+			free(buf);
+			hwpm_free(p);
+			return err != MPI_SUCCESS ? err : bad ? -1 : 0;
+		}
+		if (rank + step < size) {
+			MPI_Status st;
+			int n;
+			char *buf;
+
+			if ((err = PMPI_Probe(rank + step, TAG, comm, &st)) != MPI_SUCCESS ||
+			    (err = PMPI_Get_count(&st, MPI_BYTE, &n)) != MPI_SUCCESS)
+				return err;
+			buf = malloc(n ? (size_t)n : 1);
+			if (!buf) {
+				/* the message must still be taken, or its sender
+				 * may wait for ever: a receive of 0 bytes matches
+				 * it and fails with MPI_ERR_TRUNCATE (the
+				 * communicator returns errors, see pmpi.c) */
+				char sink[1];
+
+				PMPI_Recv(sink, 0, MPI_BYTE, rank + step, TAG, comm, MPI_STATUS_IGNORE);
+				bad = 1;
+				continue;
+			}
+			err = PMPI_Recv(buf, n, MPI_BYTE, rank + step, TAG, comm, MPI_STATUS_IGNORE);
+			if (err != MPI_SUCCESS) {
+				free(buf);
+				return err;
+			}
+			if (!bad && unpack_merge(p, buf, (size_t)n, &bad))
+				bad = 1;
+			free(buf);
+		}
+	}
+	return bad ? -1 : 0;
+}

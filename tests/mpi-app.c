@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * An MPI program whose work per rank is known exactly: rank r calls
+ * mpi_work() (r + 1) * N times, each call storing into a fresh page, so
+ * page-faults sampled every event give exactly (r + 1) * N samples in
+ * mpi_work on rank r and 10 * N over 4 ranks (tests/test-mpi.sh).
+ * Built twice: as mpi-app and, with -DMPI_APP_OTHER, as another program.
+ * usage: mpi-app N | mpi-app probe
+ *   probe: a raw perf_event_open of page-faults, bypassing hwprof; exit 77
+ *   (SKIP) with the reason when this machine cannot sample it
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <linux/perf_event.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <mpi.h>
+
+#ifdef MPI_APP_OTHER
+const char mpi_app_name[] = "the other program";
+#else
+const char mpi_app_name[] = "mpi-app";
+#endif
+
+/* one store into the page: its one fault is sampled here */
+void mpi_work(volatile char *page);
+
+__attribute__((noinline, aligned(64))) void mpi_work(volatile char *page)
+{
+	*page = 1;
+}
+
+static int probe(void)
+{
+	struct perf_event_attr a;
+	long fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_PAGE_FAULTS;
+	a.sample_period = 1;
+	a.exclude_kernel = 1;
+	fd = syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+	if (fd < 0) {
+		printf("SKIP: page-faults cannot be sampled here: %s\n", strerror(errno));
+		return 77;
+	}
+	close((int)fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	long n = argc > 1 ? atol(argv[1]) : 100, calls, pg = sysconf(_SC_PAGESIZE);
+	int rank, size, provided;
+	long total = 0, mine;
+	char *mem;
+
+	if (argc > 1 && !strcmp(argv[1], "probe"))
+		return probe();
+	if (getenv("MPI_APP_THREAD"))
+		MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+	else
+		MPI_Init(&argc, &argv);
+	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+	MPI_Comm_size(MPI_COMM_WORLD, &size);
+	calls = (rank + 1) * n;
+	mem = mmap(NULL, (size_t)(calls * pg), PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (mem == MAP_FAILED) {
+		perror("mmap");
+		MPI_Abort(MPI_COMM_WORLD, 2);
+	}
+	madvise(mem, (size_t)(calls * pg), MADV_NOHUGEPAGE);
+	MPI_Barrier(MPI_COMM_WORLD);
+	for (long i = 0; i < calls; i++)
+		mpi_work(mem + i * pg);
+	mine = calls;
+	MPI_Reduce(&mine, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
+	if (!rank)
+		printf("%s: %d ranks, %ld calls\n", mpi_app_name, size, total);
+	munmap(mem, (size_t)(calls * pg));
+	MPI_Finalize();
+	return 0;
+}

@@ -1,0 +1,137 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# MPI jobs (issue 11, libhwprof-mpi(7), hwprof(1)): 4 ranks of mpi-app,
+# rank r calling mpi_work() (r+1)*N times with one fresh page each, give
+# exactly 10N page-fault samples in mpi_work after the merge, N, 2N, 3N,
+# 4N per rank, max/mean 1.6 - by the hwprof record route (one file a
+# rank) and by the PMPI route (libhwprof-mpi, preloaded or linked: one job
+# file reduced with MPI). The job file is checked line by line, not only
+# through hwprof report.
+# usage: test-mpi.sh CASE HWPROF LIBHWPROF-MPI MPI-APP MPI-APP-OTHER MPI-APP-LINKED
+set -u
+case_=$1 hw=$2 lib=$3 app=$4 other=$5 linked=$6
+N=50
+if [ "$app" = none ]; then
+	echo "SKIP: meson found no MPI when hwprof was configured"
+	exit 77
+fi
+if ! command -v mpirun >/dev/null 2>&1; then
+	echo "SKIP: no mpirun in PATH"
+	exit 77
+fi
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+check() {	# description, then a command that must succeed
+	d=$1
+	shift
+	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+eq() {	# description, got, want
+	if [ "$2" = "$3" ]; then echo "ok: $1 = $3"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi
+}
+# Open MPI refuses root without the flag; a 2-CPU machine runs 4 ranks
+# only oversubscribed; a preloaded ASan library is not first in line
+run() {
+	np=$1
+	shift
+	flags="--oversubscribe --bind-to none"
+	[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+	# shellcheck disable=SC2086
+	mpirun $flags -np "$np" -x ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$@"
+}
+# the raw probe: page faults can be sampled here
+"$app" probe || exit $?
+fn_addr=$(nm "$app" | awk '$3 == "mpi_work" { sub(/^0+/, "", $1); print $1 }')
+[ -n "$fn_addr" ] || { echo "ERROR: no mpi_work in $app"; exit 99; }
+
+# The job file's checks: the function's spread line and per-rank counts.
+# f I EVENT OBJECT ADDR SUM MIN MAX MAXRANK RANKS; fr F PROC COUNT
+job_checks() {
+	f=$1 prog=$2
+	obj=$(awk -v p="$prog" '$1 == "object" && $4 == p { print $2; exit }' "$f")
+	check "$prog is an object of the job file" [ -n "$obj" ]
+	fl=$(awk -v o="$obj" -v a="$fn_addr" '$1 == "f" && $4 == o && $5 == a' "$f")
+	eq "mpi_work's sum min max maxrank ranks" "$(echo "$fl" | cut -d' ' -f6-)" \
+		"$((10 * N)) $N $((4 * N)) 3 4"
+	fi_=$(echo "$fl" | cut -d' ' -f2)
+	eq "mpi_work's per-rank counts" \
+		"$(awk -v i="$fi_" '$1 == "fr" && $2 == i { print $3 ":" $4 }' "$f" | sort | tr '\n' ' ')" \
+		"0:$N 1:$((2 * N)) 2:$((3 * N)) 3:$((4 * N)) "
+	eq "job line (4 ranks)" "$(awk '$1 == "job" { print $2 }' "$f")" 4
+	eq "rank lines" "$(awk '$1 == "process" { print $5 }' "$f" | tr '\n' ' ')" "0 1 2 3 "
+	eq "per-rank totals add up to the event's samples" \
+		"$(awk '$1 == "rt" { s += $4 } END { print s }' "$f")" \
+		"$(awk '$1 == "event" { print $4 }' "$f")"
+	eq "the summed samples in mpi_work" \
+		"$(awk -v o="$obj" -v a="$fn_addr" '$1 == "s" && $3 == "-" && $4 == o && $5 == a { print $6 }' "$f")" \
+		"$((10 * N))"
+	"$hw" report --format csv "$f" >"$tmp/flat.csv" 2>"$tmp/flat.err"
+	eq "hwprof report: mpi_work's row" \
+		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+}
+
+case $case_ in
+record)
+	mkdir "$tmp/rec"
+	check "mpirun hwprof record" run 4 "$hw" record -q -e page-faults -c 1 \
+		-o "$tmp/rec/r%r.data" -- "$app" $N
+	for r in 0 1 2 3; do
+		eq "rank file $r's rank line" "$(grep '^rank ' "$tmp/rec/r$r.data")" "rank $r 4"
+		check "rank file $r names the program" grep -q "^program [0-9a-f]* $app\$" "$tmp/rec/r$r.data"
+		check "rank file $r names the host" grep -q "^host $(hostname)\$" "$tmp/rec/r$r.data"
+	done
+	"$hw" report --format csv "$tmp/rec" >"$tmp/flat.csv" 2>"$tmp/err"
+	eq "merged: mpi_work's samples" \
+		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+	;;
+default-name)
+	(cd "$tmp" && run 2 "$hw" record -q -e page-faults -c 1 -- "$app" 5 >/dev/null)
+	check "rank 0 wrote hwprof.0.data" [ -f "$tmp/hwprof.0.data" ]
+	check "rank 1 wrote hwprof.1.data" [ -f "$tmp/hwprof.1.data" ]
+	check "no hwprof.data overwritten by both" [ ! -e "$tmp/hwprof.data" ]
+	;;
+pmpi-preload)
+	check "mpirun with LD_PRELOAD=libhwprof-mpi.so" run 4 -x LD_PRELOAD="$lib" \
+		-x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 -x HWPROF_OUTPUT="$tmp/job.data" \
+		"$app" $N
+	job_checks "$tmp/job.data" "$app"
+	;;
+pmpi-linked)
+	# linked with -lhwprof-mpi, started by MPI_Init_thread
+	check "mpirun of a program linked with libhwprof-mpi" run 4 -x MPI_APP_THREAD=1 \
+		-x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 -x HWPROF_OUTPUT="$tmp/job.data" \
+		"$linked" $N
+	job_checks "$tmp/job.data" "$linked"
+	;;
+pmpi-noprofile)
+	# a bad event: every rank says so, and the job file says that no rank
+	# was covered instead of showing an empty profile as if it were one
+	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=no-such-event \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" 5 >"$tmp/out" 2>"$tmp/err"
+	eq "ranks that said why" "$(grep -c '^hwprof-mpi: rank [01]: no profile: HWPROF_EVENT=no-such-event' "$tmp/err")" 2
+	eq "the event's threads not covered" "$(awk '$1 == "event" { print $7 }' "$tmp/job.data")" 2
+	check "the reason names the rank" grep -q '^event 0 .* rank\\x200\\x20has\\x20no\\x20profile' "$tmp/job.data"
+	"$hw" report "$tmp/job.data" >/dev/null 2>"$tmp/rep.err"
+	check "hwprof report warns" grep -q "^hwprof: warning: 2 threads were not covered (rank 0 has no profile" "$tmp/rep.err"
+	;;
+refuse)
+	mkdir "$tmp/a" "$tmp/b"
+	run 2 "$hw" record -q -e page-faults -c 1 -o "$tmp/a/%r.data" -- "$app" 5 >/dev/null
+	run 2 "$hw" record -q -e page-faults -c 1 -o "$tmp/b/%r.data" -- "$other" 5 >/dev/null
+	if "$hw" report "$tmp/a/0.data" "$tmp/b/1.data" >"$tmp/out" 2>"$tmp/err"; then
+		echo "FAIL: a merge of two programs' files was accepted"
+		fail=1
+	else
+		eq "lines said" "$(wc -l < "$tmp/err")" 1
+		check "it names both files" grep -q "^hwprof: .*$tmp/[ab]/[01].data.*$tmp/[ab]/[01].data" "$tmp/err"
+		check "it says the programs differ" grep -q "program" "$tmp/err"
+		cat "$tmp/err"
+	fi
+	;;
+*)
+	echo "unknown case $case_"
+	exit 99
+	;;
+esac
+exit $fail
