@@ -5,6 +5,8 @@
  * page-faults sampled every event give exactly (r + 1) * N samples in
  * mpi_work on rank r and 10 * N over 4 ranks (tests/test-mpi.sh).
  * Built twice: as mpi-app and, with -DMPI_APP_OTHER, as another program.
+ * With MPI_APP_READY=DIR set, each rank then makes DIR/ready.RANK and
+ * waits for ever, as a job at its walltime (case walltime).
  * usage: mpi-app N | mpi-app probe
  *   probe: a raw perf_event_open of page-faults, bypassing hwprof; exit 77
  *   (SKIP) with the reason when this machine cannot sample it
@@ -12,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,17 @@ int main(int argc, char **argv)
 	MPI_Barrier(MPI_COMM_WORLD);
 	for (long i = 0; i < calls; i++)
 		mpi_work(mem + i * pg);
+	if (getenv("MPI_APP_READY")) {
+		char path[4096];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/ready.%d", getenv("MPI_APP_READY"), rank);
+		f = fopen(path, "w");
+		if (f)
+			fclose(f);
+		for (;;)
+			pause();
+	}
 	mine = calls;
 	MPI_Reduce(&mine, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (!rank)

@@ -32,11 +32,11 @@ eq() {	# description, got, want
 }
 # Open MPI refuses root without the flag; a 2-CPU machine runs 4 ranks
 # only oversubscribed; a preloaded ASan library is not first in line
+flags="--oversubscribe --bind-to none"
+[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
 run() {
 	np=$1
 	shift
-	flags="--oversubscribe --bind-to none"
-	[ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
 	# shellcheck disable=SC2086
 	mpirun $flags -np "$np" -x ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$@"
 }
@@ -128,6 +128,44 @@ refuse)
 		check "it says the programs differ" grep -q "program" "$tmp/err"
 		cat "$tmp/err"
 	fi
+	;;
+walltime)
+	# the batch system's SIGTERM to mpirun at the walltime: every rank's
+	# hwprof record still writes its whole profile
+	mkdir "$tmp/rec" "$tmp/ready"
+	# shellcheck disable=SC2086
+	MPI_APP_READY=$tmp/ready mpirun $flags -np 4 -x MPI_APP_READY "$hw" record -q \
+		-e page-faults -c 1 -o "$tmp/rec/%r.data" -- "$app" $N >/dev/null 2>"$tmp/err" &
+	job=$!
+	i=0
+	while [ "$(ls "$tmp/ready" | wc -l)" -lt 4 ] && [ $i -lt 600 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	eq "ranks that did their work" "$(ls "$tmp/ready" | wc -l)" 4
+	kill -TERM "$job"
+	wait "$job"
+	for r in 0 1 2 3; do
+		f=$tmp/rec/$r.data
+		check "rank $r's file is whole" grep -q '^end$' "$f"
+		eq "rank $r's process ended by SIGTERM" "$(awk '$1 == "process" && $2 == 0 { print $6 " " $7 }' "$f")" "signal 15"
+	done
+	"$hw" report --format csv "$tmp/rec" >"$tmp/flat.csv" 2>/dev/null
+	eq "merged: mpi_work's samples" \
+		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+	;;
+abi)
+	# libhwprof-mpi exports the MPI calls it wraps and pthread_create,
+	# nothing of the engine inside it
+	src=$(cd "$(dirname "$0")/.." && pwd)
+	nm -D --defined-only "$lib" | awk '$2 ~ /^[TtWiDdBb]$/ { print $3 }' | sed 's/@.*//' |
+		sort -u >"$tmp/exports"
+	grep -oE '^[[:space:]]+[A-Za-z_][A-Za-z0-9_]*;' "$src/lib/mpi/hwprof-mpi.map" |
+		tr -d ' \t;' | sort -u >"$tmp/map"
+	check "exports = lib/mpi/hwprof-mpi.map" cmp -s "$tmp/exports" "$tmp/map"
+	diff "$tmp/map" "$tmp/exports"
+	check "the map holds the C calls" grep -qx MPI_Init_thread "$tmp/map"
+	check "pkg-config names it" grep -q 'Libs:.*-lhwprof-mpi' "$(dirname "$lib")/../../meson-private/hwprof-mpi.pc"
 	;;
 fortran)
 	if [ "$fapp" = none ]; then

@@ -1134,6 +1134,16 @@ int cmd_record(int argc, char **argv)
 	}
 	say_status(op.out, op.pid ? -1 : st, &r->d, op.quiet);
 	ret = status;
+	/*
+	 * A rank whose command died of a signal (a job killed at its walltime,
+	 * or by its own error) is the launcher's cue to SIGKILL every other
+	 * rank at once (Open MPI's mpirun does): this rank's file is written,
+	 * but a rank still draining would lose its own. Its exit waits a
+	 * second for them, about what mpirun gives a signalled rank before
+	 * its SIGKILL anyway.
+	 */
+	if (r->d.rank >= 0 && !op.pid && (stopping || WIFSIGNALED(st)))
+		sleep(1);
 	goto out;
 
 out_kill:
