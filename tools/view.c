@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -208,50 +209,367 @@ out:
 	return ret;
 }
 
-/* Reads files into d: one file as it is, several only with merge. */
-int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge)
+/* ------------------------------------------------------------------ */
+/* The inputs: files and directories                                    */
+
+static int by_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Appends s (owned) to the list; 0 or -1. */
+static int push(struct rv_inputs *in, char *s)
+{
+	if (in->n == in->cap) {
+		size_t cap = in->cap ? 2 * in->cap : 16;
+		char **np = realloc(in->files, cap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		in->files = np;
+		in->cap = cap;
+	}
+	in->files[in->n++] = s;
+	return 0;
+}
+
+/* The regular files named *.data in dir, sorted by name. 0, or 1 after
+ * one line on stderr. */
+static int add_dir(struct rv_inputs *in, const char *dir, DIR *dp)
+{
+	size_t first = in->n, dl = strlen(dir);
+	struct dirent *e;
+
+	while ((e = readdir(dp))) {
+		size_t n = strlen(e->d_name);
+		struct stat st;
+		char *p;
+
+		if (n <= 5 || strcmp(e->d_name + n - 5, ".data"))
+			continue;
+		if (asprintf(&p, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
+			     e->d_name) < 0)
+			return die("out of memory");
+		if (stat(p, &st) || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (push(in, p)) {
+			free(p);
+			return die("out of memory");
+		}
+	}
+	if (in->n == first) {
+		fputs("hwprof: ", stderr);
+		rp_put(stderr, dir, RP_TEXT);
+		fputs(": a directory with no data files (*.data) in it\n", stderr);
+		return 1;
+	}
+	qsort(in->files + first, in->n - first, sizeof(char *), by_str);
+	return 0;
+}
+
+int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
+{
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < nargs; i++) {
+		struct stat st;
+		DIR *dp;
+		char *p;
+		int r;
+
+		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			dp = opendir(args[i]);
+			if (!dp) {
+				fputs("hwprof: ", stderr);
+				rp_put(stderr, args[i], RP_TEXT);
+				fprintf(stderr, ": %s\n", strerror(errno));
+				rv_inputs_free(in);
+				return 1;
+			}
+			r = add_dir(in, args[i], dp);
+			closedir(dp);
+			if (r) {
+				rv_inputs_free(in);
+				return 1;
+			}
+			continue;
+		}
+		/* anything else is read as a file, which says what is wrong */
+		p = strdup(args[i]);
+		if (!p || push(in, p)) {
+			free(p);
+			rv_inputs_free(in);
+			return die("out of memory");
+		}
+	}
+	return 0;
+}
+
+void rv_inputs_free(struct rv_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		free(in->files[i]);
+	free(in->files);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ------------------------------------------------------------------ */
+/* What files must share to be merged                                   */
+
+/* "hwprof: A and B WHAT (X, Y)" with every name escaped; returns 1. */
+static int refuse(const char *a, const char *b, const char *what, const char *x,
+		  const char *y)
+{
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, a, RP_TEXT);
+	fputs(" and ", stderr);
+	rp_put(stderr, b, RP_TEXT);
+	fputc(' ', stderr);
+	fputs(what, stderr);
+	if (x) {
+		fputs(" (", stderr);
+		rp_put(stderr, x, RP_TEXT);
+		fputs(", ", stderr);
+		rp_put(stderr, y, RP_TEXT);
+		fputc(')', stderr);
+	}
+	fputc('\n', stderr);
+	return 1;
+}
+
+static const char *command_of(const struct hd_file *d)
+{
+	return d->command ? d->command : d->nprocs ? d->procs[0].command : "";
+}
+
+/* The program a file profiles, as far as both files say: the build-id of
+ * the executable when both have one, else its path, else the first word
+ * of the command line (into buf). */
+static void program_of(const struct hd_file *d, int level, char *buf, size_t len)
+{
+	const char *c = command_of(d);
+
+	if (level == 0)
+		snprintf(buf, len, "build-id %s", d->program_id);
+	else if (level == 1)
+		snprintf(buf, len, "%s", d->program);
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(c, " "), c);
+}
+
+/* 0 when f and g profile the same program, else 1 after one line. */
+static int same_program(const struct hd_file *f, const char *fn, const struct hd_file *g,
+			const char *gn)
+{
+	char x[512], y[512];
+	int level = f->program_id && g->program_id ? 0 : f->program && g->program ? 1 : 2;
+
+	program_of(f, level, x, sizeof(x));
+	program_of(g, level, y, sizeof(y));
+	if (level == 0 ? !strcasecmp(x, y) : !strcmp(x, y))
+		return 0;
+	return refuse(fn, gn, "are profiles of different programs", x, y);
+}
+
+/* The event names of d, comma-separated, into a malloc'd string. */
+static char *event_list(const struct hd_file *d)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&s, &n);
+
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < d->nevents; i++)
+		fprintf(m, "%s%s", i ? "," : "", d->events[i].name);
+	if (!d->nevents)
+		fputs("none", m);
+	fclose(m);
+	return s;
+}
+
+static int has_event(const struct hd_file *d, const char *name)
+{
+	for (size_t i = 0; i < d->nevents; i++)
+		if (!strcmp(d->events[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* 0 when f and g hold the same events (by name, in any order). */
+static int same_events(const struct hd_file *f, const char *fn, const struct hd_file *g,
+		       const char *gn)
+{
+	char *x, *y;
+	int ret = 0;
+
+	for (size_t i = 0; i < f->nevents && !ret; i++)
+		ret = !has_event(g, f->events[i].name);
+	for (size_t i = 0; i < g->nevents && !ret; i++)
+		ret = !has_event(f, g->events[i].name);
+	if (!ret)
+		return 0;
+	x = event_list(f);
+	y = event_list(g);
+	if (!x || !y)
+		die("out of memory");
+	else
+		refuse(fn, gn, "have different events", x, y);
+	free(x);
+	free(y);
+	return 1;
+}
+
+static int same_size(const struct hd_file *f, const char *fn, const struct hd_file *g,
+		     const char *gn)
+{
+	char x[32] = "none", y[32] = "none";
+
+	if (f->size == g->size)
+		return 0;
+	if (f->size >= 0)
+		snprintf(x, sizeof(x), "%d", f->size);
+	if (g->size >= 0)
+		snprintf(y, sizeof(y), "%d", g->size);
+	return refuse(fn, gn, "have different MPI world sizes", x, y);
+}
+
+/* Records the ranks of file number i in seen (rank -> file i + 1);
+ * 1 after one line when another file holds one of them. */
+static int new_ranks(struct rv_table *seen, const struct hd_file *f, size_t i, char **files)
+{
+	for (size_t k = 0; k <= f->nprocs; k++) {
+		int r = k < f->nprocs ? f->procs[k].rank : f->rank;
+		long j;
+
+		if (r < 0)
+			continue;
+		j = rv_row(seen, (uint64_t)r, 0);
+		if (j < 0)
+			return die("out of memory");
+		if (!seen->rows[j].aux) {
+			seen->rows[j].aux = (uint32_t)i + 1;
+		} else if (seen->rows[j].aux != i + 1) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "both hold MPI rank %d", r);
+			return refuse(files[seen->rows[j].aux - 1], files[i], what, NULL, NULL);
+		}
+	}
+	return 0;
+}
+
+/* 1 after one line when a process of f has no MPI rank (--ranks). */
+static int lacks_rank(const struct hd_file *f, const char *fn)
+{
+	int none = !f->nprocs;
+
+	if (f->job || f->rank >= 0)
+		return 0;
+	for (size_t k = 0; k < f->nprocs; k++)
+		none |= f->procs[k].rank < 0;
+	if (!none)
+		return 0;
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, fn, RP_TEXT);
+	fputs(": no MPI rank in it (not recorded under an MPI launcher): --ranks needs "
+	      "ranks\n", stderr);
+	return 1;
+}
+
+static int read_one(const char *path, struct hd_file *f)
 {
 	char err[1024];
 
-	if (nfiles > 1 && !domerge) {
-		fputs("hwprof: several data files (", stderr);
-		for (size_t i = 0; i < nfiles; i++) {
-			fputs(i ? ", " : "", stderr);
-			rp_put(stderr, files[i], RP_TEXT);
-		}
-		fputs("): report one, or sum them with --merge\n", stderr);
-		return 1;
+	if (!hd_read(path, f, err, sizeof(err)))
+		return 0;
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, err, RP_TEXT);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* Keeps what the merged files share: world size, program, host. */
+static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
+{
+	if (first) {
+		m->size = f->size;
+		if ((f->program && !(m->program = strdup(f->program))) ||
+		    (f->program_id && !(m->program_id = strdup(f->program_id))) ||
+		    (f->host && !(m->host = strdup(f->host))))
+			return -1;
+	} else if (m->host && (!f->host || strcmp(m->host, f->host))) {
+		free(m->host);		/* several hosts: each process has its own */
+		m->host = NULL;
 	}
+	return 0;
+}
+
+/* Reads files into d: one file as it is, several merged (after the checks
+ * that they are parts of one run: hwprof(1)). */
+int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
+{
+	struct rv_table seen = { 0 };	/* MPI rank -> file number + 1 */
+	struct hd_file first;
+	int ret = 1;
+
 	if (nfiles == 1) {
-		if (hd_read(files[0], d, err, sizeof(err))) {
-			fputs("hwprof: ", stderr);
-			rp_put(stderr, err, RP_TEXT);
-			fputc('\n', stderr);
+		if (read_one(files[0], d))
+			return 1;
+		if (need_ranks && lacks_rank(d, files[0])) {
+			hd_free(d);
 			return 1;
 		}
 		return 0;
 	}
 	hd_init(d);
+	hd_init(&first);
 	for (size_t i = 0; i < nfiles; i++) {
 		struct hd_file f;
 
-		if (hd_read(files[i], &f, err, sizeof(err))) {
+		if (read_one(files[i], &f))
+			goto out;
+		if (f.job || (i && first.job)) {
+			const char *job = f.job ? files[i] : files[0];
+
 			fputs("hwprof: ", stderr);
-			rp_put(stderr, err, RP_TEXT);
+			rp_put(stderr, job, RP_TEXT);
+			fputs(" is a job file (libhwprof-mpi): it is reported alone, not merged "
+			      "with ", stderr);
+			rp_put(stderr, f.job ? files[i ? 0 : 1] : files[i], RP_TEXT);
 			fputc('\n', stderr);
-			hd_free(d);
-			return 1;
-		}
-		if (merge(d, &f)) {
 			hd_free(&f);
-			hd_free(d);
-			return die("out of memory");
+			goto out;
+		}
+		if ((i && (same_program(&first, files[0], &f, files[i]) ||
+			   same_events(&first, files[0], &f, files[i]) ||
+			   same_size(&first, files[0], &f, files[i]))) ||
+		    new_ranks(&seen, &f, i, files) ||
+		    (need_ranks && lacks_rank(&f, files[i]))) {
+			hd_free(&f);
+			goto out;
+		}
+		if (merge(d, &f) || merged_header(d, &f, !i)) {
+			hd_free(&f);
+			die("out of memory");
+			goto out;
 		}
 		if (f.version < d->version)
 			d->version = f.version;	/* a version 1 file lists no threads */
+		if (!i) {
+			first = f;	/* kept for the checks */
+			continue;
+		}
 		hd_free(&f);
 	}
-	return 0;
+	ret = 0;
+out:
+	hd_free(&first);
+	rv_free(&seen);
+	if (ret)
+		hd_free(d);
+	return ret;
 }
 
 /* --event N: a number from 0 to the file's last event. */
@@ -332,6 +650,24 @@ static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym
 	r->obj = s->object;
 	r->name = rv_func_name(sym->name);
 	return r->name ? 0 : -1;
+}
+
+long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
+{
+	struct rv_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	const struct hd_sample s = { (uint32_t)c->event, 0, obj, addr, 0 };
+	const struct rp_sym *sym;
+	uint64_t a, b;
+	long f;
+
+	if (obj != HD_NO_OBJECT && obj >= c->nobjs)
+		return -1;
+	func_key(c, &s, &a, &b, &sym);
+	f = rv_row(t, a, b);
+	if (f < 0 || name_func_row(c, &t->rows[f], sym, &s))
+		return -1;
+	t->rows[f].obj = obj;
+	return f;
 }
 
 /* ------------------------------------------------------------------ */
@@ -463,6 +799,9 @@ int rv_build(struct rv_ctx *c)
 				       proc_of(d, s->thread);
 			long p;
 
+			if (d->job)
+				continue;	/* ranks: from rtotals below */
+
 			k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
 			if (k < 0)
 				goto oom;
@@ -483,6 +822,19 @@ int rv_build(struct rv_ctx *c)
 		c->rows = c->funcs;
 		memset(&c->funcs, 0, sizeof(c->funcs));
 		c->funcs_are_rows = 1;
+	}
+	/* a job file's processes are its ranks, their samples in rtotals */
+	for (size_t i = 0; d->job && c->view == RV_VIEW_PROCS && i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+		long k;
+
+		if (t->event != (uint32_t)c->event)
+			continue;
+		k = rv_row(&c->rows, RV_PROC, t->proc);
+		if (k < 0)
+			goto oom;
+		c->rows.rows[k].aux = t->proc;
+		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
 	}
 	if (c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS) {
 		/* each one's top function: the pair with most samples */
