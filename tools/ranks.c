@@ -33,13 +33,26 @@ struct rk_row {
 	double mean, ratio;
 };
 
+struct rk_pair {
+	uint32_t f;		/* function row */
+	uint32_t col;		/* rank index */
+	uint64_t n;
+};
+
 struct rk {
 	struct rv_ctx *c;
 	const struct hd_file *d;
 	struct rk_rank *ranks;	/* sorted by rank */
 	size_t nranks;
 	uint32_t *col;		/* per process: its rank's index */
-	struct rv_table pairs;	/* (function row, rank index) -> count */
+	struct rk_pair *pairs;	/* sorted by function row, then rank */
+	size_t npairs, cappairs;
+	/* the run of samples of one rank being summed: each function row's
+	 * count (acc), the rows with one (touched) */
+	uint64_t *acc;
+	uint32_t *touched;
+	size_t nacc, ntouched;
+	uint32_t runcol;
 	struct rk_row *rows;
 	size_t nrows;
 	uint64_t total;
@@ -89,13 +102,110 @@ static int columns(struct rk *k)
 	return 0;
 }
 
+/* Moves the run's counts into pairs. 0 or -1. */
+static int flush(struct rk *k)
+{
+	for (size_t i = 0; i < k->ntouched; i++) {
+		uint32_t f = k->touched[i];
+
+		if (k->npairs == k->cappairs) {
+			size_t cap = k->cappairs ? 2 * k->cappairs : 4096;
+			struct rk_pair *np = realloc(k->pairs, cap * sizeof(*np));
+
+			if (!np)
+				return -1;
+			k->pairs = np;
+			k->cappairs = cap;
+		}
+		k->pairs[k->npairs++] = (struct rk_pair){ f, k->runcol, k->acc[f] };
+		k->acc[f] = 0;
+	}
+	k->ntouched = 0;
+	return 0;
+}
+
+/*
+ * Adds n samples of function row f in rank index col. Samples come in runs
+ * of one rank (a file's process), so they are summed in an array by
+ * function row and moved out when the rank changes: no hashing; a rank met
+ * in several runs gives several pairs, summed when sorted. 0 or -1.
+ */
 static int add_pair(struct rk *k, long f, uint32_t col, uint64_t n)
 {
-	long p = rv_row(&k->pairs, (uint64_t)f, col);
-
-	if (p < 0)
+	if (!n)
+		return 0;
+	if (col != k->runcol && flush(k))
 		return -1;
-	k->pairs.rows[p].n = rp_add(k->pairs.rows[p].n, n);
+	k->runcol = col;
+	if ((size_t)f >= k->nacc) {
+		size_t cap = k->nacc ? k->nacc : 1024;
+		uint64_t *na;
+		uint32_t *nt;
+
+		while (cap <= (size_t)f)
+			cap *= 2;
+		na = realloc(k->acc, cap * sizeof(*na));
+		if (na)
+			k->acc = na;
+		nt = realloc(k->touched, cap * sizeof(*nt));
+		if (nt)
+			k->touched = nt;
+		if (!na || !nt)
+			return -1;
+		memset(k->acc + k->nacc, 0, (cap - k->nacc) * sizeof(*na));
+		k->nacc = cap;
+	}
+	if (!k->acc[f])
+		k->touched[k->ntouched++] = (uint32_t)f;
+	k->acc[f] = rp_add(k->acc[f], n);
+	return 0;
+}
+
+static int by_col(const void *x, const void *y)
+{
+	const struct rk_pair *a = x, *b = y;
+
+	return a->col < b->col ? -1 : a->col > b->col;
+}
+
+/* Sorts the pairs by function row (counting sort: stable, linear), then
+ * by rank within a row where the runs were not in rank order, and sums
+ * pairs of the same row and rank. 0 or -1. */
+static int sort_pairs(struct rk *k, size_t nrows)
+{
+	size_t *at = calloc(nrows + 2, sizeof(*at)), n = 0;
+	struct rk_pair *out = malloc((k->npairs + 1) * sizeof(*out));
+
+	if (!at || !out) {
+		free(at);
+		free(out);
+		return -1;
+	}
+	for (size_t i = 0; i < k->npairs; i++)
+		at[k->pairs[i].f + 1]++;
+	for (size_t f = 0; f < nrows; f++)
+		at[f + 1] += at[f];
+	for (size_t i = 0; i < k->npairs; i++)
+		out[at[k->pairs[i].f]++] = k->pairs[i];
+	free(at);
+	for (size_t i = 0, j; i < k->npairs; i = j) {
+		int sorted = 1;
+
+		for (j = i + 1; j < k->npairs && out[j].f == out[i].f; j++)
+			sorted &= out[j].col >= out[j - 1].col;
+		if (!sorted)
+			qsort(out + i, j - i, sizeof(*out), by_col);
+	}
+	for (size_t i = 0; i < k->npairs; i++) {
+		if (n && out[n - 1].f == out[i].f && out[n - 1].col == out[i].col)
+			out[n - 1].n = rp_add(out[n - 1].n, out[i].n);
+		else
+			out[n++] = out[i];
+	}
+	free(k->pairs);
+	k->pairs = out;
+	k->npairs = n;
+	k->cappairs = k->npairs + 1;
 	return 0;
 }
 
@@ -225,26 +335,14 @@ out:
 	return ret;
 }
 
-static int by_pair(const void *x, const void *y)
-{
-	const struct rv_row *a = x, *b = y;
-
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	return a->b < b->b ? -1 : a->b > b->b;
-}
-
 /* The rows' statistics from the sorted pairs (and a job file's funcs). */
 static int stats(struct rk *k, const struct jrow *jr)
 {
 	const struct rv_table *ft = &k->c->rows;
 	size_t p = 0;
 
-	if (k->pairs.n)
-		qsort(k->pairs.rows, k->pairs.n, sizeof(*k->pairs.rows), by_pair);
-	free(k->pairs.slot);
-	k->pairs.slot = NULL;
-	k->pairs.nslot = 0;
+	if (flush(k) || sort_pairs(k, ft->n))
+		return -1;
 	k->rows = calloc(ft->n + 1, sizeof(*k->rows));
 	if (!k->rows)
 		return -1;
@@ -254,7 +352,7 @@ static int stats(struct rk *k, const struct jrow *jr)
 		memset(r, 0, sizeof(*r));
 		r->row = (long)f;
 		r->c0 = p;
-		while (p < k->pairs.n && k->pairs.rows[p].a == f)
+		while (p < k->npairs && k->pairs[p].f == f)
 			p++;
 		r->c1 = p;
 		if (!jr || jr[f].all_counted) {
@@ -264,14 +362,14 @@ static int stats(struct rk *k, const struct jrow *jr)
 			r->maxrank = -1;
 			r->min = r->c1 - r->c0 < k->nranks ? 0 : UINT64_MAX;
 			for (size_t i = r->c0; i < r->c1; i++) {
-				const struct rv_row *q = &k->pairs.rows[i];
+				const struct rk_pair *q = &k->pairs[i];
 
 				r->sum = rp_add(r->sum, q->n);
 				if (q->n < r->min)
 					r->min = q->n;
 				if (q->n > r->max || r->maxrank < 0) {
 					r->max = q->n;
-					r->maxrank = k->ranks[q->b].rank;
+					r->maxrank = k->ranks[q->col].rank;
 				}
 			}
 			if (r->min == UINT64_MAX)
@@ -433,8 +531,8 @@ static void text(const struct rk *k)
  * rank order (call it for col 0, 1, 2...). */
 static uint64_t count_at(const struct rk *k, const struct rk_row *r, size_t *p, size_t col)
 {
-	if (*p < r->c1 && k->pairs.rows[*p].b == col)
-		return k->pairs.rows[(*p)++].n;
+	if (*p < r->c1 && k->pairs[*p].col == col)
+		return k->pairs[(*p)++].n;
 	return 0;
 }
 
@@ -756,6 +854,8 @@ out:
 	free(k.col);
 	free(k.ranks);
 	free(k.rows);
-	rv_free(&k.pairs);
+	free(k.pairs);
+	free(k.acc);
+	free(k.touched);
 	return ret;
 }

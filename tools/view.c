@@ -159,8 +159,9 @@ static long merge_object(struct hd_file *m, const struct hd_object *o)
 }
 
 /* Adds file f into m (processes and threads side by side, events by
- * name, objects by identity, samples summed). 0 or -1. */
-static int merge(struct hd_file *m, const struct hd_file *f)
+ * name, objects by identity). f's samples are renumbered for m: f is of
+ * no use afterwards. 0 or -1. */
+static int merge(struct hd_file *m, struct hd_file *f)
 {
 	size_t p0 = m->nprocs, t0 = m->nthreads;
 	long *ev = calloc(f->nevents + 1, sizeof(long));
@@ -194,6 +195,28 @@ static int merge(struct hd_file *m, const struct hd_file *f)
 		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
 				  f->threads[i].comm) < 0)
 			goto out;
+	/* its threads are new in m: so are its keys, appended as they are
+	 * (f's samples renumbered in place; f is read no more), unless two
+	 * of its events have one name */
+	for (size_t i = 0; i < f->nevents; i++)
+		for (size_t j = i + 1; j < f->nevents; j++)
+			if (ev[i] == ev[j])
+				goto counted;
+	for (size_t i = 0; i < f->nsamples; i++) {
+		struct hd_sample *s = &f->samples[i];
+
+		s->event = (uint32_t)ev[s->event];
+		s->thread = (uint32_t)(t0 + s->thread);
+		if (s->object != HD_NO_OBJECT)
+			s->object = (uint32_t)ob[s->object];
+	}
+	if (hd_add_samples(m, f->samples, f->nsamples))
+		goto out;
+	ret = 0;
+	goto out;
+counted:
+	if (!m->slot && hd_reindex(m))
+		goto out;
 	for (size_t i = 0; i < f->nsamples; i++) {
 		const struct hd_sample *s = &f->samples[i];
 
@@ -711,8 +734,11 @@ int rv_build(struct rv_ctx *c)
 	const struct hd_file *d = c->d;
 	struct rv_table pair = { 0 };	/* (thread|process, function) */
 
-	/* at most one function row per sample: no rehash on the way */
-	if (rv_reserve(&c->funcs, d->nsamples))
+	/* at most one function row per sample: no rehash on the way for
+	 * most files; merged rank files have many samples per function, and
+	 * a table sized for all of them would cost more to clear than it
+	 * saves */
+	if (rv_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
 		return -1;
 
 	for (size_t i = 0; i < d->nsamples; i++) {
