@@ -182,6 +182,22 @@ identity)
 	check "one path, two build-ids: two objects (10 and 4)" sh -c \
 		"grep -q '^[0-9.]*,10,\"rp-lines\",\"$lines\"' '$tmp/o' && grep -q '^[0-9.]*,4,\"rp-lines\",\"$lines\"' '$tmp/o'"
 	check "the other build-id: said on stderr" grep -q 'rebuilt since the recording' "$tmp/e"
+	# a file naming one event twice: its two events are one in the merge
+	# (tools/view.c sums its samples one by one there, not appended)
+	rank_file "$tmp/m0.data" 0 3
+	{
+		echo "command ./rp-lines"; echo "rank 1 3"; echo "program $lb $lines"
+		echo "event task-clock 1000000 10 0 0 0 -"
+		echo "event task-clock 1000000 10 0 0 0 -"
+		echo "process 5 0 ./rp-lines"; echo "thread 5 0 x"
+		echo "object $lb $lines"
+		echo "s 0 0 0 $hot 2"; echo "s 1 0 0 $hot 3"; echo "s 1 0 0 $cold 1"
+	} | "$gen" "$tmp/m1.data" || exit 99
+	rank_file "$tmp/m2.data" 2 3
+	"$hw" report "$tmp/m0.data" "$tmp/m1.data" "$tmp/m2.data" > "$tmp/o"
+	cat "$tmp/o"
+	check "one event twice: hot 7 + 2 + 3 + 21 = 33" grep -Eq " 33  hot +rp-lines$" "$tmp/o"
+	check "one event twice: cold 3 + 1 + 3 = 7" grep -Eq " 7  cold +rp-lines$" "$tmp/o"
 	;;
 refuse)
 	four "$tmp/j"
