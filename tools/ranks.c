@@ -670,7 +670,7 @@ static void json(const struct rk *k)
 #define LABW	300.0		/* function names */
 #define STRIPW	600.0		/* the per-rank strip */
 #define BARX	(LABW + STRIPW + 30.0)
-#define BARW	(SW - BARX - 20.0)
+#define BARW	(SW - BARX - 90.0)
 #define RH	22.0		/* one function */
 #define TOP	70.0
 #define MAXCOLS	300		/* more ranks than this: binned */
@@ -751,6 +751,9 @@ static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t 
 		}
 		fprintf(f, "<rect class=\"mean\" x=\"%.2f\" y=\"%.0f\" width=\"4\" height=\"%.0f\" "
 			"fill=\"#06c\"/>\n", BARX + sx * r->mean - 2, y + 2, RH - 7);
+		if (r->known)
+			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.2f</text>\n",
+				SW - 20, y + 15, r->ratio);
 	}
 	fputs("</g>\n", f);
 }
@@ -790,10 +793,11 @@ static int svg(const struct rk *k, const char *out, char **inputs, size_t ninput
 	fputs(". Hover for counts.</text>\n", f);
 	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">rank %d</text>"
 		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\" text-anchor=\"end\">rank %d</text>\n"
-		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">min-max, mean (0 to %llu)</text>\n",
+		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">min-max, mean (0 to %llu)</text>"
+		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\" text-anchor=\"end\">max/mean</text>\n",
 		LABW, TOP - 8, k->nranks ? k->ranks[0].rank : 0, LABW + STRIPW, TOP - 8,
 		k->nranks ? k->ranks[k->nranks - 1].rank : 0, BARX, TOP - 8,
-		(unsigned long long)scale);
+		(unsigned long long)scale, SW - 20, TOP - 8);
 	for (size_t i = 0; i < nf; i++)
 		svg_row(f, k, &k->rows[i], i, scale, bin, ncols);
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">each strip: a function's samples "
