@@ -348,6 +348,8 @@ assert [p['host'] for p in d['per_rank']] == ['node0', 'node0', 'node1', 'node1'
 	check "--processes: the ranks from rtotals (rank 3: 4N+3+6 = 37)" grep -q \
 		'^[0-9.]*,37,4003,0,"./rp-lines"' "$tmp/p"
 	check "--processes: 4 rows" [ "$(grep -c '"./rp-lines"' "$tmp/p")" = 4 ]
+	check "--processes text: rank 0's row, no top function" sh -c \
+		"'$hw' report --processes '$tmp/job.data' | grep -Eq '^ *11\.36% +10  4000 +\./rp-lines +-$'"
 	;;
 svg)
 	# the SVG of --ranks: XML, one row per top function (at most 30)

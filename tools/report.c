@@ -286,7 +286,8 @@ static void text_rows(const struct rv_ctx *c)
 			cell(d->procs[r->aux].command, 32);
 			putchar(' ');
 			cell(r->top ? r->top : "-", 0);
-			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+			if (r->top)	/* none: a job file's rank */
+				printf(" (%.2f%%)", rv_pct(r->topn, r->n));
 			break;
 		}
 		putchar('\n');
