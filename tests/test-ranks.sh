@@ -391,6 +391,35 @@ assert len(g) == 1 and len(cells) == 234, len(cells)
 assert cells[0].find('s:title', ns).text == 'ranks 0-2: mean 2.0, max 3', cells[0].find('s:title', ns).text
 "
 	;;
+versions)
+	# files of versions 1 and 2 (hwprof 0.1 and 0.2) merge with version 3
+	# ones; a version 2 file with a rank line is a rank
+	# version 1: a run-time range, 8-byte buckets: address start - base + 8K
+	printf 'hwprof-data 1\ncommand ./rp-lines v1\npid 11\nbucket-bytes 8\nevent 0 1000000 5 0 0 5 0 0 0 1 task-clock\nobject 0 %x 1 0 %s 1 1 %s\n%d 5\nend\n' \
+		$((0x$hot % 8)) "$lb" "$lines" $((0x$hot / 8)) > "$tmp/v1.data"
+	printf 'hwprof-data 2\ncommand ./rp-lines v2\nevent 0 1000000 4 0 0 0 - task-clock\nprocess 0 12 0 -1 exit 0 - ./rp-lines v2\nthread 0 0 12 x\nobject 0 %s %s\ns 0 0 0 %s 4\nend\n' \
+		"$lb" "$lines" "$hot" > "$tmp/v2.data"
+	{
+		echo "command ./rp-lines v3"; echo "event task-clock 1000000 3 0 0 0 -"
+		echo "process 13 0 ./rp-lines v3"; echo "thread 13 0 x"
+		echo "object $lb $lines"; echo "s 0 0 0 $hot 3"
+	} | "$gen" "$tmp/v3.data" || exit 99
+	"$hw" report "$tmp/v1.data" "$tmp/v2.data" "$tmp/v3.data" > "$tmp/r" 2>"$tmp/e"
+	check "v1 + v2 + v3: status 0" [ $? = 0 ]
+	cat "$tmp/r" "$tmp/e"
+	check "v1 + v2 + v3: hot 5 + 4 + 3" grep -Eq '^ *100\.00% +12  hot +rp-lines$' "$tmp/r"
+	check "v1 + v2 + v3: threads not listed (a version 1 file)" \
+		grep -q '^# processes: 3  threads: not listed (version 1 file)$' "$tmp/r"
+	printf 'hwprof-data 2\nrank 1 2\ncommand ./rp-lines\nevent 0 1000000 4 0 0 0 - task-clock\nprocess 0 12 0 1 exit 0 - ./rp-lines\nthread 0 0 12 x\nobject 0 %s %s\ns 0 0 0 %s 4\nend\n' \
+		"$lb" "$lines" "$hot" > "$tmp/v2r.data"
+	err "v1.data and .*v2r.data have different MPI world sizes \(none, 2\)$" \
+		"$hw" report "$tmp/v1.data" "$tmp/v2r.data"
+	rank_file "$tmp/v3r.data" 0 2
+	"$hw" report --ranks --format csv "$tmp/v3r.data" "$tmp/v2r.data" > "$tmp/c" 2>"$tmp/e"
+	cat "$tmp/c" "$tmp/e"
+	check "--ranks of a version 2 rank file and a version 3 one: hot 7 and 4" \
+		grep -q '^11,4,5.50,7,1.27,0,"hot","rp-lines",7,4$' "$tmp/c"
+	;;
 *)
 	echo "ERROR: no case $case_"; exit 99 ;;
 esac
