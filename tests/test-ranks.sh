@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # hwprof report on the ranks of an MPI job (issue 11): rank files merged
 # (several files, a directory), the refusals, --ranks in every format and
-# its SVG, and a job file of libhwprof-mpi. The files are written by
+# its SVG, a job file of libhwprof-mpi, and files of versions 1 and 2. The files are written by
 # tests/report/data-gen.c through tools/data.c, with samples at the
 # addresses of real functions (hot and cold of tests/report/lines.c, and
 # libc's) so that names resolve. Exact counts only.
