@@ -398,24 +398,28 @@ static int stats(struct rk *k, const struct jrow *jr)
 	return 0;
 }
 
-/* sorting the rows: the function table the comparison reads */
-static const struct rv_table *sort_ft;
-static int sort_imb;
+/* How by_row() orders: by (1) max/mean, then total, then name; (0) total,
+ * then name; (-1) name. */
+struct order {
+	const struct rv_table *ft;
+	int imb;
+};
 
-static int by_row(const void *x, const void *y)
+static int by_row(const void *x, const void *y, void *arg)
 {
+	const struct order *o = arg;
 	const struct rk_row *a = x, *b = y;
-	const struct rv_row *ra = &sort_ft->rows[a->row], *rb = &sort_ft->rows[b->row];
+	const struct rv_row *ra = &o->ft->rows[a->row], *rb = &o->ft->rows[b->row];
 	char b1[40], b2[40];
 	int c;
 
-	if (sort_imb > 0) {
+	if (o->imb > 0) {
 		if (a->known != b->known)
 			return a->known ? -1 : 1;
 		if (a->ratio != b->ratio)
 			return a->ratio > b->ratio ? -1 : 1;
 	}
-	if (sort_imb >= 0 && a->sum != b->sum)
+	if (o->imb >= 0 && a->sum != b->sum)
 		return a->sum > b->sum ? -1 : 1;
 	c = strcmp(rv_name(ra, b1), rv_name(rb, b2));
 	if (c)
@@ -822,6 +826,7 @@ int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *s
 {
 	struct rk k = { .c = c, .d = c->d };
 	struct jrow *jr = NULL;
+	struct order o;
 	int ret = 1;
 
 	if (columns(&k) || (c->d->job ? from_job(&k, &jr) : from_samples(&k)) ||
@@ -829,10 +834,10 @@ int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *s
 		ret = die("out of memory");
 		goto out;
 	}
-	sort_ft = &c->rows;
-	sort_imb = !strcmp(sort, "imbalance") ? 1 : !strcmp(sort, "symbol") ? -1 : 0;
+	o.ft = &c->rows;
+	o.imb = !strcmp(sort, "imbalance") ? 1 : !strcmp(sort, "symbol") ? -1 : 0;
 	if (k.nrows)
-		qsort(k.rows, k.nrows, sizeof(*k.rows), by_row);
+		qsort_r(k.rows, k.nrows, sizeof(*k.rows), by_row, &o);
 	{
 		char msg[256];
 
