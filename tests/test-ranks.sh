@@ -280,9 +280,9 @@ assert any('4 of the 11 ranks' in w for w in d['warnings']), d['warnings']
 	;;
 job)
 	# a job file of libhwprof-mpi: 4 ranks, hot with (r+1)N in rank r
-	# (per-rank counts kept), cold 3 each (spread only), and two
-	# functions of the file in hot's... no: two at addresses in getpid
-	# without counts, whose sum is known and spread is not
+	# (per-rank counts kept), cold 3 each (spread only), and two functions
+	# of the file at addresses in getpid, without counts: one row whose
+	# sum is known and spread is not
 	g2=$(printf %x $((0x$getpid + 2)))
 	{
 		echo "command mpirun -np 4 ./rp-lines"
@@ -307,7 +307,8 @@ job)
 		echo "f 0 1 $getpid 4 0 4 3 1"
 		echo "f 0 1 $g2 2 0 2 3 1"
 		for r in 0 1 2 3; do echo "fr 0 $r $(((r + 1) * N))"; done
-	} | "$gen" "$tmp/job.data" || exit 99
+	} > "$tmp/job.spec"
+	"$gen" "$tmp/job.data" < "$tmp/job.spec" || exit 99
 	"$hw" report "$tmp/job.data" > "$tmp/r" 2>"$tmp/e"
 	check "flat: status 0" [ $? = 0 ]
 	cat "$tmp/r"
@@ -348,8 +349,20 @@ assert [p['host'] for p in d['per_rank']] == ['node0', 'node0', 'node1', 'node1'
 	check "--processes: the ranks from rtotals (rank 3: 4N+3+6 = 37)" grep -q \
 		'^[0-9.]*,37,4003,0,"./rp-lines"' "$tmp/p"
 	check "--processes: 4 rows" [ "$(grep -c '"./rp-lines"' "$tmp/p")" = 4 ]
-	check "--processes text: rank 0's row, no top function" sh -c \
-		"'$hw' report --processes '$tmp/job.data' | grep -Eq '^ *11\.36% +10  4000 +\./rp-lines +-$'"
+	# rank 0's top: hot's 7 of its 10; what is left, 3, is all that cold
+	# or getpid can have had there
+	check "--processes: rank 0's top function, proved: hot, 7 of 10" sh -c \
+		"'$hw' report --processes '$tmp/job.data' | grep -Eq '^ *11\.36% +10  4000 +\./rp-lines +hot \(70\.00%\)$'"
+	check "--processes csv: rank 3's top: hot, 28" grep -q '^[0-9.]*,37,4003,0,"./rp-lines","hot",28$' "$tmp/p"
+	# rank 0 with 20 samples, cold's max 8: cold may have had 8 > 7 there
+	sed -e "s/^f 0 0 $cold 12 3 3 0 4\$/f 0 0 $cold 12 0 8 0 2/" -e 's/^rt 0 0 10 0$/rt 0 0 20 0/' \
+		"$tmp/job.spec" | "$gen" "$tmp/job2.data" || exit 99
+	"$hw" report --processes "$tmp/job2.data" > "$tmp/p2"
+	cat "$tmp/p2"
+	check "--processes: rank 0's top not proved: no top function" \
+		grep -Eq '^ *[0-9.]+% +20  4000 +\./rp-lines +-$' "$tmp/p2"
+	check "--processes: rank 1's still proved (14 > 3 left)" \
+		grep -Eq '^ *[0-9.]+% +17  4001 +\./rp-lines +hot \(82\.35%\)$' "$tmp/p2"
 	;;
 svg)
 	# the SVG of --ranks: XML, one row per top function (at most 30)

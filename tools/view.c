@@ -724,6 +724,131 @@ static uint32_t proc_of(const struct hd_file *d, uint32_t thread)
 	return thread < d->nthreads ? d->threads[thread].proc : 0;
 }
 
+static int by_proc(const void *x, const void *y)
+{
+	const struct hd_fcount *a = x, *b = y;
+
+	return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+/*
+ * A job file's ranks (the processes view): the top function of a rank,
+ * where the file proves it. A function whose per-rank counts (fcounts)
+ * add up to its sum is "counted". A rank's top is the function row made
+ * of counted functions only whose count in that rank exceeds what any
+ * other row can have had there: a counted row its count plus, for the
+ * uncounted functions in it, their max (at most the rank's samples not
+ * in counted functions); a row of uncounted functions only, the largest
+ * sum of their max (the same cap). Adds (process, row) -> count to pair
+ * for each rank proved. 0 or -1 (out of memory).
+ */
+static int job_tops(struct rv_ctx *c, struct rv_table *pair)
+{
+	const struct hd_file *d = c->d;
+	size_t nf = d->nfuncs, nr, m = 0, nfc = 0;
+	long *frow = calloc(nf + 1, sizeof(*frow));
+	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
+	char *has = calloc(nf + 1, 1);
+	uint64_t *umax = NULL, *lo = NULL, *tot = NULL, uall = 0;
+	long *cidx = NULL;		/* row -> counted row index, or -1 */
+	size_t *crow = NULL;		/* counted row index -> row */
+	struct hd_fcount *fc = NULL;
+	int ret = -1;
+
+	if (!frow || !fsum || !has)
+		goto out;
+	for (size_t i = 0; i < d->nfcounts; i++) {
+		has[d->fcounts[i].func] = 1;
+		fsum[d->fcounts[i].func] = rp_add(fsum[d->fcounts[i].func], d->fcounts[i].count);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		frow[i] = -1;
+		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
+		    (frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+			goto out;
+		has[i] = has[i] && fsum[i] == d->funcs[i].sum;
+	}
+	nr = c->funcs.n;
+	umax = calloc(nr + 1, sizeof(*umax));
+	cidx = calloc(nr + 1, sizeof(*cidx));
+	crow = calloc(nr + 1, sizeof(*crow));
+	tot = calloc(d->nprocs + 1, sizeof(*tot));
+	fc = calloc(d->nfcounts + 1, sizeof(*fc));
+	if (!umax || !cidx || !crow || !tot || !fc)
+		goto out;
+	for (size_t r = 0; r < nr; r++)
+		cidx[r] = -1;
+	for (size_t i = 0; i < nf; i++) {
+		if (frow[i] < 0)
+			continue;
+		if (has[i]) {
+			if (cidx[frow[i]] < 0) {
+				crow[m] = (size_t)frow[i];
+				cidx[frow[i]] = (long)m++;
+			}
+		} else {
+			umax[frow[i]] = rp_add(umax[frow[i]], d->funcs[i].max);
+		}
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (cidx[r] < 0 && umax[r] > uall)
+			uall = umax[r];
+	lo = calloc(m + 1, sizeof(*lo));
+	if (!lo)
+		goto out;
+	for (size_t i = 0; i < d->nrtotals; i++)
+		if (d->rtotals[i].event == (uint32_t)c->event)
+			tot[d->rtotals[i].proc] = rp_add(tot[d->rtotals[i].proc],
+							 d->rtotals[i].samples);
+	/* the counted functions' counts, rank by rank */
+	for (size_t i = 0; i < d->nfcounts; i++)
+		if (frow[d->fcounts[i].func] >= 0 && has[d->fcounts[i].func])
+			fc[nfc++] = d->fcounts[i];
+	qsort(fc, nfc, sizeof(*fc), by_proc);
+	for (size_t i = 0, j; i < nfc; i = j) {
+		uint32_t p = fc[i].proc;
+		uint64_t counted = 0, rem, best = 0;
+		long bestr = -1;
+		int proved = 1;
+
+		memset(lo, 0, m * sizeof(*lo));
+		for (j = i; j < nfc && fc[j].proc == p; j++) {
+			lo[cidx[frow[fc[j].func]]] = rp_add(lo[cidx[frow[fc[j].func]]], fc[j].count);
+			counted = rp_add(counted, fc[j].count);
+		}
+		rem = tot[p] > counted ? tot[p] - counted : 0;
+		for (size_t k = 0; k < m; k++)
+			if (!umax[crow[k]] && lo[k] > best) {
+				best = lo[k];
+				bestr = (long)crow[k];
+			}
+		if (bestr < 0 || best <= (uall < rem ? uall : rem))
+			continue;
+		for (size_t k = 0; k < m && proved; k++)
+			if ((long)crow[k] != bestr)
+				proved = best > rp_add(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
+		if (proved) {
+			long q = rv_row(pair, p, (uint64_t)bestr);
+
+			if (q < 0)
+				goto out;
+			pair->rows[q].n = best;
+		}
+	}
+	ret = 0;
+out:
+	free(frow);
+	free(fsum);
+	free(has);
+	free(umax);
+	free(cidx);
+	free(crow);
+	free(tot);
+	free(fc);
+	free(lo);
+	return ret;
+}
+
 /*
  * Fills c->rows with the view's rows for event c->event, and c->funcs
  * with the function rows (the threads and processes views name each
@@ -862,6 +987,8 @@ int rv_build(struct rv_ctx *c)
 		c->rows.rows[k].aux = t->proc;
 		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
 	}
+	if (d->job && c->view == RV_VIEW_PROCS && job_tops(c, &pair))
+		goto oom;
 	if (c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS) {
 		/* each one's top function: the pair with most samples */
 		uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
