@@ -942,3 +942,41 @@ out:
 		hd_free(d);
 	return ret;
 }
+
+/* ------------------------------------------------------------------ */
+/* Helpers added for hwprof report's merge                              */
+
+int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n)
+{
+	size_t cap = 8;
+	struct hd_sample *ns;
+
+	if (!n)
+		return 0;
+	if (n > SIZE_MAX / 2 - d->nsamples)
+		return -1;
+	/* the capacity grow() keeps: 8, then the power of two above n */
+	while (cap < d->nsamples + n)
+		cap *= 2;
+	if (cap > SIZE_MAX / sizeof(*ns))
+		return -1;
+	ns = realloc(d->samples, cap * sizeof(*ns));
+	if (!ns)
+		return -1;
+	d->samples = ns;
+	memcpy(d->samples + d->nsamples, s, n * sizeof(*s));
+	d->nsamples += n;
+	free(d->slot);
+	d->slot = NULL;
+	d->nslot = 0;
+	return 0;
+}
+
+int hd_reindex(struct hd_file *d)
+{
+	size_t n = 1024;
+
+	while (n < 2 * (d->nsamples + 1))
+		n *= 2;
+	return rehash(d, n);
+}

@@ -168,6 +168,16 @@ static inline uint64_t hd_add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
+/*
+ * Appends n samples whose keys (event, thread, object, addr) are in d
+ * neither twice nor already (the threads of another file, in a merge),
+ * without looking them up. This drops the index hd_count() keeps: call
+ * hd_reindex() before hd_count() on d again. 0 or -1 (out of memory).
+ */
+int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n);
+/* Rebuilds the index of hd_count(); 0 or -1. */
+int hd_reindex(struct hd_file *d);
+
 /* Writes s with \\, \n, \t, \r and other control bytes (and, when token is
  * set, spaces) escaped, so it fits on one line (or in one field). */
 void hd_put_escaped(FILE *f, const char *s, int token);

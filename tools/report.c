@@ -16,17 +16,22 @@
 #include "view.h"
 
 const char report_usage[] =
-	"usage: hwprof report [FILE...] [OPTIONS]\n"
-	"  FILE                 data file (default hwprof.data); several need --merge\n"
-	"  --merge              sum several data files (objects matched by build-id)\n"
+	"usage: hwprof report [FILE|DIR...] [OPTIONS]\n"
+	"  FILE                 data file (default hwprof.data); several are merged\n"
+	"  DIR                  its *.data files, merged (the ranks of an MPI job)\n"
+	"  --merge              accepted for compatibility: several files are merged\n"
 	"  --event N            report the file's event N (default 0)\n"
-	"  --sort samples|symbol  most samples first (default), or by name\n"
+	"  --sort samples|symbol|imbalance  most samples first (default), by name,\n"
+	"                       or (--ranks) by max/mean over the ranks\n"
+	"  --ranks              per function: total, min, mean, max over the MPI ranks,\n"
+	"                       max/mean and the rank of the max; per-rank totals\n"
 	"  --objects            one row per object\n"
 	"  --lines              one row per source line (needs debug info)\n"
 	"  --threads            one row per thread, with its top function\n"
 	"  --processes          one row per process, with its top function\n"
 	"  --format text|csv|json  the output (default text)\n"
-	"  --svg OUT            also draw an icicle (object, function, line) into OUT\n"
+	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
+	"                       with --ranks, the per-rank spread of the top functions\n"
 	"  --no-demangle        keep C++ names as the object has them\n"
 	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help           this help\n"
@@ -39,8 +44,8 @@ static int is_clock(const char *name)
 
 /* The warnings of the reported event: threads it could not see, samples
  * the kernel dropped; to stderr and, with prefix, into the output. */
-static void warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
-		     int json)
+void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
+		 int json)
 {
 	const struct hd_event *e = &d->events[event];
 	int first = 1;
@@ -75,7 +80,7 @@ static void warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
 	}
 }
 
-static void text_header(const struct rv_ctx *c)
+void rv_text_header(const struct rv_ctx *c)
 {
 	const struct hd_file *d = c->d;
 
@@ -108,7 +113,7 @@ static void text_header(const struct rv_ctx *c)
 		}
 		fputc('\n', stdout);
 	}
-	warnings(stdout, "# ", d, c->event, 0);
+	rv_warnings(stdout, "# ", d, c->event, 0);
 	if (rp_demangle_missing)
 		printf("# note: libstdc++.so.6 not found: C++ names are not demangled\n");
 	printf("#\n");
@@ -281,7 +286,8 @@ static void text_rows(const struct rv_ctx *c)
 			cell(d->procs[r->aux].command, 32);
 			putchar(' ');
 			cell(r->top ? r->top : "-", 0);
-			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+			if (r->top)	/* none: a job file's rank */
+				printf(" (%.2f%%)", rv_pct(r->topn, r->n));
 			break;
 		}
 		putchar('\n');
@@ -402,7 +408,7 @@ static void json_rows(const struct rv_ctx *c)
 		printf("}");
 	}
 	printf("],\n \"warnings\": [");
-	warnings(stdout, "", d, c->event, 1);
+	rv_warnings(stdout, "", d, c->event, 1);
 	printf("],\n \"rows\": [");
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct rv_row *r = &c->rows.rows[i];
@@ -484,7 +490,8 @@ int cmd_report(int argc, char **argv)
 	char *deffile = (char *)"hwprof.data";
 	char **files = calloc((size_t)argc + 1, sizeof(char *));
 	size_t nfiles = 0;
-	int domerge = 0, event = 0, ret = 1, nview = 0, dashdash = 0;
+	int ranks = 0, event = 0, ret = 1, nview = 0, dashdash = 0;
+	struct rv_inputs in = { 0 };
 	enum rv_view view = RV_VIEW_FUNCS;
 	struct hd_file d;
 	struct rv_ctx c;
@@ -520,7 +527,9 @@ int cmd_report(int argc, char **argv)
 			free(files);
 			return die("%s needs a value (see hwprof report --help)", a);
 		} else if (!strcmp(a, "--merge")) {
-			domerge = 1;
+			continue;	/* several files are always merged */
+		} else if (!strcmp(a, "--ranks")) {
+			ranks = 1;
 		} else if (!strcmp(a, "--no-demangle")) {
 			rp_no_demangle = 1;
 		} else if (!strcmp(a, "--objects")) {
@@ -545,8 +554,12 @@ int cmd_report(int argc, char **argv)
 	}
 	if (!nfiles)
 		files[nfiles++] = deffile;
-	if (strcmp(sort, "samples") && strcmp(sort, "symbol"))
-		ret = die("--sort %s: samples or symbol", sort);
+	if (strcmp(sort, "samples") && strcmp(sort, "symbol") && strcmp(sort, "imbalance"))
+		ret = die("--sort %s: samples, symbol or imbalance", sort);
+	else if (!strcmp(sort, "imbalance") && !ranks)
+		ret = die("--sort imbalance: only with --ranks");
+	else if (ranks && nview)
+		ret = die("--ranks: not with --objects, --lines, --threads or --processes");
 	else if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
 		ret = die("--format %s: text, csv or json", fmt);
 	else if (nview > 1)
@@ -555,17 +568,30 @@ int cmd_report(int argc, char **argv)
 		ret = 1;
 	else if (elf_version(EV_CURRENT) == EV_NONE)
 		ret = die("libelf: %s", elf_errmsg(-1));
-	else if (svgout && rv_svg_check(svgout, files, nfiles))
+	else if (rv_inputs(&in, files, nfiles))
+		ret = 1;
+	else if (svgout && rv_svg_check(svgout, in.files, in.n))
 		ret = 1;
 	else
 		ret = 0;
+	free(files);
+	files = in.files;
+	nfiles = in.n;
 	if (ret) {
-		free(files);
+		rv_inputs_free(&in);
 		return ret;
 	}
-	if (rv_read(&d, files, nfiles, domerge)) {
-		free(files);
+	if (rv_read(&d, files, nfiles, ranks)) {
+		rv_inputs_free(&in);
 		return 1;
+	}
+	if (d.job && view == RV_VIEW_THREADS) {
+		fputs("hwprof: ", stderr);
+		rp_put(stderr, files[0], RP_TEXT);
+		fputs(": a job file (libhwprof-mpi) holds no per-thread samples: no --threads "
+		      "(--processes lists its ranks)\n", stderr);
+		ret = 1;
+		goto out_file;
 	}
 	if (evarg && rv_event(evarg, &d, nfiles > 1 ? "the merged files" : files[0], &event)) {
 		ret = 1;
@@ -579,17 +605,21 @@ int cmd_report(int argc, char **argv)
 		ret = die("out of memory");
 		goto out_ctx;
 	}
+	if (ranks) {
+		ret = rk_report(&c, sort, fmt, svgout, files, nfiles);
+		goto out_ctx;
+	}
 	if (rv_sort(&c, !strcmp(sort, "symbol"))) {
 		ret = die("out of memory");
 		goto out_ctx;
 	}
-	warnings(stderr, "", &d, event, 0);
+	rv_warnings(stderr, "", &d, event, 0);
 	if (!strcmp(fmt, "json")) {
 		json_rows(&c);
 	} else if (!strcmp(fmt, "csv")) {
 		csv_rows(&c);
 	} else {
-		text_header(&c);
+		rv_text_header(&c);
 		text_rows(&c);
 	}
 	if (fflush(stdout) || ferror(stdout))
@@ -602,6 +632,6 @@ out_file:
 	if (ret < 0)
 		ret = 1;
 	hd_free(&d);
-	free(files);
+	rv_inputs_free(&in);
 	return ret ? 1 : 0;
 }

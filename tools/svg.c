@@ -137,7 +137,7 @@ int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 }
 
 /* Opens the output, never blocking (a FIFO without reader fails). */
-static FILE *open_out(const char *out, char **inputs, size_t ninputs)
+FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs)
 {
 	int fd;
 
@@ -173,7 +173,7 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 		ret = die("out of memory");
 		goto out;
 	}
-	f = open_out(out, inputs, ninputs);
+	f = rv_svg_open(out, inputs, ninputs);
 	if (!f)
 		goto out;
 	/* objects by samples */

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The views of hwprof report and annotate: data files read (one, or
- * several merged), each sample named from its object (tools/symbols.c),
- * and rows by function, object, source line, thread or process. Linear in
- * the samples: rows are found through a hash table, never by a scan.
+ * The views of hwprof report and annotate: each sample of the data files
+ * (read and merged by tools/merge.c) named from its object
+ * (tools/symbols.c), and rows by function, object, source line, thread or
+ * process. Linear in the samples: rows are found through a hash table,
+ * never by a scan.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -117,143 +118,6 @@ void rv_free(struct rv_table *t)
 	memset(t, 0, sizeof(*t));
 }
 
-/* ------------------------------------------------------------------ */
-/* Reading and merging                                                  */
-
-static long merge_event(struct hd_file *m, const struct hd_event *e)
-{
-	struct hd_event *me;
-	long i;
-
-	for (i = 0; i < (long)m->nevents; i++)
-		if (!strcmp(m->events[i].name, e->name))
-			break;
-	if (i == (long)m->nevents) {
-		i = hd_add_event(m, e->name, e->period);
-		if (i < 0)
-			return -1;
-		m->events[i].missed_why = NULL;
-	} else if (e->period != m->events[i].period) {
-		m->events[i].period = 0;	/* mixed: no single period */
-	}
-	me = &m->events[i];
-	me->samples = rp_add(me->samples, e->samples);
-	me->lost = rp_add(me->lost, e->lost);
-	me->throttled = rp_add(me->throttled, e->throttled);
-	me->missed = rp_add(me->missed, e->missed);
-	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
-		return -1;
-	return i;
-}
-
-/* The merged object: the same build-id, else the same path (both without
- * one). */
-static long merge_object(struct hd_file *m, const struct hd_object *o)
-{
-	if (o->buildid)
-		for (size_t k = 0; k < m->nobjects; k++)
-			if (m->objects[k].buildid && !strcasecmp(m->objects[k].buildid, o->buildid))
-				return (long)k;
-	return hd_object(m, o->path, o->buildid);
-}
-
-/* Adds file f into m (processes and threads side by side, events by
- * name, objects by identity, samples summed). 0 or -1. */
-static int merge(struct hd_file *m, const struct hd_file *f)
-{
-	size_t p0 = m->nprocs, t0 = m->nthreads;
-	long *ev = calloc(f->nevents + 1, sizeof(long));
-	long *ob = calloc(f->nobjects + 1, sizeof(long));
-	int ret = -1;
-
-	if (!ev || !ob)
-		goto out;
-	if (!m->command && f->command && !(m->command = strdup(f->command)))
-		goto out;
-	for (size_t i = 0; i < f->nevents; i++)
-		if ((ev[i] = merge_event(m, &f->events[i])) < 0)
-			goto out;
-	for (size_t i = 0; i < f->nobjects; i++)
-		if ((ob[i] = merge_object(m, &f->objects[i])) < 0)
-			goto out;
-	for (size_t i = 0; i < f->nprocs; i++) {
-		const struct hd_process *p = &f->procs[i];
-		long k = hd_add_process(m, p->pid, p->ppid, p->command);
-
-		if (k < 0)
-			goto out;
-		m->procs[k].rank = p->rank >= 0 ? p->rank : f->rank;
-		m->procs[k].how = p->how;
-		m->procs[k].status = p->status;
-		if ((p->host || f->host) &&
-		    !(m->procs[k].host = strdup(p->host ? p->host : f->host)))
-			goto out;
-	}
-	for (size_t i = 0; i < f->nthreads; i++)
-		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
-				  f->threads[i].comm) < 0)
-			goto out;
-	for (size_t i = 0; i < f->nsamples; i++) {
-		const struct hd_sample *s = &f->samples[i];
-
-		if (hd_count(m, (uint32_t)ev[s->event], (uint32_t)(t0 + s->thread),
-			     s->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[s->object],
-			     s->addr, s->count))
-			goto out;
-	}
-	ret = 0;
-out:
-	free(ev);
-	free(ob);
-	return ret;
-}
-
-/* Reads files into d: one file as it is, several only with merge. */
-int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge)
-{
-	char err[1024];
-
-	if (nfiles > 1 && !domerge) {
-		fputs("hwprof: several data files (", stderr);
-		for (size_t i = 0; i < nfiles; i++) {
-			fputs(i ? ", " : "", stderr);
-			rp_put(stderr, files[i], RP_TEXT);
-		}
-		fputs("): report one, or sum them with --merge\n", stderr);
-		return 1;
-	}
-	if (nfiles == 1) {
-		if (hd_read(files[0], d, err, sizeof(err))) {
-			fputs("hwprof: ", stderr);
-			rp_put(stderr, err, RP_TEXT);
-			fputc('\n', stderr);
-			return 1;
-		}
-		return 0;
-	}
-	hd_init(d);
-	for (size_t i = 0; i < nfiles; i++) {
-		struct hd_file f;
-
-		if (hd_read(files[i], &f, err, sizeof(err))) {
-			fputs("hwprof: ", stderr);
-			rp_put(stderr, err, RP_TEXT);
-			fputc('\n', stderr);
-			hd_free(d);
-			return 1;
-		}
-		if (merge(d, &f)) {
-			hd_free(&f);
-			hd_free(d);
-			return die("out of memory");
-		}
-		if (f.version < d->version)
-			d->version = f.version;	/* a version 1 file lists no threads */
-		hd_free(&f);
-	}
-	return 0;
-}
-
 /* --event N: a number from 0 to the file's last event. */
 int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out)
 {
@@ -334,6 +198,24 @@ static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym
 	return r->name ? 0 : -1;
 }
 
+long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
+{
+	struct rv_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	const struct hd_sample s = { (uint32_t)c->event, 0, obj, addr, 0 };
+	const struct rp_sym *sym;
+	uint64_t a, b;
+	long f;
+
+	if (obj != HD_NO_OBJECT && obj >= c->nobjs)
+		return -1;
+	func_key(c, &s, &a, &b, &sym);
+	f = rv_row(t, a, b);
+	if (f < 0 || name_func_row(c, &t->rows[f], sym, &s))
+		return -1;
+	t->rows[f].obj = obj;
+	return f;
+}
+
 /* ------------------------------------------------------------------ */
 /* Building a view                                                      */
 
@@ -365,6 +247,131 @@ static uint32_t proc_of(const struct hd_file *d, uint32_t thread)
 	return thread < d->nthreads ? d->threads[thread].proc : 0;
 }
 
+static int by_proc(const void *x, const void *y)
+{
+	const struct hd_fcount *a = x, *b = y;
+
+	return a->proc < b->proc ? -1 : a->proc > b->proc;
+}
+
+/*
+ * A job file's ranks (the processes view): the top function of a rank,
+ * where the file proves it. A function whose per-rank counts (fcounts)
+ * add up to its sum is "counted". A rank's top is the function row made
+ * of counted functions only whose count in that rank exceeds what any
+ * other row can have had there: a counted row its count plus, for the
+ * uncounted functions in it, their max (at most the rank's samples not
+ * in counted functions); a row of uncounted functions only, the largest
+ * sum of their max (the same cap). Adds (process, row) -> count to pair
+ * for each rank proved. 0 or -1 (out of memory).
+ */
+static int job_tops(struct rv_ctx *c, struct rv_table *pair)
+{
+	const struct hd_file *d = c->d;
+	size_t nf = d->nfuncs, nr, m = 0, nfc = 0;
+	long *frow = calloc(nf + 1, sizeof(*frow));
+	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
+	char *has = calloc(nf + 1, 1);
+	uint64_t *umax = NULL, *lo = NULL, *tot = NULL, uall = 0;
+	long *cidx = NULL;		/* row -> counted row index, or -1 */
+	size_t *crow = NULL;		/* counted row index -> row */
+	struct hd_fcount *fc = NULL;
+	int ret = -1;
+
+	if (!frow || !fsum || !has)
+		goto out;
+	for (size_t i = 0; i < d->nfcounts; i++) {
+		has[d->fcounts[i].func] = 1;
+		fsum[d->fcounts[i].func] = rp_add(fsum[d->fcounts[i].func], d->fcounts[i].count);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		frow[i] = -1;
+		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
+		    (frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+			goto out;
+		has[i] = has[i] && fsum[i] == d->funcs[i].sum;
+	}
+	nr = c->funcs.n;
+	umax = calloc(nr + 1, sizeof(*umax));
+	cidx = calloc(nr + 1, sizeof(*cidx));
+	crow = calloc(nr + 1, sizeof(*crow));
+	tot = calloc(d->nprocs + 1, sizeof(*tot));
+	fc = calloc(d->nfcounts + 1, sizeof(*fc));
+	if (!umax || !cidx || !crow || !tot || !fc)
+		goto out;
+	for (size_t r = 0; r < nr; r++)
+		cidx[r] = -1;
+	for (size_t i = 0; i < nf; i++) {
+		if (frow[i] < 0)
+			continue;
+		if (has[i]) {
+			if (cidx[frow[i]] < 0) {
+				crow[m] = (size_t)frow[i];
+				cidx[frow[i]] = (long)m++;
+			}
+		} else {
+			umax[frow[i]] = rp_add(umax[frow[i]], d->funcs[i].max);
+		}
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (cidx[r] < 0 && umax[r] > uall)
+			uall = umax[r];
+	lo = calloc(m + 1, sizeof(*lo));
+	if (!lo)
+		goto out;
+	for (size_t i = 0; i < d->nrtotals; i++)
+		if (d->rtotals[i].event == (uint32_t)c->event)
+			tot[d->rtotals[i].proc] = rp_add(tot[d->rtotals[i].proc],
+							 d->rtotals[i].samples);
+	/* the counted functions' counts, rank by rank */
+	for (size_t i = 0; i < d->nfcounts; i++)
+		if (frow[d->fcounts[i].func] >= 0 && has[d->fcounts[i].func])
+			fc[nfc++] = d->fcounts[i];
+	qsort(fc, nfc, sizeof(*fc), by_proc);
+	for (size_t i = 0, j; i < nfc; i = j) {
+		uint32_t p = fc[i].proc;
+		uint64_t counted = 0, rem, best = 0;
+		long bestr = -1;
+		int proved = 1;
+
+		memset(lo, 0, m * sizeof(*lo));
+		for (j = i; j < nfc && fc[j].proc == p; j++) {
+			lo[cidx[frow[fc[j].func]]] = rp_add(lo[cidx[frow[fc[j].func]]], fc[j].count);
+			counted = rp_add(counted, fc[j].count);
+		}
+		rem = tot[p] > counted ? tot[p] - counted : 0;
+		for (size_t k = 0; k < m; k++)
+			if (!umax[crow[k]] && lo[k] > best) {
+				best = lo[k];
+				bestr = (long)crow[k];
+			}
+		if (bestr < 0 || best <= (uall < rem ? uall : rem))
+			continue;
+		for (size_t k = 0; k < m && proved; k++)
+			if ((long)crow[k] != bestr)
+				proved = best > rp_add(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
+		if (proved) {
+			long q = rv_row(pair, p, (uint64_t)bestr);
+
+			if (q < 0)
+				goto out;
+			pair->rows[q].n = best;
+		}
+	}
+	ret = 0;
+out:
+	free(frow);
+	free(fsum);
+	free(has);
+	free(umax);
+	free(cidx);
+	free(crow);
+	free(tot);
+	free(fc);
+	free(lo);
+	return ret;
+}
+
 /*
  * Fills c->rows with the view's rows for event c->event, and c->funcs
  * with the function rows (the threads and processes views name each
@@ -375,8 +382,11 @@ int rv_build(struct rv_ctx *c)
 	const struct hd_file *d = c->d;
 	struct rv_table pair = { 0 };	/* (thread|process, function) */
 
-	/* at most one function row per sample: no rehash on the way */
-	if (rv_reserve(&c->funcs, d->nsamples))
+	/* at most one function row per sample: no rehash on the way for
+	 * most files; merged rank files have many samples per function, and
+	 * a table sized for all of them would cost more to clear than it
+	 * saves */
+	if (rv_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
 		return -1;
 
 	for (size_t i = 0; i < d->nsamples; i++) {
@@ -463,6 +473,9 @@ int rv_build(struct rv_ctx *c)
 				       proc_of(d, s->thread);
 			long p;
 
+			if (d->job)
+				continue;	/* ranks: from rtotals below */
+
 			k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
 			if (k < 0)
 				goto oom;
@@ -484,6 +497,21 @@ int rv_build(struct rv_ctx *c)
 		memset(&c->funcs, 0, sizeof(c->funcs));
 		c->funcs_are_rows = 1;
 	}
+	/* a job file's processes are its ranks, their samples in rtotals */
+	for (size_t i = 0; d->job && c->view == RV_VIEW_PROCS && i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+		long k;
+
+		if (t->event != (uint32_t)c->event)
+			continue;
+		k = rv_row(&c->rows, RV_PROC, t->proc);
+		if (k < 0)
+			goto oom;
+		c->rows.rows[k].aux = t->proc;
+		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
+	}
+	if (d->job && c->view == RV_VIEW_PROCS && job_tops(c, &pair))
+		goto oom;
 	if (c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS) {
 		/* each one's top function: the pair with most samples */
 		uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));

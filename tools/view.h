@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "data.h"
 #include "report.h"
@@ -64,7 +65,23 @@ long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
 /* Room for n rows; 0 or -1. */
 int rv_reserve(struct rv_table *t, size_t n);
 void rv_free(struct rv_table *t);
-int rv_read(struct hd_file *d, char **files, size_t nfiles, int domerge);
+/* The data files of the command line: files as given, each directory
+ * replaced by its regular files named *.data, sorted by name. 0, or 1
+ * after one line on stderr. */
+struct rv_inputs {
+	char **files;
+	size_t n, cap;
+};
+int rv_inputs(struct rv_inputs *in, char **args, size_t nargs);
+void rv_inputs_free(struct rv_inputs *in);
+/* Reads one file, or merges several after checking that they profile one
+ * program with one event set and world size and hold no rank twice, and
+ * that none is a job file; need_ranks: every process must have an MPI
+ * rank. 0, or 1 after one line on stderr. */
+int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks);
+/* The function row (functions view, before rv_sort) of address addr of
+ * object obj, made with no samples when new: its index, or -1. */
+long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr);
 int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out);
 const char *rv_base(const char *path);
 char *rv_func_name(const char *raw);
@@ -81,7 +98,22 @@ const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj);
 
 /* tools/svg.c: the icicle of c (function or lines view) into out. */
 int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs);
+/* Opens out for writing, never blocking; NULL after one line on stderr
+ * (also when out is one of the inputs). */
+FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs);
 /* 1 (after one line on stderr) when out is one of the inputs, else 0. */
 int rv_svg_check(const char *out, char **inputs, size_t ninputs);
+
+/* tools/report.c: the text header (command, events, warnings) and the
+ * warnings of the reported event (to stderr when f is stderr, else into
+ * the output: text lines after prefix, or JSON strings). */
+void rv_text_header(const struct rv_ctx *c);
+void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
+
+/* tools/ranks.c: hwprof report --ranks (sort: samples, imbalance or
+ * symbol; fmt: text, csv or json; svg: NULL or the SVG's path). c is a
+ * built functions view, not sorted. 0, or 1 after one line on stderr. */
+int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *svg,
+	      char **inputs, size_t ninputs);
 
 #endif

@@ -8,7 +8,12 @@
  *     process PID PPID COMMAND
  *     thread TID PROC COMM|-
  *     object BUILDID|- PATH
- *     s EVENT THREAD OBJECT|- ADDR(hex) COUNT
+ *     s EVENT THREAD|- OBJECT|- ADDR(hex) COUNT   (THREAD -: a job file's)
+ *     host NAME | rank RANK SIZE | program BUILDID|- PATH
+ *     procrank PROC RANK | prochost PROC NAME
+ *     job SIZE TOP                 (a job file of libhwprof-mpi)
+ *     rt PROC EVENT SAMPLES MPI | fr FUNC PROC COUNT
+ *     f EVENT OBJECT|- ADDR(hex) SUM MIN MAX MAXRANK RANKS
  *   strings may hold \xNN and \\ (a control byte, a backslash)
  *   data-gen --big N OUT    N samples at distinct addresses no symbol covers
  */
@@ -143,15 +148,84 @@ int main(int argc, char **argv)
 				return bad(lineno, line);
 		} else if (!strcmp(kw, "s")) {
 			unsigned int e, t;
-			char o[32];
+			char o[32], ts[32];
 			unsigned long long a, c;
 			uint32_t obj;
 
-			if (sscanf(line + used, "%u %u %31s %llx %llu", &e, &t, o, &a, &c) != 5 ||
-			    e >= d.nevents || t >= d.nthreads)
+			if (sscanf(line + used, "%u %31s %31s %llx %llu", &e, ts, o, &a, &c) != 5 ||
+			    e >= d.nevents)
+				return bad(lineno, line);
+			t = strcmp(ts, "-") ? (unsigned int)strtoul(ts, NULL, 10) : HD_NO_THREAD;
+			if (t != HD_NO_THREAD && t >= d.nthreads)
 				return bad(lineno, line);
 			obj = strcmp(o, "-") ? (uint32_t)strtoul(o, NULL, 10) : HD_NO_OBJECT;
 			if ((obj != HD_NO_OBJECT && obj >= d.nobjects) || hd_count(&d, e, t, obj, a, c))
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "host")) {
+			free(d.host);
+			d.host = strdup(unesc(line + used));
+		} else if (!strcmp(kw, "rank")) {
+			if (sscanf(line + used, "%d %d", &d.rank, &d.size) != 2)
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "job")) {
+			if (sscanf(line + used, "%d %u", &d.size, &d.top) != 2)
+				return bad(lineno, line);
+			d.job = 1;
+		} else if (!strcmp(kw, "program")) {
+			char bid[200];
+			int n = 0;
+
+			if (sscanf(line + used, "%199s %n", bid, &n) != 1 || !n)
+				return bad(lineno, line);
+			d.program_id = unesc(bid) ? strdup(bid) : NULL;
+			d.program = strdup(unesc(line + used + n));
+		} else if (!strcmp(kw, "procrank") || !strcmp(kw, "prochost")) {
+			unsigned int p;
+			int r, n = 0;
+
+			if (sscanf(line + used, "%u %n", &p, &n) != 1 || !n || p >= d.nprocs)
+				return bad(lineno, line);
+			if (kw[4] == 'h') {
+				d.procs[p].host = strdup(unesc(line + used + n));
+			} else {
+				if (sscanf(line + used + n, "%d", &r) != 1)
+					return bad(lineno, line);
+				d.procs[p].rank = r;
+			}
+		} else if (!strcmp(kw, "rt")) {
+			struct hd_rtotal t;
+			unsigned long long a, b;
+
+			if (sscanf(line + used, "%u %u %llu %llu", &t.proc, &t.event, &a, &b) != 4 ||
+			    t.proc >= d.nprocs || t.event >= d.nevents)
+				return bad(lineno, line);
+			t.samples = a;
+			t.mpi = b;
+			if (hd_add_rtotal(&d, &t))
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "f")) {
+			struct hd_func f;
+			unsigned long long a, sum, mn, mx;
+			char o[32];
+
+			if (sscanf(line + used, "%u %31s %llx %llu %llu %llu %d %u", &f.event, o, &a,
+				   &sum, &mn, &mx, &f.maxrank, &f.ranks) != 8 || f.event >= d.nevents)
+				return bad(lineno, line);
+			f.object = strcmp(o, "-") ? (uint32_t)strtoul(o, NULL, 10) : HD_NO_OBJECT;
+			if (f.object != HD_NO_OBJECT && f.object >= d.nobjects)
+				return bad(lineno, line);
+			f.addr = a;
+			f.sum = sum;
+			f.min = mn;
+			f.max = mx;
+			if (hd_add_func(&d, &f))
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "fr")) {
+			unsigned int fn, p;
+			unsigned long long c;
+
+			if (sscanf(line + used, "%u %u %llu", &fn, &p, &c) != 3 || fn >= d.nfuncs ||
+			    p >= d.nprocs || hd_add_fcount(&d, fn, p, c))
 				return bad(lineno, line);
 		} else {
 			return bad(lineno, line);

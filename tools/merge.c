@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The data files of hwprof report: the command line's files and
+ * directories, and several files merged into one (the ranks of an MPI
+ * job, or runs of one program) after the checks that they are parts of
+ * one run; each refusal is one line naming both files and what differs.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+
+#include "cli.h"
+#include "data.h"
+#include "report.h"
+#include "view.h"
+
+/* ------------------------------------------------------------------ */
+/* Reading and merging                                                  */
+
+static long merge_event(struct hd_file *m, const struct hd_event *e)
+{
+	struct hd_event *me;
+	long i;
+
+	for (i = 0; i < (long)m->nevents; i++)
+		if (!strcmp(m->events[i].name, e->name))
+			break;
+	if (i == (long)m->nevents) {
+		i = hd_add_event(m, e->name, e->period);
+		if (i < 0)
+			return -1;
+		m->events[i].missed_why = NULL;
+	} else if (e->period != m->events[i].period) {
+		m->events[i].period = 0;	/* mixed: no single period */
+	}
+	me = &m->events[i];
+	me->samples = rp_add(me->samples, e->samples);
+	me->lost = rp_add(me->lost, e->lost);
+	me->throttled = rp_add(me->throttled, e->throttled);
+	me->missed = rp_add(me->missed, e->missed);
+	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
+		return -1;
+	return i;
+}
+
+/* The merged object: the same build-id, else the same path (both without
+ * one). */
+static long merge_object(struct hd_file *m, const struct hd_object *o)
+{
+	if (o->buildid)
+		for (size_t k = 0; k < m->nobjects; k++)
+			if (m->objects[k].buildid && !strcasecmp(m->objects[k].buildid, o->buildid))
+				return (long)k;
+	return hd_object(m, o->path, o->buildid);
+}
+
+/* Adds file f into m (processes and threads side by side, events by
+ * name, objects by identity). f's samples are renumbered for m: f is of
+ * no use afterwards. 0 or -1. */
+static int merge(struct hd_file *m, struct hd_file *f)
+{
+	size_t p0 = m->nprocs, t0 = m->nthreads;
+	long *ev = calloc(f->nevents + 1, sizeof(long));
+	long *ob = calloc(f->nobjects + 1, sizeof(long));
+	int ret = -1;
+
+	if (!ev || !ob)
+		goto out;
+	if (!m->command && f->command && !(m->command = strdup(f->command)))
+		goto out;
+	for (size_t i = 0; i < f->nevents; i++)
+		if ((ev[i] = merge_event(m, &f->events[i])) < 0)
+			goto out;
+	for (size_t i = 0; i < f->nobjects; i++)
+		if ((ob[i] = merge_object(m, &f->objects[i])) < 0)
+			goto out;
+	for (size_t i = 0; i < f->nprocs; i++) {
+		const struct hd_process *p = &f->procs[i];
+		long k = hd_add_process(m, p->pid, p->ppid, p->command);
+
+		if (k < 0)
+			goto out;
+		m->procs[k].rank = p->rank >= 0 ? p->rank : f->rank;
+		m->procs[k].how = p->how;
+		m->procs[k].status = p->status;
+		if ((p->host || f->host) &&
+		    !(m->procs[k].host = strdup(p->host ? p->host : f->host)))
+			goto out;
+	}
+	for (size_t i = 0; i < f->nthreads; i++)
+		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
+				  f->threads[i].comm) < 0)
+			goto out;
+	/* its threads are new in m: so are its keys, appended as they are
+	 * (f's samples renumbered in place; f is read no more), unless two
+	 * of its events have one name */
+	for (size_t i = 0; i < f->nevents; i++)
+		for (size_t j = i + 1; j < f->nevents; j++)
+			if (ev[i] == ev[j])
+				goto counted;
+	for (size_t i = 0; i < f->nsamples; i++) {
+		struct hd_sample *s = &f->samples[i];
+
+		s->event = (uint32_t)ev[s->event];
+		s->thread = (uint32_t)(t0 + s->thread);
+		if (s->object != HD_NO_OBJECT)
+			s->object = (uint32_t)ob[s->object];
+	}
+	if (hd_add_samples(m, f->samples, f->nsamples))
+		goto out;
+	ret = 0;
+	goto out;
+counted:
+	if (!m->slot && hd_reindex(m))
+		goto out;
+	for (size_t i = 0; i < f->nsamples; i++) {
+		const struct hd_sample *s = &f->samples[i];
+
+		if (hd_count(m, (uint32_t)ev[s->event], (uint32_t)(t0 + s->thread),
+			     s->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[s->object],
+			     s->addr, s->count))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(ev);
+	free(ob);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* The inputs: files and directories                                    */
+
+static int by_str(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* Appends s (owned) to the list; 0 or -1. */
+static int push(struct rv_inputs *in, char *s)
+{
+	if (in->n == in->cap) {
+		size_t cap = in->cap ? 2 * in->cap : 16;
+		char **np = realloc(in->files, cap * sizeof(*np));
+
+		if (!np)
+			return -1;
+		in->files = np;
+		in->cap = cap;
+	}
+	in->files[in->n++] = s;
+	return 0;
+}
+
+/* The regular files named *.data in dir, sorted by name. 0, or 1 after
+ * one line on stderr. */
+static int add_dir(struct rv_inputs *in, const char *dir, DIR *dp)
+{
+	size_t first = in->n, dl = strlen(dir);
+	struct dirent *e;
+
+	while ((e = readdir(dp))) {
+		size_t n = strlen(e->d_name);
+		struct stat st;
+		char *p;
+
+		if (n <= 5 || strcmp(e->d_name + n - 5, ".data"))
+			continue;
+		if (asprintf(&p, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
+			     e->d_name) < 0)
+			return die("out of memory");
+		if (stat(p, &st) || !S_ISREG(st.st_mode)) {
+			free(p);
+			continue;
+		}
+		if (push(in, p)) {
+			free(p);
+			return die("out of memory");
+		}
+	}
+	if (in->n == first) {
+		fputs("hwprof: ", stderr);
+		rp_put(stderr, dir, RP_TEXT);
+		fputs(": a directory with no data files (*.data) in it\n", stderr);
+		return 1;
+	}
+	qsort(in->files + first, in->n - first, sizeof(char *), by_str);
+	return 0;
+}
+
+int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
+{
+	memset(in, 0, sizeof(*in));
+	for (size_t i = 0; i < nargs; i++) {
+		struct stat st;
+		DIR *dp;
+		char *p;
+		int r;
+
+		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+			dp = opendir(args[i]);
+			if (!dp) {
+				fputs("hwprof: ", stderr);
+				rp_put(stderr, args[i], RP_TEXT);
+				fprintf(stderr, ": %s\n", strerror(errno));
+				rv_inputs_free(in);
+				return 1;
+			}
+			r = add_dir(in, args[i], dp);
+			closedir(dp);
+			if (r) {
+				rv_inputs_free(in);
+				return 1;
+			}
+			continue;
+		}
+		/* anything else is read as a file, which says what is wrong */
+		p = strdup(args[i]);
+		if (!p || push(in, p)) {
+			free(p);
+			rv_inputs_free(in);
+			return die("out of memory");
+		}
+	}
+	return 0;
+}
+
+void rv_inputs_free(struct rv_inputs *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		free(in->files[i]);
+	free(in->files);
+	memset(in, 0, sizeof(*in));
+}
+
+/* ------------------------------------------------------------------ */
+/* What files must share to be merged                                   */
+
+/* "hwprof: A and B WHAT (X, Y)" with every name escaped; returns 1. */
+static int refuse(const char *a, const char *b, const char *what, const char *x,
+		  const char *y)
+{
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, a, RP_TEXT);
+	fputs(" and ", stderr);
+	rp_put(stderr, b, RP_TEXT);
+	fputc(' ', stderr);
+	fputs(what, stderr);
+	if (x) {
+		fputs(" (", stderr);
+		rp_put(stderr, x, RP_TEXT);
+		fputs(", ", stderr);
+		rp_put(stderr, y, RP_TEXT);
+		fputc(')', stderr);
+	}
+	fputc('\n', stderr);
+	return 1;
+}
+
+static const char *command_of(const struct hd_file *d)
+{
+	return d->command ? d->command : d->nprocs ? d->procs[0].command : "";
+}
+
+/* The program a file profiles, as far as both files say: the build-id of
+ * the executable when both have one, else its path, else the first word
+ * of the command line (into buf). */
+static void program_of(const struct hd_file *d, int level, char *buf, size_t len)
+{
+	const char *c = command_of(d);
+
+	if (level == 0)
+		snprintf(buf, len, "build-id %s", d->program_id);
+	else if (level == 1)
+		snprintf(buf, len, "%s", d->program);
+	else
+		snprintf(buf, len, "%.*s", (int)strcspn(c, " "), c);
+}
+
+/* 0 when f and g profile the same program, else 1 after one line. */
+static int same_program(const struct hd_file *f, const char *fn, const struct hd_file *g,
+			const char *gn)
+{
+	char x[512], y[512];
+	int level = f->program_id && g->program_id ? 0 : f->program && g->program ? 1 : 2;
+
+	program_of(f, level, x, sizeof(x));
+	program_of(g, level, y, sizeof(y));
+	if (level == 0 ? !strcasecmp(x, y) : !strcmp(x, y))
+		return 0;
+	return refuse(fn, gn, "are profiles of different programs", x, y);
+}
+
+/* The event names of d, comma-separated, into a malloc'd string. */
+static char *event_list(const struct hd_file *d)
+{
+	char *s = NULL;
+	size_t n = 0;
+	FILE *m = open_memstream(&s, &n);
+
+	if (!m)
+		return NULL;
+	for (size_t i = 0; i < d->nevents; i++)
+		fprintf(m, "%s%s", i ? "," : "", d->events[i].name);
+	if (!d->nevents)
+		fputs("none", m);
+	fclose(m);
+	return s;
+}
+
+static int has_event(const struct hd_file *d, const char *name)
+{
+	for (size_t i = 0; i < d->nevents; i++)
+		if (!strcmp(d->events[i].name, name))
+			return 1;
+	return 0;
+}
+
+/* 0 when f and g hold the same events (by name, in any order). */
+static int same_events(const struct hd_file *f, const char *fn, const struct hd_file *g,
+		       const char *gn)
+{
+	char *x, *y;
+	int ret = 0;
+
+	for (size_t i = 0; i < f->nevents && !ret; i++)
+		ret = !has_event(g, f->events[i].name);
+	for (size_t i = 0; i < g->nevents && !ret; i++)
+		ret = !has_event(f, g->events[i].name);
+	if (!ret)
+		return 0;
+	x = event_list(f);
+	y = event_list(g);
+	if (!x || !y)
+		die("out of memory");
+	else
+		refuse(fn, gn, "have different events", x, y);
+	free(x);
+	free(y);
+	return 1;
+}
+
+static int same_size(const struct hd_file *f, const char *fn, const struct hd_file *g,
+		     const char *gn)
+{
+	char x[32] = "none", y[32] = "none";
+
+	if (f->size == g->size)
+		return 0;
+	if (f->size >= 0)
+		snprintf(x, sizeof(x), "%d", f->size);
+	if (g->size >= 0)
+		snprintf(y, sizeof(y), "%d", g->size);
+	return refuse(fn, gn, "have different MPI world sizes", x, y);
+}
+
+/* Records the ranks of file number i in seen (rank -> file i + 1);
+ * 1 after one line when another file holds one of them. */
+static int new_ranks(struct rv_table *seen, const struct hd_file *f, size_t i, char **files)
+{
+	for (size_t k = 0; k <= f->nprocs; k++) {
+		int r = k < f->nprocs ? f->procs[k].rank : f->rank;
+		long j;
+
+		if (r < 0)
+			continue;
+		j = rv_row(seen, (uint64_t)r, 0);
+		if (j < 0)
+			return die("out of memory");
+		if (!seen->rows[j].aux) {
+			seen->rows[j].aux = (uint32_t)i + 1;
+		} else if (seen->rows[j].aux != i + 1) {
+			char what[64];
+
+			snprintf(what, sizeof(what), "both hold MPI rank %d", r);
+			return refuse(files[seen->rows[j].aux - 1], files[i], what, NULL, NULL);
+		}
+	}
+	return 0;
+}
+
+/* 1 after one line when a process of f has no MPI rank (--ranks). */
+static int lacks_rank(const struct hd_file *f, const char *fn)
+{
+	int none = !f->nprocs;
+
+	if (f->job || f->rank >= 0)
+		return 0;
+	for (size_t k = 0; k < f->nprocs; k++)
+		none |= f->procs[k].rank < 0;
+	if (!none)
+		return 0;
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, fn, RP_TEXT);
+	fputs(": no MPI rank in it (not recorded under an MPI launcher): --ranks needs "
+	      "ranks\n", stderr);
+	return 1;
+}
+
+static int read_one(const char *path, struct hd_file *f)
+{
+	char err[1024];
+
+	if (!hd_read(path, f, err, sizeof(err)))
+		return 0;
+	fputs("hwprof: ", stderr);
+	rp_put(stderr, err, RP_TEXT);
+	fputc('\n', stderr);
+	return 1;
+}
+
+/* Keeps what the merged files share: world size, program, host. */
+static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
+{
+	if (first) {
+		m->size = f->size;
+		if ((f->program && !(m->program = strdup(f->program))) ||
+		    (f->program_id && !(m->program_id = strdup(f->program_id))) ||
+		    (f->host && !(m->host = strdup(f->host))))
+			return -1;
+	} else if (m->host && (!f->host || strcmp(m->host, f->host))) {
+		free(m->host);		/* several hosts: each process has its own */
+		m->host = NULL;
+	}
+	return 0;
+}
+
+/* Reads files into d: one file as it is, several merged (after the checks
+ * that they are parts of one run: hwprof(1)). */
+int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
+{
+	struct rv_table seen = { 0 };	/* MPI rank -> file number + 1 */
+	struct hd_file first;
+	int ret = 1;
+
+	if (nfiles == 1) {
+		if (read_one(files[0], d))
+			return 1;
+		if (need_ranks && lacks_rank(d, files[0])) {
+			hd_free(d);
+			return 1;
+		}
+		return 0;
+	}
+	hd_init(d);
+	hd_init(&first);
+	for (size_t i = 0; i < nfiles; i++) {
+		struct hd_file f;
+
+		if (read_one(files[i], &f))
+			goto out;
+		if (f.job || (i && first.job)) {
+			const char *job = f.job ? files[i] : files[0];
+
+			fputs("hwprof: ", stderr);
+			rp_put(stderr, job, RP_TEXT);
+			fputs(" is a job file (libhwprof-mpi): it is reported alone, not merged "
+			      "with ", stderr);
+			rp_put(stderr, f.job ? files[i ? 0 : 1] : files[i], RP_TEXT);
+			fputc('\n', stderr);
+			hd_free(&f);
+			goto out;
+		}
+		if ((i && (same_program(&first, files[0], &f, files[i]) ||
+			   same_events(&first, files[0], &f, files[i]) ||
+			   same_size(&first, files[0], &f, files[i]))) ||
+		    new_ranks(&seen, &f, i, files) ||
+		    (need_ranks && lacks_rank(&f, files[i]))) {
+			hd_free(&f);
+			goto out;
+		}
+		if (merge(d, &f) || merged_header(d, &f, !i)) {
+			hd_free(&f);
+			die("out of memory");
+			goto out;
+		}
+		if (f.version < d->version)
+			d->version = f.version;	/* a version 1 file lists no threads */
+		if (!i) {
+			first = f;	/* kept for the checks */
+			continue;
+		}
+		hd_free(&f);
+	}
+	ret = 0;
+out:
+	hd_free(&first);
+	rv_free(&seen);
+	if (ret)
+		hd_free(d);
+	return ret;
+}
