@@ -68,6 +68,18 @@ in_fn() {
 	echo "$n"
 }
 
+# hwprof report --ranks of the job (a job file or rank files): mpi_work's
+# total min mean max max/mean max-rank and its count on each rank
+ranks_checks() {
+	"$hw" report --ranks --format csv "$@" >"$tmp/ranks.csv" 2>"$tmp/ranks.err"
+	eq "--ranks: mpi_work's total min mean max max/mean max-rank" \
+		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $1, $2, $3, $4, $5, $6 }' "$tmp/ranks.csv")" \
+		"$((10 * N)) $N $(printf '%d.%02d' $((10 * N * 25 / 100)) $((10 * N * 25 % 100))) $((4 * N)) 1.60 3"
+	eq "--ranks: mpi_work on each rank" \
+		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $9, $10, $11, $12 }' "$tmp/ranks.csv")" \
+		"$N $((2 * N)) $((3 * N)) $((4 * N))"
+}
+
 # The job file's checks: the function's spread line and per-rank counts.
 # f I EVENT OBJECT ADDR SUM MIN MAX MAXRANK RANKS; fr F PROC COUNT
 job_checks() {
@@ -90,6 +102,7 @@ job_checks() {
 	"$hw" report --format csv "$f" >"$tmp/flat.csv" 2>"$tmp/flat.err"
 	eq "hwprof report: mpi_work's row" \
 		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+	ranks_checks "$f"
 }
 
 case $case_ in
@@ -105,6 +118,7 @@ record)
 	"$hw" report --format csv "$tmp/rec" >"$tmp/flat.csv" 2>"$tmp/err"
 	eq "merged: mpi_work's samples" \
 		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+	ranks_checks "$tmp/rec"
 	;;
 default-name)
 	(cd "$tmp" && run 2 "$hw" record -q -e page-faults -c 1 -- "$app" 5 >/dev/null)

@@ -208,7 +208,7 @@ refuse)
 		echo "event task-clock 1000000 1 0 0 0 -"
 		echo "process 9 0 ./other"; echo "thread 9 0 other"
 	} | "$gen" "$tmp/other.data" || exit 99
-	err "$j/rank-0.data and $tmp/other.data are profiles of different programs \(build-id $lb, build-id $cb\)$" \
+	err "$j/rank-0.data and $tmp/other.data are profiles of different programs \($lines build-id $lb, /usr/bin/other build-id $cb\)$" \
 		"$hw" report "$j/rank-0.data" "$tmp/other.data"
 	# no program line (version 2 style): the command's first word
 	printf 'command ./a x\nevent task-clock 1 1 0 0 0 -\nprocess 1 0 ./a x\nthread 1 0 a\n' |

@@ -286,14 +286,17 @@ static void program_of(const struct hd_file *d, int level, char *buf, size_t len
 static int same_program(const struct hd_file *f, const char *fn, const struct hd_file *g,
 			const char *gn)
 {
-	char x[512], y[512];
+	char x[512], y[512], xs[1100], ys[1100];
 	int level = f->program_id && g->program_id ? 0 : f->program && g->program ? 1 : 2;
 
 	program_of(f, level, x, sizeof(x));
 	program_of(g, level, y, sizeof(y));
 	if (level == 0 ? !strcasecmp(x, y) : !strcmp(x, y))
 		return 0;
-	return refuse(fn, gn, "are profiles of different programs", x, y);
+	/* a build-id alone does not tell a user which program: its path too */
+	snprintf(xs, sizeof(xs), "%s%s%s", level ? "" : f->program, level ? "" : " ", x);
+	snprintf(ys, sizeof(ys), "%s%s%s", level ? "" : g->program, level ? "" : " ", y);
+	return refuse(fn, gn, "are profiles of different programs", xs, ys);
 }
 
 /* The event names of d, comma-separated, into a malloc'd string. */
