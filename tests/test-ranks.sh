@@ -383,25 +383,25 @@ cells = [r for r in g[0].findall('s:rect', ns) if r.find('s:title', ns) is not N
 assert len(cells) == 6, len(cells)
 assert cells[5].find('s:title', ns).text == 'rank 5: count $((6 * N)).0, max $((6 * N))'
 "
-	# 700 ranks: binned into at most 300 cells
+	# 320 ranks: binned into at most 300 cells (2 ranks a cell)
 	mkdir "$tmp/big"
 	r=0
-	while [ $r -lt 700 ]; do
-		printf 'command ./rp-lines\nrank %d 700\nprogram %s %s\nevent task-clock 1 1 0 0 0 -\nprocess %d 0 ./rp-lines\nthread %d 0 x\nobject %s %s\ns 0 0 0 %s %d\n' \
+	while [ $r -lt 320 ]; do
+		printf 'command ./rp-lines\nrank %d 320\nprogram %s %s\nevent task-clock 1 1 0 0 0 -\nprocess %d 0 ./rp-lines\nthread %d 0 x\nobject %s %s\ns 0 0 0 %s %d\n' \
 			$r "$lb" "$lines" $((r + 1)) $((r + 1)) "$lb" "$lines" "$hot" $((r + 1))
 		r=$((r + 1))
 	done | awk -v d="$tmp/big" '/^command/ { if (f) close(f); f = sprintf("%s/%04d.spec", d, n++) }
 		{ print > f }'
 	for s in "$tmp"/big/*.spec; do "$gen" "${s%.spec}.data" < "$s" || exit 99; done
 	"$hw" report --ranks --svg "$tmp/b.svg" "$tmp/big" > /dev/null
-	check "700 ranks: 234 cells of 3 ranks" python3 -c "
+	check "320 ranks: 160 cells of 2 ranks" python3 -c "
 import xml.etree.ElementTree as E
 ns = {'s': 'http://www.w3.org/2000/svg'}
 t = E.parse('$tmp/b.svg').getroot()
 g = [x for x in t.iter('{http://www.w3.org/2000/svg}g') if x.get('class') == 'func']
 cells = [r for r in g[0].findall('s:rect', ns) if r.find('s:title', ns) is not None]
-assert len(g) == 1 and len(cells) == 234, len(cells)
-assert cells[0].find('s:title', ns).text == 'ranks 0-2: mean 2.0, max 3', cells[0].find('s:title', ns).text
+assert len(g) == 1 and len(cells) == 160, len(cells)
+assert cells[0].find('s:title', ns).text == 'ranks 0-1: mean 1.5, max 2', cells[0].find('s:title', ns).text
 "
 	;;
 versions)
