@@ -17,10 +17,10 @@
 
 #include "../lib/mpi/hwpmpi.h"
 
-static int push(struct hwpm_prof *p, uint32_t kind, uint64_t obj, uint64_t addr,
+static int push(struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj, uint64_t addr,
 		uint64_t n, int rank)
 {
-	p->ents[p->nents++] = (struct hwpm_ent){ .obj = obj, .addr = addr, .sum = n,
+	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj, .addr = addr, .sum = n,
 						  .min = n, .max = n, .kind = kind,
 						  .maxrank = rank, .ranks = 1 };
 	return 0;
@@ -30,7 +30,7 @@ int main(int argc, char **argv)
 {
 	long na = argc > 2 ? atol(argv[1]) : 20000, nf = argc > 2 ? atol(argv[2]) : 2000;
 	long uniq = argc > 3 ? atol(argv[3]) : 0;
-	struct hwpm_prof p = { 0 };
+	struct hwp_mpi_prof p = { 0 };
 	double t0, t, tmax;
 	int rank, size, r;
 	unsigned int seed;
@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 
 		if (asprintf(&path, "/usr/lib/x86_64-linux-gnu/libbench%d.so", o) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
-		p.objs[o] = (struct hwpm_obj){ hwpm_objhash(NULL, path), NULL, path };
+		p.objs[o] = (struct hwp_mpi_obj){ hwp_mpi_objhash(NULL, path), NULL, path };
 	}
 	p.nobjs = 5;
 	for (long i = 0; i < na + nf; i++) {
@@ -59,21 +59,21 @@ int main(int argc, char **argv)
 		uint64_t addr = rand_r(&seed) % 100 >= uniq ? 0x1000 + 16 * (uint64_t)k :
 			0x10000000 + ((uint64_t)rank * 2 * (uint64_t)n + (uint64_t)k) * 16;
 
-		push(&p, func ? HWPM_FUNC : HWPM_ADDR, p.objs[k % 5].hash, addr,
+		push(&p, func ? HWP_MPI_FUNC : HWP_MPI_ADDR, p.objs[k % 5].hash, addr,
 		     1 + rand_r(&seed) % 1000, rank);
 	}
-	hwpm_sort(&p);
+	hwp_mpi_sort(&p);
 	MPI_Barrier(MPI_COMM_WORLD);
 	t0 = MPI_Wtime();
-	r = hwpm_reduce(MPI_COMM_WORLD, &p);
+	r = hwp_mpi_reduce(MPI_COMM_WORLD, &p, 0);
 	t = MPI_Wtime() - t0;
 	MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (!rank)
 		printf("ranks %d  own %ld%%  per rank: %ld addresses %ld functions (%zu bytes)  "
 		       "rank 0 after: %zu keys (%zu bytes)  reduce: %.2f ms%s\n", size, uniq, na, nf,
-		       (size_t)(na + nf) * sizeof(struct hwpm_ent), p.nents,
-		       p.nents * sizeof(struct hwpm_ent), tmax * 1e3, r ? "  FAILED" : "");
-	hwpm_free(&p);
+		       (size_t)(na + nf) * sizeof(struct hwp_mpi_ent), p.nents,
+		       p.nents * sizeof(struct hwp_mpi_ent), tmax * 1e3, r ? "  FAILED" : "");
+	hwp_mpi_free(&p);
 	MPI_Finalize();
 	return r ? 1 : 0;
 }

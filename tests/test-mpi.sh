@@ -7,9 +7,10 @@
 # rank) and by the PMPI route (libhwprof-mpi, preloaded or linked: one job
 # file reduced with MPI). The job file is checked line by line, not only
 # through hwprof report.
-# usage: test-mpi.sh CASE HWPROF LIBHWPROF-MPI MPI-APP MPI-APP-OTHER MPI-APP-LINKED MPI-FAPP
+# usage: test-mpi.sh CASE HWPROF LIBHWPROF-MPI MPI-APP MPI-APP-OTHER MPI-APP-LINKED
+#                    MPI-FAPP MPI-FAPP08
 set -u
-case_=$1 hw=$2 lib=$3 app=$4 other=$5 linked=$6 fapp=$7
+case_=$1 hw=$2 lib=$3 app=$4 other=$5 linked=$6 fapp=$7 fapp08=$8
 N=50
 if [ "$app" = none ]; then
 	echo "SKIP: meson found no MPI when hwprof was configured"
@@ -207,14 +208,21 @@ fortran)
 		echo "SKIP: no Fortran compiler or no Fortran binding of the MPI when configured"
 		exit 77
 	fi
-	check "mpirun of a Fortran program, libhwprof-mpi preloaded" run 2 -x LD_PRELOAD="$lib" \
-		-x HWPROF_OUTPUT="$tmp/job.data" "$fapp"
-	eq "job line (2 ranks)" "$(awk '$1 == "job" { print $2 }' "$tmp/job.data")" 2
-	"$hw" report --format csv "$tmp/job.data" >"$tmp/flat.csv" 2>/dev/null
-	n=$(awk -F, '{ gsub(/"/, "") } $3 == "MAIN__" { print $2 }' "$tmp/flat.csv")
-	check "the main program's loop has clock samples ($n)" [ "${n:-0}" -gt 10 ]
-	eq "both ranks sampled it" \
-		"$(awk '$1 == "f" && $10 == 2 && $6 > 10 { n++ } END { print n + 0 }' "$tmp/job.data")" 1
+	for prog in "$fapp" "$fapp08"; do	# mpif.h, then the mpi_f08 module
+		if [ "$prog" = none ]; then
+			echo "note: no mpi_f08 program (no mpifort when configured)"
+			continue
+		fi
+		rm -f "$tmp/job.data"
+		check "mpirun of $prog, libhwprof-mpi preloaded" run 2 -x LD_PRELOAD="$lib" \
+			-x HWPROF_OUTPUT="$tmp/job.data" "$prog"
+		eq "job line (2 ranks)" "$(awk '$1 == "job" { print $2 }' "$tmp/job.data")" 2
+		"$hw" report --format csv "$tmp/job.data" >"$tmp/flat.csv" 2>/dev/null
+		n=$(awk -F, '{ gsub(/"/, "") } $3 == "MAIN__" { print $2 }' "$tmp/flat.csv")
+		check "the main program's loop has clock samples ($n)" [ "${n:-0}" -gt 10 ]
+		eq "both ranks sampled it" \
+			"$(awk '$1 == "f" && $10 == 2 && $6 > 10 { n++ } END { print n + 0 }' "$tmp/job.data")" 1
+	done
 	;;
 *)
 	echo "unknown case $case_"

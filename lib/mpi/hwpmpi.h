@@ -11,15 +11,15 @@
 
 #include <mpi.h>
 
-enum { HWPM_ADDR = 1, HWPM_FUNC = 2 };
+enum { HWP_MPI_ADDR = 1, HWP_MPI_FUNC = 2 };
 
 /*
- * One key of a profile: an object (by hwpm_objhash()) and an ELF address,
- * either a sample's 8-byte bucket (HWPM_ADDR: only sum is used) or a
- * function's start (HWPM_FUNC: the spread over the ranks). Sent as bytes:
+ * One key of a profile: an object (by hwp_mpi_objhash()) and an ELF address,
+ * either a sample's 8-byte bucket (HWP_MPI_ADDR: only sum is used) or a
+ * function's start (HWP_MPI_FUNC: the spread over the ranks). Sent as bytes:
  * every rank of a job runs on one kind of machine.
  */
-struct hwpm_ent {
+struct hwp_mpi_ent {
 	uint64_t obj;		/* 0: no object (addr 0) */
 	uint64_t addr;
 	uint64_t sum, min, max;
@@ -30,37 +30,39 @@ struct hwpm_ent {
 };
 
 /* An object as ranks name it to each other: its hash, build-id, path. */
-struct hwpm_obj {
+struct hwp_mpi_obj {
 	uint64_t hash;
 	char *bid;		/* or NULL */
 	char *path;
 };
 
 /* A profile: what one rank has, or what a subtree of ranks reduced to. */
-struct hwpm_prof {
-	struct hwpm_obj *objs;
+struct hwp_mpi_prof {
+	struct hwp_mpi_obj *objs;
 	size_t nobjs;
-	struct hwpm_ent *ents;	/* sorted by (kind, obj, addr), keys unique */
+	struct hwp_mpi_ent *ents;	/* sorted by (kind, obj, addr), keys unique */
 	size_t nents;
 };
 
 /* FNV-1a of "b" + build-id, else "p" + path: the same object on every
  * rank, wherever it was loaded. */
-uint64_t hwpm_objhash(const char *bid, const char *path);
+uint64_t hwp_mpi_objhash(const char *bid, const char *path);
 
 /* Sorts p's entries and folds equal keys (a rank's own: counts added). */
-void hwpm_sort(struct hwpm_prof *p);
-void hwpm_free(struct hwpm_prof *p);
+void hwp_mpi_sort(struct hwp_mpi_prof *p);
+void hwp_mpi_free(struct hwp_mpi_prof *p);
 /* The entry with this key, or NULL. */
-const struct hwpm_ent *hwpm_find(const struct hwpm_prof *p, uint32_t kind, uint64_t obj,
+const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj,
 				 uint64_t addr);
 
 /*
  * Reduces every rank's p into rank 0's over a binomial tree: ceil(log2 P)
  * rounds, each message one subtree's union of keys. On rank 0, p becomes
- * the job's; elsewhere it is left empty. 0, or an MPI error code / -1 when
- * out of memory (then every rank still took its part).
+ * the job's; elsewhere it is left empty. bad: this rank has nothing
+ * trustworthy to send (it still takes its part). 0, or -1 when the result
+ * is not the job's (out of memory or an MPI error somewhere below); every
+ * rank has then still taken its part, and no rank waits for another.
  */
-int hwpm_reduce(MPI_Comm comm, struct hwpm_prof *p);
+int hwp_mpi_reduce(MPI_Comm comm, struct hwp_mpi_prof *p, int bad);
 
 #endif

@@ -28,7 +28,7 @@
 #include "../../tools/report.h"
 #include "hwpmpi.h"
 
-#define API __attribute__((visibility("default")))
+
 
 #define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
 #define MAX_TOP		65536
@@ -129,19 +129,19 @@ static char *self_exe(void)
 	return p ? p : strdup("/proc/self/exe");
 }
 
-static int push(struct hwpm_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
+static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
 		uint64_t addr, uint64_t n, int rank)
 {
 	if (p->nents == *cap) {
 		size_t nc = *cap ? 2 * *cap : 1024;
-		struct hwpm_ent *ne = realloc(p->ents, nc * sizeof(*ne));
+		struct hwp_mpi_ent *ne = realloc(p->ents, nc * sizeof(*ne));
 
 		if (!ne)
 			return -1;
 		p->ents = ne;
 		*cap = nc;
 	}
-	p->ents[p->nents++] = (struct hwpm_ent){ .obj = obj, .addr = addr, .sum = n,
+	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj, .addr = addr, .sum = n,
 						  .min = n, .max = n, .kind = kind,
 						  .maxrank = rank, .ranks = 1 };
 	return 0;
@@ -153,7 +153,7 @@ static int push(struct hwpm_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
  * (the start of the symbol that covers it in the object's symbol table,
  * as hwprof report names it; the bucket itself where none does).
  */
-static int collect(struct hwpm_prof *p, struct rinfo *ri, int rank)
+static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 {
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	const struct hwprof_object *objs;
@@ -196,7 +196,7 @@ static int collect(struct hwpm_prof *p, struct rinfo *ri, int rank)
 				if (!(l->path = strdup(path)))
 					goto out;
 				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
-				l->hash = hwpm_objhash(l->bid, l->path);
+				l->hash = hwp_mpi_objhash(l->bid, l->path);
 				l->mpi = hd_object_is_mpi(path);
 				rp_obj_init(&l->rp, l->path, l->bid);
 			}
@@ -212,8 +212,8 @@ static int collect(struct hwpm_prof *p, struct rinfo *ri, int rank)
 				continue;
 			addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
 			sym = rp_obj_sym(&l->rp, addr);
-			if (push(p, &cap, HWPM_ADDR, l->hash, addr, c, rank) ||
-			    push(p, &cap, HWPM_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
+			if (push(p, &cap, HWP_MPI_ADDR, l->hash, addr, c, rank) ||
+			    push(p, &cap, HWP_MPI_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
 				goto out;
 			ri->samples += c;
 			if (l->mpi)
@@ -221,19 +221,19 @@ static int collect(struct hwpm_prof *p, struct rinfo *ri, int rank)
 		}
 	}
 	/* samples in no loaded object: kept, at address 0 of no object */
-	if (st.outside && (push(p, &cap, HWPM_ADDR, 0, 0, st.outside, rank) ||
-			   push(p, &cap, HWPM_FUNC, 0, 0, st.outside, rank)))
+	if (st.outside && (push(p, &cap, HWP_MPI_ADDR, 0, 0, st.outside, rank) ||
+			   push(p, &cap, HWP_MPI_FUNC, 0, 0, st.outside, rank)))
 		goto out;
 	ri->samples += st.outside;
 	p->objs = calloc(nlo + 1, sizeof(*p->objs));
 	if (!p->objs)
 		goto out;
 	for (size_t k = 0; k < nlo; k++) {
-		p->objs[k] = (struct hwpm_obj){ lo[k].hash, lo[k].bid, lo[k].path };
+		p->objs[k] = (struct hwp_mpi_obj){ lo[k].hash, lo[k].bid, lo[k].path };
 		lo[k].bid = lo[k].path = NULL;
 	}
 	p->nobjs = nlo;
-	hwpm_sort(p);
+	hwp_mpi_sort(p);
 	ret = 0;
 out:
 	for (size_t k = 0; k < nlo; k++) {
@@ -271,7 +271,7 @@ struct topkey {
 	uint64_t obj, addr;
 };
 
-static long obj_index(const struct hwpm_prof *p, const long *map, uint64_t hash)
+static long obj_index(const struct hwp_mpi_prof *p, const long *map, uint64_t hash)
 {
 	if (!hash)
 		return -1;
@@ -281,7 +281,7 @@ static long obj_index(const struct hwpm_prof *p, const long *map, uint64_t hash)
 	return -1;
 }
 
-static int build(struct hd_file *d, const struct hwpm_prof *p, const struct rinfo *all,
+static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct rinfo *all,
 		 int size, const struct topkey *keys, const uint64_t *counts, uint32_t k)
 {
 	long *map = calloc(p->nobjs + 1, sizeof(*map));
@@ -345,11 +345,11 @@ static int build(struct hd_file *d, const struct hwpm_prof *p, const struct rinf
 		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid)) < 0)
 			goto out;
 	for (size_t i = 0; i < p->nents; i++) {
-		const struct hwpm_ent *x = &p->ents[i];
+		const struct hwp_mpi_ent *x = &p->ents[i];
 		long oi = obj_index(p, map, x->obj);
 		uint32_t o = oi < 0 ? HD_NO_OBJECT : (uint32_t)oi;
 
-		if (x->kind == HWPM_ADDR) {
+		if (x->kind == HWP_MPI_ADDR) {
 			if (hd_count(d, 0, HD_NO_THREAD, o, x->addr, x->sum))
 				goto out;
 			nfuncs0++;
@@ -362,7 +362,7 @@ static int build(struct hd_file *d, const struct hwpm_prof *p, const struct rinf
 		}
 	}
 	for (uint32_t j = 0; j < k; j++) {
-		const struct hwpm_ent *x = hwpm_find(p, HWPM_FUNC, keys[j].obj, keys[j].addr);
+		const struct hwp_mpi_ent *x = hwp_mpi_find(p, HWP_MPI_FUNC, keys[j].obj, keys[j].addr);
 		uint32_t fi;
 
 		if (!x)
@@ -385,6 +385,22 @@ out:
 	return ret;
 }
 
+/* The umask, read without changing it (umask(2) would, for every thread
+ * of the program for a moment): from /proc, else 022. */
+static mode_t process_umask(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	unsigned int m = 022;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Umask: %o", &m) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return (mode_t)(m & 0777);
+}
+
 /* Writes d to HWPROF_OUTPUT (default hwprof.data) through a temp file
  * renamed over it: the file is whole or absent. 0 or -errno. */
 static int write_job(const struct hd_file *d, const char *out)
@@ -401,12 +417,7 @@ static int write_job(const struct hd_file *d, const char *out)
 		free(tmp);
 		return r;
 	}
-	{
-		mode_t um = umask(0);	/* as any new file: 0666 less the umask */
-
-		umask(um);
-		fchmod(fd, 0666 & ~um);
-	}
+	fchmod(fd, 0666 & ~process_umask());	/* as any new file */
 	f = fdopen(fd, "w");
 	if (!f) {
 		r = -errno;
@@ -430,8 +441,8 @@ fail:
 
 static int cmp_top(const void *a, const void *b)
 {
-	const struct hwpm_ent *x = *(const struct hwpm_ent *const *)a;
-	const struct hwpm_ent *y = *(const struct hwpm_ent *const *)b;
+	const struct hwp_mpi_ent *x = *(const struct hwp_mpi_ent *const *)a;
+	const struct hwp_mpi_ent *y = *(const struct hwp_mpi_ent *const *)b;
 
 	if (x->sum != y->sum)
 		return x->sum > y->sum ? -1 : 1;
@@ -439,16 +450,16 @@ static int cmp_top(const void *a, const void *b)
 }
 
 /* Rank 0: the k functions with most samples (their keys into keys). */
-static uint32_t pick_top(const struct hwpm_prof *p, struct topkey *keys, uint32_t want)
+static uint32_t pick_top(const struct hwp_mpi_prof *p, struct topkey *keys, uint32_t want)
 {
-	const struct hwpm_ent **v = malloc((p->nents + 1) * sizeof(*v));
+	const struct hwp_mpi_ent **v = malloc((p->nents + 1) * sizeof(*v));
 	size_t n = 0;
 	uint32_t k = 0;
 
 	if (!v)
 		return 0;
 	for (size_t i = 0; i < p->nents; i++)
-		if (p->ents[i].kind == HWPM_FUNC)
+		if (p->ents[i].kind == HWP_MPI_FUNC)
 			v[n++] = &p->ents[i];
 	qsort(v, n, sizeof(*v), cmp_top);
 	for (; k < want && k < n; k++)
@@ -478,23 +489,37 @@ static uint32_t top_wanted(void)
 /* ------------------------------------------------------------------ */
 /* Finish: reduce and write                                             */
 
+/* 1 when any rank's bad is set; every rank calls it at the same point. */
+static int any_bad(MPI_Comm comm, int bad)
+{
+	int any = 1;
+
+	if (PMPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_MAX, comm) != MPI_SUCCESS)
+		return 1;
+	return any;
+}
+
+/*
+ * Every rank runs the same collectives in the same order whatever failed
+ * on any of them: a failure is agreed on (any_bad()) before the step that
+ * would need what failed, and then every rank skips the rest together.
+ */
 static void finish(void)
 {
-	struct hwpm_prof p = { 0 }, mine = { 0 };
+	struct hwp_mpi_prof p = { 0 }, mine = { 0 };
 	struct rinfo ri, *all = NULL;
 	struct topkey *keys = NULL;
 	uint64_t *cnt = NULL, *allc = NULL;
 	const char *out = secure_getenv("HWPROF_OUTPUT");
 	MPI_Comm comm;
-	int rank, size, bad = 0, anybad = 0;
+	int rank, size, bad = 0;
 	uint32_t k = 0;
 
 	if (g.finished++ || !g.started)
 		return;
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
 		return;
-	/* errors come back as codes: out of memory while receiving must not
-	 * abort the job (reduce.c) */
+	/* errors come back as codes, never abort the job */
 	PMPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
 	PMPI_Comm_rank(comm, &rank);
 	PMPI_Comm_size(comm, &size);
@@ -507,7 +532,7 @@ static void finish(void)
 		if (collect(&p, &ri, rank)) {
 			ri.err = -ENOMEM;
 			snprintf(ri.why, sizeof(ri.why), "out of memory at MPI_Finalize");
-			hwpm_free(&p);
+			hwp_mpi_free(&p);
 		}
 	} else {
 		ri.err = g.err ? g.err : -ENOENT;
@@ -519,50 +544,48 @@ static void finish(void)
 	mine.ents = malloc((p.nents + 1) * sizeof(*mine.ents));
 	if (mine.ents) {
 		for (size_t i = 0; i < p.nents; i++)
-			if (p.ents[i].kind == HWPM_FUNC)
+			if (p.ents[i].kind == HWP_MPI_FUNC)
 				mine.ents[mine.nents++] = p.ents[i];
-	} else {
-		bad = 1;
 	}
-	if (!rank && !(all = calloc((size_t)size, sizeof(*all))))
-		bad = 1;
+	if (!rank)
+		all = calloc((size_t)size, sizeof(*all));
+	if (any_bad(comm, !mine.ents || (!rank && !all)))
+		goto fail;
 	if (PMPI_Gather(&ri, sizeof(ri), MPI_BYTE, all, sizeof(ri), MPI_BYTE, 0, comm) !=
 	    MPI_SUCCESS)
 		bad = 1;
-	if (hwpm_reduce(comm, &p))
+	if (hwp_mpi_reduce(comm, &p, bad))
 		bad = 1;
-	PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-	if (anybad) {
-		if (!rank)
-			fprintf(stderr, "hwprof-mpi: the reduction over the ranks failed (out of "
-				"memory or an MPI error): no profile written\n");
-		goto out;
-	}
+	if (any_bad(comm, bad))
+		goto fail;
 	/* the top functions: rank 0 names them, every rank counts its own */
 	if (!rank) {
 		k = top_wanted();
 		keys = calloc(k + 1, sizeof(*keys));
 		k = keys ? pick_top(&p, keys, k) : 0;
 	}
-	PMPI_Bcast(&k, 1, MPI_UINT32_T, 0, comm);
-	if (rank && !(keys = calloc(k + 1, sizeof(*keys))))
+	if (PMPI_Bcast(&k, 1, MPI_UINT32_T, 0, comm) != MPI_SUCCESS)
 		bad = 1;
+	if (rank && !bad)
+		keys = calloc(k + 1, sizeof(*keys));
 	cnt = calloc(k + 1, sizeof(*cnt));
-	if (!rank && !(allc = calloc((size_t)size * k + 1, sizeof(*allc))))
+	if (!rank)
+		allc = calloc((size_t)size * k + 1, sizeof(*allc));
+	if (any_bad(comm, bad || !keys || !cnt || (!rank && !allc)))
+		goto fail;
+	if (PMPI_Bcast(keys, (int)(2 * k), MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
 		bad = 1;
-	PMPI_Allreduce(&bad, &anybad, 1, MPI_INT, MPI_MAX, comm);
-	if (anybad || !cnt) {
-		if (!rank)
-			fprintf(stderr, "hwprof-mpi: out of memory: no profile written\n");
-		goto out;
-	}
-	PMPI_Bcast(keys, (int)(2 * k), MPI_UINT64_T, 0, comm);
-	for (uint32_t j = 0; j < k; j++) {
-		const struct hwpm_ent *x = hwpm_find(&mine, HWPM_FUNC, keys[j].obj, keys[j].addr);
+	for (uint32_t j = 0; j < k && !bad; j++) {
+		const struct hwp_mpi_ent *x = hwp_mpi_find(&mine, HWP_MPI_FUNC, keys[j].obj,
+							   keys[j].addr);
 
 		cnt[j] = x ? x->sum : 0;
 	}
-	PMPI_Gather(cnt, (int)k, MPI_UINT64_T, allc, (int)k, MPI_UINT64_T, 0, comm);
+	if (PMPI_Gather(cnt, (int)k, MPI_UINT64_T, allc, (int)k, MPI_UINT64_T, 0, comm) !=
+	    MPI_SUCCESS)
+		bad = 1;
+	if (any_bad(comm, bad))
+		goto fail;
 	if (!rank) {
 		struct hd_file d;
 		int r;
@@ -579,10 +602,15 @@ static void finish(void)
 				(unsigned long long)d.events[0].samples, size, out);
 		hd_free(&d);
 	}
+	goto out;
+fail:
+	if (!rank)
+		fprintf(stderr, "hwprof-mpi: out of memory or an MPI error on a rank while "
+			"reducing the profiles: no profile written\n");
 out:
 	PMPI_Comm_free(&comm);
-	hwpm_free(&p);
-	hwpm_free(&mine);
+	hwp_mpi_free(&p);
+	hwp_mpi_free(&mine);
 	free(all);
 	free(keys);
 	free(cnt);
@@ -592,7 +620,7 @@ out:
 /* ------------------------------------------------------------------ */
 /* The MPI calls                                                        */
 
-API int MPI_Init(int *argc, char ***argv)
+HWPROF_API int MPI_Init(int *argc, char ***argv)
 {
 	int r = PMPI_Init(argc, argv);
 
@@ -601,7 +629,7 @@ API int MPI_Init(int *argc, char ***argv)
 	return r;
 }
 
-API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+HWPROF_API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
 	int r = PMPI_Init_thread(argc, argv, required, provided);
 
@@ -610,14 +638,14 @@ API int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 	return r;
 }
 
-API int MPI_Finalize(void)
+HWPROF_API int MPI_Finalize(void)
 {
 	finish();
 	return PMPI_Finalize();
 }
 
 /*
- * Fortran (mpif.h and the mpi module): the MPI library's own Fortran
+ * Fortran (mpif.h, the mpi and mpi_f08 modules): the MPI library's own Fortran
  * entry points call the C PMPI functions, never the ones above, so each
  * name the compilers use is wrapped around the library's PMPI one.
  */
@@ -636,8 +664,8 @@ static void *f_real(const char *name, MPI_Fint *ierr)
 }
 
 #define F_WRAP(NAME, PNAME)							\
-	API void NAME(MPI_Fint *ierr);						\
-	API void NAME(MPI_Fint *ierr)						\
+	HWPROF_API void NAME(MPI_Fint *ierr);						\
+	HWPROF_API void NAME(MPI_Fint *ierr)						\
 	{									\
 		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
 										\
@@ -648,8 +676,8 @@ static void *f_real(const char *name, MPI_Fint *ierr)
 		}								\
 	}
 #define F_WRAP_THREAD(NAME, PNAME)						\
-	API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);		\
-	API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)		\
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);		\
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)		\
 	{									\
 		f_init_thread_fn f = (f_init_thread_fn)f_real(PNAME, ierr);	\
 										\
@@ -660,8 +688,8 @@ static void *f_real(const char *name, MPI_Fint *ierr)
 		}								\
 	}
 #define F_WRAP_FINI(NAME, PNAME)						\
-	API void NAME(MPI_Fint *ierr);						\
-	API void NAME(MPI_Fint *ierr)						\
+	HWPROF_API void NAME(MPI_Fint *ierr);						\
+	HWPROF_API void NAME(MPI_Fint *ierr)						\
 	{									\
 		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
 										\
@@ -670,6 +698,56 @@ static void *f_real(const char *name, MPI_Fint *ierr)
 			f(ierr);						\
 		}								\
 	}
+
+/*
+ * The mpi_f08 module's names: its error argument is OPTIONAL (a NULL
+ * pointer when the program leaves it out), so whether MPI came up is
+ * asked of MPI itself.
+ */
+static void f08_started(void)
+{
+	int up = 0, down = 0;
+
+	if (PMPI_Initialized(&up) == MPI_SUCCESS && up &&
+	    PMPI_Finalized(&down) == MPI_SUCCESS && !down)
+		start();
+}
+
+HWPROF_API void mpi_init_f08_(MPI_Fint *ierr);
+HWPROF_API void mpi_init_f08_(MPI_Fint *ierr)
+{
+	MPI_Fint e = 0;
+	f_init_fn f = (f_init_fn)f_real("pmpi_init_f08_", ierr ? ierr : &e);
+
+	if (f) {
+		f(ierr);
+		f08_started();
+	}
+}
+
+HWPROF_API void mpi_init_thread_f08_(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);
+HWPROF_API void mpi_init_thread_f08_(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)
+{
+	MPI_Fint e = 0;
+	f_init_thread_fn f = (f_init_thread_fn)f_real("pmpi_init_thread_f08_", ierr ? ierr : &e);
+
+	if (f) {
+		f(req, prov, ierr);
+		f08_started();
+	}
+}
+
+HWPROF_API void mpi_finalize_f08_(MPI_Fint *ierr);
+HWPROF_API void mpi_finalize_f08_(MPI_Fint *ierr)
+{
+	MPI_Fint e = 0;
+	f_init_fn f = (f_init_fn)f_real("pmpi_finalize_f08_", ierr ? ierr : &e);
+
+	if (f) {
+		finish();
+		f(ierr);
+	}
+}
 
 F_WRAP(mpi_init_, "pmpi_init_")
 F_WRAP(mpi_init__, "pmpi_init__")

@@ -16,7 +16,7 @@
 
 #define TAG	0x6877		/* on the library's own communicator */
 
-uint64_t hwpm_objhash(const char *bid, const char *path)
+uint64_t hwp_mpi_objhash(const char *bid, const char *path)
 {
 	const char *s = bid && *bid ? bid : path ? path : "";
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -27,7 +27,7 @@ uint64_t hwpm_objhash(const char *bid, const char *path)
 	return h ? h : 1;	/* 0 is "no object" */
 }
 
-static int cmp_key(const struct hwpm_ent *a, const struct hwpm_ent *b)
+static int cmp_key(const struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
@@ -48,14 +48,14 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 	return a + b < a ? UINT64_MAX : a + b;
 }
 
-void hwpm_sort(struct hwpm_prof *p)
+void hwp_mpi_sort(struct hwp_mpi_prof *p)
 {
 	size_t o = 0;
 
 	qsort(p->ents, p->nents, sizeof(*p->ents), cmp_ent);
 	for (size_t i = 0; i < p->nents; i++) {
 		if (o && !cmp_key(&p->ents[o - 1], &p->ents[i])) {
-			struct hwpm_ent *e = &p->ents[o - 1];
+			struct hwp_mpi_ent *e = &p->ents[o - 1];
 
 			/* one rank's counts of one key: min = max = sum */
 			e->sum = add_sat(e->sum, p->ents[i].sum);
@@ -67,7 +67,7 @@ void hwpm_sort(struct hwpm_prof *p)
 	p->nents = o;
 }
 
-void hwpm_free(struct hwpm_prof *p)
+void hwp_mpi_free(struct hwp_mpi_prof *p)
 {
 	for (size_t i = 0; i < p->nobjs; i++) {
 		free(p->objs[i].bid);
@@ -78,10 +78,10 @@ void hwpm_free(struct hwpm_prof *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct hwpm_ent *hwpm_find(const struct hwpm_prof *p, uint32_t kind, uint64_t obj,
+const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj,
 				 uint64_t addr)
 {
-	struct hwpm_ent k = { .obj = obj, .addr = addr, .kind = kind };
+	struct hwp_mpi_ent k = { .obj = obj, .addr = addr, .kind = kind };
 
 	return bsearch(&k, p->ents, p->nents, sizeof(k), cmp_ent);
 }
@@ -102,12 +102,12 @@ struct orec {
 	uint32_t bidlen, pathlen;
 };
 
-static size_t obj_bytes(const struct hwpm_obj *o)
+static size_t obj_bytes(const struct hwp_mpi_obj *o)
 {
 	return sizeof(struct orec) + (o->bid ? strlen(o->bid) : 0) + strlen(o->path);
 }
 
-static char *pack(const struct hwpm_prof *p, uint64_t bad, size_t *len)
+static char *pack(const struct hwp_mpi_prof *p, uint64_t bad, size_t *len)
 {
 	struct hdr h = { 0, bad ? 0 : p->nents, bad };
 	char *buf, *q;
@@ -115,14 +115,14 @@ static char *pack(const struct hwpm_prof *p, uint64_t bad, size_t *len)
 	if (!bad)
 		for (size_t i = 0; i < p->nobjs; i++)
 			h.objbytes += obj_bytes(&p->objs[i]);
-	*len = sizeof(h) + h.objbytes + h.nents * sizeof(struct hwpm_ent);
+	*len = sizeof(h) + h.objbytes + h.nents * sizeof(struct hwp_mpi_ent);
 	buf = malloc(*len);
 	if (!buf)
 		return NULL;
 	memcpy(buf, &h, sizeof(h));
 	q = buf + sizeof(h);
 	for (size_t i = 0; i < p->nobjs && !bad; i++) {
-		const struct hwpm_obj *o = &p->objs[i];
+		const struct hwp_mpi_obj *o = &p->objs[i];
 		struct orec r = { o->hash, o->bid ? (uint32_t)strlen(o->bid) : 0,
 				  (uint32_t)strlen(o->path) };
 
@@ -134,11 +134,11 @@ static char *pack(const struct hwpm_prof *p, uint64_t bad, size_t *len)
 		q += r.pathlen;
 	}
 	if (h.nents)
-		memcpy(q, p->ents, h.nents * sizeof(struct hwpm_ent));
+		memcpy(q, p->ents, h.nents * sizeof(struct hwp_mpi_ent));
 	return buf;
 }
 
-static int has_obj(const struct hwpm_prof *p, uint64_t hash)
+static int has_obj(const struct hwp_mpi_prof *p, uint64_t hash)
 {
 	for (size_t i = 0; i < p->nobjs; i++)
 		if (p->objs[i].hash == hash)
@@ -147,13 +147,13 @@ static int has_obj(const struct hwpm_prof *p, uint64_t hash)
 }
 
 /* Adds the objects of a message that p does not have. 0, or -1. */
-static int take_objs(struct hwpm_prof *p, const char *q, size_t bytes)
+static int take_objs(struct hwp_mpi_prof *p, const char *q, size_t bytes)
 {
 	const char *end = q + bytes;
 
 	while (q < end) {
 		struct orec r;
-		struct hwpm_obj *no;
+		struct hwp_mpi_obj *no;
 
 		if ((size_t)(end - q) < sizeof(r))
 			return -1;
@@ -187,7 +187,7 @@ static int take_objs(struct hwpm_prof *p, const char *q, size_t bytes)
  * saw the key on every rank (a subtree without it has a rank with 0,
  * and its own min is already 0 when one of its ranks had none).
  */
-static void combine(struct hwpm_ent *a, const struct hwpm_ent *b)
+static void combine(struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
 	a->sum = add_sat(a->sum, b->sum);
 	a->min = a->min < b->min ? a->min : b->min;
@@ -199,9 +199,9 @@ static void combine(struct hwpm_ent *a, const struct hwpm_ent *b)
 }
 
 /* p = p + the entries e[0..n), both sorted. 0, or -1. */
-static int merge_ents(struct hwpm_prof *p, const struct hwpm_ent *e, size_t n)
+static int merge_ents(struct hwp_mpi_prof *p, const struct hwp_mpi_ent *e, size_t n)
 {
-	struct hwpm_ent *out = malloc((p->nents + n + 1) * sizeof(*out));
+	struct hwp_mpi_ent *out = malloc((p->nents + n + 1) * sizeof(*out));
 	size_t i = 0, j = 0, k = 0;
 
 	if (!out)
@@ -226,7 +226,7 @@ static int merge_ents(struct hwpm_prof *p, const struct hwpm_ent *e, size_t n)
 	return 0;
 }
 
-static int unpack_merge(struct hwpm_prof *p, const char *buf, size_t len, uint64_t *bad)
+static int unpack_merge(struct hwp_mpi_prof *p, const char *buf, size_t len, uint64_t *bad)
 {
 	struct hdr h;
 	const char *q = buf + sizeof(h);
@@ -239,15 +239,15 @@ static int unpack_merge(struct hwpm_prof *p, const char *buf, size_t len, uint64
 		return 0;
 	}
 	if (h.objbytes > len - sizeof(h) ||
-	    h.nents != (len - sizeof(h) - h.objbytes) / sizeof(struct hwpm_ent) ||
-	    (len - sizeof(h) - h.objbytes) % sizeof(struct hwpm_ent))
+	    h.nents != (len - sizeof(h) - h.objbytes) / sizeof(struct hwp_mpi_ent) ||
+	    (len - sizeof(h) - h.objbytes) % sizeof(struct hwp_mpi_ent))
 		return -1;
 	if (take_objs(p, q, h.objbytes))
 		return -1;
 	q += h.objbytes;
 	{
 		/* the entries may not be aligned in the receive buffer */
-		struct hwpm_ent *e = malloc((h.nents + 1) * sizeof(*e));
+		struct hwp_mpi_ent *e = malloc((h.nents + 1) * sizeof(*e));
 		int r;
 
 		if (!e)
@@ -259,64 +259,85 @@ static int unpack_merge(struct hwpm_prof *p, const char *buf, size_t len, uint64
 	}
 }
 
-int hwpm_reduce(MPI_Comm comm, struct hwpm_prof *p)
+/*
+ * A child's message in two steps, so that a parent that cannot take it
+ * says so before it is sent: the child sends a header (its length, or
+ * "bad"); the parent answers go (it has room) or no-go; only on go does
+ * the body follow. A receive never has to drop a message it cannot hold.
+ * Every rank sends its header whatever went wrong before, so no parent
+ * waits for ever; a failed MPI call makes the result bad, never a rank
+ * that leaves the protocol early.
+ */
+struct announce {
+	uint64_t len;
+	uint64_t bad;
+};
+
+static int send_up(MPI_Comm comm, int parent, struct hwp_mpi_prof *p, int bad)
 {
-	int rank, size, err;
-	uint64_t bad = 0;
+	struct announce a = { 0, 1 };
+	size_t len = 0;
+	char *buf = bad ? NULL : pack(p, 0, &len);
+	int go = 0;
 
-	if ((err = PMPI_Comm_rank(comm, &rank)) != MPI_SUCCESS ||
-	    (err = PMPI_Comm_size(comm, &size)) != MPI_SUCCESS)
-		return err;
+	if (buf && len <= INT_MAX)
+		a = (struct announce){ len, 0 };
+	if (PMPI_Send(&a, sizeof(a), MPI_BYTE, parent, TAG, comm) != MPI_SUCCESS)
+		a.bad = 1;
+	else if (!a.bad &&
+		 (PMPI_Recv(&go, 1, MPI_INT, parent, TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
+		  (go && PMPI_Send(buf, (int)len, MPI_BYTE, parent, TAG, comm) != MPI_SUCCESS)))
+		a.bad = 1;
+	free(buf);
+	hwp_mpi_free(p);
+	return a.bad || !go ? -1 : 0;
+}
+
+/* Takes the child's message into p; returns 1 when the result is bad. */
+static int take_child(MPI_Comm comm, int child, struct hwp_mpi_prof *p, int bad)
+{
+	struct announce a;
+	char *buf = NULL;
+	int go;
+
+	if (PMPI_Recv(&a, sizeof(a), MPI_BYTE, child, TAG, comm, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS)
+		return 1;
+	if (a.bad)
+		return 1;	/* the child sends nothing more */
+	if (!bad && a.len >= sizeof(struct hdr) && a.len <= INT_MAX)
+		buf = malloc(a.len);
+	go = buf != NULL;
+	if (PMPI_Send(&go, 1, MPI_INT, child, TAG, comm) != MPI_SUCCESS || !go) {
+		free(buf);
+		return 1;
+	}
+	if (PMPI_Recv(buf, (int)a.len, MPI_BYTE, child, TAG, comm, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS) {
+		free(buf);
+		return 1;
+	}
+	{
+		uint64_t was_bad = 0;
+		int r = unpack_merge(p, buf, a.len, &was_bad);
+
+		free(buf);
+		return r || was_bad;
+	}
+}
+
+int hwp_mpi_reduce(MPI_Comm comm, struct hwp_mpi_prof *p, int bad)
+{
+	int rank, size;
+
+	if (PMPI_Comm_rank(comm, &rank) != MPI_SUCCESS ||
+	    PMPI_Comm_size(comm, &size) != MPI_SUCCESS)
+		return -1;
 	for (int step = 1; step < size; step <<= 1) {
-		if (rank & step) {
-			size_t len;
-			char *buf = pack(p, bad, &len);
-			char none[sizeof(struct hdr)];
-
-			if (!buf || len > INT_MAX) {
-				/* the parent must still hear from us */
-				struct hdr h = { 0, 0, 1 };
-
-				memcpy(none, &h, sizeof(h));
-				free(buf);
-				buf = NULL;
-				len = sizeof(none);
-				bad = 1;
-			}
-			err = PMPI_Send(buf ? buf : none, (int)len, MPI_BYTE, rank - step, TAG, comm);
-			free(buf);
-			hwpm_free(p);
-			return err != MPI_SUCCESS ? err : bad ? -1 : 0;
-		}
-		if (rank + step < size) {
-			MPI_Status st;
-			int n;
-			char *buf;
-
-			if ((err = PMPI_Probe(rank + step, TAG, comm, &st)) != MPI_SUCCESS ||
-			    (err = PMPI_Get_count(&st, MPI_BYTE, &n)) != MPI_SUCCESS)
-				return err;
-			buf = malloc(n ? (size_t)n : 1);
-			if (!buf) {
-				/* the message must still be taken, or its sender
-				 * may wait for ever: a receive of 0 bytes matches
-				 * it and fails with MPI_ERR_TRUNCATE (the
-				 * communicator returns errors, see pmpi.c) */
-				char sink[1];
-
-				PMPI_Recv(sink, 0, MPI_BYTE, rank + step, TAG, comm, MPI_STATUS_IGNORE);
-				bad = 1;
-				continue;
-			}
-			err = PMPI_Recv(buf, n, MPI_BYTE, rank + step, TAG, comm, MPI_STATUS_IGNORE);
-			if (err != MPI_SUCCESS) {
-				free(buf);
-				return err;
-			}
-			if (!bad && unpack_merge(p, buf, (size_t)n, &bad))
-				bad = 1;
-			free(buf);
-		}
+		if (rank & step)
+			return send_up(comm, rank - step, p, bad);
+		if (rank + step < size && take_child(comm, rank + step, p, bad))
+			bad = 1;
 	}
 	return bad ? -1 : 0;
 }
