@@ -297,6 +297,30 @@ int main(void)
 		"f 0 0 - 10 5 1 4 2 2\nend\n", "line 4");
 	refused("v3-fr-ref", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 exit 0 - c\nf 0 0 - 10 5 1 4 0 2\nfr 0 1 4\nend\n", "line 6");
+	refused("v3-job-twice", "hwprof-data 3\njob 2 0\njob 8 0\nend\n", "line 3");
+	refused("v3-job-after-rank", "hwprof-data 3\nrank 1 4\njob 2 0\nend\n", "line 3");
+	refused("v3-f-min-not-all", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 0 1\nend\n", "line 4");
+	refused("v3-f-min-missing", "hwprof-data 3\njob 3 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 0 2\nend\n", "line 4");
+	refused("v3-fr-zero", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 0\nend\n", "line 6");
+	refused("v3-fr-above-max", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 6\nend\n", "line 6");
+	refused("v3-fr-twice", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 10 5 5 0 2\nfr 0 0 5\nfr 0 0 5\nend\n",
+		"fr) given twice");
+	refused("v3-fr-sum", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nprocess 1 2 0 1 running 0 - c\n"
+		"f 0 0 - 10 6 0 5 0 1\nfr 0 0 5\nfr 0 1 4\nend\n", "above its sum");
+	refused("v3-rank-twice", "hwprof-data 3\njob 2 0\nprocess 0 1 0 1 running 0 - c\n"
+		"process 1 2 0 1 running 0 - c\nend\n", "rank given twice");
+	refused("v3-rank-outside", "hwprof-data 3\njob 2 0\nprocess 0 1 0 5 running 0 - c\n"
+		"end\n", "not one of the job's");
+	refused("v3-rank-none", "hwprof-data 3\njob 2 0\nprocess 0 1 0 -1 running 0 - c\n"
+		"end\n", "not one of the job's");
+	refused("v3-rt-twice", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nrt 0 0 5 1\nrt 0 0 5 1\nend\n", "rt) given twice");
 	refused("v2-job", "hwprof-data 2\njob 2 0\nend\n", "line 2");
 	refused("v3-program", "hwprof-data 3\nprogram abc\nend\n", "line 2");
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");

@@ -570,8 +570,9 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (!d->program || !*d->program)
 			bad = 1;
 	} else if (!strcmp(kw, "job")) {
+		/* once, before any process, and never in a rank's file */
 		if (snum(r, 1, 1 << 30, &x) || num(r, 10, UINT32_MAX, &a) || r->p ||
-		    d->nprocs)
+		    d->nprocs || d->job || d->rank >= 0)
 			return -1;
 		d->job = 1;
 		d->size = (int)x;
@@ -596,7 +597,9 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 		    num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
 		    num(r, 10, UINT64_MAX, &g) || num(r, 10, UINT64_MAX, &h) ||
 		    snum(r, 0, d->size - 1, &mr) || num(r, 10, (uint64_t)d->size, &a) ||
-		    r->p || g > h || h > f || (h && !a))
+		    r->p || g > h || h > f || (h && !a) ||
+		    /* a min above 0 is every rank's; a rank without it makes it 0 */
+		    (g && a != (uint64_t)d->size) || (a < (uint64_t)d->size && g))
 			return -1;
 		fn = (struct hd_func){ (uint32_t)b, (uint32_t)c, e, f, g, h, (int)mr,
 				       (uint32_t)a };
@@ -605,7 +608,8 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 	} else if (!strcmp(kw, "fr")) {
 		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nfuncs ||
 		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
-		    num(r, 10, UINT64_MAX, &c) || r->p)
+		    num(r, 10, UINT64_MAX, &c) || r->p || !c || c > d->funcs[a].max ||
+		    c < d->funcs[a].min)
 			return -1;
 		if (hd_add_fcount(d, (uint32_t)a, (uint32_t)b, c))
 			return fail(r, "out of memory");
@@ -824,6 +828,71 @@ static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
 	return -1;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* 1 when some value of v[0..n) appears twice (v is sorted). */
+static int has_twice(uint64_t *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t i = 1; i < n; i++)
+		if (v[i] == v[i - 1])
+			return 1;
+	return 0;
+}
+
+/*
+ * What a job file's lines say together (hwprof-data(5), "Job files"):
+ * each process is one rank of the world, each rank once; a rank's total
+ * and a function's count of a rank given once each, and no function's
+ * per-rank counts above its sum. 0, or -1 after saying what is wrong.
+ */
+static int job_check(struct rd *r, const struct hd_file *d)
+{
+	size_t n = d->nprocs > d->nfcounts ? d->nprocs : d->nfcounts;
+	uint64_t *v, *sum;
+	const char *bad = NULL;
+
+	if (n < d->nrtotals)
+		n = d->nrtotals;
+	v = malloc((n + 1) * sizeof(*v));
+	sum = calloc(d->nfuncs + 1, sizeof(*sum));
+	r->lineno = 0;
+	if (!v || !sum) {
+		free(v);
+		free(sum);
+		return fail(r, "out of memory");
+	}
+	for (size_t i = 0; i < d->nprocs && !bad; i++) {
+		if (d->procs[i].rank < 0 || d->procs[i].rank >= d->size)
+			bad = "a process whose rank is not one of the job's";
+		v[i] = (uint64_t)d->procs[i].rank;
+	}
+	if (!bad && has_twice(v, d->nprocs))
+		bad = "a rank given twice";
+	for (size_t i = 0; i < d->nrtotals && !bad; i++)
+		v[i] = (uint64_t)d->rtotals[i].proc << 32 | d->rtotals[i].event;
+	if (!bad && has_twice(v, d->nrtotals))
+		bad = "a rank's total (rt) given twice";
+	for (size_t i = 0; i < d->nfcounts && !bad; i++) {
+		const struct hd_fcount *c = &d->fcounts[i];
+
+		v[i] = (uint64_t)c->func << 32 | c->proc;
+		sum[c->func] = hd_add_sat(sum[c->func], c->count);
+		if (sum[c->func] > d->funcs[c->func].sum)
+			bad = "a function's per-rank counts (fr) above its sum";
+	}
+	if (!bad && has_twice(v, d->nfcounts))
+		bad = "a rank's count of a function (fr) given twice";
+	free(v);
+	free(sum);
+	return bad ? fail(r, "job file: %s", bad) : 0;
+}
+
 int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 {
 	struct rd r = { .path = path, .err = err, .len = len };
@@ -924,6 +993,8 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 		fail(&r, "truncated (no end line)");
 		goto out;
 	}
+	if (d->job && job_check(&r, d))
+		goto out;
 	if (d->version == 1) {
 		if (!d->nprocs && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
 				   hd_add_thread(d, v.pid, 0, NULL) < 0)) {
