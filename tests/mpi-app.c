@@ -5,6 +5,7 @@
  * page-faults sampled every event give exactly (r + 1) * N samples in
  * mpi_work on rank r and 10 * N over 4 ranks (tests/test-mpi.sh).
  * Built twice: as mpi-app and, with -DMPI_APP_OTHER, as another program.
+ * With MPI_APP_NOPROF_RANK=R, rank R gets no profile (case one-lacks).
  * With MPI_APP_READY=DIR set, each rank then makes DIR/ready.RANK and
  * waits for ever, as a job at its walltime (case walltime).
  * usage: mpi-app N | mpi-app probe
@@ -67,6 +68,12 @@ int main(int argc, char **argv)
 
 	if (argc > 1 && !strcmp(argv[1], "probe"))
 		return probe();
+	/* MPI_APP_NOPROF_RANK=R: rank R asks libhwprof-mpi for an event that
+	 * does not exist, so it has no profile beside ranks that have one
+	 * (the launcher's rank variable is there before MPI_Init) */
+	if (getenv("MPI_APP_NOPROF_RANK") && getenv("OMPI_COMM_WORLD_RANK") &&
+	    !strcmp(getenv("MPI_APP_NOPROF_RANK"), getenv("OMPI_COMM_WORLD_RANK")))
+		setenv("HWPROF_EVENT", "no-such-event", 1);
 	if (getenv("MPI_APP_THREAD"))
 		MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
 	else

@@ -21,7 +21,7 @@ if ! command -v mpirun >/dev/null 2>&1; then
 	exit 77
 fi
 case "$case_:${MPI_TEST_SANITIZE:-none}" in
-pmpi-*:*thread* | fortran:*thread*)
+pmpi-*:*thread* | fortran:*thread* | one-lacks:*thread*)
 	# the programs are not instrumented (a sanitizer's shadow memory
 	# would fault in mpi_work); ThreadSanitizer's runtime cannot come in
 	# after an instrumented libhwprof-mpi that starts threads
@@ -202,6 +202,31 @@ abi)
 	diff "$tmp/map" "$tmp/exports"
 	check "the map holds the C calls" grep -qx MPI_Init_thread "$tmp/map"
 	check "pkg-config names it" grep -q 'Libs:.*-lhwprof-mpi' "$(dirname "$lib")/../../meson-private/hwprof-mpi.pc"
+	;;
+reduce)
+	# the tree against a brute force, at sizes that are not powers of two
+	for np in 1 3 5 6; do
+		check "reduction on $np ranks" run $np "$(dirname "$app")/mpi-reduce-check"
+	done
+	;;
+one-lacks)
+	# 3 ranks, rank 1 without a profile: mpi_work has N and 3N, min 0,
+	# max 3N on rank 2, 2 ranks; the job file says which rank had none
+	check "mpirun, rank 1 without a profile" run 3 -x LD_PRELOAD="$lib" \
+		-x MPI_APP_NOPROF_RANK=1 -x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" $N
+	f=$tmp/job.data
+	obj=$(awk -v p="$app" '$1 == "object" && $4 == p { print $2; exit }' "$f")
+	eq "mpi_work's sum min max maxrank ranks" \
+		"$(awk -v o="$obj" -v a="$fn_addr" '$1 == "f" && $4 == o && $5 == a { print $6, $7, $8, $9, $10 }' "$f")" \
+		"$((4 * N)) 0 $((3 * N)) 2 2"
+	eq "the event's threads not covered" "$(awk '$1 == "event" { print $7 }' "$f")" 1
+	check "the reason names rank 1" grep -qF ' rank\x201\x20has\x20no\x20profile' "$f"
+	eq "rank 1's total" "$(awk '$1 == "rt" && $2 == 1 { print $4 }' "$f")" 0
+	"$hw" report --ranks --format csv "$f" >"$tmp/ranks.csv" 2>/dev/null
+	eq "--ranks: mpi_work on each rank" \
+		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $2, $4, $6, $9, $10, $11 }' "$tmp/ranks.csv")" \
+		"0 $((3 * N)) 2 $N 0 $((3 * N))"
 	;;
 fortran)
 	if [ "$fapp" = none ]; then
