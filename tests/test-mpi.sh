@@ -126,6 +126,15 @@ default-name)
 	check "rank 0 wrote hwprof.0.data" [ -f "$tmp/hwprof.0.data" ]
 	check "rank 1 wrote hwprof.1.data" [ -f "$tmp/hwprof.1.data" ]
 	check "no hwprof.data overwritten by both" [ ! -e "$tmp/hwprof.data" ]
+	# Slurm: srun's step (SLURM_STEP_ID) has ranks; a batch script's own
+	# shell (task 0 of its job, no step id) does not
+	mkdir "$tmp/s"
+	(cd "$tmp/s" && env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK SLURM_PROCID=0 \
+		SLURM_NTASKS=4 "$hw" record -q -e page-faults -c 1 -- "$app" probe)
+	check "a batch script's hwprof record writes hwprof.data" [ -f "$tmp/s/hwprof.data" ]
+	(cd "$tmp/s" && env -u OMPI_COMM_WORLD_RANK -u PMIX_RANK -u PMI_RANK SLURM_STEP_ID=0 \
+		SLURM_PROCID=2 SLURM_NTASKS=4 "$hw" record -q -e page-faults -c 1 -- "$app" probe)
+	eq "srun's rank 2 writes hwprof.2.data, rank 2 of 4" "$(grep '^rank ' "$tmp/s/hwprof.2.data")" "rank 2 4"
 	;;
 pmpi-preload)
 	check "mpirun with LD_PRELOAD=libhwprof-mpi.so" run 4 -x LD_PRELOAD="$lib" \

@@ -164,8 +164,13 @@ static int env_int(const char *name, long max)
 static void launcher_rank(int *rank, int *size)
 {
 	*rank = *size = -1;
-	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && *rank < 0; i++)
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]) && *rank < 0; i++) {
+		/* a batch script runs as task 0 of its Slurm job too: only a
+		 * step srun started (SLURM_STEP_ID) has ranks */
+		if (!strcmp(rank_vars[i], "SLURM_PROCID") && !getenv("SLURM_STEP_ID"))
+			continue;
 		*rank = env_int(rank_vars[i], 1 << 30);
+	}
 	for (size_t i = 0; i < sizeof(size_vars) / sizeof(size_vars[0]) && *size < 0; i++)
 		*size = env_int(size_vars[i], 1 << 30);
 	if (*size <= *rank)

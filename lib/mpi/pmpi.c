@@ -31,7 +31,7 @@
 
 
 #define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
-#define MAX_TOP		65536
+#define MAX_TOP		1024	/* P x MAX_TOP x 8 bytes at rank 0 */
 
 static struct {
 	struct hwprof_session *s;
