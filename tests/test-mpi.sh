@@ -79,6 +79,11 @@ ranks_checks() {
 	eq "--ranks: mpi_work on each rank" \
 		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $9, $10, $11, $12 }' "$tmp/ranks.csv")" \
 		"$N $((2 * N)) $((3 * N)) $((4 * N))"
+	# the text's table of ranks (mpiP's task table): the CSV's numbers
+	"$hw" report --ranks "$@" 2>/dev/null | awk 'f && NF { print $1, $4, $5 } /^ *rank +host/ { f = 1 }' >"$tmp/rt.txt"
+	awk -F, '/^rank,host/ { f = 1; next } f && NF { print $1, $4, $5 }' "$tmp/ranks.csv" >"$tmp/rt.csv"
+	eq "--ranks text: a row per rank" "$(wc -l < "$tmp/rt.txt")" 4
+	check "--ranks text: each rank's samples and in-MPI samples as in the CSV" cmp -s "$tmp/rt.txt" "$tmp/rt.csv"
 }
 
 # The job file's checks: the function's spread line and per-rank counts.

@@ -137,11 +137,11 @@ assert d['rows'][0]['function'] == 'hot'
 	check "--ranks libmpi: 0, 2, 4, 6" grep -Eq '^ +12 +0 +3\.00 +6 +2\.00 +3  _init +libmpi\.so\.40$' "$tmp/k"
 	# --sort imbalance: max/mean, then total (libmpi's _init and getpid
 	# 2.00, hot 1.60, cold 1.00)
-	"$hw" report --ranks --sort imbalance "$tmp/j" | awk '!/^#/ && NF { print $7 }' > "$tmp/o"
+	"$hw" report --ranks --sort imbalance "$tmp/j" | awk '!NF { exit } !/^#/ { print $7 }' > "$tmp/o"
 	check "--sort imbalance: _init, getpid, hot, cold" sh -c \
 		"tr '\n' ' ' < '$tmp/o' | grep -Eqx 'function _init _*getpid hot cold '"
 	check "--sort samples: hot, _init, cold, getpid" sh -c \
-		"'$hw' report --ranks '$tmp/j' | awk '!/^#/ && NF { print \$7 }' | tr '\n' ' ' | grep -Eqx 'function hot _init cold _*getpid '"
+		"'$hw' report --ranks '$tmp/j' | awk '!NF { exit } !/^#/ { print \$7 }' | tr '\n' ' ' | grep -Eqx 'function hot _init cold _*getpid '"
 	# a missing rank: rank 2 of 4 absent
 	rm "$tmp/j/rank-2.data"
 	"$hw" report --ranks "$tmp/j" > "$tmp/k" 2>"$tmp/e"
@@ -370,7 +370,7 @@ svg)
 	for r in 0 1 2 3 4 5; do rank_file "$tmp/j/r$r.data" $r 6; done
 	"$hw" report --ranks --svg "$tmp/k.svg" "$tmp/j" > "$tmp/k"
 	check "status 0" [ $? = 0 ]
-	n=$(awk '!/^#/ && NF' "$tmp/k" | wc -l)
+	n=$(awk '!NF { exit } !/^#/' "$tmp/k" | wc -l)
 	n=$((n - 1))	# the column heads
 	check "SVG: XML, one g.func per function ($n), hot first with 6 cells" python3 -c "
 import xml.etree.ElementTree as E

@@ -485,6 +485,38 @@ static const char *host_of(const struct rk *k, const struct rk_rank *r)
 	return h ? h : k->d->host ? k->d->host : "";
 }
 
+/*
+ * Each rank's samples and time in MPI, as mpiP's task table: every rank
+ * up to TEXT_RANKS of them; above, the table is in CSV and JSON only.
+ */
+#define TEXT_RANKS	64
+
+static void text_ranks(const struct rk *k)
+{
+	if (k->nranks > TEXT_RANKS) {
+		printf("\n# %zu ranks: each rank's samples and time in MPI are in "
+		       "--format csv or json\n", k->nranks);
+		return;
+	}
+	printf("\n%8s %-24s %10s %10s %10s %8s\n", "rank", "host", "pid", "samples", "in MPI",
+	       "MPI %");
+	for (size_t i = 0; i < k->nranks; i++) {
+		const struct rk_rank *r = &k->ranks[i];
+		const char *h = host_of(k, r);
+
+		printf("%8d ", r->rank);
+		if (rp_is_plain(h))
+			printf("%-24s ", h);
+		else {
+			rp_put(stdout, h, RP_TEXT);
+			putchar(' ');
+		}
+		printf("%10d %10llu %10llu %7.2f%%\n", k->d->procs[r->proc].pid,
+		       (unsigned long long)r->samples, (unsigned long long)r->mpi,
+		       rv_pct(r->mpi, r->samples));
+	}
+}
+
 static void text(const struct rk *k)
 {
 	const struct rv_table *ft = &k->c->rows;
@@ -529,6 +561,7 @@ static void text(const struct rk *k)
 		rp_put(stdout, obj_base(k, fr->obj), RP_TEXT);
 		putchar('\n');
 	}
+	text_ranks(k);
 }
 
 /* The count of rank column col in row r; *p walks the row's pairs in
