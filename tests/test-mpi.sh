@@ -32,14 +32,7 @@ esac
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-check() {	# description, then a command that must succeed
-	d=$1
-	shift
-	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
-}
-eq() {	# description, got, want
-	if [ "$2" = "$3" ]; then echo "ok: $1 = $3"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi
-}
+. "$(dirname "$0")/tlib.sh"
 # Open MPI refuses root without the flag; a 2-CPU machine runs 4 ranks
 # only oversubscribed; a preloaded ASan library is not first in line
 flags="--oversubscribe --bind-to none"

@@ -12,32 +12,7 @@ case_=$1 hw=$2 gen=$3 lines=$4
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
-check() {	# description, then a command that must succeed
-	d=$1
-	shift
-	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
-}
-# one line on stderr, starting "hwprof: ", exit status 1, nothing on stdout
-err() {	# expected words (grep -E), then the command
-	want=$1
-	shift
-	"$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	n=$(wc -l < "$tmp/err")
-	if [ $rc -ne 1 ] || [ "$n" -ne 1 ] || ! grep -Eq "^hwprof: .*$want" "$tmp/err"; then
-		echo "FAIL: '$*' (status $rc) said:"; cat "$tmp/err"; fail=1
-	elif [ -s "$tmp/out" ]; then
-		echo "FAIL: '$*' printed a report:"; head -5 "$tmp/out"; fail=1
-	else
-		echo "ok: $(cat "$tmp/err")"
-	fi
-}
-addr() {	# the address of symbol $2 in $1
-	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
-}
-bid() {
-	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
-}
+. "$(dirname "$0")/tlib.sh"
 hot=$(addr "$lines" hot) cold=$(addr "$lines" cold) lb=$(bid "$lines")
 [ -n "$hot" ] && [ -n "$cold" ] && [ -n "$lb" ] || { echo "ERROR: no hot/cold in $lines"; exit 99; }
 libc=$(ldd "$hw" | awk '$1 ~ /^libc\.so/ { print $3 }')

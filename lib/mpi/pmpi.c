@@ -652,44 +652,56 @@ HWPROF_API int MPI_Finalize(void)
 typedef void (*f_init_fn)(MPI_Fint *);
 typedef void (*f_init_thread_fn)(MPI_Fint *, MPI_Fint *, MPI_Fint *);
 
+/* The MPI library's Fortran PMPI entry point, or NULL after saying so
+ * (an error argument may be NULL: mpi_f08's is OPTIONAL). */
 static void *f_real(const char *name, MPI_Fint *ierr)
 {
 	void *f = dlsym(RTLD_NEXT, name);
 
 	if (!f) {
 		fprintf(stderr, "hwprof-mpi: %s: not in the MPI library\n", name);
-		*ierr = MPI_ERR_OTHER;
+		if (ierr)
+			*ierr = MPI_ERR_OTHER;
 	}
 	return f;
 }
 
+/* After a Fortran init: whether MPI came up is asked of MPI itself, as
+ * the error argument may be absent. */
+static void f_started(void)
+{
+	int up = 0, down = 0;
+
+	if (PMPI_Initialized(&up) == MPI_SUCCESS && up &&
+	    PMPI_Finalized(&down) == MPI_SUCCESS && !down)
+		start();
+}
+
 #define F_WRAP(NAME, PNAME)							\
-	HWPROF_API void NAME(MPI_Fint *ierr);						\
-	HWPROF_API void NAME(MPI_Fint *ierr)						\
+	HWPROF_API void NAME(MPI_Fint *ierr);					\
+	HWPROF_API void NAME(MPI_Fint *ierr)					\
 	{									\
 		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
 										\
 		if (f) {							\
 			f(ierr);						\
-			if (*ierr == MPI_SUCCESS)				\
-				start();					\
+			f_started();						\
 		}								\
 	}
 #define F_WRAP_THREAD(NAME, PNAME)						\
-	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);		\
-	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)		\
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);	\
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)	\
 	{									\
 		f_init_thread_fn f = (f_init_thread_fn)f_real(PNAME, ierr);	\
 										\
 		if (f) {							\
 			f(req, prov, ierr);					\
-			if (*ierr == MPI_SUCCESS)				\
-				start();					\
+			f_started();						\
 		}								\
 	}
 #define F_WRAP_FINI(NAME, PNAME)						\
-	HWPROF_API void NAME(MPI_Fint *ierr);						\
-	HWPROF_API void NAME(MPI_Fint *ierr)						\
+	HWPROF_API void NAME(MPI_Fint *ierr);					\
+	HWPROF_API void NAME(MPI_Fint *ierr)					\
 	{									\
 		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
 										\
@@ -699,65 +711,20 @@ static void *f_real(const char *name, MPI_Fint *ierr)
 		}								\
 	}
 
-/*
- * The mpi_f08 module's names: its error argument is OPTIONAL (a NULL
- * pointer when the program leaves it out), so whether MPI came up is
- * asked of MPI itself.
- */
-static void f08_started(void)
-{
-	int up = 0, down = 0;
-
-	if (PMPI_Initialized(&up) == MPI_SUCCESS && up &&
-	    PMPI_Finalized(&down) == MPI_SUCCESS && !down)
-		start();
-}
-
-HWPROF_API void mpi_init_f08_(MPI_Fint *ierr);
-HWPROF_API void mpi_init_f08_(MPI_Fint *ierr)
-{
-	MPI_Fint e = 0;
-	f_init_fn f = (f_init_fn)f_real("pmpi_init_f08_", ierr ? ierr : &e);
-
-	if (f) {
-		f(ierr);
-		f08_started();
-	}
-}
-
-HWPROF_API void mpi_init_thread_f08_(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);
-HWPROF_API void mpi_init_thread_f08_(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)
-{
-	MPI_Fint e = 0;
-	f_init_thread_fn f = (f_init_thread_fn)f_real("pmpi_init_thread_f08_", ierr ? ierr : &e);
-
-	if (f) {
-		f(req, prov, ierr);
-		f08_started();
-	}
-}
-
-HWPROF_API void mpi_finalize_f08_(MPI_Fint *ierr);
-HWPROF_API void mpi_finalize_f08_(MPI_Fint *ierr)
-{
-	MPI_Fint e = 0;
-	f_init_fn f = (f_init_fn)f_real("pmpi_finalize_f08_", ierr ? ierr : &e);
-
-	if (f) {
-		finish();
-		f(ierr);
-	}
-}
-
+/* mpif.h and the mpi module, in each compiler's spelling; the mpi_f08
+ * module */
 F_WRAP(mpi_init_, "pmpi_init_")
 F_WRAP(mpi_init__, "pmpi_init__")
 F_WRAP(mpi_init, "pmpi_init")
 F_WRAP(MPI_INIT, "PMPI_INIT")
+F_WRAP(mpi_init_f08_, "pmpi_init_f08_")
 F_WRAP_THREAD(mpi_init_thread_, "pmpi_init_thread_")
 F_WRAP_THREAD(mpi_init_thread__, "pmpi_init_thread__")
 F_WRAP_THREAD(mpi_init_thread, "pmpi_init_thread")
 F_WRAP_THREAD(MPI_INIT_THREAD, "PMPI_INIT_THREAD")
+F_WRAP_THREAD(mpi_init_thread_f08_, "pmpi_init_thread_f08_")
 F_WRAP_FINI(mpi_finalize_, "pmpi_finalize_")
 F_WRAP_FINI(mpi_finalize__, "pmpi_finalize__")
 F_WRAP_FINI(mpi_finalize, "pmpi_finalize")
 F_WRAP_FINI(MPI_FINALIZE, "PMPI_FINALIZE")
+F_WRAP_FINI(mpi_finalize_f08_, "pmpi_finalize_f08_")

@@ -92,7 +92,6 @@ const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t ki
 struct hdr {
 	uint64_t objbytes;	/* bytes of object records */
 	uint64_t nents;
-	uint64_t bad;		/* a rank of the subtree failed: no profile */
 };
 
 /* An object record: hash, build-id length, path length, the two strings
@@ -107,21 +106,28 @@ static size_t obj_bytes(const struct hwp_mpi_obj *o)
 	return sizeof(struct orec) + (o->bid ? strlen(o->bid) : 0) + strlen(o->path);
 }
 
-static char *pack(const struct hwp_mpi_prof *p, uint64_t bad, size_t *len)
+/* Where the entries start in a message: after the header and the object
+ * records, aligned, so that a receive buffer (malloc'd) holds them as an
+ * array to merge from in place. */
+static size_t ents_at(uint64_t objbytes)
 {
-	struct hdr h = { 0, bad ? 0 : p->nents, bad };
+	return (sizeof(struct hdr) + objbytes + 15) & ~(size_t)15;
+}
+
+static char *pack(const struct hwp_mpi_prof *p, size_t *len)
+{
+	struct hdr h = { 0, p->nents };
 	char *buf, *q;
 
-	if (!bad)
-		for (size_t i = 0; i < p->nobjs; i++)
-			h.objbytes += obj_bytes(&p->objs[i]);
-	*len = sizeof(h) + h.objbytes + h.nents * sizeof(struct hwp_mpi_ent);
-	buf = malloc(*len);
+	for (size_t i = 0; i < p->nobjs; i++)
+		h.objbytes += obj_bytes(&p->objs[i]);
+	*len = ents_at(h.objbytes) + h.nents * sizeof(struct hwp_mpi_ent);
+	buf = calloc(1, *len);	/* the padding before the entries zeroed */
 	if (!buf)
 		return NULL;
 	memcpy(buf, &h, sizeof(h));
 	q = buf + sizeof(h);
-	for (size_t i = 0; i < p->nobjs && !bad; i++) {
+	for (size_t i = 0; i < p->nobjs; i++) {
 		const struct hwp_mpi_obj *o = &p->objs[i];
 		struct orec r = { o->hash, o->bid ? (uint32_t)strlen(o->bid) : 0,
 				  (uint32_t)strlen(o->path) };
@@ -134,7 +140,7 @@ static char *pack(const struct hwp_mpi_prof *p, uint64_t bad, size_t *len)
 		q += r.pathlen;
 	}
 	if (h.nents)
-		memcpy(q, p->ents, h.nents * sizeof(struct hwp_mpi_ent));
+		memcpy(buf + ents_at(h.objbytes), p->ents, h.nents * sizeof(struct hwp_mpi_ent));
 	return buf;
 }
 
@@ -226,7 +232,7 @@ static int merge_ents(struct hwp_mpi_prof *p, const struct hwp_mpi_ent *e, size_
 	return 0;
 }
 
-static int unpack_merge(struct hwp_mpi_prof *p, const char *buf, size_t len, uint64_t *bad)
+static int unpack_merge(struct hwp_mpi_prof *p, const char *buf, size_t len)
 {
 	struct hdr h;
 	const char *q = buf + sizeof(h);
@@ -234,29 +240,14 @@ static int unpack_merge(struct hwp_mpi_prof *p, const char *buf, size_t len, uin
 	if (len < sizeof(h))
 		return -1;
 	memcpy(&h, buf, sizeof(h));
-	if (h.bad) {
-		*bad = 1;
-		return 0;
-	}
-	if (h.objbytes > len - sizeof(h) ||
-	    h.nents != (len - sizeof(h) - h.objbytes) / sizeof(struct hwp_mpi_ent) ||
-	    (len - sizeof(h) - h.objbytes) % sizeof(struct hwp_mpi_ent))
+	if (h.objbytes > len || ents_at(h.objbytes) > len ||
+	    h.nents != (len - ents_at(h.objbytes)) / sizeof(struct hwp_mpi_ent) ||
+	    (len - ents_at(h.objbytes)) % sizeof(struct hwp_mpi_ent))
 		return -1;
 	if (take_objs(p, q, h.objbytes))
 		return -1;
-	q += h.objbytes;
-	{
-		/* the entries may not be aligned in the receive buffer */
-		struct hwp_mpi_ent *e = malloc((h.nents + 1) * sizeof(*e));
-		int r;
-
-		if (!e)
-			return -1;
-		memcpy(e, q, h.nents * sizeof(*e));
-		r = merge_ents(p, e, h.nents);
-		free(e);
-		return r;
-	}
+	return merge_ents(p, (const struct hwp_mpi_ent *)(const void *)(buf + ents_at(h.objbytes)),
+			  h.nents);
 }
 
 /*
@@ -277,7 +268,7 @@ static int send_up(MPI_Comm comm, int parent, struct hwp_mpi_prof *p, int bad)
 {
 	struct announce a = { 0, 1 };
 	size_t len = 0;
-	char *buf = bad ? NULL : pack(p, 0, &len);
+	char *buf = bad ? NULL : pack(p, &len);
 	int go = 0;
 
 	if (buf && len <= INT_MAX)
@@ -317,13 +308,12 @@ static int take_child(MPI_Comm comm, int child, struct hwp_mpi_prof *p, int bad)
 		free(buf);
 		return 1;
 	}
-	{
-		uint64_t was_bad = 0;
-		int r = unpack_merge(p, buf, a.len, &was_bad);
-
+	if (unpack_merge(p, buf, a.len)) {
 		free(buf);
-		return r || was_bad;
+		return 1;
 	}
+	free(buf);
+	return 0;
 }
 
 int hwp_mpi_reduce(MPI_Comm comm, struct hwp_mpi_prof *p, int bad)

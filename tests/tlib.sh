@@ -1,0 +1,33 @@
+# SPDX-License-Identifier: MIT
+# Shell helpers of the CLI tests (tests/test-report.sh, test-ranks.sh,
+# test-mpi.sh), sourced after they set $tmp and fail=0.
+
+check() {	# description, then a command that must succeed
+	d=$1
+	shift
+	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
+}
+eq() {	# description, got, want
+	if [ "$2" = "$3" ]; then echo "ok: $1 = $3"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi
+}
+# one line on stderr, starting "hwprof: ", exit status 1, nothing on stdout
+err() {	# expected words (grep -E), then the command
+	want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	n=$(wc -l < "$tmp/err")
+	if [ $rc -ne 1 ] || [ "$n" -ne 1 ] || ! grep -Eq "^hwprof: .*$want" "$tmp/err"; then
+		echo "FAIL: '$*' (status $rc) said:"; cat "$tmp/err"; fail=1
+	elif [ -s "$tmp/out" ]; then
+		echo "FAIL: '$*' printed a report:"; head -5 "$tmp/out"; fail=1
+	else
+		echo "ok: $(cat "$tmp/err")"
+	fi
+}
+addr() {	# the address of symbol $2 in $1
+	nm "$1" | awk -v s="$2" '$3 == s { print $1; exit }'
+}
+bid() {	# the GNU build-id of $1
+	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+}
