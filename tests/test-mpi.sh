@@ -158,6 +158,21 @@ pmpi-noprofile)
 	"$hw" report "$tmp/job.data" >/dev/null 2>"$tmp/rep.err"
 	check "hwprof report warns" grep -q "^hwprof: warning: 2 threads were not covered (rank 0 has no profile" "$tmp/rep.err"
 	;;
+pmpi-output)
+	# HWPROF_OUTPUT: only a regular file is replaced (through a symbolic
+	# link to it); a FIFO there is left as it is, with one line
+	mkfifo "$tmp/fifo"
+	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/fifo" "$app" 5 >/dev/null 2>"$tmp/err"
+	check "a FIFO is left a FIFO" [ -p "$tmp/fifo" ]
+	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/fifo: not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+	echo old >"$tmp/target"
+	ln -s target "$tmp/link"
+	check "through a symbolic link" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/link" "$app" 5
+	check "the link stays a link" [ -L "$tmp/link" ]
+	check "its target holds the job file" grep -q '^job 2 ' "$tmp/target"
+	;;
 refuse)
 	mkdir "$tmp/a" "$tmp/b"
 	run 2 "$hw" record -q -e page-faults -c 1 -o "$tmp/a/%r.data" -- "$app" 5 >/dev/null

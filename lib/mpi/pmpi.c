@@ -401,41 +401,54 @@ static mode_t process_umask(void)
 	return (mode_t)(m & 0777);
 }
 
-/* Writes d to HWPROF_OUTPUT (default hwprof.data) through a temp file
- * renamed over it: the file is whole or absent. 0 or -errno. */
-static int write_job(const struct hd_file *d, const char *out)
+/*
+ * Writes d to HWPROF_OUTPUT (default hwprof.data) through a temp file
+ * renamed over it: the file is whole or absent. Only a regular file is
+ * replaced (a symbolic link is followed to it): anything else there is
+ * left as it is (hwprof(7)). 0, -EEXIST for that, or -errno.
+ */
+static int write_job(const struct hd_file *d, const char *name)
 {
-	char *tmp = NULL;
+	char *tmp = NULL, *real = NULL;
+	const char *out = name;
+	struct stat st;
 	FILE *f;
 	int fd, r;
 
-	if (asprintf(&tmp, "%s.XXXXXX", out) < 0)
+	if (!stat(name, &st)) {
+		if (!S_ISREG(st.st_mode))
+			return -EEXIST;
+		out = real = realpath(name, NULL);
+		if (!real)
+			return -errno;
+	}
+	if (asprintf(&tmp, "%s.XXXXXX", out) < 0) {
+		free(real);
 		return -ENOMEM;
+	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
-		free(tmp);
-		return r;
+		goto out;
 	}
 	fchmod(fd, 0666 & ~process_umask());	/* as any new file */
 	f = fdopen(fd, "w");
 	if (!f) {
 		r = -errno;
 		close(fd);
-		goto fail;
+		unlink(tmp);
+		goto out;
 	}
 	r = hd_write(f, d);
 	if (fclose(f) && !r)
 		r = -errno;
 	if (!r && rename(tmp, out))
 		r = -errno;
-	if (!r) {
-		free(tmp);
-		return 0;
-	}
-fail:
-	unlink(tmp);
+	if (r)
+		unlink(tmp);
+out:
 	free(tmp);
+	free(real);
 	return r;
 }
 
@@ -594,7 +607,10 @@ static void finish(void)
 			out = "hwprof.data";
 		hd_init(&d);
 		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM : write_job(&d, out);
-		if (r)
+		if (r == -EEXIST)
+			fprintf(stderr, "hwprof-mpi: %s: not a regular file, left as it is: no "
+				"profile written\n", out);
+		else if (r)
 			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out, strerror(-r));
 		else
 			fprintf(stderr, "hwprof-mpi: wrote %s (%llu samples, %d ranks); see it "
