@@ -124,9 +124,11 @@ struct lobj {
 
 static char *self_exe(void)
 {
-	char *p = realpath("/proc/self/exe", NULL);
+	char p[PATH_MAX];
 
-	return p ? p : strdup("/proc/self/exe");
+	/* realpath() into a buffer: a sanitizer's interceptor in a preloaded
+	 * library may reach glibc's oldest realpath, which refuses NULL */
+	return strdup(realpath("/proc/self/exe", p) ? p : "/proc/self/exe");
 }
 
 static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
@@ -409,7 +411,7 @@ static mode_t process_umask(void)
  */
 static int write_job(const struct hd_file *d, const char *name)
 {
-	char *tmp = NULL, *real = NULL;
+	char *tmp = NULL, real[PATH_MAX];
 	const char *out = name;
 	struct stat st;
 	FILE *f;
@@ -418,14 +420,12 @@ static int write_job(const struct hd_file *d, const char *name)
 	if (!stat(name, &st)) {
 		if (!S_ISREG(st.st_mode))
 			return -EEXIST;
-		out = real = realpath(name, NULL);
-		if (!real)
+		if (!realpath(name, real))	/* into a buffer: see self_exe() */
 			return -errno;
+		out = real;
 	}
-	if (asprintf(&tmp, "%s.XXXXXX", out) < 0) {
-		free(real);
+	if (asprintf(&tmp, "%s.XXXXXX", out) < 0)
 		return -ENOMEM;
-	}
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
@@ -448,7 +448,6 @@ static int write_job(const struct hd_file *d, const char *name)
 		unlink(tmp);
 out:
 	free(tmp);
-	free(real);
 	return r;
 }
 
