@@ -745,8 +745,16 @@ static int case_hl(void)
 	json[n] = 0;
 	fclose(f);
 	printf("%s", json);
-	T_CHECK(strstr(json, "\"touch\":{") && strstr(json, "\"region_count\":\"1\"") &&
-		(strstr(json, "\"" PF "\":\"8\"") || !EXACT), "the region's 8 faults");
+	T_CHECK(strstr(json, "\"touch\":{") && strstr(json, "\"region_count\":\"1\""),
+		"the region, once");
+	{
+		/* the region's 8 faults: exactly, or at least 8 where a
+		 * sanitizer's runtime may fault inside it (tests/tlib.h) */
+		const char *c = strstr(json, "\"" PF "\":\"");
+		long long faults = c ? atoll(c + strlen("\"" PF "\":\"")) : -1;
+
+		PF_EQ(faults, 8LL);
+	}
 	unlink(path);
 	snprintf(path, sizeof(path), "%s/papi_hl_output", dir);
 	rmdir(path);
