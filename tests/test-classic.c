@@ -99,6 +99,7 @@ static int case_profil(void)
 		return T_ERROR;
 	for (int i = 0; i < 2; i++) {
 		unsigned int want = NPF / ks[i];
+		long long nloop, extra;
 		char k[16];
 
 		snprintf(k, sizeof(k), "%d", ks[i]);
@@ -110,17 +111,20 @@ static int case_profil(void)
 		t_touch_n(touch_a, &pool, NPF);
 		t_touch_n(touch_b, &pool, NPF);
 		/* the loops made 2 NPF faults, nothing in between: NPF / k at
-		 * each store, wherever the count started */
-		T_EQ(t_faults_stop(loop), 2 * NPF);
+		 * each store, wherever the count started (within the faults a
+		 * sanitizer added, which land in its runtime, not here) */
+		nloop = t_faults_stop(loop);
+		T_FAULTS(nloop, 2 * NPF);
+		extra = T_EXTRA(nloop, 2 * NPF);
 		T_EQ(profil_off(), 0);		/* off: exact now */
-		T_CHECK(buf[off_a / 2] == want, "k=%d: touch_a's store = %u, want %u", ks[i],
-			buf[off_a / 2], want);
+		T_NEAR(buf[off_a / 2], want, extra, "k=%d: touch_a's store", ks[i]);
 		for (uint64_t b = 0; b < 64; b++)
 			if (b != off_a / 2 && b != off_b / 2)
 				T_CHECK(buf[b] == 0, "k=%d: bucket %llu = %u", ks[i],
 					(unsigned long long)b, buf[b]);
 		if (off_b / 2 < 64)
-			T_EQ(buf[off_b / 2], want);
+			T_NEAR(buf[off_b / 2], want, extra, "k=%d: touch_b's store", ks[i]);
+		want = buf[off_a / 2];
 		t_touch_n(touch_a, &pool, 10);	/* off means off */
 		T_EQ(buf[off_a / 2], want);
 	}

@@ -105,7 +105,7 @@ static int case_exact(void)
 			for (unsigned scale = 0x10000; scale <= 0x20000; scale += 0x10000) {
 				uint64_t ia = (off_a * scale) >> 17, ib = (off_ba * scale) >> 17;
 				uint64_t want = NPF / k;
-				long long v, nwin;
+				long long v, nwin, nloop, extra;
 
 				memset(buf, 0, sizeof(buf));
 				t_pages_zap(&pool);
@@ -116,18 +116,20 @@ static int case_exact(void)
 				t_faults_start(loop);
 				t_touch_n(touch_a, &pool, NPF);
 				t_touch_n(touch_b, &pool, NPF);
-				/* nothing faulted in between: NPF / k at each store */
-				T_FAULTS(t_faults_stop(loop), 2 * NPF);
+				/* nothing faulted in between: NPF / k at each store
+				 * (within the faults a sanitizer added elsewhere) */
+				nloop = t_faults_stop(loop);
+				T_FAULTS(nloop, 2 * NPF);
+				extra = T_EXTRA(nloop, 2 * NPF);
 				T_EQ(PAPI_stop(es, &v), PAPI_OK);
 				nwin = t_faults_stop(win);
 				for (int b = 0; b < nb; b++) {
 					uint64_t got = bucket(buf, widths[w], b);
-					uint64_t exp = (uint64_t)b == ia || (uint64_t)b == ib ?
-						       want : 0;
+					int hit = (uint64_t)b == ia || (uint64_t)b == ib;
 
-					T_CHECK(got == exp, "width %d k %d scale %#x: bucket %d = %llu, want %llu",
-						widths[w], k, scale, b, (unsigned long long)got,
-						(unsigned long long)exp);
+					T_NEAR(got, hit ? want : 0, hit ? extra : 0,
+					       "width %d k %d scale %#x: bucket %d", widths[w], k,
+					       scale, b);
 				}
 				/* it counted every fault */
 				T_CHECK(v >= 2 * NPF && v <= nwin, "count %lld, %d faults (%lld from start to stop)",

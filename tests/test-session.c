@@ -190,7 +190,7 @@ static int case_pf_exact(void)
 		uint64_t want = NPF / ks[i], in_b = off_b < 64 ? want : 0;
 		struct hwprof_session_stats st;
 		struct hwprof_session *s;
-		long long nloop, nwin;
+		long long nloop, nwin, extra;
 
 		t_pages_zap(&pool);
 		s = session(HWPROF_SESSION_THREAD, "page-faults", ks[i], h);
@@ -206,16 +206,21 @@ static int case_pf_exact(void)
 		printf("k=%llu: %u at touch_a's store, %llu samples, %llu outside, %lld faults from start to stop\n",
 		       (unsigned long long)ks[i], fbuf[off_a], (unsigned long long)st.samples,
 		       (unsigned long long)st.outside, nwin);
-		T_EQ(nloop, 2 * NPF);	/* the test itself made no other fault */
-		T_CHECK(fbuf[off_a] == want, "k=%llu: touch_a's store = %u, want %llu",
-			(unsigned long long)ks[i], fbuf[off_a], (unsigned long long)want);
+		/* the test itself made no other fault (a sanitizer's runtime
+		 * may have, elsewhere: each moves at most one sample) */
+		T_FAULTS(nloop, 2 * NPF);
+		extra = T_EXTRA(nloop, 2 * NPF);
+		T_NEAR(fbuf[off_a], want, extra, "k=%llu: touch_a's store",
+		       (unsigned long long)ks[i]);
 		for (int b = 0; b < 64; b++)
 			if ((uint64_t)b != off_a && (uint64_t)b != off_b)
 				T_CHECK(fbuf[b] == 0, "k=%llu: bucket %d = %u",
 					(unsigned long long)ks[i], b, fbuf[b]);
 		if (off_b < 64)
-			T_EQ(fbuf[off_b], want);
-		T_EQ(st.folded, want + in_b);
+			T_NEAR(fbuf[off_b], want, extra, "k=%llu: touch_b's store",
+			       (unsigned long long)ks[i]);
+		T_NEAR(st.folded, want + in_b, 2 * extra, "k=%llu: folded",
+		       (unsigned long long)ks[i]);
 		T_EQ(st.samples, st.folded + st.outside);
 		T_CHECK(st.samples >= 2 * want && st.samples <= (uint64_t)nwin / ks[i],
 			"k=%llu: %llu samples of %lld faults", (unsigned long long)ks[i],

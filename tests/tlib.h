@@ -106,5 +106,18 @@ uint64_t t_store_pc(void (*touch)(volatile char *));
 	T_CHECK(T_SANITIZED ? (unsigned long long)(a) >= (unsigned long long)(b) : \
 		(unsigned long long)(a) == (unsigned long long)(b),	\
 		"%llu, want %llu", (unsigned long long)(a), (unsigned long long)(b))
+/* The faults a sanitizer's runtime added to a loop that should have made
+ * exactly `made`: 0 in the plain and clang builds, where T_FAULTS(n, made)
+ * has already checked n == made. */
+#define T_EXTRA(n, made) (T_SANITIZED && (long long)(n) > (long long)(made) ? \
+			  (long long)(n) - (long long)(made) : 0LL)
+/* A sample count within `extra` of `want`: each fault the sanitizer added
+ * to the loop shifts the threshold's phase by one event, so it moves at
+ * most one sample into or out of a bucket (exact when extra is 0). */
+#define T_NEAR(got, want, extra, fmt, ...)				\
+	T_CHECK((long long)(got) >= (long long)(want) - (extra) &&	\
+		(long long)(got) <= (long long)(want) + (extra),	\
+		fmt ": %lld, want %lld (+-%lld)", __VA_ARGS__,		\
+		(long long)(got), (long long)(want), (long long)(extra))
 
 #endif /* HWPROF_TEST_TLIB_H */
