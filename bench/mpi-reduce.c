@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 
 		if (asprintf(&path, "/usr/lib/x86_64-linux-gnu/libbench%d.so", o) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
-		p.objs[o] = (struct hwp_mpi_obj){ hwp_mpi_objhash(NULL, path), NULL, path };
+		p.objs[o] = (struct hwp_mpi_obj){ hwp_mpi_objhash(NULL, path, 0), NULL, path, 0 };
 	}
 	p.nobjs = 5;
 	for (long i = 0; i < na + nf; i++) {

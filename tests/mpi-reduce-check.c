@@ -31,7 +31,7 @@ static int check_round(int round, int rank, int size)
 	p.objs = calloc(1, sizeof(*p.objs));
 	if (!all || !p.ents || !p.objs)
 		MPI_Abort(MPI_COMM_WORLD, 2);
-	p.objs[0] = (struct hwp_mpi_obj){ 77, NULL, strdup("/x") };
+	p.objs[0] = (struct hwp_mpi_obj){ 77, NULL, strdup("/x"), 0 };
 	p.nobjs = 1;
 	for (int k = 0; k < NK; k++) {
 		mine[k] = rand_r(&seed) % 4 ? 1 + (uint64_t)(rand_r(&seed) % 3) : 0;

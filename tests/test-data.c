@@ -63,10 +63,17 @@ static void round_trip(void)
 	t = hd_add_thread(&d, 4242, 0, "main thread");
 	T_EQ(t, 0);
 	T_EQ(hd_add_thread(&d, 4244, 1, NULL), 1);
-	o = hd_object(&d, "/usr/lib/x 1.so", "abcd");
+	o = hd_object(&d, "/usr/lib/x 1.so", "abcd", 0);
 	T_EQ(o, 0);
-	T_EQ(hd_object(&d, "/usr/lib/x 1.so", "abcd"), 0);	/* found again */
-	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL), 1);	/* other identity */
+	/* found again, its size now known */
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", "abcd", 4096), 0);
+	T_EQ(d.objects[0].size, 4096);
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 4096), 1);	/* other identity */
+	/* no build-id: the path's file of that size, an unknown size any */
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 8192), 2);
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 0), 1);
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 8192), 2);
+	T_EQ(hd_object(&d, "[vdso]", NULL, 0), 3);
 	for (int i = 0; i < 5000; i++)
 		T_EQ(hd_count(&d, (uint32_t)(i & 1), (uint32_t)(i % 2), 0,
 			      0x1000 + (uint64_t)(i % 1000) * 4, 1), 0);
@@ -80,7 +87,7 @@ static void round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_EQ(r.nprocs, 4);
-	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 2) {
+	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 4) {
 		T_EQ(r.version, HD_VERSION);
 		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
 		T_EQ(r.rank, 3);
@@ -113,6 +120,10 @@ static void round_trip(void)
 		T_CHECK(!strcmp(r.objects[0].path, "/usr/lib/x 1.so"), "path");
 		T_CHECK(!strcmp(r.objects[0].buildid, "abcd"), "bid");
 		T_CHECK(!r.objects[1].buildid, "no bid");
+		T_EQ(r.objects[0].size, 4096);
+		T_EQ(r.objects[1].size, 4096);
+		T_EQ(r.objects[2].size, 8192);
+		T_EQ(r.objects[3].size, 0);	/* "-" */
 		T_EQ(r.nsamples, d.nsamples);
 		for (size_t i = 0; i < r.nsamples && i < d.nsamples; i++) {
 			T_EQ(r.samples[i].event, d.samples[i].event);
@@ -182,12 +193,13 @@ static void job_round_trip(void)
 	d.top = 1;
 	d.program = strdup("/opt/app bin/ring");
 	d.program_id = strdup("feed");
+	d.program_size = 123456;
 	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
 	for (int i = 0; i < 4; i++) {
 		T_EQ(hd_add_process(&d, 100 + i, 0, "./ring 4"), i);
 		d.procs[i].rank = i;
 	}
-	T_EQ(hd_object(&d, "/opt/app bin/ring", "feed"), 0);
+	T_EQ(hd_object(&d, "/opt/app bin/ring", "feed", 123456), 0);
 	T_EQ(hd_count(&d, 0, HD_NO_THREAD, 0, 0x1134, 100), 0);
 	T_EQ(hd_add_func(&d, &fn), 0);
 	T_EQ(hd_add_func(&d, &fx), 0);
@@ -207,6 +219,7 @@ static void job_round_trip(void)
 	T_EQ(r.top, 1);
 	T_CHECK(r.program && !strcmp(r.program, "/opt/app bin/ring"), "program");
 	T_CHECK(r.program_id && !strcmp(r.program_id, "feed"), "program id");
+	T_EQ(r.program_size, 123456);
 	T_EQ(r.nsamples, 1);
 	T_EQ(r.nfuncs, 2);
 	T_EQ(r.nfcounts, 4);
@@ -323,6 +336,9 @@ int main(void)
 		"process 0 1 0 0 running 0 - c\nrt 0 0 5 1\nrt 0 0 5 1\nend\n", "rt) given twice");
 	refused("v2-job", "hwprof-data 2\njob 2 0\nend\n", "line 2");
 	refused("v3-program", "hwprof-data 3\nprogram abc\nend\n", "line 2");
+	refused("v3-program-size", "hwprof-data 3\nprogram abc 12x /p\nend\n", "line 2");
+	refused("v3-object-no-size", "hwprof-data 3\nobject 0 abc /x\nend\n", "line 2");
+	refused("v3-object-size", "hwprof-data 3\nobject 0 abc -5 /x\nend\n", "line 2");
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
 	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
 		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");

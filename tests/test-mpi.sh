@@ -83,8 +83,11 @@ ranks_checks() {
 # f I EVENT OBJECT ADDR SUM MIN MAX MAXRANK RANKS; fr F PROC COUNT
 job_checks() {
 	f=$1 prog=$2
-	obj=$(awk -v p="$prog" '$1 == "object" && $4 == p { print $2; exit }' "$f")
-	check "$prog is an object of the job file" [ -n "$obj" ]
+	sz=$(stat -c %s "$prog")
+	obj=$(awk -v p="$prog" -v s="$sz" '$1 == "object" && $4 == s && $5 == p { print $2; exit }' "$f")
+	check "$prog is an object of the job file, with its size" [ -n "$obj" ]
+	check "the job file names the program (build-id, size, path)" \
+		grep -q "^program [0-9a-f]* $sz $prog\$" "$f"
 	fl=$(awk -v o="$obj" -v a="$fn_addr" '$1 == "f" && $4 == o && $5 == a' "$f")
 	eq "mpi_work's sum min max maxrank ranks" "$(echo "$fl" | cut -d' ' -f6-)" \
 		"$((10 * N)) $N $((4 * N)) 3 4"
@@ -111,7 +114,8 @@ record)
 		-o "$tmp/rec/r%r.data" -- "$app" $N
 	for r in 0 1 2 3; do
 		eq "rank file $r's rank line" "$(grep '^rank ' "$tmp/rec/r$r.data")" "rank $r 4"
-		check "rank file $r names the program" grep -q "^program [0-9a-f]* $app\$" "$tmp/rec/r$r.data"
+		check "rank file $r names the program (build-id, size, path)" \
+			grep -q "^program [0-9a-f]* $(stat -c %s "$app") $app\$" "$tmp/rec/r$r.data"
 		check "rank file $r names the host" grep -q "^host $(hostname)\$" "$tmp/rec/r$r.data"
 	done
 	"$hw" report --format csv "$tmp/rec" >"$tmp/flat.csv" 2>"$tmp/err"
@@ -238,7 +242,7 @@ one-lacks)
 		-x MPI_APP_NOPROF_RANK=1 -x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 \
 		-x HWPROF_OUTPUT="$tmp/job.data" "$app" $N
 	f=$tmp/job.data
-	obj=$(awk -v p="$app" '$1 == "object" && $4 == p { print $2; exit }' "$f")
+	obj=$(awk -v p="$app" '$1 == "object" && $5 == p { print $2; exit }' "$f")
 	eq "mpi_work's sum min max maxrank ranks" \
 		"$(awk -v o="$obj" -v a="$fn_addr" '$1 == "f" && $4 == o && $5 == a { print $6, $7, $8, $9, $10 }' "$f")" \
 		"$((4 * N)) 0 $((3 * N)) 2 2"

@@ -157,6 +157,32 @@ identity)
 	check "one path, two build-ids: two objects (10 and 4)" sh -c \
 		"grep -q '^[0-9.]*,10,\"rp-lines\",\"$lines\"' '$tmp/o' && grep -q '^[0-9.]*,4,\"rp-lines\",\"$lines\"' '$tmp/o'"
 	check "the other build-id: said on stderr" grep -q 'rebuilt since the recording' "$tmp/e"
+	# no build-id: one path and one size are one object; another size at
+	# that path is another file, whose names the report says may be wrong
+	sz=$(stat -c %s "$lines")
+	for x in "d $sz 4" "e $sz 5" "f $((sz + 8)) 6"; do
+		set -- $x
+		{
+			echo "command ./rp-lines"; echo "event task-clock 1000000 10 0 0 0 -"
+			echo "process 5 0 ./rp-lines"; echo "thread 5 0 x"
+			echo "sobject - $2 $lines"; echo "s 0 0 0 $hot $3"
+		} | "$gen" "$tmp/$1.data" || exit 99
+	done
+	"$hw" report --objects --format csv "$tmp/d.data" "$tmp/e.data" > "$tmp/o" 2>"$tmp/e"
+	cat "$tmp/o" "$tmp/e"
+	check "no build-id, one path and size: one object (4 + 5)" sh -c \
+		"grep -c 'rp-lines' '$tmp/o' | grep -qx 1 && grep -q '^[0-9.]*,9,\"rp-lines\",\"$lines\"' '$tmp/o'"
+	check "no build-id, the file's size: no warning" [ ! -s "$tmp/e" ]
+	"$hw" report --objects --format csv "$tmp/d.data" "$tmp/f.data" > "$tmp/o" 2>"$tmp/e"
+	cat "$tmp/o" "$tmp/e"
+	check "no build-id, one path, two sizes: two objects (4 and 6)" sh -c \
+		"grep -q '^[0-9.]*,4,\"rp-lines\",\"$lines\"' '$tmp/o' && grep -q '^[0-9.]*,6,\"rp-lines\",\"$lines\"' '$tmp/o'"
+	check "no build-id, another size: said on stderr" grep -q \
+		"^hwprof: warning: .*rp-lines: changed since the recording (no build-id; $((sz + 8)) bytes then, $sz now): its names may be wrong$" "$tmp/e"
+	"$hw" report "$tmp/d.data" "$tmp/f.data" > "$tmp/o" 2>/dev/null
+	cat "$tmp/o"
+	check "no build-id, another size: names still given (hot 6, hot 4: two files)" sh -c \
+		"grep -Eq ' 6  hot +rp-lines\$' '$tmp/o' && grep -Eq ' 4  hot +rp-lines\$' '$tmp/o'"
 	# a file naming one event twice: its two events are one in the merge
 	# (tools/view.c sums its samples one by one there, not appended)
 	rank_file "$tmp/m0.data" 0 3
@@ -185,6 +211,18 @@ refuse)
 	} | "$gen" "$tmp/other.data" || exit 99
 	err "$j/rank-0.data and $tmp/other.data are profiles of different programs \($lines build-id $lb, /usr/bin/other build-id $cb\)$" \
 		"$hw" report "$j/rank-0.data" "$tmp/other.data"
+	# no build-id: the program's path and size
+	for x in "q1 1000" "q2 1008"; do
+		set -- $x
+		printf 'command ./a\nprogram - /opt/a\npsize %s\nevent task-clock 1 1 0 0 0 -\nprocess 1 0 ./a\nthread 1 0 a\n' \
+			"$2" | "$gen" "$tmp/$1.data" || exit 99
+	done
+	err "q1.data and .*q2.data are profiles of different programs \(/opt/a \(1000 bytes\), /opt/a \(1008 bytes\)\)$" \
+		"$hw" report "$tmp/q1.data" "$tmp/q2.data"
+	printf 'command ./a\nprogram - /opt/a\nevent task-clock 1 1 0 0 0 -\nprocess 2 0 ./a\nthread 2 0 a\n' |
+		"$gen" "$tmp/q3.data" || exit 99
+	check "no build-id, one size unknown: the path decides" \
+		sh -c "'$hw' report '$tmp/q1.data' '$tmp/q3.data' > /dev/null"
 	# no program line (version 2 style): the command's first word
 	printf 'command ./a x\nevent task-clock 1 1 0 0 0 -\nprocess 1 0 ./a x\nthread 1 0 a\n' |
 		"$gen" "$tmp/p1.data"

@@ -329,7 +329,8 @@ dlclose)
 	n=$(in_func "$tmp/rel.data" rec_touch)
 	check "30 in the program after it (got $n)" [ "$n" = 30 ]
 	real=$(cd "$(dirname "$lib")" && pwd -P)/libreclib.so
-	check "the library named by its absolute path" grep -q "^object [0-9]* [0-9a-f-]* $real\$" "$tmp/rel.data"
+	check "the library named by its absolute path, with its size" \
+		grep -q "^object [0-9]* [0-9a-f-]* $(stat -c %s "$real") $real\$" "$tmp/rel.data"
 	;;
 cli)
 	need task-clock

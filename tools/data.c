@@ -131,18 +131,27 @@ static int same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-long hd_object(struct hd_file *d, const char *path, const char *buildid)
+long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_t size)
 {
 	struct hd_object *o;
 
-	for (size_t i = 0; i < d->nobjects; i++)
-		if (same(d->objects[i].path, path) && same(d->objects[i].buildid, buildid))
-			return (long)i;
+	path = path ? path : "";
+	for (size_t i = 0; i < d->nobjects; i++) {
+		o = &d->objects[i];
+		if (!same(o->path, path) || !same(o->buildid, buildid))
+			continue;
+		if (o->size && size && o->size != size)
+			continue;	/* another file at that path */
+		if (!o->size)
+			o->size = size;
+		return (long)i;
+	}
 	if (grow(&d->objects, d->nobjects, sizeof(*o)))
 		return -1;
 	o = &d->objects[d->nobjects];
-	o->path = strdup(path ? path : "");
+	o->path = strdup(path);
 	o->buildid = dup_or_null(buildid);
+	o->size = size;
 	if (!o->path || (buildid && !o->buildid))
 		return -1;
 	return (long)d->nobjects++;
@@ -260,6 +269,15 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 /* ------------------------------------------------------------------ */
 /* Writing                                                              */
 
+/* " SIZE " of an object or the program: its size in bytes, - unknown. */
+static void put_size(FILE *f, uint64_t size)
+{
+	if (size)
+		fprintf(f, " %llu ", (unsigned long long)size);
+	else
+		fputs(" - ", f);
+}
+
 void hd_put_escaped(FILE *f, const char *s, int token)
 {
 	if (!s || (token && !*s)) {
@@ -311,7 +329,7 @@ int hd_write(FILE *f, const struct hd_file *d)
 	if (d->program) {
 		fputs("program ", f);
 		hd_put_escaped(f, d->program_id, 1);
-		fputc(' ', f);
+		put_size(f, d->program_size);
 		hd_put_escaped(f, d->program, 0);
 		fputc('\n', f);
 	}
@@ -353,7 +371,7 @@ int hd_write(FILE *f, const struct hd_file *d)
 
 		fprintf(f, "object %zu ", i);
 		hd_put_escaped(f, o->buildid, 1);
-		fputc(' ', f);
+		put_size(f, o->size);
 		hd_put_escaped(f, o->path, 0);
 		fputc('\n', f);
 	}
@@ -561,11 +579,12 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 	if (!strcmp(kw, "program")) {
 		char *bid = field(r);
 
-		if (!bid)
+		if (!bid || index_or_dash(r, UINT64_MAX, 0, &a))
 			return -1;
 		free(d->program_id);
 		free(d->program);
 		d->program_id = take(r, bid, 1, &bad);
+		d->program_size = a;
 		d->program = take(r, rest(r), 0, &bad);
 		if (!d->program || !*d->program)
 			bad = 1;
@@ -715,11 +734,13 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		struct hd_object *o;
 		char *bid;
 
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)))
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)) ||
+		    (d->version >= 3 && index_or_dash(r, UINT64_MAX, 0, &b)))
 			return -1;
 		if (grow(&d->objects, d->nobjects, sizeof(*o)))
 			return fail(r, "out of memory");
 		o = &d->objects[d->nobjects++];
+		o->size = d->version >= 3 ? b : 0;
 		o->buildid = take(r, bid, 1, &bad);
 		o->path = take(r, rest(r), 0, &bad);
 		if (!o->path)
@@ -819,7 +840,7 @@ static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
 		v->start = b;
 		v->base = n;
 		v->ev = (long)a;
-		v->obj = hd_object(d, rest(r), strcmp(bid, "-") ? bid : NULL);
+		v->obj = hd_object(d, rest(r), strcmp(bid, "-") ? bid : NULL, 0);
 		(void)c;
 		(void)loaded;
 		(void)nz;

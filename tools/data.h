@@ -49,6 +49,7 @@ struct hd_thread {
 struct hd_object {
 	char *path;		/* absolute path, or a [name] for the vDSO and such */
 	char *buildid;		/* GNU build-id in hex, or NULL when unknown */
+	uint64_t size;		/* the file's size in bytes, 0 when unknown */
 };
 
 #define HD_NO_OBJECT	UINT32_MAX
@@ -102,6 +103,7 @@ struct hd_file {
 	char *command;		/* the command hwprof record ran */
 	char *program;		/* the program's executable, or NULL */
 	char *program_id;	/* its build-id in hex, or NULL */
+	uint64_t program_size;	/* its size in bytes, 0 when unknown */
 	struct hd_event *events;
 	size_t nevents;
 	struct hd_process *procs;
@@ -141,8 +143,13 @@ int hd_write(FILE *f, const struct hd_file *d);
 long hd_add_event(struct hd_file *d, const char *name, uint64_t period);
 long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command);
 long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm);
-/* Finds the object with this path and build-id, or adds it. */
-long hd_object(struct hd_file *d, const char *path, const char *buildid);
+/*
+ * Finds the object with this path, build-id and size (0: unknown), or adds
+ * it. An object with a build-id is that build-id's; one without is its
+ * path's file of that size, a size of 0 matching any (a version 1 or 2
+ * file's, which has none) and taking the first known one.
+ */
+long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_t size);
 
 /* Appends a job file's entries; 0 or -1 when out of memory. */
 int hd_add_func(struct hd_file *d, const struct hd_func *f);

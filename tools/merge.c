@@ -48,15 +48,15 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 	return i;
 }
 
-/* The merged object: the same build-id, else the same path (both without
- * one). */
+/* The merged object: the same build-id, else the same path and size (both
+ * without one; a size unknown, in a version 1 or 2 file, matches any). */
 static long merge_object(struct hd_file *m, const struct hd_object *o)
 {
 	if (o->buildid)
 		for (size_t k = 0; k < m->nobjects; k++)
 			if (m->objects[k].buildid && !strcasecmp(m->objects[k].buildid, o->buildid))
 				return (long)k;
-	return hd_object(m, o->path, o->buildid);
+	return hd_object(m, o->path, o->buildid, o->size);
 }
 
 /* Adds file f into m (processes and threads side by side, events by
@@ -268,8 +268,8 @@ static const char *command_of(const struct hd_file *d)
 }
 
 /* The program a file profiles, as far as both files say: the build-id of
- * the executable when both have one, else its path, else the first word
- * of the command line (into buf). */
+ * the executable when both have one, else its path (and its size when both
+ * know it), else the first word of the command line (into buf). */
 static void program_of(const struct hd_file *d, int level, char *buf, size_t len)
 {
 	const char *c = command_of(d);
@@ -278,6 +278,9 @@ static void program_of(const struct hd_file *d, int level, char *buf, size_t len
 		snprintf(buf, len, "build-id %s", d->program_id);
 	else if (level == 1)
 		snprintf(buf, len, "%s", d->program);
+	else if (level == 3)
+		snprintf(buf, len, "%s (%llu bytes)", d->program,
+			 (unsigned long long)d->program_size);
 	else
 		snprintf(buf, len, "%.*s", (int)strcspn(c, " "), c);
 }
@@ -287,7 +290,8 @@ static int same_program(const struct hd_file *f, const char *fn, const struct hd
 			const char *gn)
 {
 	char x[512], y[512], xs[1100], ys[1100];
-	int level = f->program_id && g->program_id ? 0 : f->program && g->program ? 1 : 2;
+	int level = f->program_id && g->program_id ? 0 : !f->program || !g->program ? 2 :
+		    f->program_size && g->program_size ? 3 : 1;
 
 	program_of(f, level, x, sizeof(x));
 	program_of(g, level, y, sizeof(y));
@@ -422,6 +426,7 @@ static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
 {
 	if (first) {
 		m->size = f->size;
+		m->program_size = f->program_size;
 		if ((f->program && !(m->program = strdup(f->program))) ||
 		    (f->program_id && !(m->program_id = strdup(f->program_id))) ||
 		    (f->host && !(m->host = strdup(f->host))))

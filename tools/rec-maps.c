@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "rec.h"
@@ -282,6 +283,12 @@ static void obj_read(struct rec_obj *o, char *bid)
 
 		if (!fstat(fd, &st) && S_ISREG(st.st_mode) && elf_scan(rd_file, &fd, o, bid))
 			o->nseg = -1;
+		/* its size identifies it in a merge when it has no build-id:
+		 * the mapped file's only (the path may name another by now) */
+		if (o->nseg >= 0 && (!o->ino || ((uint64_t)st.st_ino == o->ino &&
+						 major(st.st_dev) == o->maj &&
+						 minor(st.st_dev) == o->min)))
+			o->size = (uint64_t)st.st_size;
 		close(fd);
 	}
 }
@@ -323,7 +330,7 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 	if (kbid)
 		snprintf(bid, sizeof(bid), "%s", kbid);	/* the mapped file's own */
 	o->buildid = *bid ? strdup(bid) : NULL;
-	h = hd_object(&r->d, path, o->buildid);
+	h = hd_object(&r->d, path, o->buildid, o->size);
 	if (h < 0 || (*bid && !o->buildid)) {
 		free(o->path);
 		free(o->buildid);

@@ -40,6 +40,7 @@ struct rec_obj {
 	char *buildid;		/* hex, or NULL */
 	uint32_t maj, min;
 	uint64_t ino, ino_gen;
+	uint64_t size;		/* the mapped file's size, 0 when unknown */
 	uint32_t hd;		/* its index in the data file */
 	int nseg;		/* -1: the file could not be read */
 	struct rec_seg seg[16];

@@ -34,9 +34,11 @@ struct rp_sym {
 struct rp_obj {
 	const char *path;	/* borrowed from the data file */
 	const char *buildid;	/* recorded build-id (hex) or NULL */
+	uint64_t size;		/* recorded size in bytes, 0 when unknown */
 	int loaded;		/* rp_obj_load() ran */
 	int readable;		/* names came from some file */
-	int mismatch;		/* the file's build-id is not the recorded one */
+	int mismatch;		/* the file is not the recorded one (build-id,
+				 * or size where none was recorded) */
 	struct rp_sym *syms;
 	size_t nsyms;
 	char *textfile;		/* the file whose code matches (for objdump), or NULL */
@@ -57,7 +59,7 @@ struct rp_obj {
 	int cus_built;
 };
 
-void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid);
+void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64_t size);
 /* Loads the symbols (and warns once on stderr about a rebuilt or unreadable
  * object); never fails: an object without names gives no symbols. */
 void rp_obj_load(struct rp_obj *o);

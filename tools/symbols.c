@@ -504,11 +504,12 @@ Dwarf *rp_obj_dwarf(struct rp_obj *o)
 /* ------------------------------------------------------------------ */
 /* One object                                                           */
 
-void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid)
+void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64_t size)
 {
 	memset(o, 0, sizeof(*o));
 	o->path = path;
 	o->buildid = buildid && *buildid ? buildid : NULL;
+	o->size = size;
 	o->dwfd = -1;
 }
 
@@ -527,7 +528,7 @@ void rp_obj_free(struct rp_obj *o)
 	free(o->paths);
 	free(o->fn);
 	free(o->cus);
-	rp_obj_init(o, NULL, NULL);
+	rp_obj_init(o, NULL, NULL, 0);
 }
 
 /* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
@@ -547,7 +548,10 @@ static void warn_path(const char *what, const char *path, const char *extra)
  * (build-id, then .gnu_debuglink), else its .dynsym; plus its PLT stubs.
  * When it was rebuilt since, only a debug file with the recorded build-id
  * gives trustworthy names; without one the file's names are used with a
- * warning that they may be wrong.
+ * warning that they may be wrong. A file recorded without a build-id is
+ * the recorded one while its size is the recorded size; when that
+ * differs, its names are used with the same warning and its code is not
+ * disassembled.
  */
 void rp_obj_load(struct rp_obj *o)
 {
@@ -602,7 +606,22 @@ void rp_obj_load(struct rp_obj *o)
 		close_elf(e, fd);
 		return;
 	}
-	o->textfile = strdup(o->path);
+	if (!o->buildid && o->size) {
+		struct stat st;
+
+		if (!fstat(fd, &st) && (uint64_t)st.st_size != o->size) {
+			char what[160];
+
+			o->mismatch = 1;
+			snprintf(what, sizeof(what),
+				 ": changed since the recording (no build-id; %llu bytes then, "
+				 "%llu now): its names may be wrong",
+				 (unsigned long long)o->size, (unsigned long long)st.st_size);
+			warn_path(what, o->path, NULL);
+		}
+	}
+	if (!o->mismatch)
+		o->textfile = strdup(o->path);
 	if (has_section_type(e, SHT_SYMTAB)) {
 		table_syms(e, SHT_SYMTAB, &s);
 	} else {

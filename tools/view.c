@@ -693,7 +693,8 @@ int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_vi
 		return -1;
 	c->nobjs = d->nobjects;
 	for (size_t i = 0; i < d->nobjects; i++)
-		rp_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid);
+		rp_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
+			    d->objects[i].size);
 	return 0;
 }
 

@@ -29,11 +29,13 @@ struct hwp_mpi_ent {
 	uint32_t pad;
 };
 
-/* An object as ranks name it to each other: its hash, build-id, path. */
+/* An object as ranks name it to each other: its hash, build-id, path and
+ * size. */
 struct hwp_mpi_obj {
 	uint64_t hash;
 	char *bid;		/* or NULL */
 	char *path;
+	uint64_t size;		/* the file's size in bytes, 0 when unknown */
 };
 
 /* A profile: what one rank has, or what a subtree of ranks reduced to. */
@@ -44,9 +46,10 @@ struct hwp_mpi_prof {
 	size_t nents;
 };
 
-/* FNV-1a of "b" + build-id, else "p" + path: the same object on every
- * rank, wherever it was loaded. */
-uint64_t hwp_mpi_objhash(const char *bid, const char *path);
+/* FNV-1a of "b" + build-id, else "p" + path + size: the same object on
+ * every rank, wherever it was loaded (a file without a build-id is its
+ * path's file of that size, as hwprof report merges them). */
+uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size);
 
 /* Sorts p's entries and folds equal keys (a rank's own: counts added). */
 void hwp_mpi_sort(struct hwp_mpi_prof *p);

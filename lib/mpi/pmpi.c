@@ -117,7 +117,7 @@ fail:
 
 struct lobj {
 	char *path, *bid;
-	uint64_t hash;
+	uint64_t hash, size;
 	int mpi;
 	struct rp_obj rp;
 };
@@ -129,6 +129,16 @@ static char *self_exe(void)
 	/* realpath() into a buffer: a sanitizer's interceptor in a preloaded
 	 * library may reach glibc's oldest realpath, which refuses NULL */
 	return strdup(realpath("/proc/self/exe", p) ? p : "/proc/self/exe");
+}
+
+/* A regular file's size, 0 when unknown (hwprof-data(5): an object's
+ * SIZE). */
+static uint64_t file_size(const char *path)
+{
+	struct stat st;
+
+	return path[0] == '/' && !stat(path, &st) && S_ISREG(st.st_mode) ?
+	       (uint64_t)st.st_size : 0;
 }
 
 static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
@@ -198,9 +208,10 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 				if (!(l->path = strdup(path)))
 					goto out;
 				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
-				l->hash = hwp_mpi_objhash(l->bid, l->path);
+				l->size = file_size(path);
+				l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
 				l->mpi = hd_object_is_mpi(path);
-				rp_obj_init(&l->rp, l->path, l->bid);
+				rp_obj_init(&l->rp, l->path, l->bid, 0);
 			}
 		}
 		if (!l)
@@ -231,7 +242,8 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 	if (!p->objs)
 		goto out;
 	for (size_t k = 0; k < nlo; k++) {
-		p->objs[k] = (struct hwp_mpi_obj){ lo[k].hash, lo[k].bid, lo[k].path };
+		p->objs[k] = (struct hwp_mpi_obj){ lo[k].hash, lo[k].bid, lo[k].path,
+						   lo[k].size };
 		lo[k].bid = lo[k].path = NULL;
 	}
 	p->nobjs = nlo;
@@ -300,8 +312,10 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 	d->top = k;
 	exe = self_exe();
 	d->program = exe;
-	if (exe)
+	if (exe) {
 		d->program_id = rp_file_buildid(exe);
+		d->program_size = file_size(exe);
+	}
 	d->host = strdup(all[0].host);
 	d->command = strdup(all[0].cmd);
 	if (!d->program || !d->host || !d->command || hd_add_event(d, g.event, 0) < 0)
@@ -344,7 +358,8 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 			e->missed_why = NULL;
 	}
 	for (size_t i = 0; i < p->nobjs; i++)
-		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid)) < 0)
+		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid,
+					p->objs[i].size)) < 0)
 			goto out;
 	for (size_t i = 0; i < p->nents; i++) {
 		const struct hwp_mpi_ent *x = &p->ents[i];

@@ -16,7 +16,7 @@
 
 #define TAG	0x6877		/* on the library's own communicator */
 
-uint64_t hwp_mpi_objhash(const char *bid, const char *path)
+uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size)
 {
 	const char *s = bid && *bid ? bid : path ? path : "";
 	uint64_t h = 0xcbf29ce484222325ull;
@@ -24,6 +24,9 @@ uint64_t hwp_mpi_objhash(const char *bid, const char *path)
 	h = (h ^ (unsigned char)(bid && *bid ? 'b' : 'p')) * 0x100000001b3ull;
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	if (!(bid && *bid))
+		for (int i = 0; i < 8; i++, size >>= 8)
+			h = (h ^ (size & 0xff)) * 0x100000001b3ull;
 	return h ? h : 1;	/* 0 is "no object" */
 }
 
@@ -94,10 +97,10 @@ struct hdr {
 	uint64_t nents;
 };
 
-/* An object record: hash, build-id length, path length, the two strings
- * (no NULs). */
+/* An object record: hash, size, build-id length, path length, the two
+ * strings (no NULs). */
 struct orec {
-	uint64_t hash;
+	uint64_t hash, size;
 	uint32_t bidlen, pathlen;
 };
 
@@ -129,7 +132,7 @@ static char *pack(const struct hwp_mpi_prof *p, size_t *len)
 	q = buf + sizeof(h);
 	for (size_t i = 0; i < p->nobjs; i++) {
 		const struct hwp_mpi_obj *o = &p->objs[i];
-		struct orec r = { o->hash, o->bid ? (uint32_t)strlen(o->bid) : 0,
+		struct orec r = { o->hash, o->size, o->bid ? (uint32_t)strlen(o->bid) : 0,
 				  (uint32_t)strlen(o->path) };
 
 		memcpy(q, &r, sizeof(r));
@@ -181,6 +184,7 @@ static int take_objs(struct hwp_mpi_prof *p, const char *q, size_t bytes)
 				return -1;
 			}
 			no->hash = r.hash;
+			no->size = r.size;
 			p->nobjs++;
 		}
 		q += r.bidlen + r.pathlen;

@@ -7,9 +7,10 @@
  *     event NAME PERIOD SAMPLES LOST THROTTLED MISSED WHY|-
  *     process PID PPID COMMAND
  *     thread TID PROC COMM|-
- *     object BUILDID|- PATH
+ *     object BUILDID|- PATH          (its size unknown)
+ *     sobject BUILDID|- SIZE PATH    (its size SIZE bytes)
  *     s EVENT THREAD|- OBJECT|- ADDR(hex) COUNT   (THREAD -: a job file's)
- *     host NAME | rank RANK SIZE | program BUILDID|- PATH
+ *     host NAME | rank RANK SIZE | program BUILDID|- PATH | psize BYTES
  *     procrank PROC RANK | prochost PROC NAME
  *     job SIZE TOP                 (a job file of libhwprof-mpi)
  *     rt PROC EVENT SAMPLES MPI | fr FUNC PROC COUNT
@@ -18,6 +19,7 @@
  *   data-gen --big N OUT    N samples at distinct addresses no symbol covers
  */
 #define _GNU_SOURCE
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +75,7 @@ static int big(unsigned long n, const char *out)
 	d.command = strdup("big");
 	if (hd_add_event(&d, "task-clock", 1000000) < 0 ||
 	    hd_add_process(&d, 100, 0, "big") < 0 || hd_add_thread(&d, 100, 0, "big") < 0 ||
-	    hd_object(&d, "/nonexistent/big.so", NULL) < 0)
+	    hd_object(&d, "/nonexistent/big.so", NULL, 0) < 0)
 		return 99;
 	d.events[0].samples = n;
 	for (unsigned long i = 0; i < n; i++)
@@ -144,7 +146,18 @@ int main(int argc, char **argv)
 			int n = 0;
 
 			if (sscanf(line + used, "%199s %n", bid, &n) != 1 || !n ||
-			    hd_object(&d, unesc(line + used + n), unesc(bid)) < 0)
+			    hd_object(&d, unesc(line + used + n), unesc(bid), 0) < 0)
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "sobject")) {
+			unsigned long long size;
+			char bid[200];
+			int n = 0;
+
+			if (sscanf(line + used, "%199s %llu %n", bid, &size, &n) != 2 || !n ||
+			    hd_object(&d, unesc(line + used + n), unesc(bid), size) < 0)
+				return bad(lineno, line);
+		} else if (!strcmp(kw, "psize")) {
+			if (sscanf(line + used, "%" SCNu64, &d.program_size) != 1)
 				return bad(lineno, line);
 		} else if (!strcmp(kw, "s")) {
 			unsigned int e, t;
