@@ -65,6 +65,16 @@ merge)
 	check "getpid (libc): 1+2+3 = 6" grep -Eq " 6  _*getpid +libc\.so\.6$" "$tmp/r"
 	check "4 processes, 4 threads" grep -q '^# processes: 4  threads: 4$' "$tmp/r"
 	check "--merge: accepted, the same report" sh -c "'$hw' report --merge '$tmp'/j/rank-*.data | cmp -s - '$tmp/r'"
+	# annotate merges as report does: files, or a directory
+	"$hw" annotate hot "$tmp/j" > "$tmp/a" 2>"$tmp/e"
+	check "annotate DIR: status 0" [ $? = 0 ]
+	cat "$tmp/a" "$tmp/e"
+	check "annotate DIR: hot's 10N samples of the 4 ranks" \
+		grep -q "^# hot in $lines: $((10 * N)) samples of task-clock\$" "$tmp/a"
+	check "annotate FILE FILE: rank 0 and 3, N + 4N" sh -c \
+		"'$hw' annotate hot '$tmp/j/rank-0.data' '$tmp/j/rank-3.data' | grep -q '^# hot in .*: $((5 * N)) samples of task-clock\$'"
+	err "nosuch: no such function in the sampled objects of the merged files" \
+		"$hw" annotate nosuch "$tmp/j"
 	"$hw" report --ranks "$tmp"/j/rank-*.data > "$tmp/k" 2>"$tmp/e"
 	check "--ranks: status 0" [ $? = 0 ]
 	cat "$tmp/k"

@@ -22,9 +22,10 @@
 extern char **environ;
 
 static const char annotate_usage[] =
-	"usage: hwprof annotate FUNCTION [FILE] [OPTIONS]\n"
+	"usage: hwprof annotate FUNCTION [FILE|DIR...] [OPTIONS]\n"
 	"  FUNCTION        a function's name, as report prints it or raw (mangled)\n"
-	"  FILE            data file (default hwprof.data)\n"
+	"  FILE            data file (default hwprof.data); several, or a DIR's\n"
+	"                  *.data files, are merged as hwprof report merges them\n"
 	"  --event N       the file's event N (default 0)\n"
 	"  --asm           the disassembly even when there is line information\n"
 	"  --no-demangle   keep C++ names as the object has them\n"
@@ -300,9 +301,12 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 
 int cmd_annotate(int argc, char **argv)
 {
-	const char *fname = NULL, *evarg = NULL, *v;
-	char *file = (char *)"hwprof.data";
-	int event = 0, asm_only = 0, ret = 1, nfiles = 0;
+	const char *fname = NULL, *evarg = NULL, *file, *v;
+	char *deflt = (char *)"hwprof.data";
+	char **args = calloc((size_t)argc + 1, sizeof(*args));
+	int event = 0, asm_only = 0, ret = 1;
+	struct rv_inputs in = { 0 };
+	size_t nargs = 0;
 	const struct rp_sym *best = NULL;
 	struct rp_obj *bo = NULL;
 	uint64_t bestn = 0;
@@ -311,6 +315,8 @@ int cmd_annotate(int argc, char **argv)
 	struct hd_file d;
 	struct rv_ctx c;
 
+	if (!args)
+		return die("out of memory");
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		int bad = 0;
@@ -318,19 +324,19 @@ int cmd_annotate(int argc, char **argv)
 		if (a[0] != '-' || !a[1]) {
 			if (!fname)
 				fname = a;
-			else if (!nfiles++)
-				file = argv[i];
 			else
-				return die("annotate takes one function and one data file");
+				args[nargs++] = argv[i];
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			fputs(annotate_usage, stdout);
+			free(args);
 			return 0;
 		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
 			evarg = v;
 		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
 			rp_debug_dir = v;
 		} else if (bad) {
-			return die("%s needs a value (see hwprof annotate --help)", a);
+			die("%s needs a value (see hwprof annotate --help)", a);
+			goto out_args;
 		} else if (!strcmp(a, "--asm")) {
 			asm_only = 1;
 		} else if (!strcmp(a, "--no-demangle")) {
@@ -339,17 +345,25 @@ int cmd_annotate(int argc, char **argv)
 			fputs("hwprof: unknown option ", stderr);
 			rp_put(stderr, a, RP_TEXT);
 			fputs(" (see hwprof annotate --help)\n", stderr);
-			return 1;
+			goto out_args;
 		}
 	}
-	if (!fname)
-		return die("annotate needs a function (see hwprof annotate --help)");
+	if (!nargs)
+		args[nargs++] = deflt;
+	if (!fname) {
+		die("annotate needs a function (see hwprof annotate --help)");
+		goto out_args;
+	}
 	if (evarg && rv_event(evarg, NULL, NULL, &event))
-		return 1;
-	if (elf_version(EV_CURRENT) == EV_NONE)
-		return die("libelf: %s", elf_errmsg(-1));
-	if (rv_read(&d, &file, 1, 0))
-		return 1;
+		goto out_args;
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		die("libelf: %s", elf_errmsg(-1));
+		goto out_args;
+	}
+	/* several files, or a directory's: merged as report merges them */
+	if (rv_inputs(&in, args, nargs) || rv_read(&d, in.files, in.n, 0))
+		goto out_args;
+	file = in.n > 1 ? "the merged files" : in.files[0];
 	if (evarg && rv_event(evarg, &d, file, &event))
 		goto out_file;
 	if (!d.nevents) {
@@ -452,5 +466,8 @@ out:
 	rv_ctx_free(&c);
 out_file:
 	hd_free(&d);
+out_args:
+	rv_inputs_free(&in);
+	free(args);
 	return ret ? 1 : 0;
 }
