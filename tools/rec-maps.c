@@ -327,6 +327,8 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 	o->ino = ino;
 	o->ino_gen = ino_gen;
 	obj_read(o, bid);
+	if (kbid && strcmp(bid, kbid))
+		o->size = 0;	/* the file at the path is not the mapped one */
 	if (kbid)
 		snprintf(bid, sizeof(bid), "%s", kbid);	/* the mapped file's own */
 	o->buildid = *bid ? strdup(bid) : NULL;
