@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the data file reader of the hwprof command
- * (tools/data.c hd_read(), versions 1 and 2) on arbitrary files. A file
+ * (tools/data.c hd_read(), versions 1, 2 and 3) on arbitrary files. A file
  * read must either be refused with one line naming it, or give a model
  * whose every index is in range; a model read is written out again and
  * must read back the same (hd_write() and hd_read() agree).
@@ -19,6 +19,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char in[64], out[64];
 
+static int bad_object(const struct hd_file *d, uint32_t o)
+{
+	return o != HD_NO_OBJECT && o >= d->nobjects;
+}
+
 static void check(const struct hd_file *d)
 {
 	for (size_t i = 0; i < d->nthreads; i++)
@@ -27,10 +32,26 @@ static void check(const struct hd_file *d)
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
 
-		if (s->event >= d->nevents || s->thread >= d->nthreads ||
-		    (s->object != HD_NO_OBJECT && s->object >= d->nobjects))
+		/* a job file's samples are summed over the ranks: no thread */
+		if (s->event >= d->nevents || bad_object(d, s->object) ||
+		    (d->job ? s->thread != HD_NO_THREAD : s->thread >= d->nthreads))
 			abort();
 	}
+	if (!d->job && (d->nfuncs || d->nfcounts || d->nrtotals))
+		abort();	/* version 3's job lines: job files only */
+	for (size_t i = 0; i < d->nfuncs; i++) {
+		const struct hd_func *f = &d->funcs[i];
+
+		if (f->event >= d->nevents || bad_object(d, f->object) || f->min > f->max ||
+		    f->max > f->sum || f->ranks > (uint32_t)d->size)
+			abort();
+	}
+	for (size_t i = 0; i < d->nfcounts; i++)
+		if (d->fcounts[i].func >= d->nfuncs || d->fcounts[i].proc >= d->nprocs)
+			abort();
+	for (size_t i = 0; i < d->nrtotals; i++)
+		if (d->rtotals[i].proc >= d->nprocs || d->rtotals[i].event >= d->nevents)
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -63,8 +84,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();	/* what we write, we read */
 		if (e.nevents != d.nevents || e.nprocs != d.nprocs ||
 		    e.nthreads != d.nthreads || e.nobjects != d.nobjects ||
-		    e.nsamples != d.nsamples)
+		    e.nsamples != d.nsamples || e.job != d.job || e.size != d.size ||
+		    e.top != d.top || e.nfuncs != d.nfuncs || e.nfcounts != d.nfcounts ||
+		    e.nrtotals != d.nrtotals || e.program_size != d.program_size)
 			abort();
+		for (size_t i = 0; i < d.nobjects; i++)
+			if (e.objects[i].size != d.objects[i].size)
+				abort();
+		for (size_t i = 0; i < d.nfuncs; i++)
+			if (memcmp(&e.funcs[i], &d.funcs[i], sizeof(d.funcs[i])))
+				abort();
+		for (size_t i = 0; i < d.nfcounts; i++)
+			if (memcmp(&e.fcounts[i], &d.fcounts[i], sizeof(d.fcounts[i])))
+				abort();
+		for (size_t i = 0; i < d.nrtotals; i++)
+			if (memcmp(&e.rtotals[i], &d.rtotals[i], sizeof(d.rtotals[i])))
+				abort();
 		for (size_t i = 0; i < d.nsamples; i++)
 			if (e.samples[i].count != d.samples[i].count ||
 			    e.samples[i].addr != d.samples[i].addr)
