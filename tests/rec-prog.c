@@ -13,7 +13,7 @@
  *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
  *                       dlclose, then another N faults here, exit 0
  *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
- *                       SIGINT and SIGQUIT at their defaults
+ *                       SIGINT, SIGQUIT and SIGHUP at their defaults
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -211,6 +211,12 @@ int main(int argc, char **argv)
 		 * non-interactive shell starts with these ignored */
 		signal(SIGINT, SIG_DFL);
 		signal(SIGQUIT, SIG_DFL);
+		/* and a test suite run under nohup starts with SIGHUP
+		 * ignored, which record rightly passes on to the command
+		 * (the nohup check of the cli case): sighup-record's
+		 * command would ignore the SIGHUP record forwards and spin
+		 * until meson's timeout */
+		signal(SIGHUP, SIG_DFL);
 		setpgid(0, 0);
 		execvp(argv[2], argv + 2);
 		perror(argv[2]);
