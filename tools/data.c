@@ -856,7 +856,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* 1 when some value of v[0..n) appears twice (v is sorted). */
+/* 1 when some value of v[0..n) appears twice (sorts v to see). */
 static int has_twice(uint64_t *v, size_t n)
 {
 	qsort(v, n, sizeof(*v), cmp_u64);

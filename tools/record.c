@@ -891,7 +891,6 @@ int cmd_record(int argc, char **argv)
 	}
 	{
 		char host[HOST_NAME_MAX + 1] = "";
-		struct stat pst;
 		int rank, size, bad;
 
 		launcher_rank(&rank, &size);
@@ -912,8 +911,8 @@ int cmd_record(int argc, char **argv)
 		if (!r->d.program)
 			r->d.program = strdup(file);
 		r->d.program_id = rp_file_buildid(r->d.program ? r->d.program : file);
-		if (r->d.program && !stat(r->d.program, &pst) && S_ISREG(pst.st_mode))
-			r->d.program_size = (uint64_t)pst.st_size;
+		if (r->d.program)
+			r->d.program_size = rp_file_size(r->d.program);
 		if (!(r->d.host = strdup(host)) || !r->d.program) {
 			ret = die("out of memory");
 			goto out;

@@ -66,6 +66,8 @@ void rp_obj_load(struct rp_obj *o);
 void rp_obj_free(struct rp_obj *o);
 /* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
 char *rp_file_buildid(const char *path);
+/* A regular file's size in bytes, 0 when unknown (hwprof-data(5): SIZE). */
+uint64_t rp_file_size(const char *path);
 /* The symbol covering addr, or NULL. */
 const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr);
 /* The first symbol whose raw or demangled name is name, or NULL. */

@@ -118,6 +118,13 @@ char *rp_file_buildid(const char *path)
 	return *bid ? strdup(bid) : NULL;
 }
 
+uint64_t rp_file_size(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0;
+}
+
 static int has_section_type(Elf *e, GElf_Word type)
 {
 	Elf_Scn *scn = NULL;

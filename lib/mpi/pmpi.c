@@ -28,8 +28,6 @@
 #include "../../tools/report.h"
 #include "hwpmpi.h"
 
-
-
 #define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
 #define MAX_TOP		1024	/* P x MAX_TOP x 8 bytes at rank 0 */
 
@@ -131,16 +129,6 @@ static char *self_exe(void)
 	return strdup(realpath("/proc/self/exe", p) ? p : "/proc/self/exe");
 }
 
-/* A regular file's size, 0 when unknown (hwprof-data(5): an object's
- * SIZE). */
-static uint64_t file_size(const char *path)
-{
-	struct stat st;
-
-	return path[0] == '/' && !stat(path, &st) && S_ISREG(st.st_mode) ?
-	       (uint64_t)st.st_size : 0;
-}
-
 static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
 		uint64_t addr, uint64_t n, int rank)
 {
@@ -208,7 +196,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 				if (!(l->path = strdup(path)))
 					goto out;
 				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
-				l->size = file_size(path);
+				l->size = path[0] == '/' ? rp_file_size(path) : 0;
 				l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
 				l->mpi = hd_object_is_mpi(path);
 				rp_obj_init(&l->rp, l->path, l->bid, 0);
@@ -314,7 +302,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 	d->program = exe;
 	if (exe) {
 		d->program_id = rp_file_buildid(exe);
-		d->program_size = file_size(exe);
+		d->program_size = rp_file_size(exe);
 	}
 	d->host = strdup(all[0].host);
 	d->command = strdup(all[0].cmd);

@@ -303,21 +303,12 @@ static int take_child(MPI_Comm comm, int child, struct hwp_mpi_prof *p, int bad)
 	if (!bad && a.len >= sizeof(struct hdr) && a.len <= INT_MAX)
 		buf = malloc(a.len);
 	go = buf != NULL;
-	if (PMPI_Send(&go, 1, MPI_INT, child, TAG, comm) != MPI_SUCCESS || !go) {
-		free(buf);
-		return 1;
-	}
-	if (PMPI_Recv(buf, (int)a.len, MPI_BYTE, child, TAG, comm, MPI_STATUS_IGNORE) !=
-	    MPI_SUCCESS) {
-		free(buf);
-		return 1;
-	}
-	if (unpack_merge(p, buf, a.len)) {
-		free(buf);
-		return 1;
-	}
+	if (PMPI_Send(&go, 1, MPI_INT, child, TAG, comm) != MPI_SUCCESS || !go ||
+	    PMPI_Recv(buf, (int)a.len, MPI_BYTE, child, TAG, comm, MPI_STATUS_IGNORE) !=
+	    MPI_SUCCESS || unpack_merge(p, buf, a.len))
+		bad = 1;
 	free(buf);
-	return 0;
+	return bad;
 }
 
 int hwp_mpi_reduce(MPI_Comm comm, struct hwp_mpi_prof *p, int bad)
