@@ -8,6 +8,9 @@
  * With MPI_APP_NOPROF_RANK=R, rank R gets no profile (case one-lacks).
  * With MPI_APP_READY=DIR set, each rank then makes DIR/ready.RANK and
  * waits for ever, as a job at its walltime (case walltime).
+ * With MPI_APP_ODD set (x86-64), the stores are made by mpi_odd(), which
+ * starts 3 bytes into an 8-byte bucket after the 3-byte mpi_pad()
+ * (case pmpi-odd: the bucket is mpi_odd's, which covers 4 of its bytes).
  * usage: mpi-app N | mpi-app probe
  *   probe: a raw perf_event_open of page-faults, bypassing hwprof; exit 77
  *   (SKIP) with the reason when this machine cannot sample it
@@ -38,6 +41,19 @@ __attribute__((noinline, aligned(64))) void mpi_work(volatile char *page)
 {
 	*page = 1;
 }
+
+#if defined(__x86_64__) && !defined(MPI_APP_OTHER)
+/* mpi_pad: nop, nop, ret; mpi_odd at +3: movb $1, (%rdi); ret */
+void mpi_odd(volatile char *page);
+__asm__(".text\n"
+	".p2align 4\n"
+	".globl mpi_pad\n.type mpi_pad, @function\n"
+	"mpi_pad:\n\tnop\n\tnop\n\tret\n.size mpi_pad, 3\n"
+	".globl mpi_odd\n.type mpi_odd, @function\n"
+	"mpi_odd:\n\tmovb $1, (%rdi)\n\tret\n.size mpi_odd, 4\n");
+#else
+#define mpi_odd mpi_work
+#endif
 
 static int probe(void)
 {
@@ -90,7 +106,7 @@ int main(int argc, char **argv)
 	madvise(mem, (size_t)(calls * pg), MADV_NOHUGEPAGE);
 	MPI_Barrier(MPI_COMM_WORLD);
 	for (long i = 0; i < calls; i++)
-		mpi_work(mem + i * pg);
+		(getenv("MPI_APP_ODD") ? mpi_odd : mpi_work)(mem + i * pg);
 	if (getenv("MPI_APP_READY")) {
 		char path[4096];
 		FILE *f;

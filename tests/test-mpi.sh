@@ -144,6 +144,23 @@ pmpi-preload)
 		"$app" $N
 	job_checks "$tmp/job.data" "$app"
 	;;
+pmpi-odd)
+	# a function 3 bytes into an 8-byte bucket, after a 3-byte one: the
+	# job file names the bucket after the function that covers most of it
+	addr "$app" mpi_odd | grep -q . ||
+		{ echo "SKIP: mpi-app has no mpi_odd (x86-64 only)"; exit 77; }
+	check "mpirun of mpi-app storing from mpi_odd" run 2 -x LD_PRELOAD="$lib" \
+		-x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 -x MPI_APP_ODD=1 \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" $N
+	"$hw" report --format csv "$tmp/job.data" >"$tmp/flat.csv" 2>/dev/null
+	eq "mpi_odd's row (N + 2N)" \
+		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_odd" { print $2 }' "$tmp/flat.csv")" "$((3 * N))"
+	eq "no row for mpi_pad" "$(grep -c mpi_pad "$tmp/flat.csv")" 0
+	"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
+	eq "--ranks: mpi_odd's total, min, max" \
+		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_odd" { print $1, $2, $4 }' "$tmp/ranks.csv")" \
+		"$((3 * N)) $N $((2 * N))"
+	;;
 pmpi-linked)
 	# linked with -lhwprof-mpi, started by MPI_Init_thread
 	check "mpirun of a program linked with libhwprof-mpi" run 4 -x MPI_APP_THREAD=1 \

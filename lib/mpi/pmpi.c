@@ -129,6 +129,36 @@ static char *self_exe(void)
 	return strdup(realpath("/proc/self/exe", p) ? p : "/proc/self/exe");
 }
 
+/*
+ * The function an 8-byte bucket's samples are named after: the symbol
+ * that covers most of its bytes (the first on a tie). A function that is
+ * not 8-byte aligned (-O1, -Os) shares a bucket with the end of the one
+ * before it, and which of the bucket's instructions took a sample is not
+ * kept (HWPROF_OBJECT_BYTES): its start alone would name the one before.
+ */
+static const struct rp_sym *bucket_sym(const struct rp_obj *o, uint64_t addr)
+{
+	const struct rp_sym *s[HWPROF_OBJECT_BYTES], *best = NULL;
+	int n[HWPROF_OBJECT_BYTES] = { 0 }, k = 0, most = 0;
+
+	for (int i = 0; i < HWPROF_OBJECT_BYTES; i++) {
+		const struct rp_sym *x = rp_obj_sym(o, addr + (uint64_t)i);
+		int j = 0;
+
+		if (!x)
+			continue;
+		while (j < k && s[j] != x)
+			j++;
+		if (j == k)
+			s[k++] = x;
+		if (++n[j] > most) {
+			most = n[j];
+			best = x;
+		}
+	}
+	return best;
+}
+
 static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj,
 		uint64_t addr, uint64_t n, int rank)
 {
@@ -212,7 +242,9 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 			if (!c)
 				continue;
 			addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
-			sym = rp_obj_sym(&l->rp, addr);
+			sym = bucket_sym(&l->rp, addr);
+			if (sym && sym->lo > addr)
+				addr = sym->lo;	/* inside the function it is named after */
 			if (push(p, &cap, HWP_MPI_ADDR, l->hash, addr, c, rank) ||
 			    push(p, &cap, HWP_MPI_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
 				goto out;
