@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../tools/data.h"
+#include "../lib/profile/data.h"
 
 /* [lo, hi) of function name in an ELF file, or 0 */
 static int sym_range(const char *path, const char *name, uint64_t *lo, uint64_t *hi)

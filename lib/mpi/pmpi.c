@@ -24,8 +24,8 @@
 
 #include <hwprof.h>
 #include "../internal.h"
-#include "../../tools/data.h"
-#include "../../tools/report.h"
+#include "../profile/data.h"
+#include "../profile/symbols.h"
 #include "hwpmpi.h"
 
 #define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writes hwprof data files with known contents for hwprof report's tests,
- * through tools/data.c (so they are what hwprof record writes):
+ * through lib/profile/data.c (so they are what hwprof record writes):
  *   data-gen OUT < SPEC     one entry per line of SPEC:
  *     command TEXT
  *     event NAME PERIOD SAMPLES LOST THROTTLED MISSED WHY|-
@@ -24,7 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tools/data.h"
+#include "../../lib/profile/data.h"
 
 static char *unesc(char *s)
 {

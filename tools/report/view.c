@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The views of hwprof report and annotate: each sample of the data files
- * (read and merged by tools/merge.c) named from its object
- * (tools/symbols.c), and rows by function, object, source line, thread or
+ * (read and merged by tools/report/merge.c) named from its object
+ * (lib/profile/symbols.c), and rows by function, object, source line, thread or
  * process. Linear in the samples: rows are found through a hash table,
  * never by a scan.
  */
@@ -19,7 +19,7 @@
 
 #include "cli.h"
 #include "data.h"
-#include "report.h"
+#include "symbols.h"
 #include "view.h"
 
 /* ------------------------------------------------------------------ */

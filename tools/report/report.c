@@ -2,7 +2,7 @@
 /*
  * hwprof report: the options, and the profile printed as text, CSV or
  * JSON: a header with the statistics of every event (with a warning when
- * threads were not covered), then the rows of the view (tools/view.c).
+ * threads were not covered), then the rows of the view (tools/report/view.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "report.h"
+#include "symbols.h"
 #include "view.h"
 
 const char report_usage[] =
@@ -88,7 +88,7 @@ void rv_text_header(const struct rv_ctx *c)
 	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
 	       RP_TEXT);
 	/* a version 1 file names one process and no thread: its threads
-	 * are not known (tools/data.c keeps one for the process) */
+	 * are not known (lib/profile/data.c keeps one for the process) */
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
 	else

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The rows of hwprof report (tools/view.c), shared by its output formats. */
+/* The rows of hwprof report (tools/report/view.c), shared by its output formats. */
 #ifndef HWPROF_TOOLS_VIEW_H
 #define HWPROF_TOOLS_VIEW_H
 
@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #include "data.h"
-#include "report.h"
+#include "symbols.h"
 
 /* Row keys: (kind | object, value) */
 #define RV_FUNC		(1ull << 56)	/* value: symbol index */
@@ -96,7 +96,7 @@ double rv_pct(uint64_t n, uint64_t total);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
 const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj);
 
-/* tools/svg.c: the icicle of c (function or lines view) into out. */
+/* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs);
 /* Opens out for writing, never blocking; NULL after one line on stderr
  * (also when out is one of the inputs). */
@@ -104,13 +104,13 @@ FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs);
 /* 1 (after one line on stderr) when out is one of the inputs, else 0. */
 int rv_svg_check(const char *out, char **inputs, size_t ninputs);
 
-/* tools/report.c: the text header (command, events, warnings) and the
+/* tools/report/report.c: the text header (command, events, warnings) and the
  * warnings of the reported event (to stderr when f is stderr, else into
  * the output: text lines after prefix, or JSON strings). */
 void rv_text_header(const struct rv_ctx *c);
 void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
 
-/* tools/ranks.c: hwprof report --ranks (sort: samples, imbalance or
+/* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path). c is a
  * built functions view, not sorted. 0, or 1 after one line on stderr. */
 int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *svg,

@@ -16,7 +16,7 @@
 
 #include "cli.h"
 #include "data.h"
-#include "report.h"
+#include "symbols.h"
 #include "view.h"
 
 /* ------------------------------------------------------------------ */

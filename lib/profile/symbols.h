@@ -4,8 +4,8 @@
  * PLT stubs, debug files, source lines), demangling, and safe printing of
  * names that come from files a user does not control.
  */
-#ifndef HWPROF_TOOLS_REPORT_H
-#define HWPROF_TOOLS_REPORT_H
+#ifndef HWPROF_PROFILE_SYMBOLS_H
+#define HWPROF_PROFILE_SYMBOLS_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -18,7 +18,7 @@
 
 #include <dwarf.h>
 
-#include "report.h"
+#include "symbols.h"
 
 const char *rp_debug_dir = "/usr/lib/debug";
 

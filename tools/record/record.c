@@ -31,10 +31,10 @@
 #include <linux/magic.h>
 
 #include <hwprof.h>
-#include "../lib/internal.h"
+#include "internal.h"
 #include "cli.h"
 #include "rec.h"
-#include "report.h"
+#include "symbols.h"
 
 #define DEFAULT_HZ	1000
 

@@ -4,8 +4,8 @@
  * builds and writes, what report reads (versions 1 and 2) and merges.
  * Strings are owned by the struct; hd_free() releases everything.
  */
-#ifndef HWPROF_TOOLS_DATA_H
-#define HWPROF_TOOLS_DATA_H
+#ifndef HWPROF_PROFILE_DATA_H
+#define HWPROF_PROFILE_DATA_H
 
 #include <stddef.h>
 #include <stdint.h>
