@@ -64,21 +64,46 @@ int hwp_paranoid(void);
 int hwp_seccomp(void);
 long hwp_read_long(const char *path, long dflt);
 
-/* ring.c: one mmap'd perf ring */
+/* ring.c: one mmap'd perf ring and the one reader of its records */
 struct hwp_ring {
 	struct perf_event_mmap_page *page;
 	unsigned char *data;
 	uint64_t mask;		/* data bytes - 1 */
-	size_t map_len;
+	size_t map_len;		/* 0: not ours to unmap (tests) */
+	uint64_t head, pos;	/* the batch being read: [pos, head) */
+	unsigned char *copy;	/* a record that straddles the end, whole */
+	size_t copy_cap;
 	struct {
-		uint64_t lost;		/* from PERF_RECORD_LOST */
+		uint64_t lost;		/* LOST / LOST_SAMPLES records */
 		uint64_t throttled;	/* PERF_RECORD_THROTTLE records */
-		uint64_t corrupt;	/* unparsable records skipped */
+		uint64_t corrupt;	/* batches cut short: unparsable */
+		uint64_t nomem;		/* straddling records not copied */
 	} stats;
 };
 
 int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages);
 void hwp_ring_unmap(struct hwp_ring *r);
+/* A batch: begin (1 when there are records), next (each whole record, in
+ * place or copied out when it straddles the end; NULL at the end of the
+ * batch), end (hands what was read back to the kernel). Records given by
+ * next stay valid until the next call of next or end. */
+int hwp_ring_begin(struct hwp_ring *r);
+const struct perf_event_header *hwp_ring_next(struct hwp_ring *r);
+void hwp_ring_end(struct hwp_ring *r);
+/* What a record says of its event and thread: a sample's leading fields,
+ * or another record's sample_id trailer (only with sample_id_all). */
+struct hwp_rec_id {
+	uint64_t id, ip, time;
+	uint32_t pid, tid;
+	int has_id, has_ip, has_tid, has_time;
+};
+int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
+	       int sample_id_all, struct hwp_rec_id *out);
+/* The bytes of the sample_id trailer at the end of a non-sample record. */
+size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all);
+/* The samples a LOST or LOST_SAMPLES record reports, else 0. */
+uint64_t hwp_rec_lost(const struct perf_event_header *h);
+/* The engine's rings (sample_type IP, one event): up to cap IPs. */
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
 int hwp_ring_empty(const struct hwp_ring *r);
 

@@ -1,10 +1,25 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * One perf ring buffer: map it, copy sample IPs out from tail to head,
- * count what the kernel says it dropped or throttled. Knows nothing of
- * histograms; tests drive it with a fake page.
+ * One perf ring buffer and the one reader of its records, for every path
+ * that samples: the in-process engine (lib/drain.c), hwprof record
+ * (tools/record/rec-perf.c) and libhwprof-mpi through the engine.
+ *
+ * A batch is read as begin / next / end: hwp_ring_begin() takes the head
+ * the kernel published, hwp_ring_next() gives each whole record in turn
+ * (one that straddles the end of the area is copied out whole first) and
+ * hwp_ring_end() hands the space read back to the kernel. A record that
+ * cannot be parsed ends the batch at the head: nothing past it can be
+ * trusted (counted in stats.corrupt).
+ *
+ * Side-band records are attributed to an event through their sample_id
+ * trailer (attr.sample_id_all), never through an id in their body: for an
+ * inherited event, a PERF_RECORD_LOST carries the child event's own id in
+ * its body, and only the trailer carries the id that samples give
+ * (perf_event_open(2), "sample_id_all"; PERF_SAMPLE_IDENTIFIER).
+ * Knows nothing of histograms; tests drive it with a fake page.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -30,8 +45,11 @@ int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages)
 
 void hwp_ring_unmap(struct hwp_ring *r)
 {
-	if (r->page)
+	if (r->page && r->map_len)
 		munmap(r->page, r->map_len);
+	free(r->copy);
+	r->copy = NULL;
+	r->copy_cap = 0;
 	r->page = NULL;
 	r->data = NULL;
 }
@@ -50,44 +68,195 @@ static inline void ring_set_tail(struct perf_event_mmap_page *pg, uint64_t t)
 	__atomic_store_n(&pg->data_tail, t, __ATOMIC_RELEASE);
 }
 
-static inline uint64_t ring_u64(const struct hwp_ring *r, uint64_t pos)
+int hwp_ring_begin(struct hwp_ring *r)
+{
+	r->head = ring_head(r->page);
+	r->pos = r->page->data_tail;	/* only we write it */
+	return r->pos != r->head;
+}
+
+/* Copies n bytes at ring position pos into dst, across the end. */
+static void ring_copy(const struct hwp_ring *r, void *dst, uint64_t pos, size_t n)
+{
+	size_t at = (size_t)(pos & r->mask), first = (size_t)(r->mask + 1 - at);
+
+	if (first >= n) {
+		memcpy(dst, r->data + at, n);
+	} else {
+		memcpy(dst, r->data + at, first);
+		memcpy((unsigned char *)dst + first, r->data, n - first);
+	}
+}
+
+/* The batch cannot be parsed past pos: give up to the head. */
+static const struct perf_event_header *ring_corrupt(struct hwp_ring *r)
+{
+	r->stats.corrupt++;
+	r->pos = r->head;
+	return NULL;
+}
+
+const struct perf_event_header *hwp_ring_next(struct hwp_ring *r)
+{
+	struct perf_event_header h;
+	size_t at, first;
+	void *rec;
+
+again:
+	if (r->pos == r->head)
+		return NULL;
+	/* the kernel keeps records 8-byte aligned, so a header never
+	 * straddles the end; a misaligned tail is a corrupt page */
+	if (r->head - r->pos < sizeof(h) || (r->pos & 7))
+		return ring_corrupt(r);
+	ring_copy(r, &h, r->pos, sizeof(h));
+	if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - r->pos)
+		return ring_corrupt(r);
+	at = (size_t)(r->pos & r->mask);
+	first = (size_t)(r->mask + 1 - at);
+	if (first >= h.size) {
+		rec = r->data + at;
+	} else {
+		if (r->copy_cap < h.size) {
+			void *np = realloc(r->copy, 65536);	/* any u16 size */
+
+			if (!np) {	/* skipped, and said so */
+				r->stats.nomem++;
+				r->pos += h.size;
+				goto again;
+			}
+			r->copy = np;
+			r->copy_cap = 65536;
+		}
+		ring_copy(r, r->copy, r->pos, h.size);
+		rec = r->copy;
+	}
+	r->pos += h.size;
+	return rec;
+}
+
+void hwp_ring_end(struct hwp_ring *r)
+{
+	ring_set_tail(r->page, r->pos);
+}
+
+static inline uint64_t rec_u64(const void *rec, size_t off)
 {
 	uint64_t v;
 
-	memcpy(&v, r->data + (pos & r->mask), sizeof(v));
+	memcpy(&v, (const unsigned char *)rec + off, sizeof(v));
 	return v;
 }
 
+/* The u64 fields of the sample_id trailer, in the order the kernel writes
+ * them (perf_event_open(2)): a record of another type ends with one u64
+ * per bit of these that sample_type has. */
+#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+		 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+/* A sample's leading fields: IDENTIFIER, IP, TID, TIME, ADDR, ID. */
+static int sample_fields(const struct perf_event_header *h, uint64_t type,
+			 struct hwp_rec_id *out)
+{
+	size_t off = sizeof(*h);
+
+#define TAKE(bit, field)						\
+	if (type & (bit)) {						\
+		if (off + 8 > h->size)					\
+			return -1;					\
+		field;							\
+		off += 8;						\
+	}
+	TAKE(PERF_SAMPLE_IDENTIFIER, out->id = rec_u64(h, off); out->has_id = 1)
+	TAKE(PERF_SAMPLE_IP, out->ip = rec_u64(h, off); out->has_ip = 1)
+	TAKE(PERF_SAMPLE_TID, out->pid = (uint32_t)rec_u64(h, off);
+	     out->tid = (uint32_t)(rec_u64(h, off) >> 32); out->has_tid = 1)
+	TAKE(PERF_SAMPLE_TIME, out->time = rec_u64(h, off); out->has_time = 1)
+	TAKE(PERF_SAMPLE_ADDR, (void)0)
+	TAKE(PERF_SAMPLE_ID, out->id = rec_u64(h, off); out->has_id = 1)
+#undef TAKE
+	return 0;
+}
+
+/* Another record's trailer, read from its end backwards. */
+static int trailer_fields(const struct perf_event_header *h, uint64_t type,
+			  struct hwp_rec_id *out)
+{
+	size_t n = (size_t)__builtin_popcountll(type & ID_BITS), off;
+
+	if (sizeof(*h) + 8 * n > h->size)
+		return -1;
+	off = h->size - 8 * n;
+	if (type & PERF_SAMPLE_TID) {
+		out->pid = (uint32_t)rec_u64(h, off);
+		out->tid = (uint32_t)(rec_u64(h, off) >> 32);
+		out->has_tid = 1;
+		off += 8;
+	}
+	if (type & PERF_SAMPLE_TIME) {
+		out->time = rec_u64(h, off);
+		out->has_time = 1;
+		off += 8;
+	}
+	if (type & PERF_SAMPLE_ID) {
+		out->id = rec_u64(h, off);
+		out->has_id = 1;
+		off += 8;
+	}
+	off += 8 * !!(type & PERF_SAMPLE_STREAM_ID) + 8 * !!(type & PERF_SAMPLE_CPU);
+	if (type & PERF_SAMPLE_IDENTIFIER) {
+		out->id = rec_u64(h, off);
+		out->has_id = 1;
+	}
+	return 0;
+}
+
+int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
+	       int sample_id_all, struct hwp_rec_id *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (h->type == PERF_RECORD_SAMPLE)
+		return sample_fields(h, sample_type, out);
+	if (!sample_id_all)
+		return 0;	/* nothing to say which event */
+	return trailer_fields(h, sample_type, out);
+}
+
+size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all)
+{
+	return sample_id_all ? 8 * (size_t)__builtin_popcountll(sample_type & ID_BITS) : 0;
+}
+
+uint64_t hwp_rec_lost(const struct perf_event_header *h)
+{
+	if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
+		return rec_u64(h, sizeof(*h) + 8);	/* {id, lost} */
+	if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= sizeof(*h) + 8)
+		return rec_u64(h, sizeof(*h));		/* {lost} */
+	return 0;
+}
+
 /*
- * Copies up to cap sample IPs out of the ring and returns how many; the
- * records are {header, ip} (PERF_SAMPLE_IP only). Records are 8-byte
- * aligned in a power-of-two area, so a u64 slot never straddles the end.
+ * The engine's rings: one event per ring, sample_type IP alone, no
+ * trailer. Copies up to cap sample IPs out and returns how many; LOST and
+ * LOST_SAMPLES add to stats.lost, THROTTLE to stats.throttled.
  */
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
 {
-	uint64_t head = ring_head(r->page);
-	uint64_t tail = r->page->data_tail;	/* only we write it */
+	const struct perf_event_header *h;
 	size_t n = 0;
 
-	while (tail != head && n < cap) {
-		uint64_t slot = ring_u64(r, tail);
-		struct perf_event_header hdr;
-
-		memcpy(&hdr, &slot, sizeof(hdr));
-		if (hdr.size < sizeof(hdr) || (hdr.size & 7) ||
-		    hdr.size > head - tail) {
-			r->stats.corrupt++;	/* cannot parse: resync */
-			tail = head;
-			break;
-		}
-		switch (hdr.type) {
+	if (!cap || !hwp_ring_begin(r))
+		return 0;
+	while (n < cap && (h = hwp_ring_next(r))) {
+		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (hdr.size >= 16)
-				ips[n++] = ring_u64(r, tail + 8);
+			if (h->size >= sizeof(*h) + 8)
+				ips[n++] = rec_u64(h, sizeof(*h));
 			break;
-		case PERF_RECORD_LOST:	/* {id, lost} */
-			if (hdr.size >= 24)
-				r->stats.lost += ring_u64(r, tail + 16);
+		case PERF_RECORD_LOST:
+		case PERF_RECORD_LOST_SAMPLES:
+			r->stats.lost += hwp_rec_lost(h);
 			break;
 		case PERF_RECORD_THROTTLE:
 			r->stats.throttled++;
@@ -95,9 +264,8 @@ size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
 		default:
 			break;
 		}
-		tail += hdr.size;
 	}
-	ring_set_tail(r->page, tail);
+	hwp_ring_end(r);
 	return n;
 }
 

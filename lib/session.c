@@ -135,7 +135,7 @@ static void check_sample_cost(const struct sev *e)
 	a.wakeup_events = 0;
 	a.watermark = 0;
 	a.wakeup_watermark = 0;
-	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = hwp_perf_open(&a, 0, -1, -1);
 	if (fd < 0) {
 		pthread_mutex_unlock(&cost_lock);
 		return;
@@ -144,9 +144,9 @@ static void check_sample_cost(const struct sev *e)
 	on = loop_speed();	/* the faster of two: the other may be preempted */
 	if (on > base)
 		base = on;
-	ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+	hwp_perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
 	on = loop_speed();
-	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	hwp_perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	close(fd);
 	pthread_mutex_unlock(&cost_lock);
 	if (base <= 0 || on >= base / 2)

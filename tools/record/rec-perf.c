@@ -22,19 +22,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "rec.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		     PERF_SAMPLE_TIME)
-#define TRAILER	24	/* sample_id_all: pid, tid; time; identifier */
-
-static int perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
-{
-	int fd = (int)syscall(SYS_perf_event_open, a, pid, cpu, group,
-			      PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
 
 static int online_cpus(struct rec *r)
 {
@@ -77,19 +69,27 @@ static int online_cpus(struct rec *r)
 static int keep_fd(struct rec *r, int fd, uint32_t ev)
 {
 	uint64_t id;
+	int ret;
 
 	if (r->nfds == r->capfds) {
 		size_t c = r->capfds ? 2 * r->capfds : 64;
 		int *np = realloc(r->fds, c * sizeof(*np));
+		uint32_t *ep;
 
 		if (!np)
 			return -ENOMEM;
 		r->fds = np;
+		ep = realloc(r->fd_ev, c * sizeof(*ep));
+		if (!ep)
+			return -ENOMEM;
+		r->fd_ev = ep;
 		r->capfds = c;
 	}
+	r->fd_ev[r->nfds] = ev;
 	r->fds[r->nfds++] = fd;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &id))
-		return -errno;
+	ret = hwp_perf_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id);
+	if (ret)
+		return ret;
 	if (r->nids == r->capids) {
 		size_t c = r->capids ? 2 * r->capids : 64;
 		void *np = realloc(r->ids, c * sizeof(*r->ids));
@@ -128,27 +128,60 @@ static int cmp_id(const void *a, const void *b)
 	return *x < *y ? -1 : *x > *y;
 }
 
-/* Maps the ring of fd: 1 + 2^n pages, fewer when the mlock budget
- * (perf_event_mlock_kb, then RLIMIT_MEMLOCK) does not allow more. */
-static int ring_map(struct rec *r, struct rec_ring *rg, int fd)
+/*
+ * Data pages per ring when -m did not say: the largest power of two whose
+ * rings (per CPU, one for samples and one of 1/16 that size for the side
+ * band), fit the locked memory an unprivileged user may pin
+ * (perf_event_mlock_kb per CPU, shared by all of the user's processes,
+ * then RLIMIT_MEMLOCK: perf_event_open(2), "perf_event_mlock_kb"), at most
+ * 4 MiB a ring and 64 MiB in all. Root (CAP_IPC_LOCK) and an unlimited
+ * RLIMIT_MEMLOCK take those caps. A burst the drain cannot follow then
+ * waits in the ring instead of being lost: 4 MiB holds about 100 000
+ * samples of 40 bytes. ring_map() halves it when the kernel still says no.
+ */
+static unsigned int budget_pages(int ncpu)
 {
-	long pg = sysconf(_SC_PAGESIZE);
+	long psz = sysconf(_SC_PAGESIZE);
+	uint64_t most = (64u << 20) / (uint64_t)psz / (uint64_t)(ncpu > 0 ? ncpu : 1);
+	uint64_t per = (4u << 20) / (uint64_t)psz, budget;
+	struct rlimit rl;
+	unsigned int p = 8;
+
+	if (most < per)
+		per = most;
+	if (geteuid() && !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		long kb = hwp_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+
+		budget = (uint64_t)(kb > 0 ? kb : 0) * 1024 * (uint64_t)(ncpu > 0 ? ncpu : 1) +
+			 (uint64_t)rl.rlim_cur;
+		budget = budget / (uint64_t)psz / (uint64_t)(ncpu > 0 ? ncpu : 1);
+		/* a CPU's two rings: 1 + p pages, and 1 + p / 16 for the side band */
+		budget = budget > 2 ? (budget - 2) * 16 / 17 : 1;
+		if (budget < per)
+			per = budget;
+	}
+	while ((uint64_t)p * 2 <= per && p < (1u << 20))
+		p *= 2;
+	return p;
+}
+
+/* Maps the ring of fd: 1 + 2^n pages, fewer when the mlock budget left
+ * (other processes of the user hold some) does not allow that many; never
+ * fewer than 8 unless -m asked. */
+static int ring_map(struct rec *r, struct rec_ring *rg, int fd, int side)
+{
+	unsigned int *pages = side ? &r->side_pages : &r->ring_pages;
 
 	for (;;) {
-		size_t len = (size_t)(r->ring_pages + 1) * (size_t)pg;
-		void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		int ret = hwp_ring_map(&rg->ring, fd, *pages);
 
-		if (p != MAP_FAILED) {
+		if (!ret) {
 			rg->fd = fd;
-			rg->base = p;
-			rg->data = (unsigned char *)p + pg;
-			rg->mask = (uint64_t)r->ring_pages * (uint64_t)pg - 1;
-			rg->len = len;
 			return 0;
 		}
-		if ((errno != EPERM && errno != ENOMEM) || r->ring_pages <= 8)
-			return -errno;
-		r->ring_pages /= 2;
+		if ((ret != -EPERM && ret != -ENOMEM) || *pages <= 8 || r->pages_asked)
+			return ret;
+		*pages /= 2;
 	}
 }
 
@@ -234,14 +267,15 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	a.sample_type = SAMPLE_TYPE;
 	a.sample_id_all = 1;
 	a.watermark = 1;
-	a.wakeup_watermark = (uint32_t)((size_t)r->ring_pages * (size_t)pg / 4);
+	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
+					(size_t)pg / 4);
 	for (;; level--) {
 		a.precise_ip = (unsigned int)level;
-		fd = perf_open(&a, pid, r->cpus[c], -1);
+		fd = hwp_perf_open(&a, pid, r->cpus[c], -1);
 		if (fd == -EINVAL && a.build_id) {	/* before Linux 5.12 */
 			a.build_id = 0;
 			r->bid_in_mmap = 0;
-			fd = perf_open(&a, pid, r->cpus[c], -1);
+			fd = hwp_perf_open(&a, pid, r->cpus[c], -1);
 		}
 		if (fd >= 0 || !level || (fd != -EINVAL && fd != -EOPNOTSUPP))
 			break;
@@ -306,6 +340,7 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 	int ret;
 
 	for (int e = late ? 0 : -1; e < r->nev; e++) {
+		struct rec_ring *rg;
 		int fd;
 
 		if (e >= 0 && r->ev[e].late != late)
@@ -324,16 +359,17 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 			say_open(why, len, e < 0 ? "the side-band event" : r->ev[e].name, fd);
 			return fd;
 		}
-		if (r->rings[c].fd < 0) {
-			ret = ring_map(r, &r->rings[c], fd);
+		rg = &r->rings[2 * c + (e < 0)];
+		if (rg->fd < 0) {
+			ret = ring_map(r, rg, fd, e < 0);
 			if (ret) {
 				close(fd);
 				snprintf(why, len, "cannot map a %u-page ring (mlock budget: perf_event_mlock_kb, ulimit -l): %s",
-					 r->ring_pages, strerror(-ret));
+					 e < 0 ? r->side_pages : r->ring_pages, strerror(-ret));
 				return ret;
 			}
-		} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, r->rings[c].fd)) {
-			ret = -errno;
+		} else if ((ret = hwp_perf_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
+						  (unsigned long)rg->fd))) {
 			close(fd);
 			snprintf(why, len, "%s: cannot share the CPU's ring: %s",
 				 e < 0 ? "the side-band event" : r->ev[e].name, strerror(-ret));
@@ -354,7 +390,8 @@ int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len)
 
 	for (int c = 0; c < r->ncpu && !ret; c++)
 		ret = open_cpu(r, pid, c, 1, 1, &failed, why, len);
-	qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
+	if (r->nids)
+		qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
 	return ret;
 }
 
@@ -369,18 +406,21 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 	int *tids = NULL, ntid = 0, ret;
 
 	r->bid_in_mmap = 1;
-	if (!r->ring_pages)
-		r->ring_pages = 128;	/* 512 KiB: perf_event_mlock_kb's default */
-	ret = online_cpus(r);
+	r->pages_asked = r->ring_pages != 0;
+	ret = online_cpus(r);	/* before the ring size: it divides the budget */
 	if (ret) {
 		snprintf(why, len, "cannot list the online CPUs");
 		return ret;
 	}
-	r->rings = calloc((size_t)r->ncpu, sizeof(*r->rings));
-	r->rec_buf = malloc(65536);
-	if (!r->rings || !r->rec_buf)
+	if (!r->pages_asked)
+		r->ring_pages = budget_pages(r->ncpu);
+	r->side_pages = r->ring_pages / 16 < 8 ? 8 : r->ring_pages / 16 > 256 ? 256 :
+			r->ring_pages / 16;
+	r->nrings = 2 * r->ncpu;
+	r->rings = calloc((size_t)r->nrings, sizeof(*r->rings));
+	if (!r->rings)
 		return -ENOMEM;
-	for (int c = 0; c < r->ncpu; c++)
+	for (int c = 0; c < r->nrings; c++)
 		r->rings[c].fd = -1;
 	if (attach)
 		more_fds();
@@ -424,7 +464,8 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 			break;
 	}
 	free(tids);
-	qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
+	if (r->nids)
+		qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
 	return 0;
 }
 
@@ -432,9 +473,9 @@ size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap)
 {
 	size_t n = 0;
 
-	for (int c = 0; c < r->ncpu && n < cap; c++)
+	for (int c = 0; c < r->nrings && n < cap; c++)
 		if (r->rings[c].fd >= 0)
-			fds[n++] = r->rings[c].fd;
+			fds[n++] = r->rings[c].fd;	/* both kinds */
 	return n;
 }
 
@@ -454,65 +495,107 @@ static inline uint32_t u32_at(const unsigned char *p, size_t off)
 	return v;
 }
 
-/* One record, copied out of the ring (it may wrap). */
-static int record(struct rec *r, const unsigned char *p, size_t n)
+/* The event a record belongs to, by the id its sample fields or its
+ * sample_id trailer carry: UINT32_MAX for the side-band event's own. */
+static uint32_t rec_event(const struct rec *r, const struct perf_event_header *h)
 {
+	struct hwp_rec_id id;
+
+	if (hwp_rec_id(h, SAMPLE_TYPE, 1, &id) || !id.has_id)
+		return UINT32_MAX;
+	return ev_of(r, id.id);
+}
+
+/*
+ * Samples the kernel dropped (PERF_RECORD_LOST, LOST_SAMPLES). The kernel
+ * counts drops per ring and reports them in the next record it manages to
+ * write, for whichever event writes it: the trailer names that event (the
+ * body's id is a child event's own for an inherited event, and never
+ * known here). The side-band records (MMAP2, COMM, FORK, EXIT) have rings
+ * of their own, so a sampling event's ring drops nothing but samples, and
+ * the side band's drops are not counted as samples (side_lost).
+ */
+static void rec_lost(struct rec *r, const struct perf_event_header *h)
+{
+	uint32_t ev = rec_event(r, h);
+	struct hd_event *he;
+
+	if (ev == UINT32_MAX) {
+		r->side_lost = hd_add_sat(r->side_lost, hwp_rec_lost(h));
+		return;
+	}
+	he = &r->d.events[r->ev[ev].hd];
+	he->lost = hd_add_sat(he->lost, hwp_rec_lost(h));
+}
+
+static int rec_mmap2(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
+{
+	/* pid tid addr len pgoff {maj min ino ino_gen | bid} prot flags name */
+	const unsigned char *bid = NULL;
+	size_t bidlen = 0, name = 8 + 56 + 8;
 	struct perf_event_header h;
-	uint64_t time, id;
-	uint32_t ev;
+	char path[4096];
+	size_t plen;
 
 	memcpy(&h, p, sizeof(h));
-	switch (h.type) {
+	if (n < name + trailer)
+		return 0;
+	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		bidlen = p[40];
+		bid = p + 44;
+		if (bidlen > 20)
+			bidlen = 20;
+	}
+	plen = n - trailer - name;
+	if (plen >= sizeof(path))
+		plen = sizeof(path) - 1;
+	memcpy(path, p + name, plen);
+	path[plen] = 0;
+	return rec_on_mmap(r, (int)u32_at(p, 8), u64_at(p, n - 16), u64_at(p, 16),
+			   u64_at(p, 24), u64_at(p, 32), bid ? 0 : u32_at(p, 40),
+			   bid ? 0 : u32_at(p, 44), bid ? 0 : u64_at(p, 48),
+			   bid ? 0 : u64_at(p, 56), bid, bidlen, path);
+}
+
+static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
+{
+	struct perf_event_header h;
+	char comm[64];
+	size_t clen;
+
+	memcpy(&h, p, sizeof(h));
+	if (n < 16 + trailer)
+		return 0;
+	clen = n - trailer - 16;
+	if (clen >= sizeof(comm))
+		clen = sizeof(comm) - 1;
+	memcpy(comm, p + 16, clen);
+	comm[clen] = 0;
+	return rec_on_comm(r, (int)u32_at(p, 8), (int)u32_at(p, 12), u64_at(p, n - 16),
+			   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
+}
+
+/* One whole record (copied out of its ring), in time order. */
+static int record(struct rec *r, const unsigned char *p, size_t n)
+{
+	const struct perf_event_header *h = (const void *)p;
+	size_t trailer = hwp_rec_trailer(SAMPLE_TYPE, 1);
+	uint32_t ev;
+
+	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
 		if (n < 8 + 32)
 			return 0;
-		id = u64_at(p, 8);
-		ev = ev_of(r, id);
+		ev = rec_event(r, h);
 		if (ev == UINT32_MAX)
 			return 0;
 		r->d.events[r->ev[ev].hd].samples++;
 		return rec_on_sample(r, ev, (int)u32_at(p, 24), (int)u32_at(p, 28),
 				     u64_at(p, 16), u64_at(p, 32));
-	case PERF_RECORD_MMAP2: {
-		/* pid tid addr len pgoff {maj min ino ino_gen | bid} prot flags name */
-		const unsigned char *bid = NULL;
-		size_t bidlen = 0, name = 8 + 56 + 8;
-		char path[4096];
-		size_t plen;
-
-		if (n < name + TRAILER)
-			return 0;
-		if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-			bidlen = p[40];
-			bid = p + 44;
-			if (bidlen > 20)
-				bidlen = 20;
-		}
-		plen = n - TRAILER - name;
-		if (plen >= sizeof(path))
-			plen = sizeof(path) - 1;
-		memcpy(path, p + name, plen);
-		path[plen] = 0;
-		time = u64_at(p, n - 16);
-		return rec_on_mmap(r, (int)u32_at(p, 8), time, u64_at(p, 16), u64_at(p, 24),
-				   u64_at(p, 32), bid ? 0 : u32_at(p, 40),
-				   bid ? 0 : u32_at(p, 44), bid ? 0 : u64_at(p, 48),
-				   bid ? 0 : u64_at(p, 56), bid, bidlen, path);
-	}
-	case PERF_RECORD_COMM: {
-		char comm[64];
-		size_t clen;
-
-		if (n < 16 + TRAILER)
-			return 0;
-		clen = n - TRAILER - 16;
-		if (clen >= sizeof(comm))
-			clen = sizeof(comm) - 1;
-		memcpy(comm, p + 16, clen);
-		comm[clen] = 0;
-		return rec_on_comm(r, (int)u32_at(p, 8), (int)u32_at(p, 12), u64_at(p, n - 16),
-				   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
-	}
+	case PERF_RECORD_MMAP2:
+		return rec_mmap2(r, p, n, trailer);
+	case PERF_RECORD_COMM:
+		return rec_comm(r, p, n, trailer);
 	case PERF_RECORD_FORK:
 		if (n < 32)
 			return 0;
@@ -523,29 +606,11 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 			return 0;
 		return rec_on_exit(r, (int)u32_at(p, 8), (int)u32_at(p, 16), u64_at(p, 24));
 	case PERF_RECORD_LOST:
-		if (n < 24)
-			return 0;
-		ev = ev_of(r, u64_at(p, 8));
-		if (ev != UINT32_MAX) {
-			struct hd_event *he = &r->d.events[r->ev[ev].hd];
-
-			he->lost = hd_add_sat(he->lost, u64_at(p, 16));
-		}
-		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
-		if (n < 16 + TRAILER)
-			return 0;
-		ev = ev_of(r, u64_at(p, n - 8));
-		if (ev != UINT32_MAX) {
-			struct hd_event *he = &r->d.events[r->ev[ev].hd];
-
-			he->lost = hd_add_sat(he->lost, u64_at(p, 8));
-		}
+		rec_lost(r, h);
 		return 0;
 	case PERF_RECORD_THROTTLE:
-		if (n < 32)
-			return 0;
-		ev = ev_of(r, u64_at(p, 16));
+		ev = rec_event(r, h);
 		if (ev != UINT32_MAX)
 			r->d.events[r->ev[ev].hd].throttled++;
 		return 0;
@@ -554,20 +619,18 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 }
 
 /* The time of a record: every one carries it (sample_id_all). */
-static uint64_t rec_time(const unsigned char *p, size_t n)
+static uint64_t rec_time(const struct perf_event_header *h)
 {
-	struct perf_event_header h;
+	struct hwp_rec_id id;
 
-	memcpy(&h, p, sizeof(h));
-	if (h.type == PERF_RECORD_SAMPLE)
-		return n >= 40 ? u64_at(p, 32) : 0;
-	return n >= 8 + TRAILER ? u64_at(p, n - 16) : 0;
+	return hwp_rec_id(h, SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
 
-static int queue(struct rec *r, const unsigned char *p, size_t n)
+static int queue(struct rec *r, const struct perf_event_header *h)
 {
-	size_t need = (n + 7) & ~(size_t)7;
-	uint64_t t = rec_time(p, n);
+	size_t n = h->size, need = (n + 7) & ~(size_t)7;
+	uint64_t t = rec_time(h);
+	const unsigned char *p = (const void *)h;
 
 	if (r->qlen + need > r->qcap) {
 		size_t c = r->qcap ? 2 * r->qcap : 1 << 20;
@@ -659,59 +722,22 @@ static int flush(struct rec *r, uint64_t limit)
 	return 0;
 }
 
-/* Pairs with the kernel's barrier between writing records and moving
- * data_head: after this load every byte before head is readable. */
-static inline uint64_t ring_head(const struct perf_event_mmap_page *pg)
-{
-	return __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
-}
-
-/* Pairs with the kernel reading data_tail before it reuses space: our
- * reads of the consumed records finish before the space is handed back. */
-static inline void ring_set_tail(struct perf_event_mmap_page *pg, uint64_t t)
-{
-	__atomic_store_n(&pg->data_tail, t, __ATOMIC_RELEASE);
-}
-
+/* Moves every record of a ring into the time-ordered queue. */
 static long ring_drain(struct rec *r, struct rec_ring *rg)
 {
-	struct perf_event_mmap_page *pg = rg->base;
-	uint64_t head = ring_head(pg), tail = pg->data_tail;	/* only we write it */
+	const struct perf_event_header *h;
 	long n = 0;
 
-	while (tail != head) {
-		struct perf_event_header h;
-		uint64_t at = tail & rg->mask, first;
-
-		if (head - tail < sizeof(h))
-			goto corrupt;
-		first = rg->mask + 1 - at;
-		if (first >= sizeof(h)) {
-			memcpy(&h, rg->data + at, sizeof(h));
-		} else {
-			memcpy(&h, rg->data + at, first);
-			memcpy((char *)&h + first, rg->data, sizeof(h) - first);
-		}
-		if (h.size < sizeof(h) || h.size > head - tail)
-			goto corrupt;
-		if (first >= h.size) {
-			memcpy(r->rec_buf, rg->data + at, h.size);
-		} else {
-			memcpy(r->rec_buf, rg->data + at, first);
-			memcpy(r->rec_buf + first, rg->data, h.size - first);
-		}
-		tail += h.size;
-		n++;
-		if (queue(r, r->rec_buf, h.size)) {
-			ring_set_tail(pg, tail);
+	if (!hwp_ring_begin(&rg->ring))
+		return 0;
+	while ((h = hwp_ring_next(&rg->ring))) {
+		if (queue(r, h)) {
+			hwp_ring_end(&rg->ring);
 			return -1;
 		}
+		n++;
 	}
-	ring_set_tail(pg, tail);
-	return n;
-corrupt:
-	r->corrupt++;		/* cannot parse: resync at head */
-	ring_set_tail(pg, head);
+	hwp_ring_end(&rg->ring);
 	return n;
 }
 
@@ -719,7 +745,7 @@ long rec_perf_drain(struct rec *r, int all)
 {
 	long n = 0;
 
-	for (int c = 0; c < r->ncpu; c++) {
+	for (int c = 0; c < r->nrings; c++) {
 		long k;
 
 		if (r->rings[c].fd < 0)
@@ -729,24 +755,90 @@ long rec_perf_drain(struct rec *r, int all)
 			return -1;
 		n += k;
 	}
+	r->corrupt = 0;
+	for (int c = 0; c < r->nrings; c++)
+		r->corrupt += r->rings[c].ring.stats.corrupt;
 	if (flush(r, all ? UINT64_MAX : r->prev_max))
 		return -1;
 	r->prev_max = r->round_max;
 	return n;
 }
 
+/*
+ * The overflows the kernel generated for event e: its count over every
+ * CPU (an inherited event's count includes its children's, exited ones
+ * too) divided by the period; -1 when the period is a frequency or a
+ * count cannot be read. Samples kept + samples reported lost must equal
+ * it: hwprof record checks that when it writes the file.
+ */
+int64_t rec_perf_overflows(const struct rec *r, int e)
+{
+	const struct perf_event_attr *a = &r->ev[e].attr;
+	uint64_t sum = 0;
+
+	if (a->freq || !a->sample_period)
+		return -1;
+	for (size_t i = 0; i < r->nfds; i++) {
+		uint64_t v[4];
+
+		if (r->fd_ev[i] != (uint32_t)e)
+			continue;
+		if (read(r->fds[i], v, sizeof(v)) < (ssize_t)sizeof(v[0]))
+			return -1;
+		sum += v[0];
+	}
+	return (int64_t)(sum / a->sample_period);
+}
+
+/* Stops every event: what the rings hold then is all there will be. */
+void rec_perf_stop(struct rec *r)
+{
+	for (size_t i = 0; i < r->nfds; i++)
+		hwp_perf_ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+}
+
+/*
+ * After the last drain of stopped events: for each event with a period,
+ * samples kept + samples reported lost = overflows the kernel generated,
+ * or a warning says how many are unaccounted (throttled ones are not
+ * sampled: the kernel says how often it throttled, not how many).
+ * Returns the number of events whose books do not balance.
+ */
+int rec_perf_account(const struct rec *r)
+{
+	int bad = 0;
+
+	for (int e = 0; e < r->nev; e++) {
+		const struct hd_event *he = &r->d.events[r->ev[e].hd];
+		int64_t over = rec_perf_overflows(r, e);
+		uint64_t have = hd_add_sat(he->samples, he->lost);
+
+		if (over < 0 || have == (uint64_t)over)
+			continue;
+		bad++;
+		fprintf(stderr, "hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost%s\n",
+			r->ev[e].name, (long long)over, (unsigned long long)he->samples,
+			(unsigned long long)he->lost,
+			he->throttled ? " (it throttled the event: raise the period)" : "");
+	}
+	if (r->side_lost)
+		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be named [unknown]; use -m PAGES for bigger rings\n",
+			(unsigned long long)r->side_lost);
+	return bad;
+}
+
 void rec_perf_close(struct rec *r)
 {
-	for (int c = 0; r->rings && c < r->ncpu; c++)
-		if (r->rings[c].base)
-			munmap(r->rings[c].base, r->rings[c].len);
+	for (int c = 0; r->rings && c < r->nrings; c++)
+		if (r->rings[c].fd >= 0)
+			hwp_ring_unmap(&r->rings[c].ring);
 	for (size_t i = 0; i < r->nfds; i++)
 		close(r->fds[i]);
 	free(r->rings);
 	free(r->fds);
+	free(r->fd_ev);
 	free(r->ids);
 	free(r->cpus);
-	free(r->rec_buf);
 	free(r->q);
 	free(r->qe);
 	r->q = NULL;
@@ -754,9 +846,9 @@ void rec_perf_close(struct rec *r)
 	r->qlen = r->qcap = r->nqe = r->capqe = 0;
 	r->rings = NULL;
 	r->fds = NULL;
+	r->fd_ev = NULL;
 	r->ids = NULL;
 	r->cpus = NULL;
-	r->rec_buf = NULL;
-	r->nfds = r->nids = 0;
-	r->ncpu = 0;
+	r->nfds = r->nids = r->capfds = 0;
+	r->ncpu = r->nrings = 0;
 }

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include "data.h"
+#include "internal.h"
 
 #define REC_MAX_EVENTS	64
 #define REC_NO_OBJ	UINT32_MAX	/* an anonymous executable mapping */
@@ -80,11 +81,8 @@ struct rec_imap {
 };
 
 struct rec_ring {
-	int fd;
-	void *base;		/* the mapping: control page, then data */
-	unsigned char *data;
-	uint64_t mask;
-	size_t len;
+	int fd;			/* the ring's owner, -1 before it is mapped */
+	struct hwp_ring ring;	/* lib/ring.c: the one reader of records */
 };
 
 struct rec {
@@ -95,14 +93,19 @@ struct rec {
 	/* rec-perf.c */
 	int ncpu;
 	int *cpus;
-	struct rec_ring *rings;		/* one per CPU */
+	struct rec_ring *rings;		/* per CPU: samples (2c), side band (2c+1) */
+	int nrings;
 	int *fds;			/* every event fd */
 	size_t nfds, capfds;
 	struct { uint64_t id; uint32_t ev; } *ids;
 	size_t nids, capids;
-	unsigned int ring_pages;	/* data pages per ring */
+	unsigned int ring_pages;	/* data pages per ring (-m), 0: from
+					 * the locked-memory budget */
+	int pages_asked;		/* -m gave ring_pages */
+	unsigned int side_pages;	/* data pages per side-band ring */
+	uint64_t side_lost;		/* side-band records the kernel dropped */
 	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */
-	unsigned char *rec_buf;		/* one record copied out of a ring */
+	uint32_t *fd_ev;		/* per fd: its event, UINT32_MAX: side-band */
 	uint64_t corrupt;
 	/* records read, not yet handled: handled in time order, once a
 	 * later round shows nothing older can still come */
@@ -133,6 +136,12 @@ int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
  * read, or -1 (out of memory). */
 long rec_perf_drain(struct rec *r, int all);
 void rec_perf_close(struct rec *r);
+/* The overflows the kernel counted for event e (-1: not known). */
+int64_t rec_perf_overflows(const struct rec *r, int e);
+/* Disables every event (before the last drain); then checks the books:
+ * kept + lost = overflows, a warning for each event where not. */
+void rec_perf_stop(struct rec *r);
+int rec_perf_account(const struct rec *r);
 /* The ring fds to poll */
 size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap);
 

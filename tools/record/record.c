@@ -1104,7 +1104,9 @@ int cmd_record(int argc, char **argv)
 			last_ckpt = now_ms();
 		}
 	}
-	/* the rest of the rings: the command has ended, nothing more comes */
+	/* the rest of the rings: the command has ended (or, attached, the
+	 * events are stopped), nothing more comes */
+	rec_perf_stop(r);
 	for (int i = 0; i < 1000; i++) {
 		long n = rec_perf_drain(r, 1);
 
@@ -1115,6 +1117,7 @@ int cmd_record(int argc, char **argv)
 		if (!n)
 			break;
 	}
+	rec_perf_account(r);
 	if (op.pid) {
 		struct hd_process *p = rec_process(r, pid);
 
