@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# hwprof report's speed on N distinct rows no symbol covers (issue: it was
+# hwprof report's speed on N distinct rows no symbol covers (it once was
 # quadratic): a data file from tests/report/data-gen.c, then report 5 times
 # (wall, user, sys: the median run), and the instructions from callgrind.
 # usage: bench/run-report.sh BUILD [N]   (BUILD: a meson build directory)

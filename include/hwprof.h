@@ -18,8 +18,11 @@ extern "C" {
 #define HWPROF_API __attribute__((visibility("default")))
 #endif
 
+/* The release these headers come from (hwprof(7), VERSIONS); the newest
+ * node of the library's symbol versions is HWPROF_<MAJOR>.<MINOR>. */
 #define HWPROF_VERSION_MAJOR 0
-#define HWPROF_VERSION_MINOR 1
+#define HWPROF_VERSION_MINOR 2
+#define HWPROF_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------ */
 /* The histogram core: regions of text folded into the caller's buckets */

@@ -4,7 +4,9 @@
  * generic hardware events (cycles, instructions, ...: no libpfm4 needed),
  * execute breakpoints (mem:0xADDR:x, mem:SYMBOL:x), PAPI presets through
  * the table in events/, and any libpfm4 string. Failures are translated
- * here, once, into SPEC's three cases, with the reason in words; a name is
+ * here, once, into three cases, with the reason in words (unknown name
+ * -ENOENT, cannot be sampled here -EOPNOTSUPP, forbidden -EACCES:
+ * hwprof_event_probe(3)); a name is
  * resolved once per use and the resolved event passed down.
  */
 #define _GNU_SOURCE

@@ -658,7 +658,7 @@ static void *trampoline(void *p)
 }
 
 /*
- * Interposes glibc's pthread_create (version GLIBC_2.34, lib/hwprof.map).
+ * Interposes glibc's pthread_create (version GLIBC_2.34, lib/hwprof.map.in).
  * Always goes through the trampoline, so a session that starts while the
  * thread is being created still gets it: either the scan at start sees the
  * new tid or the trampoline sees the running session; both dedupe by tid.

@@ -442,7 +442,9 @@ static int case_fork_exec(const char *self)
 	return t_done("fork-exec");
 }
 
-/* Every error of SPEC section 4, and the environment's. */
+/* Every error the classic pages list (ERRORS in profil(3hwprof),
+ * sprofil(3hwprof), pcsample(3hwprof), monitor(3hwprof)), and the
+ * environment's. */
 static int stderr_to(int fd)
 {
 	int old = dup(2);

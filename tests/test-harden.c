@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Hostile programs and hostile inputs (issue 13): each case reproduces one
+ * Hostile programs and hostile inputs: each case reproduces one
  * defect. Linked with the whole static library, so its constructors are
  * in the program as they are in every program that loads libhwprof, and
  * a setuid-root copy of this program is self-contained. (hwprof record

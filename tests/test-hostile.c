@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sampling engine under programs that do hostile things (issue 13):
+ * The sampling engine under programs that do hostile things:
  *   fds        a process-mode session runs; the program closes every fd
  *              from 3 up (close_range, or a loop to 1024) and opens its
  *              own files, which take the old numbers: hwprof never writes

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# MPI jobs (issue 11, libhwprof-mpi(7), hwprof(1)): 4 ranks of mpi-app,
+# MPI jobs (libhwprof-mpi(7), hwprof(1)): 4 ranks of mpi-app,
 # rank r calling mpi_work() (r+1)*N times with one fresh page each, give
 # exactly 10N page-fault samples in mpi_work after the merge, N, 2N, 3N,
 # 4N per rank, max/mean 1.6 - by the hwprof record route (one file a

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Bad input to every PAPI call of <papi.h> (issue 13's table, the PAPI
- * half; tests/test-badinput.c has the native and classic calls): an
+ * Bad input to every PAPI call of <papi.h> (the PAPI half of the table;
+ * tests/test-badinput.c has the native and classic calls): an
  * EventSet that does not exist, NULL pointers, codes and names that name
  * nothing, out-of-range components, options and counts. Each row runs in
  * a child of its own, after PAPI_library_init, and states the code PAPI 7

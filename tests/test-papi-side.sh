@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # papi-side.c built against real PAPI and against hwprof: every call must
-# return the same code, except where SPEC section 2 fixes PAPI (listed
-# here, each printed).
+# return the same code, except where hwprof fixes PAPI (PAPI_profil(3hwprof),
+# NOTES; listed here, each printed).
 # usage: test-papi-side.sh REAL HWPROF
 set -u
 real=$1 ours=$2
@@ -20,13 +20,13 @@ if ! grep -Eq '^name_to_code\(TASK-CLOCK\) +0$' "$tmp/real"; then
 	exit 77
 fi
 "$ours" > "$tmp/ours" 2>&1 || { echo "FAIL: hwprof's run failed"; cat "$tmp/ours"; exit 1; }
-# SPEC section 2 / issue 5: RANDOM works (PAPI on perf_event: PAPI_ENOSUPP)
+# PAPI_PROFIL_RANDOM works (PAPI on perf_event: PAPI_ENOSUPP)
 allowed='^profil\(RANDOM\) '
 paste -d'|' "$tmp/real" "$tmp/ours" | while IFS='|' read -r a b; do
 	if [ "$a" = "$b" ]; then
 		echo "same:     $a"
 	elif echo "$a" | grep -Eq "$allowed"; then
-		echo "allowed:  PAPI '$a', hwprof '$b' (SPEC: RANDOM is supported)"
+		echo "allowed:  PAPI '$a', hwprof '$b' (PAPI_profil(3hwprof): RANDOM is supported)"
 	else
 		echo "DIFFERS:  PAPI '$a', hwprof '$b'"
 	fi

@@ -3,7 +3,7 @@
  * The PAPI 7.0 calls beyond profiling, written from PAPI's documentation:
  * machine and event information, enumeration, the component, options
  * (domain, inherit, attach, multiplex), thread storage and locks, the
- * high-level API, and issue 10's defects (a handler calling PAPI_read,
+ * high-level API, and defects found in it (a handler calling PAPI_read,
  * the FORCE_SW rate and increment, PAPI_profil with bufsiz 0). Exact
  * counts come from page faults: one store on a fresh page is one fault.
  * usage: test-papi-surface CASE

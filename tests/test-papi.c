@@ -3,8 +3,8 @@
  * hwprof's PAPI: exact PAPI_profil/PAPI_sprofil profiles on page faults
  * (one per fresh page, at the storing instruction), every flag and bucket
  * width, two events at once, the overflow bin first and last, counting,
- * PAPI_overflow, FORCE_SW, the seed page's example, the error paths, and
- * breakpoints (mem:fn_a:x) where they fire. usage: test-papi CASE
+ * PAPI_overflow, FORCE_SW, PAPI_profil(3hwprof)'s example, the error paths,
+ * and breakpoints (mem:fn_a:x) where they fire. usage: test-papi CASE
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -388,7 +388,7 @@ static int case_overflow(void)
 /* FORCE_SW: a timer reads task-clock; WEIGHTED sees the real excess, so
  * the hot function's buckets hold more than one per sample. */
 /* FORCE_SW borrows SIGRTMIN+6 while it runs: the program's own handler
- * is back after PAPI_stop (issue 13 item 16). */
+ * is back after PAPI_stop (PAPI_profil(3hwprof)). */
 static volatile sig_atomic_t own_hits;
 
 static void own_handler(int sig)
@@ -454,7 +454,8 @@ static int case_force_sw(void)
 	return t_done("force-sw");
 }
 
-/* The seed page's example, as written (with start and the bucket count). */
+/* PAPI_profil(3hwprof)'s example, as written (with start and the bucket
+ * count). */
 static int case_seed(void)
 {
 	const PAPI_exe_info_t *prginfo;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# hwprof report on the ranks of an MPI job (issue 11): rank files merged
+# hwprof report on the ranks of an MPI job (hwprof(1)): rank files merged
 # (several files, a directory), the refusals, --ranks in every format and
 # its SVG, a job file of libhwprof-mpi, and files of versions 1 and 2. The files are written by
 # tests/report/data-gen.c through tools/data.c, with samples at the

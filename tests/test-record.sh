@@ -90,7 +90,7 @@ signal_case() {	# signal name, number, "group" or "record"
 
 case $case_ in
 exact)
-	# issue 9 item 3: exactly N samples where the program faults, and none
+	# exactly N samples where the program faults, and none
 	# of hwprof's making
 	need page-faults
 	check "record" "$hw" record -e page-faults -c 1 -o "$tmp/d" -- "$prog" faults 50
@@ -172,7 +172,7 @@ workers)
 python-pool)
 	need task-clock
 	command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-	# a multi-line python3 -c: the newlines must survive (issue 13 item 8)
+	# a multi-line python3 -c: the newlines must survive
 	check "record" "$hw" record -q -e task-clock -c 1000000 -o "$tmp/p" -- python3 -c '
 import multiprocessing as mp
 def burn(n):
@@ -204,7 +204,7 @@ static)
 	check "exactly 40 samples in rec_touch (got $n)" [ "$n" = 40 ]
 	;;
 threads)
-	# issue 9 item 4: 1024 threads as an unprivileged user, every one covered
+	# 1024 threads as an unprivileged user, every one covered
 	need page-faults
 	run=""
 	if [ "$(id -u)" = 0 ]; then
@@ -222,7 +222,7 @@ threads)
 	check "no thread missed" sh -c "'$dump' '$tmp/t' | grep -q '^event page-faults 1 [0-9]* [0-9]* 0\$'"
 	;;
 fsize)
-	# issue 13 item 9: the program's RLIMIT_FSIZE is not record's
+	# the program's RLIMIT_FSIZE is not record's
 	need page-faults
 	"$hw" record -q -e page-faults -c 1 -o "$tmp/f" -- "$prog" fsize 10
 	rc=$?
@@ -232,7 +232,7 @@ fsize)
 	check "no temp file left" [ "$(ls -A "$tmp")" = f ]
 	;;
 output)
-	# issue 13 item 4: never replace what is not a regular file
+	# never replace what is not a regular file (hwprof(1), -o)
 	need task-clock
 	err "/dev/null: a character device" "$hw" record -o /dev/null -- true
 	check "/dev/null is still a device" test -c /dev/null
@@ -291,7 +291,7 @@ attach)
 	err "-p 2147483647: no such process" "$hw" record -p 2147483647
 	;;
 missed)
-	# issue 9 item 4 / 12 item 6: a thread that could not be covered is
+	# a thread that could not be covered is
 	# counted, with why, not silently left out
 	need task-clock
 	"$prog" spin "$tmp/ready" 60 &

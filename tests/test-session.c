@@ -524,7 +524,7 @@ static int case_lost(void)
 	return t_done("lost");
 }
 
-/* Every error path, with the errno SPEC names. */
+/* Every error path, with the errno its man page names (ERRORS). */
 static int case_errors(void)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o) };
