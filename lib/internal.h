@@ -19,34 +19,11 @@
 /* The largest options struct (sz) the library looks at. */
 #define HWP_OPTS_MAX	4096
 
-/* env.c, used below */
+/* usermem.c: caller memory that may be bad, checked before it is touched */
 int hwp_user_read(void *dst, const void *src, size_t len);
-
-/*
- * Accepts an options struct of @have bytes from a caller built against a
- * header where it had that size: smaller (older) is fine, larger only when
- * the tail this library does not know is all zero, as libbpf's OPTS_VALID
- * judges. A size above HWP_OPTS_MAX is refused unread: no struct of ours
- * grows that far, so it is a wrong sz, not a newer caller. The tail is
- * copied with hwp_user_read(), so a sz running past the caller's memory
- * is refused, not a crash. 1 for fine, 0 for refused.
- */
-static inline int hwp_opts_ok(const void *opts, size_t have, size_t know)
-{
-	const unsigned char *p = opts;
-	unsigned char tail[HWP_OPTS_MAX];
-
-	if (have < sizeof(size_t) || have > HWP_OPTS_MAX)
-		return 0;
-	if (have <= know)
-		return 1;
-	if (hwp_user_read(tail, p + know, have - know))
-		return 0;
-	for (size_t i = 0; i < have - know; i++)
-		if (tail[i])
-			return 0;
-	return 1;
-}
+int hwp_user_writable(const void *p, size_t len);
+int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
+int hwp_opts_ok(const void *opts, size_t have, size_t know);
 
 /* log.c: messages to the user's callback. Between hwp_log_hold() and
  * hwp_log_release() (a lock is held) they wait, and are sent on release. */
@@ -170,7 +147,5 @@ struct hwp_env {
 int hwp_env_get(struct hwp_env *env);
 /* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
 int hwp_parse_period(const char *s, uint64_t *v);
-int hwp_user_writable(const void *p, size_t len);
-int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 
 #endif /* HWPROF_INTERNAL_H */
