@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sampling engine's private state, shared by session.c (the public
- * calls), threads.c (one fd and ring per thread and event: attach, new
- * threads, fork) and drain.c (the drain thread, folding, sinks).
+ * The sampling engine's private state, shared by its files, from the
+ * bottom up: drain.c (folding, sinks, the lock), threads.c (one fd and
+ * ring per thread and event), drainer.c (the drain thread), follow.c (new
+ * threads, fork) and session.c (the public calls).
  *
  * Locking: one mutex, hwp_eng, guards the list of running sessions and
  * every session's slots and counters. Draining and folding run under it.
@@ -89,7 +90,8 @@ void hwp_eng_unlock(void);
 
 /* threads.c */
 int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
-int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on);
+void hwp_attach_new(struct hwprof_session *s, pid_t tid);
+int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_on);
 void hwp_reap(struct hwprof_session *s, int all);
 void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
@@ -99,17 +101,22 @@ int hwp_slot_ours(const struct slot *sl);
 void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
 void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* drain.c */
 void hwp_drain_slot(struct hwprof_session *s, struct slot *sl);
 void hwp_drain(struct hwprof_session *s);
+void hwp_deliver(struct hwprof_session *s);
+void hwp_deliver_all(void);
+void hwp_wait_delivered(struct hwprof_session *s);
+
+/* drainer.c: the drain thread */
 int hwp_drainer_start(void);
 void hwp_drainer_stop(void);
 void hwp_drainer_forget(void);
 pid_t hwp_drainer_tid(void);
 void hwp_wake_drainer(void);
-void hwp_deliver(struct hwprof_session *s);
-void hwp_wait_delivered(struct hwprof_session *s);
+
+/* follow.c: new threads and fork */
+void hwp_follow_init(void);
 
 #endif /* HWPROF_ENGINE_H */

@@ -8,6 +8,7 @@
 #ifndef HWP_PFM_HEADERS
 #include <linux/perf_event.h>
 #endif
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -24,6 +25,11 @@ int hwp_user_read(void *dst, const void *src, size_t len);
 int hwp_user_writable(const void *p, size_t len);
 int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 int hwp_opts_ok(const void *opts, size_t have, size_t know);
+
+/* spawn.c: the interposed pthread_create. The hook runs first in every
+ * thread the program makes; hwprof's own threads skip it. */
+void hwp_spawn_hook(void (*fn)(void));
+int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* log.c: messages to the user's callback. Between hwp_log_hold() and
  * hwp_log_release() (a lock is held) they wait, and are sent on release. */

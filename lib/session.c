@@ -4,7 +4,7 @@
  * started (the drain thread made first, then every thread attached, the
  * caller last), read, reset, stopped (the caller's fds disabled first,
  * everything drained and handed to sinks), statistics.
- * The rest of the engine is in threads.c and drain.c (engine.h).
+ * The rest of the engine is in the files engine.h lists.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -269,9 +269,9 @@ static int start(struct hwprof_session *s, int self_on)
 		ret = hwp_attach(s, s->owner, self_on);
 	} else {
 		/* A thread being created now either runs (so the scan sees it)
-		 * or has not reached its trampoline, which waits for the lock
+		 * or has not reached its hook (follow.c), which waits for the lock
 		 * and then finds this session running. */
-		ret = hwp_scan_threads(s, me, self_on);
+		ret = hwp_scan_threads(s, hwp_drainer_tid(), me, self_on);
 		if (s->threads && s->missed)
 			hwp_log(HWPROF_LOG_WARN, "hwprof: %u of %u threads not sampled: %s",
 				s->missed, s->missed + s->threads,
@@ -520,4 +520,10 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	free(s->snap);
 	free(s->missed_tid);
 	free(s);
+}
+
+/* The engine follows the process from load on: new threads, fork. */
+__attribute__((constructor)) static void session_init(void)
+{
+	hwp_follow_init();
 }
