@@ -354,16 +354,16 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (r->err) {
 			if (failed < 0)
 				failed = i;
-			e->missed = hd_add_sat(e->missed, 1);
+			e->missed = hwp_add_sat(e->missed, 1);
 			continue;
 		}
 		if (period && r->period != period)
 			differ = 1;
 		period = r->period;
-		e->samples = hd_add_sat(e->samples, r->read);
-		e->lost = hd_add_sat(e->lost, r->lost);
-		e->throttled = hd_add_sat(e->throttled, r->throttled);
-		e->missed = hd_add_sat(e->missed, r->missed);
+		e->samples = hwp_add_sat(e->samples, r->read);
+		e->lost = hwp_add_sat(e->lost, r->lost);
+		e->throttled = hwp_add_sat(e->throttled, r->throttled);
+		e->missed = hwp_add_sat(e->missed, r->missed);
 		if (r->missed && failed < 0 && !e->missed_why &&
 		    asprintf(&e->missed_why, "rank %d: %s", i, strerror(-r->missed_err)) < 0)
 			e->missed_why = NULL;

@@ -529,7 +529,7 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 		if (ev != UINT32_MAX) {
 			struct hd_event *he = &r->d.events[r->ev[ev].hd];
 
-			he->lost = hd_add_sat(he->lost, u64_at(p, 16));
+			he->lost = hwp_add_sat(he->lost, u64_at(p, 16));
 		}
 		return 0;
 	case PERF_RECORD_LOST_SAMPLES:
@@ -539,7 +539,7 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 		if (ev != UINT32_MAX) {
 			struct hd_event *he = &r->d.events[r->ev[ev].hd];
 
-			he->lost = hd_add_sat(he->lost, u64_at(p, 8));
+			he->lost = hwp_add_sat(he->lost, u64_at(p, 8));
 		}
 		return 0;
 	case PERF_RECORD_THROTTLE:
