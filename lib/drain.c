@@ -34,7 +34,7 @@ void hwp_eng_unlock(void)
 
 /* Queues pcs for the sink; the queue is bounded, and what does not fit
  * is counted as lost. */
-static void queue(struct sev *e, const uint64_t *ips, size_t n)
+static void queue(struct hwp_sev *e, const uint64_t *ips, size_t n)
 {
 	if (e->npend + n > e->cappend) {
 		size_t cap = e->cappend ? e->cappend : HWP_BATCH;
@@ -59,7 +59,7 @@ static void queue(struct sev *e, const uint64_t *ips, size_t n)
 	e->npend += n;
 }
 
-static void fold_into(struct sev *e, struct slot *sl, const uint64_t *ips,
+static void fold_into(struct hwp_sev *e, struct hwp_slot *sl, const uint64_t *ips,
 		      size_t n)
 {
 	struct hwprof_hist_stats a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
@@ -80,9 +80,9 @@ static void fold_into(struct sev *e, struct slot *sl, const uint64_t *ips,
 	e->st.saturated += b.saturated - a.saturated;
 }
 
-void hwp_drain_slot(struct hwprof_session *s, struct slot *sl)
+void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
 {
-	struct sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[sl->ev];
 	uint64_t ips[HWP_BATCH];
 	size_t n;
 
@@ -109,7 +109,7 @@ void hwp_drain(struct hwprof_session *s)
 	for (size_t i = 0; i < s->nslot; i++)
 		hwp_drain_slot(s, &s->slot[i]);
 	for (size_t i = 0; i < s->nev; i++) {
-		struct sev *e = &s->ev[i];
+		struct hwp_sev *e = &s->ev[i];
 
 		if (e->objs && !hwp_objects_refresh(e->objs))
 			e->hist = e->objs->hist;
@@ -133,7 +133,7 @@ static int pending(const struct hwprof_session *s)
 static void deliver_claimed(struct hwprof_session *s)
 {
 	for (;;) {
-		struct sev *e = NULL;
+		struct hwp_sev *e = NULL;
 		uint64_t *ips;
 		size_t n, took;
 

@@ -26,7 +26,7 @@
 #define HWP_FIT_THREADS	1024	/* unprivileged rings are sized to fit these */
 #define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
 
-struct slot {			/* one thread x one event */
+struct hwp_slot {			/* one thread x one event */
 	int fd;
 	int ev;
 	pid_t tid;
@@ -38,11 +38,11 @@ struct slot {			/* one thread x one event */
 	struct hwp_ring ring;
 };
 
-struct counts {
+struct hwp_counts {
 	uint64_t samples, lost, throttled, folded, outside, saturated;
 };
 
-struct sev {			/* one event of a session */
+struct hwp_sev {			/* one event of a session */
 	struct hwp_event e;	/* resolved once, at add */
 	uint64_t period;
 	uint32_t precise;
@@ -52,7 +52,7 @@ struct sev {			/* one event of a session */
 	void *sink_arg;
 	uint64_t *pend;			/* pcs read, not yet given to the sink */
 	size_t npend, cappend;
-	struct counts st;		/* folded so far, and from closed rings */
+	struct hwp_counts st;		/* folded so far, and from closed rings */
 };
 
 struct hwprof_session {
@@ -62,9 +62,9 @@ struct hwprof_session {
 	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
 	uint64_t surplus;	/* budget pages beyond that, for bigger rings */
 	unsigned int drain_ms;
-	struct sev *ev;
+	struct hwp_sev *ev;
 	size_t nev;
-	struct slot *slot;
+	struct hwp_slot *slot;
 	size_t nslot, capslot;
 	int running;
 	pid_t owner;		/* thread mode: the thread sampled */
@@ -96,14 +96,14 @@ void hwp_reap(struct hwprof_session *s, int all);
 void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
-uint64_t hwp_slot_lost(const struct slot *sl);
-int hwp_slot_ours(const struct slot *sl);
+uint64_t hwp_slot_lost(const struct hwp_slot *sl);
+int hwp_slot_ours(const struct hwp_slot *sl);
 void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
 void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
 
 /* drain.c */
-void hwp_drain_slot(struct hwprof_session *s, struct slot *sl);
+void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl);
 void hwp_drain(struct hwprof_session *s);
 void hwp_deliver(struct hwprof_session *s);
 void hwp_deliver_all(void);

@@ -177,7 +177,7 @@ static struct {
 } symcache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The run-time address of a function, searched in load order. */
-int hwp_symbol_addr(const char *sym, uint64_t *addr)
+static int symbol_addr(const char *sym, uint64_t *addr)
 {
 	unsigned long long g[2] = { 0, 0 };
 	struct symq q = { .name = sym };
@@ -306,7 +306,7 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 			say(why, len, "%s: bad hex address", name);
 			return -EINVAL;
 		}
-	} else if (hwp_symbol_addr(target, &addr)) {
+	} else if (symbol_addr(target, &addr)) {
 		say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
 		    name, target);
 		return -ENOENT;

@@ -77,7 +77,7 @@ static void fork_child(void)
 		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
 
 		for (size_t i = 0; i < s->nslot; i++) {
-			struct sev *e = &s->ev[s->slot[i].ev];
+			struct hwp_sev *e = &s->ev[s->slot[i].ev];
 
 			e->st.lost += s->slot[i].ring.stats.lost;
 			e->st.throttled += s->slot[i].ring.stats.throttled;

@@ -92,7 +92,6 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
-int hwp_symbol_addr(const char *sym, uint64_t *addr);
 /* 1: execute breakpoints fire here; 0: they open but never count (or
  * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
 int hwp_bp_fires(void);

@@ -51,7 +51,7 @@ uint64_t hwp_applied_period(int clock, uint64_t period)
 }
 
 /* Says what the kernel will do with a period it cannot honour. */
-static void period_notes(const struct sev *e)
+static void period_notes(const struct hwp_sev *e)
 {
 	long rate = hwp_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 
@@ -110,7 +110,7 @@ static double loop_speed(void)
 	return t > t0 ? (double)n * 1e6 / (double)(t - t0) : 0;
 }
 
-static void check_sample_cost(const struct sev *e)
+static void check_sample_cost(const struct hwp_sev *e)
 {
 	struct perf_event_attr a = e->e.attr;
 	uint64_t period = hwp_applied_period(1, e->period);
@@ -195,7 +195,7 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		       uint64_t threshold, struct hwprof_hist *h,
 		       hwp_sink_fn sink, void *sink_arg)
 {
-	struct sev *ne, *e;
+	struct hwp_sev *ne, *e;
 	int ret;
 
 	if (!s || !ev || threshold > INT64_MAX)	/* the kernel's period is signed */
@@ -416,7 +416,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 	if (s->running)
 		hwp_slots_enable(s, me, 0);
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 		uint64_t v[2];
 
 		while (sl->ring.page && hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH))
@@ -441,7 +441,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 				    struct hwprof_session_stats *st)
 {
 	struct hwprof_session_stats v = { .sz = sizeof(v) };
-	const struct sev *e;
+	const struct hwp_sev *e;
 
 	if (!s || !st || st->sz < sizeof(size_t) || event < 0 ||
 	    (size_t)event >= s->nev)

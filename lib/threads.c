@@ -47,7 +47,7 @@ static int fd_identity(int fd, uint64_t *dev, uint64_t *ino, uint64_t *id)
 }
 
 /* 1 if sl->fd is still the fd hwprof opened for sl. */
-int hwp_slot_ours(const struct slot *sl)
+int hwp_slot_ours(const struct hwp_slot *sl)
 {
 	struct stat st;
 	uint64_t id;
@@ -64,7 +64,7 @@ int hwp_slot_ours(const struct slot *sl)
  * reader frees space, so records alone miss drops just before a stop),
  * else the LOST records seen.
  */
-uint64_t hwp_slot_lost(const struct slot *sl)
+uint64_t hwp_slot_lost(const struct hwp_slot *sl)
 {
 	uint64_t v[2];
 
@@ -83,9 +83,9 @@ static void count_missed(struct hwprof_session *s, pid_t tid, int err);
  * alone. Its thread is no longer covered: counted missed with -EBADF,
  * and said once per session.
  */
-static void slot_foreign(struct hwprof_session *s, struct slot *sl)
+static void slot_foreign(struct hwprof_session *s, struct hwp_slot *sl)
 {
-	struct sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[sl->ev];
 
 	hwp_drain_slot(s, sl);
 	e->st.lost += sl->ring.stats.lost;
@@ -102,9 +102,9 @@ static void slot_foreign(struct hwprof_session *s, struct slot *sl)
 	}
 }
 
-static void slot_close(struct hwprof_session *s, struct slot *sl)
+static void slot_close(struct hwprof_session *s, struct hwp_slot *sl)
 {
-	struct sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[sl->ev];
 
 	if (!hwp_slot_ours(sl)) {
 		slot_foreign(s, sl);
@@ -162,7 +162,7 @@ int hwp_threads_now(void)
 }
 
 /* A thread whose fd reports POLLHUP has exited: its ring is final. */
-static int slot_hung_up(const struct slot *sl)
+static int slot_hung_up(const struct hwp_slot *sl)
 {
 	struct pollfd p = { .fd = sl->fd, .events = POLLIN };
 
@@ -193,7 +193,7 @@ void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (fd_listed(fds, n, sl->fd) && slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
@@ -211,7 +211,7 @@ void hwp_reap(struct hwprof_session *s, int all)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (all || slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
@@ -249,7 +249,7 @@ void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (fds && !fd_listed(fds, n, sl->fd)) {
 			s->slot[j++] = *sl;
@@ -414,7 +414,7 @@ static void missed(struct hwprof_session *s, pid_t tid, int err)
 
 /* Maps a ring for sl: the session's size, smaller ones while the
  * locked-memory budget refuses (EPERM), down to one page. */
-static int map_ring(struct hwprof_session *s, struct slot *sl)
+static int map_ring(struct hwprof_session *s, struct hwp_slot *sl)
 {
 	unsigned int p = ring_pages(s), want = p;
 	int ret;
@@ -450,7 +450,7 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 
 	if (s->nslot + s->nev > s->capslot) {
 		size_t cap = (s->capslot ? 2 * s->capslot : 16) + s->nev;
-		struct slot *ns = realloc(s->slot, cap * sizeof(*ns));
+		struct hwp_slot *ns = realloc(s->slot, cap * sizeof(*ns));
 
 		if (!ns) {
 			missed(s, tid, -ENOMEM);
@@ -460,8 +460,8 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 		s->capslot = cap;
 	}
 	for (size_t i = 0; i < s->nev; i++) {
-		struct sev *e = &s->ev[i];
-		struct slot *sl = &s->slot[s->nslot];
+		struct hwp_sev *e = &s->ev[i];
+		struct hwp_slot *sl = &s->slot[s->nslot];
 		int precise = 0, fd;
 
 		fd = hwp_event_open(&e->e, tid, -1, &precise, why, sizeof(why));
@@ -504,7 +504,7 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 	return 0;
 err:
 	while (s->nslot > first) {
-		struct slot *sl = &s->slot[--s->nslot];
+		struct hwp_slot *sl = &s->slot[--s->nslot];
 
 		hwp_ring_unmap(&sl->ring);
 		close(sl->fd);
@@ -523,7 +523,7 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 	int live = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (sl->tid == tid && slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
