@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The sampling engine's private state, shared by session.c (the public
- * calls), threads.c (one fd and ring per thread and event: attach, new
- * threads, fork) and drain.c (the drain thread, folding, sinks).
+ * The sampling engine's private state, shared by its files, from the
+ * bottom up: drain.c (folding, sinks, the lock), threads.c (one fd and
+ * ring per thread and event), drainer.c (the drain thread), follow.c (new
+ * threads, fork) and session.c (the public calls).
  *
  * Locking: one mutex, hwp_eng, guards the list of running sessions and
  * every session's slots and counters. Draining and folding run under it.
@@ -25,7 +26,7 @@
 #define HWP_FIT_THREADS	1024	/* unprivileged rings are sized to fit these */
 #define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
 
-struct slot {			/* one thread x one event */
+struct hwp_slot {			/* one thread x one event */
 	int fd;
 	int ev;
 	pid_t tid;
@@ -37,11 +38,11 @@ struct slot {			/* one thread x one event */
 	struct hwp_ring ring;
 };
 
-struct counts {
+struct hwp_counts {
 	uint64_t samples, lost, throttled, folded, outside, saturated;
 };
 
-struct sev {			/* one event of a session */
+struct hwp_sev {			/* one event of a session */
 	struct hwp_event e;	/* resolved once, at add */
 	uint64_t period;
 	uint32_t precise;
@@ -51,7 +52,7 @@ struct sev {			/* one event of a session */
 	void *sink_arg;
 	uint64_t *pend;			/* pcs read, not yet given to the sink */
 	size_t npend, cappend;
-	struct counts st;		/* folded so far, and from closed rings */
+	struct hwp_counts st;		/* folded so far, and from closed rings */
 };
 
 struct hwprof_session {
@@ -61,9 +62,9 @@ struct hwprof_session {
 	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
 	uint64_t surplus;	/* budget pages beyond that, for bigger rings */
 	unsigned int drain_ms;
-	struct sev *ev;
+	struct hwp_sev *ev;
 	size_t nev;
-	struct slot *slot;
+	struct hwp_slot *slot;
 	size_t nslot, capslot;
 	int running;
 	pid_t owner;		/* thread mode: the thread sampled */
@@ -89,27 +90,33 @@ void hwp_eng_unlock(void);
 
 /* threads.c */
 int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
-int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on);
+void hwp_attach_new(struct hwprof_session *s, pid_t tid);
+int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_on);
 void hwp_reap(struct hwprof_session *s, int all);
 void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
-uint64_t hwp_slot_lost(const struct slot *sl);
-int hwp_slot_ours(const struct slot *sl);
+uint64_t hwp_slot_lost(const struct hwp_slot *sl);
+int hwp_slot_ours(const struct hwp_slot *sl);
 void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
 void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* drain.c */
-void hwp_drain_slot(struct hwprof_session *s, struct slot *sl);
+void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl);
 void hwp_drain(struct hwprof_session *s);
+void hwp_deliver(struct hwprof_session *s);
+void hwp_deliver_all(void);
+void hwp_wait_delivered(struct hwprof_session *s);
+
+/* drainer.c: the drain thread */
 int hwp_drainer_start(void);
 void hwp_drainer_stop(void);
 void hwp_drainer_forget(void);
 pid_t hwp_drainer_tid(void);
 void hwp_wake_drainer(void);
-void hwp_deliver(struct hwprof_session *s);
-void hwp_wait_delivered(struct hwprof_session *s);
+
+/* follow.c: new threads and fork */
+void hwp_follow_init(void);
 
 #endif /* HWPROF_ENGINE_H */

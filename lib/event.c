@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "internal.h"
 #include "../events/presets.h"
 
@@ -138,58 +139,22 @@ struct symq {
 	int found;
 };
 
-static int elf_find(const char *path, uint64_t bias, struct symq *q)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	Elf_Scn *scn = NULL;
-	Elf *e;
-
-	if (fd < 0)
-		return 0;
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	while (e && !q->found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym sym;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &sym) ||
-			    sym.st_shndx == SHN_UNDEF || !sym.st_value ||
-			    (GELF_ST_TYPE(sym.st_info) != STT_FUNC &&
-			     GELF_ST_TYPE(sym.st_info) != STT_GNU_IFUNC))
-				continue;
-			n = elf_strptr(e, sh.sh_link, sym.st_name);
-			if (n && !strcmp(n, q->name)) {
-				q->addr = bias + sym.st_value;
-				q->found = 1;
-				break;
-			}
-		}
-	}
-	if (e)
-		elf_end(e);
-	close(fd);
-	return q->found;
-}
-
 static int sym_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	struct symq *q = arg;
 	const char *path = info->dlpi_name;
+	uint64_t value;
 
 	(void)size;
 	if (!path || !*path)
 		path = "/proc/self/exe";	/* the main program */
 	else if (access(path, R_OK))
 		return 0;			/* the vDSO has no file */
-	return elf_find(path, info->dlpi_addr, q);
+	if (!hwp_elf_func(path, q->name, &value, NULL)) {
+		q->addr = info->dlpi_addr + value;
+		q->found = 1;
+	}
+	return q->found;
 }
 
 static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
@@ -214,7 +179,7 @@ static struct {
 } symcache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 /* The run-time address of a function, searched in load order. */
-int hwp_symbol_addr(const char *sym, uint64_t *addr)
+static int symbol_addr(const char *sym, uint64_t *addr)
 {
 	unsigned long long g[2] = { 0, 0 };
 	struct symq q = { .name = sym };
@@ -343,7 +308,7 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 			say(why, len, "%s: bad hex address", name);
 			return -EINVAL;
 		}
-	} else if (hwp_symbol_addr(target, &addr)) {
+	} else if (symbol_addr(target, &addr)) {
 		say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
 		    name, target);
 		return -ENOENT;

@@ -8,6 +8,7 @@
 #ifndef HWP_PFM_HEADERS
 #include <linux/perf_event.h>
 #endif
+#include <pthread.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -19,34 +20,16 @@
 /* The largest options struct (sz) the library looks at. */
 #define HWP_OPTS_MAX	4096
 
-/* env.c, used below */
+/* usermem.c: caller memory that may be bad, checked before it is touched */
 int hwp_user_read(void *dst, const void *src, size_t len);
+int hwp_user_writable(const void *p, size_t len);
+int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
+int hwp_opts_ok(const void *opts, size_t have, size_t know);
 
-/*
- * Accepts an options struct of @have bytes from a caller built against a
- * header where it had that size: smaller (older) is fine, larger only when
- * the tail this library does not know is all zero, as libbpf's OPTS_VALID
- * judges. A size above HWP_OPTS_MAX is refused unread: no struct of ours
- * grows that far, so it is a wrong sz, not a newer caller. The tail is
- * copied with hwp_user_read(), so a sz running past the caller's memory
- * is refused, not a crash. 1 for fine, 0 for refused.
- */
-static inline int hwp_opts_ok(const void *opts, size_t have, size_t know)
-{
-	const unsigned char *p = opts;
-	unsigned char tail[HWP_OPTS_MAX];
-
-	if (have < sizeof(size_t) || have > HWP_OPTS_MAX)
-		return 0;
-	if (have <= know)
-		return 1;
-	if (hwp_user_read(tail, p + know, have - know))
-		return 0;
-	for (size_t i = 0; i < have - know; i++)
-		if (tail[i])
-			return 0;
-	return 1;
-}
+/* spawn.c: the interposed pthread_create. The hook runs first in every
+ * thread the program makes; hwprof's own threads skip it. */
+void hwp_spawn_hook(void (*fn)(void));
+int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* log.c: messages to the user's callback. Between hwp_log_hold() and
  * hwp_log_release() (a lock is held) they wait, and are sent on release. */
@@ -134,7 +117,6 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
-int hwp_symbol_addr(const char *sym, uint64_t *addr);
 /* 1: execute breakpoints fire here; 0: they open but never count (or
  * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
 int hwp_bp_fires(void);
@@ -195,7 +177,5 @@ struct hwp_env {
 int hwp_env_get(struct hwp_env *env);
 /* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
 int hwp_parse_period(const char *s, uint64_t *v);
-int hwp_user_writable(const void *p, size_t len);
-int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 
 #endif /* HWPROF_INTERNAL_H */

@@ -4,7 +4,7 @@
  * started (the drain thread made first, then every thread attached, the
  * caller last), read, reset, stopped (the caller's fds disabled first,
  * everything drained and handed to sinks), statistics.
- * The rest of the engine is in threads.c and drain.c (engine.h).
+ * The rest of the engine is in the files engine.h lists.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,7 +51,7 @@ uint64_t hwp_applied_period(int clock, uint64_t period)
 }
 
 /* Says what the kernel will do with a period it cannot honour. */
-static void period_notes(const struct sev *e)
+static void period_notes(const struct hwp_sev *e)
 {
 	long rate = hwp_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 
@@ -110,7 +110,7 @@ static double loop_speed(void)
 	return t > t0 ? (double)n * 1e6 / (double)(t - t0) : 0;
 }
 
-static void check_sample_cost(const struct sev *e)
+static void check_sample_cost(const struct hwp_sev *e)
 {
 	struct perf_event_attr a = e->e.attr;
 	uint64_t period = hwp_applied_period(1, e->period);
@@ -195,7 +195,7 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		       uint64_t threshold, struct hwprof_hist *h,
 		       hwp_sink_fn sink, void *sink_arg)
 {
-	struct sev *ne, *e;
+	struct hwp_sev *ne, *e;
 	int ret;
 
 	if (!s || !ev || threshold > INT64_MAX)	/* the kernel's period is signed */
@@ -269,9 +269,9 @@ static int start(struct hwprof_session *s, int self_on)
 		ret = hwp_attach(s, s->owner, self_on);
 	} else {
 		/* A thread being created now either runs (so the scan sees it)
-		 * or has not reached its trampoline, which waits for the lock
+		 * or has not reached its hook (follow.c), which waits for the lock
 		 * and then finds this session running. */
-		ret = hwp_scan_threads(s, me, self_on);
+		ret = hwp_scan_threads(s, hwp_drainer_tid(), me, self_on);
 		if (s->threads && s->missed)
 			hwp_log(HWPROF_LOG_WARN, "hwprof: %u of %u threads not sampled: %s",
 				s->missed, s->missed + s->threads,
@@ -416,7 +416,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 	if (s->running)
 		hwp_slots_enable(s, me, 0);
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 		uint64_t v[2];
 
 		while (sl->ring.page && hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH))
@@ -441,7 +441,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 				    struct hwprof_session_stats *st)
 {
 	struct hwprof_session_stats v = { .sz = sizeof(v) };
-	const struct sev *e;
+	const struct hwp_sev *e;
 
 	if (!s || !st || st->sz < sizeof(size_t) || event < 0 ||
 	    (size_t)event >= s->nev)
@@ -520,4 +520,10 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	free(s->snap);
 	free(s->missed_tid);
 	free(s);
+}
+
+/* The engine follows the process from load on: new threads, fork. */
+__attribute__((constructor)) static void session_init(void)
+{
+	hwp_follow_init();
 }

@@ -3,76 +3,23 @@
  * One sampling fd and ring per thread and event: attaching a thread (with
  * rings sized to the locked-memory budget, and the open-file limit raised
  * when the fds run out), the threads of the process at start, new threads
- * caught at creation by an interposed pthread_create, exited threads
- * reaped, and fork. What cannot be covered is counted, never hidden.
+ * attached as they are made (hwp_attach_new(), lib/follow.c), exited
+ * threads reaped. What cannot be covered is counted, never hidden.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <threads.h>
 #include <unistd.h>
 
 #include "engine.h"
-
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
-static pthread_create_fn real_create;
-static __thread int no_trampoline;	/* set while making the drain thread */
-
-/*
- * A program linked statically (with libhwprof.a and libc.a) has no
- * dynamic symbols for dlsym() to find: there, libc's pthread_create is a
- * weak alias of __pthread_create, which ours overrides, and the weak
- * reference below finds the real one. Nothing else would make the static
- * linker bring that member of libc.a in (a weak reference does not), so
- * thrd_create is referenced too: its member calls __pthread_create. In a
- * dynamic link libc.so exports no __pthread_create and it stays NULL.
- */
-extern int __pthread_create(pthread_t *, const pthread_attr_t *,
-			    void *(*)(void *), void *) __attribute__((weak));
-__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t, void *) =
-	thrd_create;
-
-static pthread_create_fn create_fn(void)
-{
-	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
-
-	if (!f) {
-		/* the next definition: libc's default version, or another
-		 * interposer's (a sanitizer's) that comes after ours */
-		if (__pthread_create)
-			f = __pthread_create;
-		else
-			f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
-		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
-	}
-	return f;
-}
-
-/* pthread_create without the trampoline: for the drain thread. */
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
-{
-	int ret;
-
-	no_trampoline = 1;
-	ret = pthread_create(t, NULL, fn, arg);
-	no_trampoline = 0;
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* Slots                                                                */
 
 /* ------------------------------------------------------------------ */
 /* Whose fd is it                                                       */
@@ -100,7 +47,7 @@ static int fd_identity(int fd, uint64_t *dev, uint64_t *ino, uint64_t *id)
 }
 
 /* 1 if sl->fd is still the fd hwprof opened for sl. */
-int hwp_slot_ours(const struct slot *sl)
+int hwp_slot_ours(const struct hwp_slot *sl)
 {
 	struct stat st;
 	uint64_t id;
@@ -117,7 +64,7 @@ int hwp_slot_ours(const struct slot *sl)
  * reader frees space, so records alone miss drops just before a stop),
  * else the LOST records seen.
  */
-uint64_t hwp_slot_lost(const struct slot *sl)
+uint64_t hwp_slot_lost(const struct hwp_slot *sl)
 {
 	uint64_t v[2];
 
@@ -136,9 +83,9 @@ static void count_missed(struct hwprof_session *s, pid_t tid, int err);
  * alone. Its thread is no longer covered: counted missed with -EBADF,
  * and said once per session.
  */
-static void slot_foreign(struct hwprof_session *s, struct slot *sl)
+static void slot_foreign(struct hwprof_session *s, struct hwp_slot *sl)
 {
-	struct sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[sl->ev];
 
 	hwp_drain_slot(s, sl);
 	e->st.lost += sl->ring.stats.lost;
@@ -155,9 +102,9 @@ static void slot_foreign(struct hwprof_session *s, struct slot *sl)
 	}
 }
 
-static void slot_close(struct hwprof_session *s, struct slot *sl)
+static void slot_close(struct hwprof_session *s, struct hwp_slot *sl)
 {
-	struct sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[sl->ev];
 
 	if (!hwp_slot_ours(sl)) {
 		slot_foreign(s, sl);
@@ -215,7 +162,7 @@ int hwp_threads_now(void)
 }
 
 /* A thread whose fd reports POLLHUP has exited: its ring is final. */
-static int slot_hung_up(const struct slot *sl)
+static int slot_hung_up(const struct hwp_slot *sl)
 {
 	struct pollfd p = { .fd = sl->fd, .events = POLLIN };
 
@@ -246,7 +193,7 @@ void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (fd_listed(fds, n, sl->fd) && slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
@@ -264,7 +211,7 @@ void hwp_reap(struct hwprof_session *s, int all)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (all || slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
@@ -302,7 +249,7 @@ void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
 	size_t j = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (fds && !fd_listed(fds, n, sl->fd)) {
 			s->slot[j++] = *sl;
@@ -467,7 +414,7 @@ static void missed(struct hwprof_session *s, pid_t tid, int err)
 
 /* Maps a ring for sl: the session's size, smaller ones while the
  * locked-memory budget refuses (EPERM), down to one page. */
-static int map_ring(struct hwprof_session *s, struct slot *sl)
+static int map_ring(struct hwprof_session *s, struct hwp_slot *sl)
 {
 	unsigned int p = ring_pages(s), want = p;
 	int ret;
@@ -503,7 +450,7 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 
 	if (s->nslot + s->nev > s->capslot) {
 		size_t cap = (s->capslot ? 2 * s->capslot : 16) + s->nev;
-		struct slot *ns = realloc(s->slot, cap * sizeof(*ns));
+		struct hwp_slot *ns = realloc(s->slot, cap * sizeof(*ns));
 
 		if (!ns) {
 			missed(s, tid, -ENOMEM);
@@ -513,8 +460,8 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 		s->capslot = cap;
 	}
 	for (size_t i = 0; i < s->nev; i++) {
-		struct sev *e = &s->ev[i];
-		struct slot *sl = &s->slot[s->nslot];
+		struct hwp_sev *e = &s->ev[i];
+		struct hwp_slot *sl = &s->slot[s->nslot];
 		int precise = 0, fd;
 
 		fd = hwp_event_open(&e->e, tid, -1, &precise, why, sizeof(why));
@@ -557,7 +504,7 @@ int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
 	return 0;
 err:
 	while (s->nslot > first) {
-		struct slot *sl = &s->slot[--s->nslot];
+		struct hwp_slot *sl = &s->slot[--s->nslot];
 
 		hwp_ring_unmap(&sl->ring);
 		close(sl->fd);
@@ -576,7 +523,7 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 	int live = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
-		struct slot *sl = &s->slot[i];
+		struct hwp_slot *sl = &s->slot[i];
 
 		if (sl->tid == tid && slot_hung_up(sl)) {
 			hwp_drain_slot(s, sl);
@@ -591,16 +538,16 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
 }
 
 /*
- * Attaches every thread of the process not yet covered, except the drain
- * thread, enabled; thread last (if not 0) after all the others (enabled
- * if last_on), so that when it is the caller its own hwprof code is not
- * sampled. Returns 0 or
- * the first error other than a thread gone (those are counted missed).
+ * Attaches every thread of the process not yet covered, except skip (the
+ * drain thread) and the loader probe, enabled; thread last (if not 0)
+ * after all the others (enabled if last_on), so that when it is the
+ * caller its own hwprof code is not sampled. Returns 0 or the first error
+ * other than a thread gone (those are counted missed).
  */
-int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
+int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_on)
 {
 	DIR *d = opendir("/proc/self/task");
-	pid_t skip = hwp_drainer_tid(), probe = hwp_loader_probe_tid();
+	pid_t probe = hwp_loader_probe_tid();
 	struct dirent *de;
 	int ret = 0, r;
 
@@ -625,146 +572,11 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t last, int last_on)
 	return ret;
 }
 
-/* ------------------------------------------------------------------ */
-/* New threads: an interposed pthread_create                            */
-
-struct tramp {
-	void *(*fn)(void *);
-	void *arg;
-};
-
-/* Runs first in every thread created through pthread_create(): attaches
- * it to the running process-wide sessions before its start routine. */
-static void *trampoline(void *p)
+/* A thread just made (by pthread_create, before its start routine):
+ * attached to s unless a scan got to it first (or tried it and counted it
+ * missed); slots an exited thread left under its tid are closed. */
+void hwp_attach_new(struct hwprof_session *s, pid_t tid)
 {
-	struct tramp t = *(struct tramp *)p;
-
-	free(p);
-	if (__atomic_load_n(&hwp_nprocess, __ATOMIC_ACQUIRE)) {
-		pid_t tid = hwp_gettid();
-
-		hwp_eng_lock();
-		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
-			if (s->mode != HWPROF_SESSION_PROCESS)
-				continue;
-			/* a scan may have tried it first (and counted it) */
-			if (!retire_tid(s, tid) && !was_missed(s, tid))
-				hwp_attach(s, tid, 1);
-		}
-		hwp_wake_drainer();
-		hwp_eng_unlock();
-	}
-	return t.fn(t.arg);
-}
-
-/*
- * Interposes glibc's pthread_create (version GLIBC_2.34, lib/hwprof.map.in).
- * Always goes through the trampoline, so a session that starts while the
- * thread is being created still gets it: either the scan at start sees the
- * new tid or the trampoline sees the running session; both dedupe by tid.
- */
-HWPROF_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
-			      void *(*fn)(void *), void *arg)
-{
-	pthread_create_fn real = create_fn();
-	struct tramp *t;
-	int ret;
-
-	if (!real)
-		return EAGAIN;
-	if (no_trampoline)
-		return real(thread, attr, fn, arg);
-	t = malloc(sizeof(*t));
-	if (!t)
-		return real(thread, attr, fn, arg);
-	t->fn = fn;
-	t->arg = arg;
-	ret = real(thread, attr, trampoline, t);
-	if (ret)
-		free(t);
-	return ret;
-}
-
-/* ------------------------------------------------------------------ */
-/* fork: the child profiles on, into its own copy of the buffers        */
-
-static pid_t fork_tid;
-
-/* Drains first, so the copy of the buffers the child gets is current.
- * Sinks are not run here (they are the user's code, and fork holds the
- * lock): pcs still pending stay with the parent. */
-static void atfork_prepare(void)
-{
-	hwp_eng_lock();
-	/* a drain thread made a moment ago may still be in its start-up
-	 * (allocating, under a sanitizer's allocator lock): wait until it
-	 * runs its own code, where it allocates only under hwp_eng */
-	(void)hwp_drainer_tid();
-	fork_tid = hwp_gettid();
-	for (struct hwprof_session *s = hwp_running; s; s = s->next)
-		hwp_drain(s);
-}
-
-static void atfork_parent(void)
-{
-	hwp_eng_unlock();
-}
-
-/*
- * In the child the fds still name the parent's events (disabling one would
- * stop the parent) and the rings are not mapped (perf mappings are not
- * copied). Close them without touching the events, then open fresh ones
- * for the one thread the child has: the one that forked, enabled after the
- * child's drain thread exists. Sessions that sampled another thread stop.
- */
-static void atfork_child(void)
-{
-	struct hwprof_session **pp = &hwp_running;
-	pid_t me = hwp_gettid();
-
-	/* hwp_eng is still held: the thread that forked took it in prepare,
-	 * and that is the thread running here */
-	hwp_drainer_forget();	/* its thread did not come along */
-	hwp_loader_forked();
-	if (hwp_running) {	/* made before any fd is enabled */
-		hwp_drainer_start();
-		hwp_loader_usable(0);
-	}
-	while (*pp) {
-		struct hwprof_session *s = *pp;
-		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
-
-		for (size_t i = 0; i < s->nslot; i++) {
-			struct sev *e = &s->ev[s->slot[i].ev];
-
-			e->st.lost += s->slot[i].ring.stats.lost;
-			e->st.throttled += s->slot[i].ring.stats.throttled;
-			if (hwp_slot_ours(&s->slot[i]))
-				close(s->slot[i].fd);
-		}
-		for (size_t i = 0; i < s->nev; i++)
-			s->ev[i].npend = 0;	/* the parent's to deliver */
-		s->nslot = 0;
-		s->threads = 0;
-		s->missed = 0;
-		s->nmissed_tid = 0;
-		s->delivering = 0;
-		if (keep && !hwp_attach(s, me, 1)) {
-			s->owner = me;
-			pp = &s->next;
-			continue;
-		}
-		s->running = 0;
-		if (s->mode == HWPROF_SESSION_PROCESS)
-			hwp_nprocess--;
-		*pp = s->next;
-	}
-	hwp_drainer_stop();	/* if no session survived */
-	hwp_eng_unlock();
-}
-
-__attribute__((constructor)) static void threads_init(void)
-{
-	pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
-	create_fn();
+	if (!retire_tid(s, tid) && !was_missed(s, tid))
+		hwp_attach(s, tid, 1);
 }

@@ -26,7 +26,7 @@ struct native {
 };
 
 static struct native *natives;	/* under the PAPI lock */
-static int nnative, cap;
+static int nnative, capnative;
 static int *enum_list;		/* native codes in libpfm4's order */
 static int nenum = -1;		/* -1: not built yet */
 
@@ -109,14 +109,14 @@ const char *hwp_papi_code_name(int code)
 
 static int add_native(const char *name, int pidx, int umask, int *code)
 {
-	if (nnative == cap) {
-		int n = cap ? cap * 2 : 64;
+	if (nnative == capnative) {
+		int n = capnative ? capnative * 2 : 64;
 		struct native *p = realloc(natives, (size_t)n * sizeof(*p));
 
 		if (!p)
 			return PAPI_ENOMEM;
 		natives = p;
-		cap = n;
+		capnative = n;
 	}
 	natives[nnative].name = strdup(name);
 	if (!natives[nnative].name)
@@ -135,7 +135,8 @@ static int find_native(const char *name)
 	return -1;
 }
 
-int hwp_papi_name_code(const char *name, int *code)
+/* A name (preset, native known or new) to its code; the PAPI lock held. */
+static int name_code(const char *name, int *code)
 {
 	struct hwp_event ev;
 	int i = preset_index(name);
@@ -162,7 +163,7 @@ void hwp_papi_names_free(void)
 		free(natives[i].name);
 	free(natives);
 	natives = NULL;
-	nnative = cap = 0;
+	nnative = capnative = 0;
 	free(enum_list);
 	enum_list = NULL;
 	nenum = -1;
@@ -190,7 +191,7 @@ HWPROF_API int PAPI_event_name_to_code(const char *in, int *out)
 	if (!in || !out)
 		return hwp_papi_err(PAPI_EINVAL);
 	hwp_papi_lock();
-	ret = hwp_papi_name_code(in, out);
+	ret = name_code(in, out);
 	hwp_papi_unlock();
 	return hwp_papi_err(ret == PAPI_ENOTPRESET ? PAPI_ENOEVNT : ret);
 }

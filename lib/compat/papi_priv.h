@@ -106,7 +106,6 @@ int hwp_papi_get_opt(int option, PAPI_option_t *p);	/* lock not held */
 
 /* papi_names.c */
 const char *hwp_papi_code_name(int code);	/* lock held */
-int hwp_papi_name_code(const char *name, int *code);	/* lock held */
 int hwp_papi_probe(const char *name);
 int hwp_papi_npresets(void);
 void hwp_papi_names_free(void);			/* lock held */
@@ -117,7 +116,6 @@ int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 		     struct perf_event_attr *a);	/* lock held, at start */
 int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
 void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
-int hwp_papi_sampled(const struct hwp_pevent *e);	/* kernel sampling */
 int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
 void hwp_papi_deferred(void);			/* lock not held */
 

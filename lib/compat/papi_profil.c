@@ -59,7 +59,9 @@ static int sw_threshold(const struct hwp_pevent *e)
 	return sw_profiled(e) ? e->threshold : sw_overflow(e) ? e->ov_threshold : 0;
 }
 
-int hwp_papi_sampled(const struct hwp_pevent *e)
+/* Whether e is profiled or overflows through the kernel's sampling
+ * (not the software emulation, PAPI_*_FORCE_SW). */
+static int kernel_sampled(const struct hwp_pevent *e)
 {
 	return (e->threshold && e->hist && !(e->flags & PAPI_PROFIL_FORCE_SW)) ||
 	       (e->handler && !(e->ov_flags & PAPI_OVERFLOW_FORCE_SW));
@@ -226,7 +228,7 @@ int hwp_papi_session(struct hwp_pset *s)
 	int need = 0;
 
 	for (int i = 0; i < s->nev; i++)
-		need |= hwp_papi_sampled(&s->ev[i]);
+		need |= kernel_sampled(&s->ev[i]);
 	if (!need)
 		return PAPI_OK;
 	if (s->attach || s->cpu >= 0)

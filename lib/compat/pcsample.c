@@ -15,17 +15,17 @@ static struct {
 	uintptr_t *buf;
 	long cap;
 	long n;			/* stored so far in this run */
-} run;
+} dest;			/* the caller's array being filled */
 
 /* Called by the engine under its lock, in sample order per thread. */
 static size_t take(void *arg, const uint64_t *ips, size_t n)
 {
-	size_t room = (size_t)(run.cap - run.n), k = n < room ? n : room;
+	size_t room = (size_t)(dest.cap - dest.n), k = n < room ? n : room;
 
 	(void)arg;
 	for (size_t i = 0; i < k; i++)
-		run.buf[run.n + (long)i] = (uintptr_t)ips[i];
-	run.n += (long)k;
+		dest.buf[dest.n + (long)i] = (uintptr_t)ips[i];
+	dest.n += (long)k;
 	return k;	/* the rest find the array full: counted, not kept */
 }
 
@@ -46,22 +46,22 @@ HWPROF_API long pcsample(uintptr_t samples[], long nsamples)
 	/* stopping drains the last samples into the previous array */
 	if (hwp_classic_kind() == HWP_CLASSIC_PCSAMPLE)
 		hwp_classic_replace(HWP_CLASSIC_NONE, NULL, NULL, NULL, NULL);
-	prev = run.n;
-	memset(&run, 0, sizeof(run));
+	prev = dest.n;
+	memset(&dest, 0, sizeof(dest));
 	if (!nsamples) {
 		pthread_mutex_unlock(&hwp_classic_lock);
 		return prev;
 	}
 	ret = hwp_env_get(&env);
 	if (!ret) {
-		run.buf = samples;
-		run.cap = nsamples;
+		dest.buf = samples;
+		dest.cap = nsamples;
 		ret = hwp_classic_replace(HWP_CLASSIC_PCSAMPLE, &env, NULL, take, NULL);
 		if (ret && ret != -ENOMEM)
 			ret = -EINVAL;
 	}
 	if (ret)
-		memset(&run, 0, sizeof(run));
+		memset(&dest, 0, sizeof(dest));
 	else
 		hwp_classic_arm();
 	pthread_mutex_unlock(&hwp_classic_lock);

@@ -30,17 +30,17 @@ static struct {
 	enum hwp_classic_kind kind;
 	struct hwprof_session *s;
 	struct hwprof_hist *h;
-} slot;
+} classic;	/* the one classic call profiling now */
 
 enum hwp_classic_kind hwp_classic_kind(void)
 {
-	return slot.kind;
+	return classic.kind;
 }
 
 void hwp_classic_arm(void)
 {
-	if (slot.s)
-		hwp_session_arm(slot.s);
+	if (classic.s)
+		hwp_session_arm(classic.s);
 }
 
 int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
@@ -52,9 +52,9 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 	struct hwprof_session *s = NULL;
 	int ret;
 
-	hwprof_session_free(slot.s);	/* stops: old buffers are exact */
-	hwprof_hist_free(slot.h);
-	memset(&slot, 0, sizeof(slot));
+	hwprof_session_free(classic.s);	/* stops: old buffers are exact */
+	hwprof_hist_free(classic.h);
+	memset(&classic, 0, sizeof(classic));
 	if (!h && !sink)
 		return 0;
 	ret = hwprof_session_new(&o, &s);
@@ -70,9 +70,9 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 		hwprof_hist_free(h);
 		return ret;
 	}
-	slot.kind = kind;
-	slot.s = s;
-	slot.h = h;
+	classic.kind = kind;
+	classic.s = s;
+	classic.h = h;
 	return 0;
 }
 

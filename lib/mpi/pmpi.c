@@ -39,7 +39,7 @@ static struct {
 	char event[256];
 	uint64_t period;	/* HWPROF_PERIOD, 0: the event's default */
 	int started, finished;
-} g;
+} prof;			/* this rank's profile run */
 
 /* What each rank tells rank 0 besides its profile (sent as bytes). */
 struct rinfo {
@@ -74,23 +74,23 @@ static void start(void)
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
 	int r;
 
-	if (g.started++)
+	if (prof.started++)
 		return;
-	g.ev = -1;
+	prof.ev = -1;
 	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
-	snprintf(g.event, sizeof(g.event), "%s", ev && *ev ? ev : "task-clock");
-	if (per && *per && hwp_parse_period(per, &g.period)) {
+	snprintf(prof.event, sizeof(prof.event), "%s", ev && *ev ? ev : "task-clock");
+	if (per && *per && hwp_parse_period(per, &prof.period)) {
 		r = -EINVAL;
-		snprintf(g.why, sizeof(g.why),
+		snprintf(prof.why, sizeof(prof.why),
 			 "HWPROF_PERIOD=%.40s: not a whole number from 1 to 2^63-1", per);
 		goto fail;
 	}
-	r = hwprof_session_new(&o, &g.s);
+	r = hwprof_session_new(&o, &prof.s);
 	if (!r) {
-		r = hwprof_session_add(g.s, g.event, g.period, NULL);
+		r = hwprof_session_add(prof.s, prof.event, prof.period, NULL);
 		if (r >= 0) {
-			g.ev = r;
-			r = hwprof_session_start(g.s);
+			prof.ev = r;
+			r = hwprof_session_start(prof.s);
 		}
 	}
 	if (!r)
@@ -98,16 +98,16 @@ static void start(void)
 	{
 		char w[128];
 
-		if (hwprof_event_probe(g.event, w, sizeof(w)) < 0)
-			snprintf(g.why, sizeof(g.why), "HWPROF_EVENT=%.40s: %.100s", g.event, w);
+		if (hwprof_event_probe(prof.event, w, sizeof(w)) < 0)
+			snprintf(prof.why, sizeof(prof.why), "HWPROF_EVENT=%.40s: %.100s", prof.event, w);
 		else
-			snprintf(g.why, sizeof(g.why), "%.40s: %s", g.event, strerror(-r));
+			snprintf(prof.why, sizeof(prof.why), "%.40s: %s", prof.event, strerror(-r));
 	}
 fail:
-	g.err = r;
-	fprintf(stderr, "hwprof-mpi: rank %d: no profile: %s\n", world_rank(), g.why);
-	hwprof_session_free(g.s);
-	g.s = NULL;
+	prof.err = r;
+	fprintf(stderr, "hwprof-mpi: rank %d: no profile: %s\n", world_rank(), prof.why);
+	hwprof_session_free(prof.s);
+	prof.s = NULL;
 }
 
 /* ------------------------------------------------------------------ */
@@ -192,9 +192,9 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 	char *exe = NULL;
 	int ret = -1;
 
-	hwprof_session_stop(g.s);
-	if (hwprof_session_stats(g.s, g.ev, &st) ||
-	    hwprof_session_objects(g.s, g.ev, &objs, &n))
+	hwprof_session_stop(prof.s);
+	if (hwprof_session_stats(prof.s, prof.ev, &st) ||
+	    hwprof_session_objects(prof.s, prof.ev, &objs, &n))
 		return -1;
 	ri->read = st.samples;
 	ri->lost = st.lost + st.saturated;	/* a full bucket drops the sample */
@@ -338,7 +338,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 	}
 	d->host = strdup(all[0].host);
 	d->command = strdup(all[0].cmd);
-	if (!d->program || !d->host || !d->command || hd_add_event(d, g.event, 0) < 0)
+	if (!d->program || !d->host || !d->command || hd_add_event(d, prof.event, 0) < 0)
 		goto out;
 	e = &d->events[0];
 	for (int i = 0; i < size; i++) {
@@ -354,16 +354,16 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (r->err) {
 			if (failed < 0)
 				failed = i;
-			e->missed = hd_add_sat(e->missed, 1);
+			e->missed = hwp_add_sat(e->missed, 1);
 			continue;
 		}
 		if (period && r->period != period)
 			differ = 1;
 		period = r->period;
-		e->samples = hd_add_sat(e->samples, r->read);
-		e->lost = hd_add_sat(e->lost, r->lost);
-		e->throttled = hd_add_sat(e->throttled, r->throttled);
-		e->missed = hd_add_sat(e->missed, r->missed);
+		e->samples = hwp_add_sat(e->samples, r->read);
+		e->lost = hwp_add_sat(e->lost, r->lost);
+		e->throttled = hwp_add_sat(e->throttled, r->throttled);
+		e->missed = hwp_add_sat(e->missed, r->missed);
 		if (r->missed && failed < 0 && !e->missed_why &&
 		    asprintf(&e->missed_why, "rank %d: %s", i, strerror(-r->missed_err)) < 0)
 			e->missed_why = NULL;
@@ -562,7 +562,7 @@ static void finish(void)
 	int rank, size, bad = 0;
 	uint32_t k = 0;
 
-	if (g.finished++ || !g.started)
+	if (prof.finished++ || !prof.started)
 		return;
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
 		return;
@@ -575,18 +575,18 @@ static void finish(void)
 	if (gethostname(ri.host, sizeof(ri.host) - 1))
 		strcpy(ri.host, "localhost");
 	cmdline(ri.cmd, sizeof(ri.cmd));
-	if (g.s && !g.err) {
+	if (prof.s && !prof.err) {
 		if (collect(&p, &ri, rank)) {
 			ri.err = -ENOMEM;
 			snprintf(ri.why, sizeof(ri.why), "out of memory at MPI_Finalize");
 			hwp_mpi_free(&p);
 		}
 	} else {
-		ri.err = g.err ? g.err : -ENOENT;
-		snprintf(ri.why, sizeof(ri.why), "%s", g.why);
+		ri.err = prof.err ? prof.err : -ENOENT;
+		snprintf(ri.why, sizeof(ri.why), "%s", prof.why);
 	}
-	hwprof_session_free(g.s);
-	g.s = NULL;
+	hwprof_session_free(prof.s);
+	prof.s = NULL;
 	/* this rank's functions, for the top functions' per-rank counts */
 	mine.ents = malloc((p.nents + 1) * sizeof(*mine.ents));
 	if (mine.ents) {

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../sat.h"
 #include "hwpmpi.h"
 
 #define TAG	0x6877		/* on the library's own communicator */
@@ -46,11 +47,6 @@ static int cmp_ent(const void *a, const void *b)
 	return cmp_key(a, b);
 }
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
-
 void hwp_mpi_sort(struct hwp_mpi_prof *p)
 {
 	size_t o = 0;
@@ -61,7 +57,7 @@ void hwp_mpi_sort(struct hwp_mpi_prof *p)
 			struct hwp_mpi_ent *e = &p->ents[o - 1];
 
 			/* one rank's counts of one key: min = max = sum */
-			e->sum = add_sat(e->sum, p->ents[i].sum);
+			e->sum = hwp_add_sat(e->sum, p->ents[i].sum);
 			e->min = e->max = e->sum;
 			continue;
 		}
@@ -199,7 +195,7 @@ static int take_objs(struct hwp_mpi_prof *p, const char *q, size_t bytes)
  */
 static void combine(struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
-	a->sum = add_sat(a->sum, b->sum);
+	a->sum = hwp_add_sat(a->sum, b->sum);
 	a->min = a->min < b->min ? a->min : b->min;
 	if (b->max > a->max || (b->max == a->max && b->maxrank < a->maxrank)) {
 		a->max = b->max;

@@ -254,7 +254,7 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 		s = &d->samples[d->slot[j]];
 		if (s->event == event && s->thread == thread &&
 		    s->object == object && s->addr == addr) {
-			s->count = hd_add_sat(s->count, n);
+			s->count = hwp_add_sat(s->count, n);
 			return 0;
 		}
 	}
@@ -903,7 +903,7 @@ static int job_check(struct rd *r, const struct hd_file *d)
 		const struct hd_fcount *c = &d->fcounts[i];
 
 		v[i] = (uint64_t)c->func << 32 | c->proc;
-		sum[c->func] = hd_add_sat(sum[c->func], c->count);
+		sum[c->func] = hwp_add_sat(sum[c->func], c->count);
 		if (sum[c->func] > d->funcs[c->func].sum)
 			bad = "a function's per-rank counts (fr) above its sum";
 	}

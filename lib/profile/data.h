@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../sat.h"
+
 #define HD_VERSION	3	/* the version hd_write() writes */
 
 struct hd_event {
@@ -168,12 +170,6 @@ int hd_object_is_mpi(const char *path);
  * thread is HD_NO_THREAD only in a job file. */
 int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 	     uint32_t object, uint64_t addr, uint64_t n);
-
-/* a + b, saturating at UINT64_MAX */
-static inline uint64_t hd_add_sat(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 /*
  * Appends n samples whose keys (event, thread, object, addr) are in d

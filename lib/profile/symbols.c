@@ -18,6 +18,7 @@
 
 #include <dwarf.h>
 
+#include "../elfsym.h"
 #include "symbols.h"
 
 const char *rp_debug_dir = "/usr/lib/debug";
@@ -76,7 +77,8 @@ static Elf_Scn *scn_by_name(Elf *e, const char *want, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* The GNU build-id of e in lower-case hex, or "" (out holds 129 bytes). */
+/* The GNU build-id of e in lower-case hex, or "" (out holds
+ * HWP_ELF_BUILDID_HEX bytes). */
 static void elf_buildid(Elf *e, char *out)
 {
 	Elf_Scn *scn = NULL;
@@ -84,30 +86,19 @@ static void elf_buildid(Elf *e, char *out)
 	out[0] = 0;
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
-		GElf_Nhdr nh;
-		size_t off = 0, noff, doff;
 		Elf_Data *d;
 
 		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE)
 			continue;
 		d = elf_getdata(scn, NULL);
-		while (d && (off = gelf_getnote(d, off, &nh, &noff, &doff)) > 0) {
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + noff, "GNU", 4) &&
-			    nh.n_descsz && nh.n_descsz <= 64) {
-				const unsigned char *p = (unsigned char *)d->d_buf + doff;
-
-				for (size_t k = 0; k < nh.n_descsz; k++)
-					sprintf(out + 2 * k, "%02x", p[k]);
-				return;
-			}
-		}
+		if (d && d->d_buf && !hwp_elf_note_buildid(d->d_buf, d->d_size, out))
+			return;
 	}
 }
 
 char *rp_file_buildid(const char *path)
 {
-	char bid[129];
+	char bid[HWP_ELF_BUILDID_HEX];
 	int fd;
 	Elf *e = open_elf(path, &fd);
 

@@ -14,6 +14,8 @@
 #include <elfutils/libdw.h>
 #include <libelf.h>
 
+#include "../sat.h"
+
 struct rp_fncache {
 	Dwarf_Line *line;	/* a line-table row */
 	const char *func;	/* its innermost function, or NULL */
@@ -105,12 +107,6 @@ enum rp_esc {
 int rp_is_plain(const char *s);
 /* Writes s for that format (no quotes added except for CSV and JSON). */
 void rp_put(FILE *f, const char *s, enum rp_esc how);
-
-/* a + b without wrapping */
-static inline uint64_t rp_add(uint64_t a, uint64_t b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 int cmd_annotate(int argc, char **argv);
 

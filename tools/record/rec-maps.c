@@ -25,6 +25,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "rec.h"
 
 /* ------------------------------------------------------------------ */
@@ -130,31 +131,6 @@ static void hex(char *out, const unsigned char *b, size_t n)
 	out[2 * n] = 0;
 }
 
-/* Reads the build-id from a PT_NOTE area of n bytes. */
-static int note_bid(const unsigned char *p, size_t n, char *out)
-{
-	size_t i = 0;
-
-	while (i + 12 <= n) {
-		uint32_t nsz, dsz, type;
-		size_t d;
-
-		memcpy(&nsz, p + i, 4);
-		memcpy(&dsz, p + i + 4, 4);
-		memcpy(&type, p + i + 8, 4);
-		d = i + 12 + ((nsz + 3ull) & ~3ull);
-		if (d > n || dsz > n - d)
-			return -1;
-		if (type == NT_GNU_BUILD_ID && nsz == 4 && !memcmp(p + i + 12, "GNU", 4) &&
-		    dsz && dsz <= 64) {
-			hex(out, p + d, dsz);
-			return 0;
-		}
-		i = d + ((dsz + 3ull) & ~3ull);
-	}
-	return -1;
-}
-
 /*
  * Reads an ELF's load segments and build-id through rd(arg, off, buf, n)
  * (a file or memory): 0, or -1 when it is not a readable ELF.
@@ -213,7 +189,7 @@ static int elf_scan(rd_fn rd, void *arg, struct rec_obj *o, char *bid)
 			unsigned char *p = malloc(filesz);
 
 			if (p && !rd(arg, off, p, filesz))
-				note_bid(p, filesz, bid);
+				hwp_elf_note_buildid(p, filesz, bid);
 			free(p);
 		}
 	}
@@ -298,7 +274,7 @@ static void obj_read(struct rec_obj *o, char *bid)
 static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 		    uint64_t ino, uint64_t ino_gen, const char *kbid)
 {
-	char bid[2 * 64 + 1] = "";
+	char bid[HWP_ELF_BUILDID_HEX] = "";
 	struct rec_obj *o;
 	long h;
 

@@ -521,11 +521,11 @@ static void rec_lost(struct rec *r, const struct perf_event_header *h)
 	struct hd_event *he;
 
 	if (ev == UINT32_MAX) {
-		r->side_lost = hd_add_sat(r->side_lost, hwp_rec_lost(h));
+		r->side_lost = hwp_add_sat(r->side_lost, hwp_rec_lost(h));
 		return;
 	}
 	he = &r->d.events[r->ev[ev].hd];
-	he->lost = hd_add_sat(he->lost, hwp_rec_lost(h));
+	he->lost = hwp_add_sat(he->lost, hwp_rec_lost(h));
 }
 
 static int rec_mmap2(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
@@ -811,7 +811,7 @@ int rec_perf_account(const struct rec *r)
 	for (int e = 0; e < r->nev; e++) {
 		const struct hd_event *he = &r->d.events[r->ev[e].hd];
 		int64_t over = rec_perf_overflows(r, e);
-		uint64_t have = hd_add_sat(he->samples, he->lost);
+		uint64_t have = hwp_add_sat(he->samples, he->lost);
 
 		if (over < 0 || have == (uint64_t)over)
 			continue;

@@ -11,7 +11,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
 #include <poll.h>
@@ -31,6 +30,7 @@
 #include <linux/magic.h>
 
 #include <hwprof.h>
+#include "elfsym.h"
 #include "internal.h"
 #include "cli.h"
 #include "rec.h"
@@ -437,58 +437,6 @@ static char *join(char **argv)
 	return s;
 }
 
-/*
- * mem:FUNC:x: FUNC's address in the command's ELF file. A PIE (ET_DYN) is
- * placed by the kernel: *pie is set and the address is its offset from
- * the load address, which is read once the command is loaded.
- */
-static int func_addr(const char *file, const char *func, uint64_t *addr, int *pie)
-{
-	int fd = open(file, O_RDONLY | O_CLOEXEC), found = 0;
-	Elf_Scn *scn = NULL;
-	GElf_Ehdr eh;
-	Elf *e;
-
-	if (fd < 0)
-		return -errno;
-	elf_version(EV_CURRENT);
-	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (!e || !gelf_getehdr(e, &eh)) {
-		if (e)
-			elf_end(e);
-		close(fd);
-		return -ENOEXEC;
-	}
-	*pie = eh.e_type == ET_DYN;
-	while (!found && (scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-
-		if (!gelf_getshdr(scn, &sh) || !sh.sh_entsize ||
-		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM))
-			continue;
-		d = elf_getdata(scn, NULL);
-		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
-			GElf_Sym s;
-			const char *n;
-
-			if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-			    !s.st_value || (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-					    GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
-				continue;
-			n = elf_strptr(e, sh.sh_link, s.st_name);
-			if (n && !strcmp(n, func)) {
-				*addr = s.st_value;
-				found = 1;
-				break;
-			}
-		}
-	}
-	elf_end(e);
-	close(fd);
-	return found ? 0 : -ENOENT;
-}
-
 /* The load address of file in process pid: the start of its mapping at
  * file offset 0 (a PIE's first PT_LOAD has p_vaddr 0). */
 static int load_base(pid_t pid, const char *file, uint64_t *base)
@@ -573,13 +521,15 @@ static int setup_events(struct rec *r, struct opts *op, const char *file,
 		struct rec_event *re = &r->ev[e];
 		struct hwp_event ev;
 		char mem[64], msg[160], hn[32];
-		int pie = 0, ret;
+		int etype = 0, ret;
 		uint64_t period;
 		long h;
 
 		re->name = name;
 		if (!strncmp(name, "mem:", 4) && strncasecmp(name + 4, "0x", 2)) {
-			/* mem:FUNC:x: a function of the command, found here */
+			/* mem:FUNC:x: a function of the command, found here. A
+			 * PIE (ET_DYN) is placed by the kernel: its value is an
+			 * offset from the load address, read once it is loaded */
 			const char *colon = strrchr(name + 4, ':');
 			char func[256];
 			uint64_t a = 0;
@@ -589,12 +539,12 @@ static int setup_events(struct rec *r, struct opts *op, const char *file,
 				return die("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) are supported",
 					   name);
 			snprintf(func, sizeof(func), "%.*s", (int)(colon - name - 4), name + 4);
-			ret = func_addr(file, func, &a, &pie);
+			ret = hwp_elf_func(file, func, &a, &etype);
 			if (ret == -ENOENT)
 				return die("%s: no function '%s' in %s", name, func, file);
 			if (ret)
 				return die("%s: cannot read %s: %s", name, file, strerror(-ret));
-			if (pie) {
+			if (etype == ET_DYN) {
 				uint64_t base;
 
 				if (!op->pid) {

@@ -162,11 +162,11 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 			long k = rv_row(&other, 0, 0);
 
 			if (k >= 0)
-				other.rows[k].n = rp_add(other.rows[k].n, h[i].n);
+				other.rows[k].n = hwp_add_sat(other.rows[k].n, h[i].n);
 			continue;
 		}
 		if (!strcmp(file, main_file) && line >= lo && line <= hi) {
-			cnt[line - lo] = rp_add(cnt[line - lo], h[i].n);
+			cnt[line - lo] = hwp_add_sat(cnt[line - lo], h[i].n);
 		} else {
 			/* inlined from another file (or beyond the extent) */
 			uint64_t fh = 1469598103934665603ull;
@@ -179,7 +179,7 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 				continue;
 			other.rows[k].file = file;
 			other.rows[k].line = line;
-			other.rows[k].n = rp_add(other.rows[k].n, h[i].n);
+			other.rows[k].n = hwp_add_sat(other.rows[k].n, h[i].n);
 		}
 	}
 	src = read_source(main_file, &nsrc);
@@ -281,7 +281,7 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 		if (end == p || *end != ':' || end[1] != '\t')
 			continue;	/* a header or a label */
 		n = hits_at(h, nh, a);
-		shown = rp_add(shown, n);
+		shown = hwp_add_sat(shown, n);
 		if (n)
 			printf("%10llu %7.2f%%  ", (unsigned long long)n, rv_pct(n, total));
 		else
@@ -398,7 +398,7 @@ int cmd_annotate(int argc, char **argv)
 			}
 			if (sym[s->object] && s->addr >= sym[s->object]->lo &&
 			    s->addr < sym[s->object]->hi)
-				per[s->object] = rp_add(per[s->object], s->count);
+				per[s->object] = hwp_add_sat(per[s->object], s->count);
 		}
 		for (size_t k = 0; k < d.nobjects; k++)
 			if (sym[k] && (!best || per[k] > bestn)) {
@@ -439,7 +439,7 @@ int cmd_annotate(int argc, char **argv)
 
 		for (size_t i = 0; i < nh; i++) {
 			if (w && h[w - 1].addr == h[i].addr)
-				h[w - 1].n = rp_add(h[w - 1].n, h[i].n);
+				h[w - 1].n = hwp_add_sat(h[w - 1].n, h[i].n);
 			else
 				h[w++] = h[i];
 		}

@@ -39,10 +39,10 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 		m->events[i].period = 0;	/* mixed: no single period */
 	}
 	me = &m->events[i];
-	me->samples = rp_add(me->samples, e->samples);
-	me->lost = rp_add(me->lost, e->lost);
-	me->throttled = rp_add(me->throttled, e->throttled);
-	me->missed = rp_add(me->missed, e->missed);
+	me->samples = hwp_add_sat(me->samples, e->samples);
+	me->lost = hwp_add_sat(me->lost, e->lost);
+	me->throttled = hwp_add_sat(me->throttled, e->throttled);
+	me->missed = hwp_add_sat(me->missed, e->missed);
 	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
 		return -1;
 	return i;

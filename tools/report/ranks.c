@@ -157,7 +157,7 @@ static int add_pair(struct rk *k, long f, uint32_t col, uint64_t n)
 	}
 	if (!k->acc[f])
 		k->touched[k->ntouched++] = (uint32_t)f;
-	k->acc[f] = rp_add(k->acc[f], n);
+	k->acc[f] = hwp_add_sat(k->acc[f], n);
 	return 0;
 }
 
@@ -198,7 +198,7 @@ static int sort_pairs(struct rk *k, size_t nrows)
 	}
 	for (size_t i = 0; i < k->npairs; i++) {
 		if (n && out[n - 1].f == out[i].f && out[n - 1].col == out[i].col)
-			out[n - 1].n = rp_add(out[n - 1].n, out[i].n);
+			out[n - 1].n = hwp_add_sat(out[n - 1].n, out[i].n);
 		else
 			out[n++] = out[i];
 	}
@@ -233,9 +233,9 @@ static int from_samples(struct rk *k)
 		if (col == UINT32_MAX)
 			continue;	/* refused before: rv_read(need_ranks) */
 		r = &k->ranks[col];
-		r->samples = rp_add(r->samples, s->count);
+		r->samples = hwp_add_sat(r->samples, s->count);
 		if (s->object != HD_NO_OBJECT && mpi[s->object])
-			r->mpi = rp_add(r->mpi, s->count);
+			r->mpi = hwp_add_sat(r->mpi, s->count);
 		/* a merged file holds each rank's samples of one address in a
 		 * row, mostly: the previous lookup serves again */
 		if (f < 0 || s->object != lastobj || s->addr != lastaddr) {
@@ -279,8 +279,8 @@ static int from_job(struct rk *k, struct jrow **out)
 
 		if (t->event != (uint32_t)k->c->event || col == UINT32_MAX)
 			continue;
-		k->ranks[col].samples = rp_add(k->ranks[col].samples, t->samples);
-		k->ranks[col].mpi = rp_add(k->ranks[col].mpi, t->mpi);
+		k->ranks[col].samples = hwp_add_sat(k->ranks[col].samples, t->samples);
+		k->ranks[col].mpi = hwp_add_sat(k->ranks[col].mpi, t->mpi);
 	}
 	for (size_t i = 0; i < nf; i++) {
 		frow[i] = -1;
@@ -294,7 +294,7 @@ static int from_job(struct rk *k, struct jrow **out)
 		const struct hd_fcount *fc = &d->fcounts[i];
 
 		has[fc->func] = 1;
-		fsum[fc->func] = rp_add(fsum[fc->func], fc->count);
+		fsum[fc->func] = hwp_add_sat(fsum[fc->func], fc->count);
 	}
 	jr = calloc(k->c->rows.n + 1, sizeof(*jr));
 	if (!jr)
@@ -309,7 +309,7 @@ static int from_job(struct rk *k, struct jrow **out)
 		j = &jr[frow[i]];
 		if (!j->nfuncs++)
 			j->func = (long)i;
-		j->sum = rp_add(j->sum, d->funcs[i].sum);
+		j->sum = hwp_add_sat(j->sum, d->funcs[i].sum);
 		/* counts that add up to the func's sum: all of its ranks */
 		if (!has[i] || fsum[i] != d->funcs[i].sum)
 			j->all_counted = 0;
@@ -364,7 +364,7 @@ static int stats(struct rk *k, const struct jrow *jr)
 			for (size_t i = r->c0; i < r->c1; i++) {
 				const struct rk_pair *q = &k->pairs[i];
 
-				r->sum = rp_add(r->sum, q->n);
+				r->sum = hwp_add_sat(r->sum, q->n);
 				if (q->n < r->min)
 					r->min = q->n;
 				if (q->n > r->max || r->maxrank < 0) {
@@ -392,7 +392,7 @@ static int stats(struct rk *k, const struct jrow *jr)
 			continue;
 		r->mean = k->nranks ? (double)r->sum / (double)k->nranks : 0;
 		r->ratio = r->known && r->mean > 0 ? (double)r->max / r->mean : 0;
-		k->total = rp_add(k->total, r->sum);
+		k->total = hwp_add_sat(k->total, r->sum);
 		k->nrows++;
 	}
 	return 0;
@@ -752,7 +752,7 @@ static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t 
 			for (size_t c = b * bin; c < (b + 1) * bin && c < k->nranks; c++, n++) {
 				uint64_t x = count_at(k, r, &p, c);
 
-				sum = rp_add(sum, x);
+				sum = hwp_add_sat(sum, x);
 				if (x > mx)
 					mx = x;
 			}

@@ -180,7 +180,7 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 	for (size_t i = 0; i < ft->n; i++) {
 		size_t k = ft->rows[i].obj == HD_NO_OBJECT ? c->nobjs : ft->rows[i].obj;
 
-		otot[k] = rp_add(otot[k], ft->rows[i].n);
+		otot[k] = hwp_add_sat(otot[k], ft->rows[i].n);
 	}
 	for (size_t k = 0; k < no; k++)
 		oo[k] = (struct ord){ 0, otot[k], k };

@@ -238,7 +238,7 @@ static int by_function(struct rv_ctx *c, long f, const struct rv_row *r, uint64_
 		if (r->name && !(l->name = strdup(r->name)))
 			return -1;
 	}
-	l->n = rp_add(l->n, n);
+	l->n = hwp_add_sat(l->n, n);
 	return 0;
 }
 
@@ -282,7 +282,7 @@ static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 		goto out;
 	for (size_t i = 0; i < d->nfcounts; i++) {
 		has[d->fcounts[i].func] = 1;
-		fsum[d->fcounts[i].func] = rp_add(fsum[d->fcounts[i].func], d->fcounts[i].count);
+		fsum[d->fcounts[i].func] = hwp_add_sat(fsum[d->fcounts[i].func], d->fcounts[i].count);
 	}
 	for (size_t i = 0; i < nf; i++) {
 		frow[i] = -1;
@@ -310,7 +310,7 @@ static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 				cidx[frow[i]] = (long)m++;
 			}
 		} else {
-			umax[frow[i]] = rp_add(umax[frow[i]], d->funcs[i].max);
+			umax[frow[i]] = hwp_add_sat(umax[frow[i]], d->funcs[i].max);
 		}
 	}
 	for (size_t r = 0; r < nr; r++)
@@ -321,7 +321,7 @@ static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 		goto out;
 	for (size_t i = 0; i < d->nrtotals; i++)
 		if (d->rtotals[i].event == (uint32_t)c->event)
-			tot[d->rtotals[i].proc] = rp_add(tot[d->rtotals[i].proc],
+			tot[d->rtotals[i].proc] = hwp_add_sat(tot[d->rtotals[i].proc],
 							 d->rtotals[i].samples);
 	/* the counted functions' counts, rank by rank */
 	for (size_t i = 0; i < d->nfcounts; i++)
@@ -336,8 +336,8 @@ static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 
 		memset(lo, 0, m * sizeof(*lo));
 		for (j = i; j < nfc && fc[j].proc == p; j++) {
-			lo[cidx[frow[fc[j].func]]] = rp_add(lo[cidx[frow[fc[j].func]]], fc[j].count);
-			counted = rp_add(counted, fc[j].count);
+			lo[cidx[frow[fc[j].func]]] = hwp_add_sat(lo[cidx[frow[fc[j].func]]], fc[j].count);
+			counted = hwp_add_sat(counted, fc[j].count);
 		}
 		rem = tot[p] > counted ? tot[p] - counted : 0;
 		for (size_t k = 0; k < m; k++)
@@ -349,7 +349,7 @@ static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 			continue;
 		for (size_t k = 0; k < m && proved; k++)
 			if ((long)crow[k] != bestr)
-				proved = best > rp_add(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
+				proved = best > hwp_add_sat(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
 		if (proved) {
 			long q = rv_row(pair, p, (uint64_t)bestr);
 
@@ -398,13 +398,13 @@ int rv_build(struct rv_ctx *c)
 
 		if (s->event != (uint32_t)c->event || !s->count)
 			continue;
-		c->total = rp_add(c->total, s->count);
+		c->total = hwp_add_sat(c->total, s->count);
 		func_key(c, s, &a, &b, &sym);
 		f = rv_row(&c->funcs, a, b);
 		if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
 			goto oom;
 		c->funcs.rows[f].obj = s->object;
-		c->funcs.rows[f].n = rp_add(c->funcs.rows[f].n, s->count);
+		c->funcs.rows[f].n = hwp_add_sat(c->funcs.rows[f].n, s->count);
 
 		switch (c->view) {
 		case RV_VIEW_FUNCS:
@@ -484,13 +484,13 @@ int rv_build(struct rv_ctx *c)
 			p = rv_row(&pair, who, (uint64_t)f);
 			if (p < 0)
 				goto oom;
-			pair.rows[p].n = rp_add(pair.rows[p].n, s->count);
+			pair.rows[p].n = hwp_add_sat(pair.rows[p].n, s->count);
 			break;
 		}
 		default:
 			continue;
 		}
-		r->n = rp_add(r->n, s->count);
+		r->n = hwp_add_sat(r->n, s->count);
 	}
 	if (c->view == RV_VIEW_FUNCS) {
 		c->rows = c->funcs;
@@ -508,7 +508,7 @@ int rv_build(struct rv_ctx *c)
 		if (k < 0)
 			goto oom;
 		c->rows.rows[k].aux = t->proc;
-		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
+		c->rows.rows[k].n = hwp_add_sat(c->rows.rows[k].n, t->samples);
 	}
 	if (d->job && c->view == RV_VIEW_PROCS && job_tops(c, &pair))
 		goto oom;

@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * pthread_create, interposed: every thread the program makes runs the
+ * engine's hook (hwp_spawn_hook()) before its start routine, so that
+ * process-wide sessions cover it from its first instruction. hwprof's own
+ * threads (the drain thread, the loader probe) are made through the same
+ * global pthread_create by hwp_create_untracked(), and skip the hook.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <threads.h>
+
+#include "internal.h"
+
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
+				 void *(*)(void *), void *);
+static pthread_create_fn real_create;
+static __thread int no_trampoline;	/* set while making one of hwprof's own */
+
+/*
+ * A program linked statically (with libhwprof.a and libc.a) has no
+ * dynamic symbols for dlsym() to find: there, libc's pthread_create is a
+ * weak alias of __pthread_create, which ours overrides, and the weak
+ * reference below finds the real one. Nothing else would make the static
+ * linker bring that member of libc.a in (a weak reference does not), so
+ * thrd_create is referenced too: its member calls __pthread_create. In a
+ * dynamic link libc.so exports no __pthread_create and it stays NULL.
+ */
+extern int __pthread_create(pthread_t *, const pthread_attr_t *,
+			    void *(*)(void *), void *) __attribute__((weak));
+__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t, void *) =
+	thrd_create;
+
+static pthread_create_fn create_fn(void)
+{
+	pthread_create_fn f = __atomic_load_n(&real_create, __ATOMIC_ACQUIRE);
+
+	if (!f) {
+		/* the next definition: libc's default version, or another
+		 * interposer's (a sanitizer's) that comes after ours */
+		if (__pthread_create)
+			f = __pthread_create;
+		else
+			f = (pthread_create_fn)dlsym(RTLD_NEXT, "pthread_create");
+		__atomic_store_n(&real_create, f, __ATOMIC_RELEASE);
+	}
+	return f;
+}
+
+/* pthread_create without the trampoline: for hwprof's own threads. */
+int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
+{
+	int ret;
+
+	no_trampoline = 1;
+	ret = pthread_create(t, NULL, fn, arg);
+	no_trampoline = 0;
+	return ret;
+}
+
+struct tramp {
+	void *(*fn)(void *);
+	void *arg;
+};
+
+static void (*born_hook)(void);
+
+/* What every thread made through pthread_create() runs first (the engine
+ * attaches it to the running process-wide sessions, lib/follow.c). */
+void hwp_spawn_hook(void (*fn)(void))
+{
+	__atomic_store_n(&born_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* Runs first in every thread created through pthread_create(): the hook,
+ * then the start routine. */
+static void *trampoline(void *p)
+{
+	struct tramp t = *(struct tramp *)p;
+	void (*hook)(void) = __atomic_load_n(&born_hook, __ATOMIC_ACQUIRE);
+
+	free(p);
+	if (hook)
+		hook();
+	return t.fn(t.arg);
+}
+
+/*
+ * Interposes glibc's pthread_create (version GLIBC_2.34, lib/hwprof.map.in).
+ * Always goes through the trampoline, so a session that starts while the
+ * thread is being created still gets it: either the scan at start sees the
+ * new tid or the trampoline sees the running session; both dedupe by tid.
+ */
+HWPROF_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+			      void *(*fn)(void *), void *arg)
+{
+	pthread_create_fn real = create_fn();
+	struct tramp *t;
+	int ret;
+
+	if (!real)
+		return EAGAIN;
+	if (no_trampoline)
+		return real(thread, attr, fn, arg);
+	t = malloc(sizeof(*t));
+	if (!t)
+		return real(thread, attr, fn, arg);
+	t->fn = fn;
+	t->arg = arg;
+	ret = real(thread, attr, trampoline, t);
+	if (ret)
+		free(t);
+	return ret;
+}
+
+__attribute__((constructor)) static void spawn_init(void)
+{
+	create_fn();
+}
