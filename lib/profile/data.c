@@ -56,7 +56,7 @@ void hd_free(struct hd_file *d)
 
 /* Makes room for element n of an array that holds n: the capacity is 8,
  * then doubles at each power of two. 0 or -1. */
-static int grow(void *pp, size_t n, size_t sz)
+int hd_grow(void *pp, size_t n, size_t sz)
 {
 	void **p = pp;
 	size_t cap;
@@ -83,7 +83,7 @@ long hd_add_event(struct hd_file *d, const char *name, uint64_t period)
 {
 	struct hd_event *e;
 
-	if (grow(&d->events, d->nevents, sizeof(*e)))
+	if (hd_grow(&d->events, d->nevents, sizeof(*e)))
 		return -1;
 	e = &d->events[d->nevents];
 	memset(e, 0, sizeof(*e));
@@ -98,7 +98,7 @@ long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command)
 {
 	struct hd_process *p;
 
-	if (grow(&d->procs, d->nprocs, sizeof(*p)))
+	if (hd_grow(&d->procs, d->nprocs, sizeof(*p)))
 		return -1;
 	p = &d->procs[d->nprocs];
 	memset(p, 0, sizeof(*p));
@@ -115,7 +115,7 @@ long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm)
 {
 	struct hd_thread *t;
 
-	if (grow(&d->threads, d->nthreads, sizeof(*t)))
+	if (hd_grow(&d->threads, d->nthreads, sizeof(*t)))
 		return -1;
 	t = &d->threads[d->nthreads];
 	t->tid = tid;
@@ -146,7 +146,7 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 			o->size = size;
 		return (long)i;
 	}
-	if (grow(&d->objects, d->nobjects, sizeof(*o)))
+	if (hd_grow(&d->objects, d->nobjects, sizeof(*o)))
 		return -1;
 	o = &d->objects[d->nobjects];
 	o->path = strdup(path);
@@ -159,7 +159,7 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 
 int hd_add_func(struct hd_file *d, const struct hd_func *f)
 {
-	if (grow(&d->funcs, d->nfuncs, sizeof(*f)))
+	if (hd_grow(&d->funcs, d->nfuncs, sizeof(*f)))
 		return -1;
 	d->funcs[d->nfuncs++] = *f;
 	return 0;
@@ -167,7 +167,7 @@ int hd_add_func(struct hd_file *d, const struct hd_func *f)
 
 int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count)
 {
-	if (grow(&d->fcounts, d->nfcounts, sizeof(*d->fcounts)))
+	if (hd_grow(&d->fcounts, d->nfcounts, sizeof(*d->fcounts)))
 		return -1;
 	d->fcounts[d->nfcounts++] = (struct hd_fcount){ func, proc, count };
 	return 0;
@@ -175,7 +175,7 @@ int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t coun
 
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)
 {
-	if (grow(&d->rtotals, d->nrtotals, sizeof(*t)))
+	if (hd_grow(&d->rtotals, d->nrtotals, sizeof(*t)))
 		return -1;
 	d->rtotals[d->nrtotals++] = *t;
 	return 0;
@@ -258,7 +258,7 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 			return 0;
 		}
 	}
-	if (grow(&d->samples, d->nsamples, sizeof(*s)))
+	if (hd_grow(&d->samples, d->nsamples, sizeof(*s)))
 		return -1;
 	s = &d->samples[d->nsamples];
 	*s = (struct hd_sample){ event, thread, object, addr, n };
@@ -314,7 +314,8 @@ static const char *how_name(enum hd_how h)
 	       h == HD_ENDED ? "ended" : "running";
 }
 
-int hd_write(FILE *f, const struct hd_file *d)
+/* The header lines: version, host, rank, job, program, command. */
+static void write_head(FILE *f, const struct hd_file *d)
 {
 	fprintf(f, "hwprof-data %d\n", HD_VERSION);
 	if (d->host) {
@@ -336,6 +337,11 @@ int hd_write(FILE *f, const struct hd_file *d)
 	fputs("command ", f);
 	hd_put_escaped(f, d->command ? d->command : "", 0);
 	fputc('\n', f);
+}
+
+/* The event, process, thread and object lines. */
+static void write_tables(FILE *f, const struct hd_file *d)
+{
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 
@@ -375,6 +381,11 @@ int hd_write(FILE *f, const struct hd_file *d)
 		hd_put_escaped(f, o->path, 0);
 		fputc('\n', f);
 	}
+}
+
+/* The sample lines, then a job file's rt, f and fr lines. */
+static void write_counts(FILE *f, const struct hd_file *d)
+{
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
 		char t[16], o[16];
@@ -405,6 +416,13 @@ int hd_write(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nfcounts; i++)
 		fprintf(f, "fr %u %u %llu\n", d->fcounts[i].func, d->fcounts[i].proc,
 			(unsigned long long)d->fcounts[i].count);
+}
+
+int hd_write(FILE *f, const struct hd_file *d)
+{
+	write_head(f, d);
+	write_tables(f, d);
+	write_counts(f, d);
 	fputs("end\n", f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;
@@ -638,11 +656,150 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
-static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
+/* "event I PERIOD SAMPLES LOST THROTTLED MISSED WHY NAME" */
+static int read_event(struct rd *r, struct hd_file *d)
 {
 	uint64_t a, b, c, e, f, g;
-	long x, y, z;
+	struct hd_event *ev;
+	char *why, *name;
 	int bad = 0;
+
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nevents ||
+	    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) ||
+	    num(r, 10, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
+	    num(r, 10, UINT64_MAX, &g))
+		return -1;
+	why = field(r);
+	name = rest(r);
+	if (!why || !*name)
+		return -1;
+	if (hd_add_event(d, "", b) < 0)
+		return fail(r, "out of memory");
+	ev = &d->events[d->nevents - 1];
+	ev->samples = c;
+	ev->lost = e;
+	ev->throttled = f;
+	ev->missed = g;
+	ev->missed_why = take(r, why, 1, &bad);
+	free(ev->name);
+	ev->name = take(r, name, 0, &bad);
+	return bad ? -1 : 0;
+}
+
+static int how_of(const char *how, enum hd_how *out)
+{
+	if (!strcmp(how, "exit"))
+		*out = HD_EXITED;
+	else if (!strcmp(how, "signal"))
+		*out = HD_SIGNALED;
+	else if (!strcmp(how, "running"))
+		*out = HD_RUNNING;
+	else if (!strcmp(how, "ended"))
+		*out = HD_ENDED;
+	else
+		return -1;
+	return 0;
+}
+
+/* "process I PID PPID RANK HOW STATUS HOST COMMAND" */
+static int read_process(struct rd *r, struct hd_file *d)
+{
+	struct hd_process *p;
+	char *how, *host;
+	uint64_t a;
+	long x, y, z, st;
+	int bad = 0;
+
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs ||
+	    snum(r, 0, INT32_MAX, &x) || snum(r, 0, INT32_MAX, &y) ||
+	    snum(r, -1, 1 << 30, &z) || !(how = field(r)) ||
+	    snum(r, -1000000, 1000000, &st))
+		return -1;
+	host = field(r);
+	if (hd_add_process(d, (int)x, (int)y, "") < 0)
+		return fail(r, "out of memory");
+	p = &d->procs[d->nprocs - 1];
+	p->rank = (int)z;
+	p->status = (int)st;
+	if (how_of(how, &p->how))
+		return -1;
+	p->host = take(r, host, 1, &bad);
+	free(p->command);
+	p->command = take(r, rest(r), 0, &bad);
+	return bad ? -1 : 0;
+}
+
+/* "thread I PROCESS TID COMM" */
+static int read_thread(struct rd *r, struct hd_file *d)
+{
+	uint64_t a, b;
+	char *comm;
+	long x;
+	int bad = 0;
+
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads ||
+	    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
+	    snum(r, 0, INT32_MAX, &x))
+		return -1;
+	comm = rest(r);
+	if (hd_add_thread(d, (int)x, (uint32_t)b, NULL) < 0)
+		return fail(r, "out of memory");
+	d->threads[d->nthreads - 1].comm = *comm ? take(r, comm, 0, &bad) : NULL;
+	return bad ? -1 : 0;
+}
+
+/* "object I BUILDID [SIZE] PATH" (SIZE from version 3) */
+static int read_object(struct rd *r, struct hd_file *d)
+{
+	struct hd_object *o;
+	uint64_t a, b = 0;
+	char *bid;
+	int bad = 0;
+
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)) ||
+	    (d->version >= 3 && index_or_dash(r, UINT64_MAX, 0, &b)))
+		return -1;
+	if (hd_grow(&d->objects, d->nobjects, sizeof(*o)))
+		return fail(r, "out of memory");
+	o = &d->objects[d->nobjects++];
+	o->size = b;
+	o->buildid = take(r, bid, 1, &bad);
+	o->path = take(r, rest(r), 0, &bad);
+	return bad || !o->path ? -1 : 0;
+}
+
+/* "s EVENT THREAD OBJECT ADDR COUNT" (THREAD "-" in a job file) */
+static int read_sample(struct rd *r, struct hd_file *d)
+{
+	uint64_t a, b, c, e, f;
+	char *obj;
+
+	if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
+	    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
+		      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
+	    !(obj = field(r)))
+		return -1;
+	if (!strcmp(obj, "-")) {
+		c = HD_NO_OBJECT;
+	} else {
+		char *end;
+
+		errno = 0;
+		c = strtoull(obj, &end, 10);
+		if (errno || *end || !*obj || *obj == '-' || c >= d->nobjects)
+			return -1;
+	}
+	if (num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) || r->p)
+		return -1;
+	if (hd_count(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e, f))
+		return fail(r, "out of memory");
+	return 0;
+}
+
+static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
+{
+	long x, y;
+	int bad = 0, v3;
 
 	if (!strcmp(kw, "host")) {
 		free(d->host);
@@ -658,118 +815,17 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		free(d->command);
 		d->command = take(r, rest(r), 0, &bad);
 	} else if (!strcmp(kw, "event")) {
-		struct hd_event *ev;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nevents ||
-		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) ||
-		    num(r, 10, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
-		    num(r, 10, UINT64_MAX, &g))
-			return -1;
-		{
-			char *why = field(r);
-			char *name = rest(r);
-
-			if (!why || !*name)
-				return -1;
-			if (hd_add_event(d, "", b) < 0)
-				return fail(r, "out of memory");
-			ev = &d->events[d->nevents - 1];
-			ev->samples = c;
-			ev->lost = e;
-			ev->throttled = f;
-			ev->missed = g;
-			ev->missed_why = take(r, why, 1, &bad);
-			free(ev->name);
-			ev->name = take(r, name, 0, &bad);
-		}
+		return read_event(r, d);
 	} else if (!strcmp(kw, "process")) {
-		struct hd_process *p;
-		char *how, *host;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs ||
-		    snum(r, 0, INT32_MAX, &x) || snum(r, 0, INT32_MAX, &y) ||
-		    snum(r, -1, 1 << 30, &z))
-			return -1;
-		how = field(r);
-		if (!how)
-			return -1;
-		{
-			long st;
-
-			if (snum(r, -1000000, 1000000, &st))
-				return -1;
-			host = field(r);
-			if (hd_add_process(d, (int)x, (int)y, "") < 0)
-				return fail(r, "out of memory");
-			p = &d->procs[d->nprocs - 1];
-			p->rank = (int)z;
-			p->status = (int)st;
-			if (!strcmp(how, "exit"))
-				p->how = HD_EXITED;
-			else if (!strcmp(how, "signal"))
-				p->how = HD_SIGNALED;
-			else if (!strcmp(how, "running"))
-				p->how = HD_RUNNING;
-			else if (!strcmp(how, "ended"))
-				p->how = HD_ENDED;
-			else
-				return -1;
-			p->host = take(r, host, 1, &bad);
-			free(p->command);
-			p->command = take(r, rest(r), 0, &bad);
-		}
+		return read_process(r, d);
 	} else if (!strcmp(kw, "thread")) {
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
-		    snum(r, 0, INT32_MAX, &x))
-			return -1;
-		{
-			char *comm = rest(r);
-
-			if (hd_add_thread(d, (int)x, (uint32_t)b, NULL) < 0)
-				return fail(r, "out of memory");
-			d->threads[d->nthreads - 1].comm = *comm ? take(r, comm, 0, &bad) : NULL;
-		}
+		return read_thread(r, d);
 	} else if (!strcmp(kw, "object")) {
-		struct hd_object *o;
-		char *bid;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)) ||
-		    (d->version >= 3 && index_or_dash(r, UINT64_MAX, 0, &b)))
-			return -1;
-		if (grow(&d->objects, d->nobjects, sizeof(*o)))
-			return fail(r, "out of memory");
-		o = &d->objects[d->nobjects++];
-		o->size = d->version >= 3 ? b : 0;
-		o->buildid = take(r, bid, 1, &bad);
-		o->path = take(r, rest(r), 0, &bad);
-		if (!o->path)
-			bad = 1;
+		return read_object(r, d);
 	} else if (!strcmp(kw, "s")) {
-		char *obj;
-
-		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
-		    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
-			      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
-		    !(obj = field(r)))
-			return -1;
-		if (!strcmp(obj, "-")) {
-			c = HD_NO_OBJECT;
-		} else {
-			char *end;
-
-			errno = 0;
-			c = strtoull(obj, &end, 10);
-			if (errno || *end || !*obj || *obj == '-' || c >= d->nobjects)
-				return -1;
-		}
-		if (num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) || r->p)
-			return -1;
-		if (hd_count(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e, f))
-			return fail(r, "out of memory");
+		return read_sample(r, d);
 	} else if (d->version >= 3) {
-		int v3 = read_v3_line(r, d, kw);
-
+		v3 = read_v3_line(r, d, kw);
 		return v3 == 1 ? -1 : v3;
 	} else {
 		return -1;
@@ -914,14 +970,95 @@ static int job_check(struct rd *r, const struct hd_file *d)
 	return bad ? fail(r, "job file: %s", bad) : 0;
 }
 
+/* The first line, "hwprof-data VERSION": 0, or -1 after saying why. */
+static int read_magic(struct rd *r, FILE *f, char **line, size_t *cap, int *version)
+{
+	ssize_t n = getline(line, cap, f);
+
+	if (n <= 0 || sscanf(*line, "hwprof-data %d", version) != 1 ||
+	    strncmp(*line, "hwprof-data ", 12))
+		return fail(r, "not an hwprof data file");
+	if (*version < 1 || *version > 3)
+		return fail(r, "data file version %d; this hwprof reads versions 1 to 3",
+			    *version);
+	r->lineno = 1;
+	return 0;
+}
+
+/* A version 1 bucket line, "K N", of object v->obj. 0 or -1. */
+static int read_v1_bucket(struct rd *r, struct hd_file *d, struct v1 *v)
+{
+	uint64_t k, c;
+
+	if (num(r, 10, UINT64_MAX / 4096, &k) || num(r, 10, UINT64_MAX, &c) || r->p)
+		return fail(r, "malformed bucket line");
+	if (!d->nthreads && (hd_add_process(d, v->pid, 0, v->command) < 0 ||
+			     hd_add_thread(d, v->pid, 0, NULL) < 0))
+		return fail(r, "out of memory");
+	if (hd_count(d, (uint32_t)v->ev, 0, (uint32_t)v->obj,
+		     v->start - v->base + k * v->bytes, c))
+		return fail(r, "out of memory");
+	return 0;
+}
+
+/* One line after the first (its newline removed, n bytes). 0 or -1. */
+static int read_line(struct rd *r, struct hd_file *d, struct v1 *v, char *line, size_t n)
+{
+	char *kw;
+	int bad;
+
+	if (!*line || *line == '#')
+		return 0;
+	if (strlen(line) != n)
+		return fail(r, "NUL byte in a line");
+	r->p = line;
+	if (d->version == 1 && v->obj >= 0 && *line >= '0' && *line <= '9')
+		return read_v1_bucket(r, d, v);
+	kw = field(r);
+	if (!kw)
+		return fail(r, "malformed line");
+	/* the v1 event name runs to the end of the line */
+	bad = d->version == 1 ? read_v1_line(r, d, kw, v) : read_v2_line(r, d, kw);
+	if (bad && !*r->err)
+		fail(r, "malformed line: %.60s", kw);
+	return bad ? -1 : 0;
+}
+
+/* The lines up to "end" and nothing after it. 0 or -1. */
+static int read_body(struct rd *r, struct hd_file *d, struct v1 *v, FILE *f, char **line,
+		     size_t *cap)
+{
+	int ended = 0;
+	ssize_t n;
+
+	while ((n = getline(line, cap, f)) > 0) {
+		char *l = *line;
+
+		r->lineno++;
+		if (l[n - 1] == '\n')
+			l[--n] = 0;
+		if (ended)
+			return fail(r, "text after the end line");
+		if (!strcmp(l, "end"))
+			ended = 1;
+		else if (read_line(r, d, v, l, (size_t)n))
+			return -1;
+	}
+	r->lineno = 0;
+	if (ferror(f))
+		return fail(r, "%s", strerror(errno));
+	if (!ended)
+		return fail(r, "truncated (no end line)");
+	return 0;
+}
+
 int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 {
 	struct rd r = { .path = path, .err = err, .len = len };
 	struct v1 v = { .bytes = 8, .obj = -1, .ev = -1 };
 	size_t cap = 0;
 	char *line = NULL;
-	ssize_t n;
-	int ended = 0, ret = -1;
+	int ret = -1;
 	FILE *f;
 
 	hd_init(d);
@@ -930,90 +1067,8 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 	f = fopen(path, "re");
 	if (!f)
 		return fail(&r, "%s", strerror(errno));
-	n = getline(&line, &cap, f);
-	r.lineno = 1;
-	if (n <= 0 || sscanf(line, "hwprof-data %d", &d->version) != 1 ||
-	    strncmp(line, "hwprof-data ", 12)) {
-		r.lineno = 0;
-		fail(&r, "not an hwprof data file");
+	if (read_magic(&r, f, &line, &cap, &d->version) || read_body(&r, d, &v, f, &line, &cap))
 		goto out;
-	}
-	if (d->version < 1 || d->version > 3) {
-		r.lineno = 0;
-		fail(&r, "data file version %d; this hwprof reads versions 1 to 3",
-		     d->version);
-		goto out;
-	}
-	while ((n = getline(&line, &cap, f)) > 0) {
-		char *kw;
-		int bad;
-
-		r.lineno++;
-		if (line[n - 1] == '\n')
-			line[--n] = 0;
-		if (ended) {
-			fail(&r, "text after the end line");
-			goto out;
-		}
-		if (!strcmp(line, "end")) {
-			ended = 1;
-			continue;
-		}
-		if (!*line || *line == '#')
-			continue;
-		if (strlen(line) != (size_t)n) {
-			fail(&r, "NUL byte in a line");
-			goto out;
-		}
-		r.p = line;
-		if (d->version == 1 && v.obj >= 0 && *line >= '0' && *line <= '9') {
-			uint64_t k, c;
-
-			/* a bucket line: K N */
-			if (num(&r, 10, UINT64_MAX / 4096, &k) || num(&r, 10, UINT64_MAX, &c) ||
-			    r.p) {
-				fail(&r, "malformed bucket line");
-				goto out;
-			}
-			if (!d->nthreads && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
-					     hd_add_thread(d, v.pid, 0, NULL) < 0)) {
-				fail(&r, "out of memory");
-				goto out;
-			}
-			if (hd_count(d, (uint32_t)v.ev, 0, (uint32_t)v.obj,
-				     v.start - v.base + k * v.bytes, c)) {
-				fail(&r, "out of memory");
-				goto out;
-			}
-			continue;
-		}
-		kw = field(&r);
-		if (!kw) {
-			fail(&r, "malformed line");
-			goto out;
-		}
-		if (d->version == 1) {
-			/* the v1 event name runs to the end of the line */
-			bad = read_v1_line(&r, d, kw, &v);
-		} else {
-			bad = read_v2_line(&r, d, kw);
-		}
-		if (bad) {
-			if (!*err)
-				fail(&r, "malformed line: %.60s", kw);
-			goto out;
-		}
-	}
-	if (ferror(f)) {
-		r.lineno = 0;
-		fail(&r, "%s", strerror(errno));
-		goto out;
-	}
-	if (!ended) {
-		r.lineno = 0;
-		fail(&r, "truncated (no end line)");
-		goto out;
-	}
 	if (d->job && job_check(&r, d))
 		goto out;
 	if (d->version == 1) {
@@ -1047,7 +1102,7 @@ int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n)
 		return 0;
 	if (n > SIZE_MAX / 2 - d->nsamples)
 		return -1;
-	/* the capacity grow() keeps: 8, then the power of two above n */
+	/* the capacity hd_grow() keeps: 8, then the power of two above n */
 	while (cap < d->nsamples + n)
 		cap *= 2;
 	if (cap > SIZE_MAX / sizeof(*ns))

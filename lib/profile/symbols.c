@@ -241,6 +241,154 @@ struct reloc {
 	const char *name;
 };
 
+/* The relocations that name GOT slots: all with a symbol (rel), and
+ * .rela.plt's by index (jslot, name NULL where it has no symbol). */
+struct relocs {
+	struct reloc *rel, *jslot;
+	size_t nrel, njslot;
+};
+
+static int reloc_push(struct reloc **v, size_t *n, uint64_t off, const char *name)
+{
+	struct reloc *nr = realloc(*v, (*n + 1) * sizeof(*nr));
+
+	if (!nr)
+		return -1;
+	*v = nr;
+	(*v)[(*n)++] = (struct reloc){ off, name };
+	return 0;
+}
+
+/* Adds the relocations of section scn (REL or RELA) to rs. 0 or -1. */
+static int scn_relocs(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf_Data *dsym,
+		      size_t dstr, struct relocs *rs)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t cnt = sh->sh_size / sh->sh_entsize;
+	/* .rela.plt is the one the dynamic section's JMPREL names; its
+	 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
+	int is_plt_rel = (sh->sh_flags & SHF_INFO_LINK) != 0;
+
+	for (size_t i = 0; d && i < cnt; i++) {
+		uint64_t off, info;
+		const char *n;
+
+		if (sh->sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				continue;
+			off = r.r_offset;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(d, (int)i, &r))
+				continue;
+			off = r.r_offset;
+			info = r.r_info;
+		}
+		n = reloc_name(e, dsym, dstr, info);
+		if (is_plt_rel && reloc_push(&rs->jslot, &rs->njslot, off, n))
+			return -1;
+		if (n && reloc_push(&rs->rel, &rs->nrel, off, n))
+			return -1;
+	}
+	return 0;
+}
+
+/* Every relocation of the object that names a .dynsym symbol. 0, or -1
+ * (none: no .dynsym, or out of memory). */
+static int all_relocs(Elf *e, struct relocs *rs)
+{
+	Elf_Data *dsym = NULL;
+	Elf_Scn *scn = NULL;
+	size_t dstr = 0;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+			dsym = elf_getdata(scn, NULL);
+			dstr = sh.sh_link;
+		}
+	}
+	if (!dsym)
+		return -1;
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    !sh.sh_entsize)
+			continue;
+		if (scn_relocs(e, scn, &sh, dsym, dstr, rs))
+			return -1;
+	}
+	return 0;
+}
+
+/* The function an x86-64 PLT entry p (es bytes at address addr of
+ * section plt) jumps to, or NULL. */
+static const char *x86_plt_name(const struct relocs *rs, const unsigned char *p, uint64_t es,
+				uint64_t addr, const char *plt)
+{
+	/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
+	static const unsigned char at_j[] = { 0, 1, 4, 5 };
+
+	for (size_t q = 0; q < sizeof(at_j); q++) {
+		uint64_t j = at_j[q], got;
+		int32_t disp;
+
+		if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
+			continue;
+		memcpy(&disp, p + j + 2, 4);
+		got = addr + j + 6 + (uint64_t)(int64_t)disp;
+		for (size_t r = 0; r < rs->nrel; r++)
+			if (rs->rel[r].got == got)
+				return rs->rel[r].name;
+	}
+	/* a lazy entry beside .plt.sec: endbr64; push N */
+	if (es >= 9 && !strcmp(plt, ".plt") && !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
+		uint32_t idx;
+
+		memcpy(&idx, p + 5, 4);
+		if (idx < rs->njslot)
+			return rs->jslot[idx].name;
+	}
+	return NULL;
+}
+
+/* Names the entries of PLT section plt as NAME@plt. 0 or -1. */
+static int plt_scn_syms(Elf *e, const GElf_Ehdr *eh, const struct relocs *rs,
+			const char *plt, struct symvec *out)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	Elf_Scn *scn = scn_by_name(e, plt, &sh);
+	uint64_t es;
+	char buf[600];
+
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return 0;
+	es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+	if (!strcmp(plt, ".plt.got") && sh.sh_entsize < 8)
+		es = 8;
+	for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
+		const unsigned char *p = (const unsigned char *)d->d_buf + at;
+		const char *name = NULL;
+
+		if (eh->e_machine == EM_X86_64)
+			name = x86_plt_name(rs, p, es, sh.sh_addr + at, plt);
+		if (!name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * PLT stubs (x86-64): each entry of .plt, .plt.sec and .plt.got jumps
  * through a GOT slot ("ff 25 disp32", rip-relative, maybe after endbr64
@@ -253,130 +401,15 @@ struct reloc {
 static void plt_syms(Elf *e, struct symvec *out)
 {
 	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
-	struct reloc *rel = NULL, *jslot = NULL;
-	size_t nrel = 0, njslot = 0, dstr = 0;
-	Elf_Data *dsym = NULL;
-	Elf_Scn *scn = NULL;
+	struct relocs rs = { 0 };
 	GElf_Ehdr eh;
-	char buf[600];
 
-	if (!gelf_getehdr(e, &eh))
-		return;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
-			dsym = elf_getdata(scn, NULL);
-			dstr = sh.sh_link;
-		}
-	}
-	if (!dsym)
-		return;
-	scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t cnt;
-		int is_plt_rel;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		cnt = sh.sh_size / sh.sh_entsize;
-		/* .rela.plt is the one the dynamic section's JMPREL names; its
-		 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
-		is_plt_rel = (sh.sh_flags & SHF_INFO_LINK) != 0;
-		for (size_t i = 0; d && i < cnt; i++) {
-			uint64_t off, info;
-			const char *n;
-			struct reloc *nr;
-
-			if (sh.sh_type == SHT_RELA) {
-				GElf_Rela r;
-
-				if (!gelf_getrela(d, (int)i, &r))
-					continue;
-				off = r.r_offset;
-				info = r.r_info;
-			} else {
-				GElf_Rel r;
-
-				if (!gelf_getrel(d, (int)i, &r))
-					continue;
-				off = r.r_offset;
-				info = r.r_info;
-			}
-			n = reloc_name(e, dsym, dstr, info);
-			if (is_plt_rel) {
-				nr = realloc(jslot, (njslot + 1) * sizeof(*nr));
-				if (!nr)
-					goto out;
-				jslot = nr;
-				jslot[njslot++] = (struct reloc){ off, n };
-			}
-			if (!n)
-				continue;
-			nr = realloc(rel, (nrel + 1) * sizeof(*nr));
-			if (!nr)
-				goto out;
-			rel = nr;
-			rel[nrel++] = (struct reloc){ off, n };
-		}
-	}
-	for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		uint64_t es;
-
-		scn = scn_by_name(e, plts[k], &sh);
-		if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
-		    !d->d_buf)
-			continue;
-		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
-		if (!strcmp(plts[k], ".plt.got") && sh.sh_entsize < 8)
-			es = 8;
-		for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
-			const unsigned char *p = (const unsigned char *)d->d_buf + at;
-			const char *name = NULL;
-
-			if (eh.e_machine == EM_X86_64) {
-				/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
-				static const unsigned char at_j[] = { 0, 1, 4, 5 };
-
-				for (size_t q = 0; q < sizeof(at_j) && !name; q++) {
-					uint64_t j = at_j[q];
-					int32_t disp;
-					uint64_t got;
-
-					if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
-						continue;
-					memcpy(&disp, p + j + 2, 4);
-					got = sh.sh_addr + at + j + 6 + (uint64_t)(int64_t)disp;
-					for (size_t r = 0; r < nrel && !name; r++)
-						if (rel[r].got == got)
-							name = rel[r].name;
-				}
-				/* a lazy entry beside .plt.sec: endbr64; push N */
-				if (!name && es >= 9 && !strcmp(plts[k], ".plt") &&
-				    !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
-					uint32_t idx;
-
-					memcpy(&idx, p + 5, 4);
-					if (idx < njslot)
-						name = jslot[idx].name;
-				}
-			}
-			if (!name)
-				continue;
-			snprintf(buf, sizeof(buf), "%s@plt", name);
-			if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
-				goto out;
-		}
-	}
-out:
-	free(rel);
-	free(jslot);
+	if (gelf_getehdr(e, &eh) && !all_relocs(e, &rs))
+		for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++)
+			if (plt_scn_syms(e, &eh, &rs, plts[k], out))
+				break;
+	free(rs.rel);
+	free(rs.jslot);
 }
 
 static int cmp_sym(const void *a, const void *b)
@@ -560,75 +593,72 @@ static void warn_path(const char *what, const char *path, const char *extra)
  * differs, its names are used with the same warning and its code is not
  * disassembled.
  */
-void rp_obj_load(struct rp_obj *o)
+/* Names (and, where it has them, lines) from debug file d alone; keeps
+ * or closes d. */
+static void load_debug(struct rp_obj *o, Elf *d, int dfd, const char *dpath)
 {
 	struct symvec s = { 0 };
-	char got[129], dpath[4400];
-	Elf *e, *d = NULL;
-	int fd, dfd = -1;
 
-	if (o->loaded)
-		return;
-	o->loaded = 1;
-	if (!o->path || o->path[0] == '[')
-		return;		/* [vdso] and the like: no file */
-	e = open_elf(o->path, &fd);
-	if (!e) {
-		/* the object is gone: a debug file may still know it */
-		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
-		if (!d) {
-			warn_path(": cannot read it: its samples have no names", o->path, NULL);
-			return;
-		}
-		table_syms(d, SHT_SYMTAB, &s);
+	table_syms(d, SHT_SYMTAB, &s);
+	finish(o, &s);
+	if (has_debug_info(d))
+		keep_dwarf(o, d, dfd, dpath);
+	else
+		close_elf(d, dfd);
+}
+
+/* The object e (open on fd) was rebuilt since the recording: names from
+ * the debug file of the recorded build-id, else its own with a warning.
+ * Closes e. */
+static void load_rebuilt(struct rp_obj *o, Elf *e, int fd)
+{
+	char dpath[4400];
+	int dfd = -1;
+	Elf *d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+
+	o->mismatch = 1;
+	if (d) {
+		warn_path(": rebuilt since the recording (build-id differs): names from ",
+			  o->path, dpath);
+		load_debug(o, d, dfd, dpath);
+	} else {
+		struct symvec s = { 0 };
+
+		warn_path(": rebuilt since the recording (build-id differs) and no debug "
+			  "file has the recorded one: its names may be wrong", o->path, NULL);
+		table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
+		plt_syms(e, &s);
 		finish(o, &s);
-		o->readable = 1;
-		if (has_debug_info(d))
-			keep_dwarf(o, d, dfd, dpath);
-		else
-			close_elf(d, dfd);
-		return;
 	}
-	elf_buildid(e, got);
-	o->readable = 1;
-	if (o->buildid && strcasecmp(got, o->buildid)) {
-		o->mismatch = 1;
-		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
-		if (d) {
-			warn_path(": rebuilt since the recording (build-id differs): names from ",
-				  o->path, dpath);
-			table_syms(d, SHT_SYMTAB, &s);
-			finish(o, &s);
-			if (has_debug_info(d))
-				keep_dwarf(o, d, dfd, dpath);
-			else
-				close_elf(d, dfd);
-		} else {
-			warn_path(": rebuilt since the recording (build-id differs) and no debug "
-				  "file has the recorded one: its names may be wrong", o->path, NULL);
-			table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
-			plt_syms(e, &s);
-			finish(o, &s);
-		}
-		close_elf(e, fd);
-		return;
-	}
-	if (!o->buildid && o->size) {
-		struct stat st;
+	close_elf(e, fd);
+}
 
-		if (!fstat(fd, &st) && (uint64_t)st.st_size != o->size) {
-			char what[160];
+/* An object recorded without build-id whose size changed: a warning. */
+static void check_size(struct rp_obj *o, int fd)
+{
+	struct stat st;
+	char what[160];
 
-			o->mismatch = 1;
-			snprintf(what, sizeof(what),
-				 ": changed since the recording (no build-id; %llu bytes then, "
-				 "%llu now): its names may be wrong",
-				 (unsigned long long)o->size, (unsigned long long)st.st_size);
-			warn_path(what, o->path, NULL);
-		}
-	}
-	if (!o->mismatch)
-		o->textfile = strdup(o->path);
+	if (o->buildid || !o->size || fstat(fd, &st) || (uint64_t)st.st_size == o->size)
+		return;
+	o->mismatch = 1;
+	snprintf(what, sizeof(what),
+		 ": changed since the recording (no build-id; %llu bytes then, "
+		 "%llu now): its names may be wrong",
+		 (unsigned long long)o->size, (unsigned long long)st.st_size);
+	warn_path(what, o->path, NULL);
+}
+
+/* The object e (open on fd, build-id got) as recorded: its symbols, else
+ * its debug file's, else its dynamic ones; lines from whichever has
+ * DWARF. Closes or keeps e. */
+static void load_current(struct rp_obj *o, Elf *e, int fd, const char *got)
+{
+	struct symvec s = { 0 };
+	char dpath[4400];
+	Elf *d = NULL;
+	int dfd = -1;
+
 	if (has_section_type(e, SHT_SYMTAB)) {
 		table_syms(e, SHT_SYMTAB, &s);
 	} else {
@@ -654,6 +684,41 @@ void rp_obj_load(struct rp_obj *o)
 		close_elf(d, dfd);
 		close_elf(e, fd);
 	}
+}
+
+void rp_obj_load(struct rp_obj *o)
+{
+	char got[129], dpath[4400];
+	Elf *e, *d;
+	int fd, dfd = -1;
+
+	if (o->loaded)
+		return;
+	o->loaded = 1;
+	if (!o->path || o->path[0] == '[')
+		return;		/* [vdso] and the like: no file */
+	e = open_elf(o->path, &fd);
+	if (!e) {
+		/* the object is gone: a debug file may still know it */
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (!d) {
+			warn_path(": cannot read it: its samples have no names", o->path, NULL);
+			return;
+		}
+		o->readable = 1;
+		load_debug(o, d, dfd, dpath);
+		return;
+	}
+	elf_buildid(e, got);
+	o->readable = 1;
+	if (o->buildid && strcasecmp(got, o->buildid)) {
+		load_rebuilt(o, e, fd);
+		return;
+	}
+	check_size(o, fd);
+	if (!o->mismatch)
+		o->textfile = strdup(o->path);
+	load_current(o, e, fd, got);
 }
 
 const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)

@@ -484,153 +484,162 @@ const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 	return argv[++*i];
 }
 
-int cmd_report(int argc, char **argv)
+struct report_args {
+	const char *sort, *fmt, *svgout, *evarg;
+	int ranks, nview;
+	enum rv_view view;
+	char **files;		/* files and directories */
+	size_t nfiles;
+};
+
+/* One option at argv[*i] into a: 0, 1 after one line on stderr, or -1
+ * after printing the help. */
+static int report_option(int argc, char **argv, int *i, struct report_args *a)
 {
-	const char *sort = "samples", *fmt = "text", *svgout = NULL, *evarg = NULL, *v;
-	char *deffile = (char *)"hwprof.data";
-	char **files = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0;
-	int ranks = 0, event = 0, ret = 1, nview = 0, dashdash = 0;
-	struct rv_inputs in = { 0 };
-	enum rv_view view = RV_VIEW_FUNCS;
-	struct hd_file d;
-	struct rv_ctx c;
+	const char *arg = argv[*i], *v;
+	int bad = 0;
 
-	if (!files)
-		return die("out of memory");
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int bad = 0;
-
-		if (dashdash || a[0] != '-' || !a[1]) {
-			files[nfiles++] = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "--")) {
-			dashdash = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(report_usage, stdout);
-			free(files);
-			return 0;
-		} else if ((v = cli_value(argc, argv, &i, "--sort", &bad))) {
-			sort = v;
-		} else if ((v = cli_value(argc, argv, &i, "--format", &bad))) {
-			fmt = v;
-		} else if ((v = cli_value(argc, argv, &i, "--svg", &bad))) {
-			svgout = v;
-		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
-			evarg = v;
-		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
-			rp_debug_dir = v;
-		} else if (bad) {
-			free(files);
-			return die("%s needs a value (see hwprof report --help)", a);
-		} else if (!strcmp(a, "--merge")) {
-			continue;	/* several files are always merged */
-		} else if (!strcmp(a, "--ranks")) {
-			ranks = 1;
-		} else if (!strcmp(a, "--no-demangle")) {
-			rp_no_demangle = 1;
-		} else if (!strcmp(a, "--objects")) {
-			view = RV_VIEW_OBJECTS, nview++;
-		} else if (!strcmp(a, "--lines")) {
-			view = RV_VIEW_LINES, nview++;
-		} else if (!strcmp(a, "--threads")) {
-			view = RV_VIEW_THREADS, nview++;
-		} else if (!strcmp(a, "--processes")) {
-			view = RV_VIEW_PROCS, nview++;
-		} else {
-			fputs("hwprof: unknown option ", stderr);
-			rp_put(stderr, a, RP_TEXT);
-			fputs(" (see hwprof report --help)\n", stderr);
-			free(files);
-			return 1;
-		}
-		if (bad) {
-			free(files);
-			return die("%s needs a value (see hwprof report --help)", a);
-		}
-	}
-	if (!nfiles)
-		files[nfiles++] = deffile;
-	if (strcmp(sort, "samples") && strcmp(sort, "symbol") && strcmp(sort, "imbalance"))
-		ret = die("--sort %s: samples, symbol or imbalance", sort);
-	else if (!strcmp(sort, "imbalance") && !ranks)
-		ret = die("--sort imbalance: only with --ranks");
-	else if (ranks && nview)
-		ret = die("--ranks: not with --objects, --lines, --threads or --processes");
-	else if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
-		ret = die("--format %s: text, csv or json", fmt);
-	else if (nview > 1)
-		ret = die("--objects, --lines, --threads and --processes: one at a time");
-	else if (evarg && rv_event(evarg, NULL, NULL, &event))
-		ret = 1;
-	else if (elf_version(EV_CURRENT) == EV_NONE)
-		ret = die("libelf: %s", elf_errmsg(-1));
-	else if (rv_inputs(&in, files, nfiles))
-		ret = 1;
-	else if (svgout && rv_svg_check(svgout, in.files, in.n))
-		ret = 1;
-	else
-		ret = 0;
-	free(files);
-	files = in.files;
-	nfiles = in.n;
-	if (ret) {
-		rv_inputs_free(&in);
-		return ret;
-	}
-	if (rv_read(&d, files, nfiles, ranks)) {
-		rv_inputs_free(&in);
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		fputs(report_usage, stdout);
+		return -1;
+	} else if ((v = cli_value(argc, argv, i, "--sort", &bad))) {
+		a->sort = v;
+	} else if ((v = cli_value(argc, argv, i, "--format", &bad))) {
+		a->fmt = v;
+	} else if ((v = cli_value(argc, argv, i, "--svg", &bad))) {
+		a->svgout = v;
+	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
+		a->evarg = v;
+	} else if ((v = cli_value(argc, argv, i, "--debug-dir", &bad))) {
+		rp_debug_dir = v;
+	} else if (bad) {
+		return die("%s needs a value (see hwprof report --help)", arg);
+	} else if (!strcmp(arg, "--merge")) {
+		return 0;	/* several files are always merged */
+	} else if (!strcmp(arg, "--ranks")) {
+		a->ranks = 1;
+	} else if (!strcmp(arg, "--no-demangle")) {
+		rp_no_demangle = 1;
+	} else if (!strcmp(arg, "--objects")) {
+		a->view = RV_VIEW_OBJECTS, a->nview++;
+	} else if (!strcmp(arg, "--lines")) {
+		a->view = RV_VIEW_LINES, a->nview++;
+	} else if (!strcmp(arg, "--threads")) {
+		a->view = RV_VIEW_THREADS, a->nview++;
+	} else if (!strcmp(arg, "--processes")) {
+		a->view = RV_VIEW_PROCS, a->nview++;
+	} else {
+		fputs("hwprof: unknown option ", stderr);
+		rp_put(stderr, arg, RP_TEXT);
+		fputs(" (see hwprof report --help)\n", stderr);
 		return 1;
 	}
-	if (d.job && view == RV_VIEW_THREADS) {
+	return 0;
+}
+
+/* Parses and checks the command line: 0, 1 after one line on stderr, or
+ * -1 after printing the help. */
+static int report_parse(int argc, char **argv, struct report_args *a, int *event)
+{
+	int dashdash = 0, r;
+
+	for (int i = 1; i < argc; i++) {
+		if (dashdash || argv[i][0] != '-' || !argv[i][1])
+			a->files[a->nfiles++] = argv[i];
+		else if (!strcmp(argv[i], "--"))
+			dashdash = 1;
+		else if ((r = report_option(argc, argv, &i, a)))
+			return r;
+	}
+	if (!a->nfiles)
+		a->files[a->nfiles++] = (char *)"hwprof.data";
+	if (strcmp(a->sort, "samples") && strcmp(a->sort, "symbol") &&
+	    strcmp(a->sort, "imbalance"))
+		return die("--sort %s: samples, symbol or imbalance", a->sort);
+	if (!strcmp(a->sort, "imbalance") && !a->ranks)
+		return die("--sort imbalance: only with --ranks");
+	if (a->ranks && a->nview)
+		return die("--ranks: not with --objects, --lines, --threads or --processes");
+	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json"))
+		return die("--format %s: text, csv or json", a->fmt);
+	if (a->nview > 1)
+		return die("--objects, --lines, --threads and --processes: one at a time");
+	if (a->evarg && rv_event(a->evarg, NULL, NULL, event))
+		return 1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return die("libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+/* Builds the view of the read files and prints it: 0, or 1 after one
+ * line on stderr. */
+static int report_print(const struct hd_file *d, int event, const struct report_args *a,
+			const struct rv_inputs *in)
+{
+	struct rv_ctx c;
+	int ret = 0;
+
+	if (rv_ctx_init(&c, d, event, a->view) || rv_build(&c)) {
+		ret = die("out of memory");
+	} else if (a->ranks) {
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, in->files, in->n);
+	} else if (rv_sort(&c, !strcmp(a->sort, "symbol"))) {
+		ret = die("out of memory");
+	} else {
+		rv_warnings(stderr, "", d, event, 0);
+		if (!strcmp(a->fmt, "json")) {
+			json_rows(&c);
+		} else if (!strcmp(a->fmt, "csv")) {
+			csv_rows(&c);
+		} else {
+			rv_text_header(&c);
+			text_rows(&c);
+		}
+		if (fflush(stdout) || ferror(stdout))
+			ret = die("standard output: %s", strerror(errno));
+		else if (a->svgout)
+			ret = rv_svg(a->svgout, &c, in->files, in->n);
+	}
+	rv_ctx_free(&c);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { "samples", "text", NULL, NULL, 0, 0, RV_VIEW_FUNCS, NULL, 0 };
+	struct rv_inputs in = { 0 };
+	const char *file;
+	int event = 0, ret;
+	struct hd_file d;
+
+	a.files = calloc((size_t)argc + 1, sizeof(char *));
+	if (!a.files)
+		return die("out of memory");
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	ret = report_parse(argc, argv, &a, &event);
+	if (!ret && rv_inputs(&in, a.files, a.nfiles))
+		ret = 1;
+	else if (!ret && a.svgout && rv_svg_check(a.svgout, in.files, in.n))
+		ret = 1;
+	free(a.files);
+	if (ret || rv_read(&d, in.files, in.n, a.ranks)) {
+		rv_inputs_free(&in);
+		return ret < 0 ? 0 : 1;
+	}
+	file = in.n > 1 ? "the merged files" : in.files[0];
+	if (d.job && a.view == RV_VIEW_THREADS) {
 		fputs("hwprof: ", stderr);
-		rp_put(stderr, files[0], RP_TEXT);
+		rp_put(stderr, in.files[0], RP_TEXT);
 		fputs(": a job file (libhwprof-mpi) holds no per-thread samples: no --threads "
 		      "(--processes lists its ranks)\n", stderr);
 		ret = 1;
-		goto out_file;
-	}
-	if (evarg && rv_event(evarg, &d, nfiles > 1 ? "the merged files" : files[0], &event)) {
+	} else if (a.evarg && rv_event(a.evarg, &d, file, &event)) {
 		ret = 1;
-		goto out_file;
-	}
-	if (!d.nevents) {
-		ret = die("%s: no events", nfiles > 1 ? "the merged files" : files[0]);
-		goto out_file;
-	}
-	if (rv_ctx_init(&c, &d, event, view) || rv_build(&c)) {
-		ret = die("out of memory");
-		goto out_ctx;
-	}
-	if (ranks) {
-		ret = rk_report(&c, sort, fmt, svgout, files, nfiles);
-		goto out_ctx;
-	}
-	if (rv_sort(&c, !strcmp(sort, "symbol"))) {
-		ret = die("out of memory");
-		goto out_ctx;
-	}
-	rv_warnings(stderr, "", &d, event, 0);
-	if (!strcmp(fmt, "json")) {
-		json_rows(&c);
-	} else if (!strcmp(fmt, "csv")) {
-		csv_rows(&c);
+	} else if (!d.nevents) {
+		ret = die("%s: no events", file);
 	} else {
-		rv_text_header(&c);
-		text_rows(&c);
+		ret = report_print(&d, event, &a, &in);
 	}
-	if (fflush(stdout) || ferror(stdout))
-		ret = die("standard output: %s", strerror(errno));
-	else if (svgout)
-		ret = rv_svg(svgout, &c, files, nfiles);
-out_ctx:
-	rv_ctx_free(&c);
-out_file:
-	if (ret < 0)
-		ret = 1;
 	hd_free(&d);
 	rv_inputs_free(&in);
 	return ret ? 1 : 0;

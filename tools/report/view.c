@@ -254,6 +254,148 @@ static int by_proc(const void *x, const void *y)
 	return a->proc < b->proc ? -1 : a->proc > b->proc;
 }
 
+/* The state of job_tops(). */
+struct tops {
+	long *frow;		/* function -> its row, or -1 */
+	char *has;		/* function -> counted */
+	uint64_t *umax;		/* row -> sum of its uncounted functions' max */
+	long *cidx;		/* row -> counted row index, or -1 */
+	size_t *crow;		/* counted row index -> row */
+	size_t m;		/* counted rows */
+	uint64_t uall;		/* largest umax of a row of uncounted functions only */
+	uint64_t *tot;		/* process -> samples */
+	struct hd_fcount *fc;	/* counted functions' counts, by process */
+	size_t nfc;
+	uint64_t *lo;		/* counted row index -> count in one rank */
+};
+
+static void tops_free(struct tops *t)
+{
+	free(t->frow);
+	free(t->has);
+	free(t->umax);
+	free(t->cidx);
+	free(t->crow);
+	free(t->tot);
+	free(t->fc);
+	free(t->lo);
+}
+
+/* Each function of the event: its row, and whether it is counted. 0 or -1. */
+static int tops_funcs(struct rv_ctx *c, struct tops *t)
+{
+	const struct hd_file *d = c->d;
+	size_t nf = d->nfuncs;
+	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
+	int ret = -1;
+
+	t->frow = calloc(nf + 1, sizeof(*t->frow));
+	t->has = calloc(nf + 1, 1);
+	if (!t->frow || !fsum || !t->has)
+		goto out;
+	for (size_t i = 0; i < d->nfcounts; i++) {
+		t->has[d->fcounts[i].func] = 1;
+		fsum[d->fcounts[i].func] = rp_add(fsum[d->fcounts[i].func], d->fcounts[i].count);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		t->frow[i] = -1;
+		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
+		    (t->frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+			goto out;
+		t->has[i] = t->has[i] && fsum[i] == d->funcs[i].sum;
+	}
+	ret = 0;
+out:
+	free(fsum);
+	return ret;
+}
+
+/* The rows: counted ones numbered, the others' max summed; each rank's
+ * samples; the counted functions' counts by rank. 0 or -1. */
+static int tops_rows(struct rv_ctx *c, struct tops *t)
+{
+	const struct hd_file *d = c->d;
+	size_t nr = c->funcs.n;
+
+	t->umax = calloc(nr + 1, sizeof(*t->umax));
+	t->cidx = calloc(nr + 1, sizeof(*t->cidx));
+	t->crow = calloc(nr + 1, sizeof(*t->crow));
+	t->tot = calloc(d->nprocs + 1, sizeof(*t->tot));
+	t->fc = calloc(d->nfcounts + 1, sizeof(*t->fc));
+	if (!t->umax || !t->cidx || !t->crow || !t->tot || !t->fc)
+		return -1;
+	for (size_t r = 0; r < nr; r++)
+		t->cidx[r] = -1;
+	for (size_t i = 0; i < d->nfuncs; i++) {
+		long f = t->frow[i];
+
+		if (f < 0)
+			continue;
+		if (!t->has[i])
+			t->umax[f] = rp_add(t->umax[f], d->funcs[i].max);
+		else if (t->cidx[f] < 0) {
+			t->crow[t->m] = (size_t)f;
+			t->cidx[f] = (long)t->m++;
+		}
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (t->cidx[r] < 0 && t->umax[r] > t->uall)
+			t->uall = t->umax[r];
+	t->lo = calloc(t->m + 1, sizeof(*t->lo));
+	if (!t->lo)
+		return -1;
+	for (size_t i = 0; i < d->nrtotals; i++)
+		if (d->rtotals[i].event == (uint32_t)c->event)
+			t->tot[d->rtotals[i].proc] = rp_add(t->tot[d->rtotals[i].proc],
+							    d->rtotals[i].samples);
+	for (size_t i = 0; i < d->nfcounts; i++)
+		if (t->frow[d->fcounts[i].func] >= 0 && t->has[d->fcounts[i].func])
+			t->fc[t->nfc++] = d->fcounts[i];
+	qsort(t->fc, t->nfc, sizeof(*t->fc), by_proc);
+	return 0;
+}
+
+/* The counts fc[i..] of rank p: adds (p, top row) to pair where proved.
+ * Returns the index past the rank's counts, or 0 when out of memory. */
+static size_t prove_rank(struct tops *t, size_t i, struct rv_table *pair)
+{
+	uint32_t p = t->fc[i].proc;
+	uint64_t counted = 0, rem, best = 0;
+	long bestr = -1;
+	int proved = 1;
+	size_t j;
+
+	memset(t->lo, 0, t->m * sizeof(*t->lo));
+	for (j = i; j < t->nfc && t->fc[j].proc == p; j++) {
+		long k = t->cidx[t->frow[t->fc[j].func]];
+
+		t->lo[k] = rp_add(t->lo[k], t->fc[j].count);
+		counted = rp_add(counted, t->fc[j].count);
+	}
+	rem = t->tot[p] > counted ? t->tot[p] - counted : 0;
+	for (size_t k = 0; k < t->m; k++)
+		if (!t->umax[t->crow[k]] && t->lo[k] > best) {
+			best = t->lo[k];
+			bestr = (long)t->crow[k];
+		}
+	if (bestr < 0 || best <= (t->uall < rem ? t->uall : rem))
+		return j;
+	for (size_t k = 0; k < t->m && proved; k++) {
+		uint64_t um = t->umax[t->crow[k]];
+
+		if ((long)t->crow[k] != bestr)
+			proved = best > rp_add(t->lo[k], um < rem ? um : rem);
+	}
+	if (proved) {
+		long q = rv_row(pair, p, (uint64_t)bestr);
+
+		if (q < 0)
+			return 0;
+		pair->rows[q].n = best;
+	}
+	return j;
+}
+
 /*
  * A job file's ranks (the processes view): the top function of a rank,
  * where the file proves it. A function whose per-rank counts (fcounts)
@@ -267,108 +409,218 @@ static int by_proc(const void *x, const void *y)
  */
 static int job_tops(struct rv_ctx *c, struct rv_table *pair)
 {
-	const struct hd_file *d = c->d;
-	size_t nf = d->nfuncs, nr, m = 0, nfc = 0;
-	long *frow = calloc(nf + 1, sizeof(*frow));
-	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
-	char *has = calloc(nf + 1, 1);
-	uint64_t *umax = NULL, *lo = NULL, *tot = NULL, uall = 0;
-	long *cidx = NULL;		/* row -> counted row index, or -1 */
-	size_t *crow = NULL;		/* counted row index -> row */
-	struct hd_fcount *fc = NULL;
+	struct tops t = { 0 };
 	int ret = -1;
 
-	if (!frow || !fsum || !has)
+	if (tops_funcs(c, &t) || tops_rows(c, &t))
 		goto out;
-	for (size_t i = 0; i < d->nfcounts; i++) {
-		has[d->fcounts[i].func] = 1;
-		fsum[d->fcounts[i].func] = rp_add(fsum[d->fcounts[i].func], d->fcounts[i].count);
-	}
-	for (size_t i = 0; i < nf; i++) {
-		frow[i] = -1;
-		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
-		    (frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+	for (size_t i = 0; i < t.nfc;)
+		if (!(i = prove_rank(&t, i, pair)))
 			goto out;
-		has[i] = has[i] && fsum[i] == d->funcs[i].sum;
-	}
-	nr = c->funcs.n;
-	umax = calloc(nr + 1, sizeof(*umax));
-	cidx = calloc(nr + 1, sizeof(*cidx));
-	crow = calloc(nr + 1, sizeof(*crow));
-	tot = calloc(d->nprocs + 1, sizeof(*tot));
-	fc = calloc(d->nfcounts + 1, sizeof(*fc));
-	if (!umax || !cidx || !crow || !tot || !fc)
-		goto out;
-	for (size_t r = 0; r < nr; r++)
-		cidx[r] = -1;
-	for (size_t i = 0; i < nf; i++) {
-		if (frow[i] < 0)
-			continue;
-		if (has[i]) {
-			if (cidx[frow[i]] < 0) {
-				crow[m] = (size_t)frow[i];
-				cidx[frow[i]] = (long)m++;
-			}
-		} else {
-			umax[frow[i]] = rp_add(umax[frow[i]], d->funcs[i].max);
-		}
-	}
-	for (size_t r = 0; r < nr; r++)
-		if (cidx[r] < 0 && umax[r] > uall)
-			uall = umax[r];
-	lo = calloc(m + 1, sizeof(*lo));
-	if (!lo)
-		goto out;
-	for (size_t i = 0; i < d->nrtotals; i++)
-		if (d->rtotals[i].event == (uint32_t)c->event)
-			tot[d->rtotals[i].proc] = rp_add(tot[d->rtotals[i].proc],
-							 d->rtotals[i].samples);
-	/* the counted functions' counts, rank by rank */
-	for (size_t i = 0; i < d->nfcounts; i++)
-		if (frow[d->fcounts[i].func] >= 0 && has[d->fcounts[i].func])
-			fc[nfc++] = d->fcounts[i];
-	qsort(fc, nfc, sizeof(*fc), by_proc);
-	for (size_t i = 0, j; i < nfc; i = j) {
-		uint32_t p = fc[i].proc;
-		uint64_t counted = 0, rem, best = 0;
-		long bestr = -1;
-		int proved = 1;
+	ret = 0;
+out:
+	tops_free(&t);
+	return ret;
+}
 
-		memset(lo, 0, m * sizeof(*lo));
-		for (j = i; j < nfc && fc[j].proc == p; j++) {
-			lo[cidx[frow[fc[j].func]]] = rp_add(lo[cidx[frow[fc[j].func]]], fc[j].count);
-			counted = rp_add(counted, fc[j].count);
-		}
-		rem = tot[p] > counted ? tot[p] - counted : 0;
-		for (size_t k = 0; k < m; k++)
-			if (!umax[crow[k]] && lo[k] > best) {
-				best = lo[k];
-				bestr = (long)crow[k];
-			}
-		if (bestr < 0 || best <= (uall < rem ? uall : rem))
-			continue;
-		for (size_t k = 0; k < m && proved; k++)
-			if ((long)crow[k] != bestr)
-				proved = best > rp_add(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
-		if (proved) {
-			long q = rv_row(pair, p, (uint64_t)bestr);
+/* Objects view: the sample's object row. 0 or -1. */
+static int add_object(struct rv_ctx *c, const struct hd_sample *s)
+{
+	long k = rv_row(&c->rows, RV_OBJ, s->object);
+	struct rv_row *r;
 
-			if (q < 0)
-				goto out;
-			pair->rows[q].n = best;
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (!r->name) {
+		r->obj = s->object;
+		r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
+				 rv_base(c->d->objects[s->object].path));
+		if (!r->name)
+			return -1;
+	}
+	r->n = rp_add(r->n, s->count);
+	return 0;
+}
+
+/* Lines view, a sample with line information: its (file, line) row,
+ * named after the inlined function fn, else function row f. 0 or -1. */
+static int add_line(struct rv_ctx *c, const struct hd_sample *s, long f,
+		    const char *file, int line, const char *fn)
+{
+	long k = rv_row(&c->rows, RV_LINE | s->object,
+			(uint64_t)rv_intern(c, file) << 32 | (uint32_t)line);
+	struct rv_row *r;
+
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (!r->name) {
+		r->obj = s->object;
+		r->file = file;
+		r->line = line;
+		if (fn)
+			r->name = rv_func_name(fn);
+		else if (c->funcs.rows[f].name)
+			r->name = strdup(c->funcs.rows[f].name);
+		else if (asprintf(&r->name, "+%#llx", (unsigned long long)s->addr) < 0)
+			r->name = NULL;
+		if (!r->name)
+			return -1;
+	}
+	r->n = rp_add(r->n, s->count);
+	return by_function(c, f, r, s->count);
+}
+
+/* Lines view: the sample's line row, or its function's row (key a, b)
+ * when the object has no line information there. 0 or -1. */
+static int add_line_or_func(struct rv_ctx *c, const struct hd_sample *s, long f,
+			    uint64_t a, uint64_t b)
+{
+	const char *file, *fn;
+	struct rv_row *r;
+	int line;
+	long k;
+
+	if (s->object != HD_NO_OBJECT &&
+	    !rp_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn))
+		return add_line(c, s, f, file, line, fn);
+	k = rv_row(&c->rows, a, b);
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (r->parent < 0) {
+		r->obj = s->object;
+		r->parent = f;
+		if (c->funcs.rows[f].name && !(r->name = strdup(c->funcs.rows[f].name)))
+			return -1;
+	}
+	r->n = rp_add(r->n, s->count);
+	return by_function(c, f, r, s->count);
+}
+
+/* Threads and processes views: the sample's thread or process row, and
+ * its (thread|process, function f) pair. 0 or -1. */
+static int add_owner(struct rv_ctx *c, const struct hd_sample *s, long f,
+		     struct rv_table *pair)
+{
+	uint64_t who = c->view == RV_VIEW_THREADS ? s->thread : proc_of(c->d, s->thread);
+	long k, p;
+
+	if (c->d->job)
+		return 0;	/* ranks: from rtotals, add_ranks() */
+	k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
+	if (k < 0)
+		return -1;
+	c->rows.rows[k].aux = (uint32_t)who;
+	c->rows.rows[k].n = rp_add(c->rows.rows[k].n, s->count);
+	p = rv_row(pair, who, (uint64_t)f);
+	if (p < 0)
+		return -1;
+	pair->rows[p].n = rp_add(pair->rows[p].n, s->count);
+	return 0;
+}
+
+/* One sample of the event: its function row, then the view's row. 0 or -1. */
+static int add_sample(struct rv_ctx *c, const struct hd_sample *s, struct rv_table *pair)
+{
+	const struct rp_sym *sym;
+	uint64_t a, b;
+	long f;
+
+	c->total = rp_add(c->total, s->count);
+	func_key(c, s, &a, &b, &sym);
+	f = rv_row(&c->funcs, a, b);
+	if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
+		return -1;
+	c->funcs.rows[f].obj = s->object;
+	c->funcs.rows[f].n = rp_add(c->funcs.rows[f].n, s->count);
+	switch (c->view) {
+	case RV_VIEW_OBJECTS:
+		return add_object(c, s);
+	case RV_VIEW_LINES:
+		return add_line_or_func(c, s, f, a, b);
+	case RV_VIEW_THREADS:
+	case RV_VIEW_PROCS:
+		return add_owner(c, s, f, pair);
+	default:
+		return 0;
+	}
+}
+
+/* A job file's processes are its ranks, their samples in rtotals. 0 or -1. */
+static int add_ranks(struct rv_ctx *c)
+{
+	const struct hd_file *d = c->d;
+
+	for (size_t i = 0; i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+		long k;
+
+		if (t->event != (uint32_t)c->event)
+			continue;
+		k = rv_row(&c->rows, RV_PROC, t->proc);
+		if (k < 0)
+			return -1;
+		c->rows.rows[k].aux = t->proc;
+		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
+	}
+	return 0;
+}
+
+/* Each thread's or process's top function: the pair with most samples,
+ * ties by name. Fills bestf[k] with 1 + its function row. */
+static void pick_tops(struct rv_ctx *c, const struct rv_table *pair, uint64_t *best,
+		      long *bestf)
+{
+	for (size_t i = 0; i < pair->n; i++) {
+		long k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC,
+				pair->rows[i].a);
+		char b1[40], b2[40];
+
+		if (k < 0)
+			break;
+		if (pair->rows[i].n > best[k] ||
+		    (pair->rows[i].n == best[k] && bestf[k] &&
+		     strcmp(rv_name(&c->funcs.rows[pair->rows[i].b], b1),
+			    rv_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
+			best[k] = pair->rows[i].n;
+			bestf[k] = (long)pair->rows[i].b + 1;
 		}
+	}
+}
+
+/* Names each thread (tid) or process (pid) row and its top function. 0 or -1. */
+static int name_owners(struct rv_ctx *c, const struct rv_table *pair)
+{
+	const struct hd_file *d = c->d;
+	uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
+	long *bestf = calloc(c->rows.n + 1, sizeof(*bestf));
+	int ret = -1;
+
+	if (!best || !bestf)
+		goto out;
+	pick_tops(c, pair, best, bestf);
+	for (size_t k = 0; k < c->rows.n; k++) {
+		struct rv_row *r = &c->rows.rows[k];
+		char b1[40];
+
+		r->topn = best[k];
+		if (bestf[k])
+			r->top = strdup(rv_name(&c->funcs.rows[bestf[k] - 1], b1));
+		if (c->view == RV_VIEW_THREADS) {
+			if (asprintf(&r->name, "%d", d->threads[r->aux].tid) < 0)
+				r->name = NULL;
+		} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
+			r->name = NULL;
+		}
+		if (!r->name || (bestf[k] && !r->top))
+			goto out;
 	}
 	ret = 0;
 out:
-	free(frow);
-	free(fsum);
-	free(has);
-	free(umax);
-	free(cidx);
-	free(crow);
-	free(tot);
-	free(fc);
-	free(lo);
+	free(best);
+	free(bestf);
 	return ret;
 }
 
@@ -381,6 +633,7 @@ int rv_build(struct rv_ctx *c)
 {
 	const struct hd_file *d = c->d;
 	struct rv_table pair = { 0 };	/* (thread|process, function) */
+	int owners = c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS;
 
 	/* at most one function row per sample: no rehash on the way for
 	 * most files; merged rank files have many samples per function, and
@@ -388,180 +641,21 @@ int rv_build(struct rv_ctx *c)
 	 * saves */
 	if (rv_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
 		return -1;
-
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
-		const struct rp_sym *sym;
-		struct rv_row *r;
-		uint64_t a, b;
-		long k, f;
 
-		if (s->event != (uint32_t)c->event || !s->count)
-			continue;
-		c->total = rp_add(c->total, s->count);
-		func_key(c, s, &a, &b, &sym);
-		f = rv_row(&c->funcs, a, b);
-		if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
+		if (s->event == (uint32_t)c->event && s->count && add_sample(c, s, &pair))
 			goto oom;
-		c->funcs.rows[f].obj = s->object;
-		c->funcs.rows[f].n = rp_add(c->funcs.rows[f].n, s->count);
-
-		switch (c->view) {
-		case RV_VIEW_FUNCS:
-			continue;
-		case RV_VIEW_OBJECTS:
-			k = rv_row(&c->rows, RV_OBJ, s->object);
-			if (k < 0)
-				goto oom;
-			r = &c->rows.rows[k];
-			if (!r->name) {
-				r->obj = s->object;
-				r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
-						 rv_base(d->objects[s->object].path));
-				if (!r->name)
-					goto oom;
-			}
-			break;
-		case RV_VIEW_LINES: {
-			const char *file, *fn;
-			int line;
-
-			if (s->object != HD_NO_OBJECT &&
-			    !rp_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn)) {
-				k = rv_row(&c->rows, RV_LINE | s->object,
-					   (uint64_t)rv_intern(c, file) << 32 | (uint32_t)line);
-				if (k < 0)
-					goto oom;
-				r = &c->rows.rows[k];
-				if (!r->name) {
-					r->obj = s->object;
-					r->file = file;
-					r->line = line;
-					if (fn)
-						r->name = rv_func_name(fn);
-					else if (c->funcs.rows[f].name)
-						r->name = strdup(c->funcs.rows[f].name);
-					else if (asprintf(&r->name, "+%#llx",
-							  (unsigned long long)s->addr) < 0)
-						r->name = NULL;
-					if (!r->name)
-						goto oom;
-				}
-				if (by_function(c, f, r, s->count))
-					goto oom;
-			} else {
-				/* no line information: the function's row */
-				k = rv_row(&c->rows, a, b);
-				if (k < 0)
-					goto oom;
-				r = &c->rows.rows[k];
-				if (r->parent < 0) {
-					r->obj = s->object;
-					r->parent = f;
-					if (c->funcs.rows[f].name &&
-					    !(r->name = strdup(c->funcs.rows[f].name)))
-						goto oom;
-				}
-				if (by_function(c, f, r, s->count))
-					goto oom;
-			}
-			break;
-		}
-		case RV_VIEW_THREADS:
-		case RV_VIEW_PROCS: {
-			uint64_t who = c->view == RV_VIEW_THREADS ? s->thread :
-				       proc_of(d, s->thread);
-			long p;
-
-			if (d->job)
-				continue;	/* ranks: from rtotals below */
-
-			k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
-			if (k < 0)
-				goto oom;
-			r = &c->rows.rows[k];
-			r->aux = (uint32_t)who;
-			p = rv_row(&pair, who, (uint64_t)f);
-			if (p < 0)
-				goto oom;
-			pair.rows[p].n = rp_add(pair.rows[p].n, s->count);
-			break;
-		}
-		default:
-			continue;
-		}
-		r->n = rp_add(r->n, s->count);
 	}
 	if (c->view == RV_VIEW_FUNCS) {
 		c->rows = c->funcs;
 		memset(&c->funcs, 0, sizeof(c->funcs));
 		c->funcs_are_rows = 1;
 	}
-	/* a job file's processes are its ranks, their samples in rtotals */
-	for (size_t i = 0; d->job && c->view == RV_VIEW_PROCS && i < d->nrtotals; i++) {
-		const struct hd_rtotal *t = &d->rtotals[i];
-		long k;
-
-		if (t->event != (uint32_t)c->event)
-			continue;
-		k = rv_row(&c->rows, RV_PROC, t->proc);
-		if (k < 0)
-			goto oom;
-		c->rows.rows[k].aux = t->proc;
-		c->rows.rows[k].n = rp_add(c->rows.rows[k].n, t->samples);
-	}
-	if (d->job && c->view == RV_VIEW_PROCS && job_tops(c, &pair))
+	if (d->job && c->view == RV_VIEW_PROCS && (add_ranks(c) || job_tops(c, &pair)))
 		goto oom;
-	if (c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS) {
-		/* each one's top function: the pair with most samples */
-		uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
-		long *bestf = calloc(c->rows.n + 1, sizeof(*bestf));
-
-		if (!best || !bestf) {
-			free(best);
-			free(bestf);
-			goto oom;
-		}
-		for (size_t i = 0; i < pair.n; i++) {
-			long k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC,
-					pair.rows[i].a);
-
-			char b1[40], b2[40];
-
-			if (k < 0)
-				break;
-			if (pair.rows[i].n > best[k] ||
-			    (pair.rows[i].n == best[k] && bestf[k] &&
-			     strcmp(rv_name(&c->funcs.rows[pair.rows[i].b], b1),
-				    rv_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
-				best[k] = pair.rows[i].n;
-				bestf[k] = (long)pair.rows[i].b + 1;
-			}
-		}
-		for (size_t k = 0; k < c->rows.n; k++) {
-			struct rv_row *r = &c->rows.rows[k];
-			char b1[40];
-
-			r->topn = best[k];
-			if (bestf[k])
-				r->top = strdup(rv_name(&c->funcs.rows[bestf[k] - 1], b1));
-			if (c->view == RV_VIEW_THREADS) {
-				const struct hd_thread *t = &d->threads[r->aux];
-
-				if (asprintf(&r->name, "%d", t->tid) < 0)
-					r->name = NULL;
-			} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
-				r->name = NULL;
-			}
-			if (!r->name || (bestf[k] && !r->top)) {
-				free(best);
-				free(bestf);
-				goto oom;
-			}
-		}
-		free(best);
-		free(bestf);
-	}
+	if (owners && name_owners(c, &pair))
+		goto oom;
 	rv_free(&pair);
 	return 0;
 oom:
