@@ -88,7 +88,7 @@ void rv_text_header(const struct rv_ctx *c)
 	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
 	       RP_TEXT);
 	/* a version 1 file names one process and no thread: its threads
-	 * are not known (lib/profile/data.c keeps one for the process) */
+	 * are not known (lib/profile/data-read.c keeps one for the process) */
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
 	else

@@ -61,6 +61,8 @@ struct rv_ctx {
 	uint64_t total;		/* samples of the event, saturating */
 };
 
+/* tools/report/rows.c: the row of key (a, b) in t, made when new; its
+ * index, or -1 (out of memory). */
 long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
 /* Room for n rows; 0 or -1. */
 int rv_reserve(struct rv_table *t, size_t n);
