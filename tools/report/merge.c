@@ -142,17 +142,52 @@ static int by_str(const void *x, const void *y)
 }
 
 /* Appends s (owned) to the list; 0 or -1. */
-static int push(struct rv_inputs *in, char *s)
+/* The input that is the same file as st (device and inode), or -1. */
+static long same_file(const struct rv_inputs *in, const struct stat *st)
 {
+	for (size_t i = 0; i < in->n; i++)
+		if (in->keys[i].known && in->keys[i].dev == st->st_dev &&
+		    in->keys[i].ino == st->st_ino)
+			return (long)i;
+	return -1;
+}
+
+/* Adds s (st: its stat, NULL when it has none), unless it is a file
+ * already there: then one line says so and s is freed. 0 or -1. */
+static int push(struct rv_inputs *in, char *s, const struct stat *st)
+{
+	long twin = st ? same_file(in, st) : -1;
+
+	if (twin >= 0) {
+		fputs("hwprof: ", stderr);
+		rp_put(stderr, s, RP_TEXT);
+		if (strcmp(s, in->files[twin])) {
+			fputs(" and ", stderr);
+			rp_put(stderr, in->files[twin], RP_TEXT);
+			fputs(" are one file: counted once\n", stderr);
+		} else {
+			fputs(" given twice: counted once\n", stderr);
+		}
+		free(s);
+		return 0;
+	}
 	if (in->n == in->cap) {
 		size_t cap = in->cap ? 2 * in->cap : 16;
 		char **np = realloc(in->files, cap * sizeof(*np));
+		struct rv_input_key *nk;
 
 		if (!np)
 			return -1;
 		in->files = np;
+		nk = realloc(in->keys, cap * sizeof(*nk));
+		if (!nk)
+			return -1;
+		in->keys = nk;
 		in->cap = cap;
 	}
+	in->keys[in->n] = (struct rv_input_key){ 0, 0, 0 };
+	if (st)
+		in->keys[in->n] = (struct rv_input_key){ st->st_dev, st->st_ino, 1 };
 	in->files[in->n++] = s;
 	return 0;
 }
@@ -163,34 +198,62 @@ static int add_dir(struct rv_inputs *in, const char *dir, DIR *dp)
 {
 	size_t first = in->n, dl = strlen(dir);
 	struct dirent *e;
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	int ret = 0;
 
+	/* sorted by name before the check for files given twice, so that
+	 * the one kept is the first in that order */
 	while ((e = readdir(dp))) {
 		size_t n = strlen(e->d_name);
-		struct stat st;
 		char *p;
 
 		if (n <= 5 || strcmp(e->d_name + n - 5, ".data"))
 			continue;
+		if (nn == cap) {
+			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
+
+			if (!nv) {
+				ret = die("out of memory");
+				goto out;
+			}
+			names = nv;
+		}
 		if (asprintf(&p, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-			     e->d_name) < 0)
-			return die("out of memory");
+			     e->d_name) < 0) {
+			ret = die("out of memory");
+			goto out;
+		}
+		names[nn++] = p;
+	}
+	if (nn)
+		qsort(names, nn, sizeof(char *), by_str);
+	for (size_t i = 0; i < nn; i++) {
+		struct stat st;
+		char *p = names[i];
+
+		names[i] = NULL;
 		if (stat(p, &st) || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
 		}
-		if (push(in, p)) {
+		if (push(in, p, &st)) {
 			free(p);
-			return die("out of memory");
+			ret = die("out of memory");
+			goto out;
 		}
 	}
-	if (in->n == first) {
+	if (in->n == first && !ret) {
 		fputs("hwprof: ", stderr);
 		rp_put(stderr, dir, RP_TEXT);
 		fputs(": a directory with no data files (*.data) in it\n", stderr);
-		return 1;
+		ret = 1;
 	}
-	qsort(in->files + first, in->n - first, sizeof(char *), by_str);
-	return 0;
+out:
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return ret;
 }
 
 int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
@@ -198,11 +261,11 @@ int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
 	memset(in, 0, sizeof(*in));
 	for (size_t i = 0; i < nargs; i++) {
 		struct stat st;
+		int known = !stat(args[i], &st), r;
 		DIR *dp;
 		char *p;
-		int r;
 
-		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+		if (known && S_ISDIR(st.st_mode)) {
 			dp = opendir(args[i]);
 			if (!dp) {
 				fputs("hwprof: ", stderr);
@@ -221,7 +284,7 @@ int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
 		}
 		/* anything else is read as a file, which says what is wrong */
 		p = strdup(args[i]);
-		if (!p || push(in, p)) {
+		if (!p || push(in, p, known ? &st : NULL)) {
 			free(p);
 			rv_inputs_free(in);
 			return die("out of memory");
@@ -235,6 +298,7 @@ void rv_inputs_free(struct rv_inputs *in)
 	for (size_t i = 0; i < in->n; i++)
 		free(in->files[i]);
 	free(in->files);
+	free(in->keys);
 	memset(in, 0, sizeof(*in));
 }
 

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "data.h"
 #include "symbols.h"
@@ -68,10 +69,18 @@ long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
 int rv_reserve(struct rv_table *t, size_t n);
 void rv_free(struct rv_table *t);
 /* The data files of the command line: files as given, each directory
- * replaced by its regular files named *.data, sorted by name. 0, or 1
- * after one line on stderr. */
+ * replaced by its regular files named *.data, sorted by name; a file met
+ * again (same device and inode: given twice, or also in a directory
+ * given) is kept once, with one line on stderr. 0, or 1 after one line
+ * on stderr. */
+struct rv_input_key {
+	dev_t dev;
+	ino_t ino;
+	int known;		/* stat() succeeded */
+};
 struct rv_inputs {
 	char **files;
+	struct rv_input_key *keys;	/* one per file */
 	size_t n, cap;
 };
 int rv_inputs(struct rv_inputs *in, char **args, size_t nargs);
