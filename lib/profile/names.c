@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols.h"
+#include "names.h"
 
 int rp_no_demangle;
 int rp_demangle_missing;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by hwprof report and annotate: an object file's names (symbols,
- * PLT stubs, debug files, source lines), demangling, and safe printing of
- * names that come from files a user does not control.
+ * PLT stubs, debug files: symbols.c; source lines: symbols-dwarf.c).
+ * Demangling and safe printing are names.h's, included here.
  */
 #ifndef HWPROF_PROFILE_SYMBOLS_H
 #define HWPROF_PROFILE_SYMBOLS_H
@@ -13,6 +13,8 @@
 
 #include <elfutils/libdw.h>
 #include <libelf.h>
+
+#include "names.h"
 
 struct rp_fncache {
 	Dwarf_Line *line;	/* a line-table row */
@@ -86,25 +88,8 @@ Dwarf *rp_obj_dwarf(struct rp_obj *o);
  * compilation directory; lives as long as o. */
 const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file);
 
-/* The demangled name (malloc'd) or NULL when raw is not a C++ name, the
- * demangler is missing, or demangling is off. */
-char *rp_demangle(const char *raw);
-extern int rp_no_demangle;
 /* Where debug files are looked for (default /usr/lib/debug). */
 extern const char *rp_debug_dir;
-/* 1 once a C++ name could not be demangled for lack of libstdc++. */
-extern int rp_demangle_missing;
-
-enum rp_esc {
-	RP_TEXT,	/* control bytes and invalid UTF-8 as \xNN */
-	RP_CSV,		/* RP_TEXT, inside "..." with " doubled (RFC 4180) */
-	RP_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
-	RP_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
-};
-/* 1 when s is printable ASCII only (nothing to escape in text). */
-int rp_is_plain(const char *s);
-/* Writes s for that format (no quotes added except for CSV and JSON). */
-void rp_put(FILE *f, const char *s, enum rp_esc how);
 
 /* a + b without wrapping */
 static inline uint64_t rp_add(uint64_t a, uint64_t b)
