@@ -10,20 +10,20 @@
 
 /* The demangled name (malloc'd) or NULL when raw is not a C++ name, the
  * demangler is missing, or demangling is off. */
-char *rp_demangle(const char *raw);
-extern int rp_no_demangle;
+char *nm_demangle(const char *raw);
+extern int nm_no_demangle;
 /* 1 once a C++ name could not be demangled for lack of libstdc++. */
-extern int rp_demangle_missing;
+extern int nm_demangle_missing;
 
-enum rp_esc {
-	RP_TEXT,	/* control bytes and invalid UTF-8 as \xNN */
-	RP_CSV,		/* RP_TEXT, inside "..." with " doubled (RFC 4180) */
-	RP_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
-	RP_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
+enum nm_esc {
+	NM_TEXT,	/* control bytes and invalid UTF-8 as \xNN */
+	NM_CSV,		/* NM_TEXT, inside "..." with " doubled (RFC 4180) */
+	NM_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
+	NM_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
 };
 /* 1 when s is printable ASCII only (nothing to escape in text). */
-int rp_is_plain(const char *s);
+int nm_is_plain(const char *s);
 /* Writes s for that format (no quotes added except for CSV and JSON). */
-void rp_put(FILE *f, const char *s, enum rp_esc how);
+void nm_put(FILE *f, const char *s, enum nm_esc how);
 
 #endif

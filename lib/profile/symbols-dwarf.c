@@ -29,7 +29,7 @@ static const char *die_name(Dwarf_Die *die)
 /* A relative source file name joined to its unit's compilation directory,
  * kept in o (a few distinct names per object: a short list, last hit
  * first). */
-const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file)
+const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file)
 {
 	Dwarf_Attribute at;
 	const char *dir;
@@ -77,10 +77,10 @@ static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
 	return fn;
 }
 
-static void grow_fncache(struct rp_obj *o)
+static void grow_fncache(struct sym_obj *o)
 {
 	size_t cap = o->capfn ? 2 * o->capfn : 256;
-	struct rp_fncache *nc = calloc(cap, sizeof(*nc));
+	struct sym_fncache *nc = calloc(cap, sizeof(*nc));
 
 	if (!nc)
 		return;
@@ -101,14 +101,14 @@ static void grow_fncache(struct rp_obj *o)
 
 static int cmp_range(const void *a, const void *b)
 {
-	const struct rp_cu *x = a, *y = b;
+	const struct sym_cu *x = a, *y = b;
 
 	return x->lo < y->lo ? -1 : x->lo > y->lo;
 }
 
 /* Every unit's address ranges, from the units themselves: clang writes no
  * .debug_aranges, and libdw before 0.189 finds no unit without it. */
-static void cu_ranges(struct rp_obj *o)
+static void cu_ranges(struct sym_obj *o)
 {
 	Dwarf_Off off = 0, next;
 	size_t hsize, cap = 0;
@@ -122,7 +122,7 @@ static void cu_ranges(struct rp_obj *o)
 		if (dwarf_offdie(o->dw, off + hsize, &cu)) {
 			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
 				if (o->ncus == cap) {
-					struct rp_cu *nc;
+					struct sym_cu *nc;
 
 					cap = cap ? 2 * cap : 64;
 					nc = realloc(o->cus, cap * sizeof(*nc));
@@ -130,7 +130,7 @@ static void cu_ranges(struct rp_obj *o)
 						return;
 					o->cus = nc;
 				}
-				o->cus[o->ncus++] = (struct rp_cu){ lo, hi, off + hsize };
+				o->cus[o->ncus++] = (struct sym_cu){ lo, hi, off + hsize };
 			}
 		}
 		off = next;
@@ -140,11 +140,11 @@ static void cu_ranges(struct rp_obj *o)
 }
 
 /* The unit holding addr: libdw's aranges, else the units' own ranges. */
-int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
+int sym_obj_cu(struct sym_obj *o, uint64_t addr, Dwarf_Die *cu)
 {
 	size_t a = 0, b;
 
-	if (!rp_obj_dwarf(o))
+	if (!sym_obj_dwarf(o))
 		return -1;
 	if (dwarf_addrdie(o->dw, addr, cu))
 		return 0;
@@ -165,19 +165,19 @@ int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
 	return -1;
 }
 
-int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
+int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
 	size_t j;
 
-	if (!rp_obj_dwarf(o) || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	if (!sym_obj_dwarf(o) || sym_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file || dwarf_lineno(l, line))
 		return -1;
-	*file = rp_obj_abs(o, &cu, *file);
+	*file = sym_obj_abs(o, &cu, *file);
 	if (!func)
 		return 0;
 	/* the function of a line-table row, found once: walking the unit's

@@ -20,7 +20,7 @@
 
 #include "symbols.h"
 
-const char *rp_debug_dir = "/usr/lib/debug";
+const char *sym_debug_dir = "/usr/lib/debug";
 
 /* ------------------------------------------------------------------ */
 /* Opening ELF files: regular files only, never blocking on a FIFO      */
@@ -118,7 +118,7 @@ char *rp_file_buildid(const char *path)
 	return *bid ? strdup(bid) : NULL;
 }
 
-uint64_t rp_file_size(const char *path)
+uint64_t sym_file_size(const char *path)
 {
 	struct stat st;
 
@@ -147,7 +147,7 @@ static int has_debug_info(Elf *e)
 /* Symbols                                                              */
 
 struct symvec {
-	struct rp_sym *v;
+	struct sym_func *v;
 	size_t n, cap;
 };
 
@@ -157,7 +157,7 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct rp_sym *nv = realloc(s->v, cap * sizeof(*nv));
+		struct sym_func *nv = realloc(s->v, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
@@ -167,7 +167,7 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 	dup = strdup(name);
 	if (!dup)
 		return -1;
-	s->v[s->n++] = (struct rp_sym){ lo, hi, dup, rank };
+	s->v[s->n++] = (struct sym_func){ lo, hi, dup, rank };
 	return 0;
 }
 
@@ -414,7 +414,7 @@ static void plt_syms(Elf *e, struct symvec *out)
 
 static int cmp_sym(const void *a, const void *b)
 {
-	const struct rp_sym *x = a, *y = b;
+	const struct sym_func *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
@@ -425,7 +425,7 @@ static int cmp_sym(const void *a, const void *b)
 
 /* Sorted, one symbol per address (the preferred alias), and a symbol that
  * ran to its section's end cut at the next one. */
-static void finish(struct rp_obj *o, struct symvec *s)
+static void finish(struct sym_obj *o, struct symvec *s)
 {
 	size_t w = 0;
 
@@ -470,7 +470,7 @@ static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 
 	if (!bid || strlen(bid) < 4)
 		return NULL;
-	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", rp_debug_dir, bid, bid + 2);
+	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", sym_debug_dir, bid, bid + 2);
 	e = open_elf(path, fd);
 	if (!e)
 		return NULL;
@@ -507,7 +507,7 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 		else if (i == 1)
 			snprintf(path, len, "%s/.debug/%s", dir, link);
 		else
-			snprintf(path, len, "%s%s/%s", rp_debug_dir, dir, link);
+			snprintf(path, len, "%s%s/%s", sym_debug_dir, dir, link);
 		if (!strcmp(path, objpath))
 			continue;
 		d = open_elf(path, fd);
@@ -522,8 +522,8 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 }
 
 /* Keeps the file with the debug info; libdw reads it (decompressing every
- * .debug section) only when a line is first asked for (rp_obj_dwarf()). */
-static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
+ * .debug section) only when a line is first asked for (sym_obj_dwarf()). */
+static void keep_dwarf(struct sym_obj *o, Elf *e, int fd, const char *path)
 {
 	o->dwelf = e;
 	o->dwfd = fd;
@@ -532,7 +532,7 @@ static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
 	o->dwfile = strdup(path);
 }
 
-Dwarf *rp_obj_dwarf(struct rp_obj *o)
+Dwarf *sym_obj_dwarf(struct sym_obj *o)
 {
 	if (!o->dw && !o->dw_tried && o->dwelf) {
 		o->dw_tried = 1;
@@ -544,7 +544,7 @@ Dwarf *rp_obj_dwarf(struct rp_obj *o)
 /* ------------------------------------------------------------------ */
 /* One object                                                           */
 
-void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64_t size)
+void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint64_t size)
 {
 	memset(o, 0, sizeof(*o));
 	o->path = path;
@@ -553,7 +553,7 @@ void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64
 	o->dwfd = -1;
 }
 
-void rp_obj_free(struct rp_obj *o)
+void sym_obj_free(struct sym_obj *o)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
 		free(o->syms[i].name);
@@ -568,17 +568,17 @@ void rp_obj_free(struct rp_obj *o)
 	free(o->paths);
 	free(o->fn);
 	free(o->cus);
-	rp_obj_init(o, NULL, NULL, 0);
+	sym_obj_init(o, NULL, NULL, 0);
 }
 
 /* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
 static void warn_path(const char *what, const char *path, const char *extra)
 {
 	fputs("hwprof: warning: ", stderr);
-	rp_put(stderr, path, RP_TEXT);
+	nm_put(stderr, path, NM_TEXT);
 	fputs(what, stderr);
 	if (extra)
-		rp_put(stderr, extra, RP_TEXT);
+		nm_put(stderr, extra, NM_TEXT);
 	fputc('\n', stderr);
 }
 
@@ -595,7 +595,7 @@ static void warn_path(const char *what, const char *path, const char *extra)
  */
 /* Names (and, where it has them, lines) from debug file d alone; keeps
  * or closes d. */
-static void load_debug(struct rp_obj *o, Elf *d, int dfd, const char *dpath)
+static void load_debug(struct sym_obj *o, Elf *d, int dfd, const char *dpath)
 {
 	struct symvec s = { 0 };
 
@@ -610,7 +610,7 @@ static void load_debug(struct rp_obj *o, Elf *d, int dfd, const char *dpath)
 /* The object e (open on fd) was rebuilt since the recording: names from
  * the debug file of the recorded build-id, else its own with a warning.
  * Closes e. */
-static void load_rebuilt(struct rp_obj *o, Elf *e, int fd)
+static void load_rebuilt(struct sym_obj *o, Elf *e, int fd)
 {
 	char dpath[4400];
 	int dfd = -1;
@@ -634,7 +634,7 @@ static void load_rebuilt(struct rp_obj *o, Elf *e, int fd)
 }
 
 /* An object recorded without build-id whose size changed: a warning. */
-static void check_size(struct rp_obj *o, int fd)
+static void check_size(struct sym_obj *o, int fd)
 {
 	struct stat st;
 	char what[160];
@@ -652,7 +652,7 @@ static void check_size(struct rp_obj *o, int fd)
 /* The object e (open on fd, build-id got) as recorded: its symbols, else
  * its debug file's, else its dynamic ones; lines from whichever has
  * DWARF. Closes or keeps e. */
-static void load_current(struct rp_obj *o, Elf *e, int fd, const char *got)
+static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
 {
 	struct symvec s = { 0 };
 	char dpath[4400];
@@ -686,7 +686,7 @@ static void load_current(struct rp_obj *o, Elf *e, int fd, const char *got)
 	}
 }
 
-void rp_obj_load(struct rp_obj *o)
+void sym_obj_load(struct sym_obj *o)
 {
 	char got[129], dpath[4400];
 	Elf *e, *d;
@@ -721,7 +721,7 @@ void rp_obj_load(struct rp_obj *o)
 	load_current(o, e, fd, got);
 }
 
-const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
+const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr)
 {
 	size_t a = 0, b = o->nsyms;
 
@@ -741,13 +741,13 @@ const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
 	return NULL;
 }
 
-const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name)
+const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
 		if (!strcmp(o->syms[i].name, name))
 			return &o->syms[i];
 	for (size_t i = 0; i < o->nsyms; i++) {
-		char *dm = rp_demangle(o->syms[i].name);
+		char *dm = nm_demangle(o->syms[i].name);
 		int eq = 0;
 
 		if (dm) {

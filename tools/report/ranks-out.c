@@ -16,7 +16,7 @@
 static const char *obj_base(const struct rk *k, uint32_t obj)
 {
 	return obj == HD_NO_OBJECT || obj >= k->d->nobjects ? "[unknown]" :
-	       rv_base(k->d->objects[obj].path);
+	       view_base(k->d->objects[obj].path);
 }
 
 /* The spread of the per-rank samples (or MPI shares): min, mean, max. */
@@ -31,7 +31,7 @@ static struct spread spread_of(const struct rk *k, int mpi)
 
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
-		double v = mpi ? rv_pct(r->mpi, r->samples) : (double)r->samples;
+		double v = mpi ? view_pct(r->mpi, r->samples) : (double)r->samples;
 
 		if (s.minrank < 0 || v < s.min) {
 			s.min = v;
@@ -91,25 +91,25 @@ static void text_ranks(const struct rk *k)
 		const char *h = host_of(k, r);
 
 		printf("%8d ", r->rank);
-		if (rp_is_plain(h))
+		if (nm_is_plain(h))
 			printf("%-24s ", h);
 		else {
-			rp_put(stdout, h, RP_TEXT);
+			nm_put(stdout, h, NM_TEXT);
 			putchar(' ');
 		}
 		printf("%10d %10llu %10llu %7.2f%%\n", k->d->procs[r->proc].pid,
 		       (unsigned long long)r->samples, (unsigned long long)r->mpi,
-		       rv_pct(r->mpi, r->samples));
+		       view_pct(r->mpi, r->samples));
 	}
 }
 
 void rk_text(const struct rk *k)
 {
-	const struct rv_table *ft = &k->c->rows;
+	const struct rows_table *ft = &k->c->rows;
 	struct spread s = spread_of(k, 0), m = spread_of(k, 1);
 	char msg[256];
 
-	rv_text_header(k->c);
+	report_text_header(k->c);
 	printf("# ranks: %zu present", k->nranks);
 	if (k->d->size > 0)
 		printf(" of %d (world size)", k->d->size);
@@ -127,7 +127,7 @@ void rk_text(const struct rk *k)
 	       "max/mean", "max-rank", "function", "object");
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct rk_row *r = &k->rows[i];
-		const struct rv_row *fr = &ft->rows[r->row];
+		const struct view_row *fr = &ft->rows[r->row];
 		const char *name;
 		char nb[40];
 
@@ -137,14 +137,14 @@ void rk_text(const struct rk *k)
 			       r->mean, (unsigned long long)r->max, r->ratio, r->maxrank);
 		else
 			printf("%10s %12.2f %10s %9s %8s  ", "?", r->mean, "?", "?", "?");
-		name = rv_name(fr, nb);
-		if (rp_is_plain(name)) {
+		name = view_name(fr, nb);
+		if (nm_is_plain(name)) {
 			printf("%-40s ", name);
 		} else {
-			rp_put(stdout, name, RP_TEXT);
+			nm_put(stdout, name, NM_TEXT);
 			putchar(' ');
 		}
-		rp_put(stdout, obj_base(k, fr->obj), RP_TEXT);
+		nm_put(stdout, obj_base(k, fr->obj), NM_TEXT);
 		putchar('\n');
 	}
 	text_ranks(k);
@@ -161,7 +161,7 @@ static uint64_t count_at(const struct rk *k, const struct rk_row *r, size_t *p, 
 
 void rk_csv(const struct rk *k)
 {
-	const struct rv_table *ft = &k->c->rows;
+	const struct rows_table *ft = &k->c->rows;
 
 	fputs("total,min,mean,max,max_mean,max_rank,function,object", stdout);
 	for (size_t i = 0; i < k->nranks; i++)
@@ -169,7 +169,7 @@ void rk_csv(const struct rk *k)
 	putchar('\n');
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct rk_row *r = &k->rows[i];
-		const struct rv_row *fr = &ft->rows[r->row];
+		const struct view_row *fr = &ft->rows[r->row];
 		size_t p = r->c0;
 		char nb[40];
 
@@ -179,9 +179,9 @@ void rk_csv(const struct rk *k)
 			       r->ratio, r->maxrank);
 		else
 			printf("%llu,,%.2f,,,,", (unsigned long long)r->sum, r->mean);
-		rp_put(stdout, rv_name(fr, nb), RP_CSV);
+		nm_put(stdout, view_name(fr, nb), NM_CSV);
 		putchar(',');
-		rp_put(stdout, obj_base(k, fr->obj), RP_CSV);
+		nm_put(stdout, obj_base(k, fr->obj), NM_CSV);
 		for (size_t c = 0; c < k->nranks; c++) {
 			if (r->counts)
 				printf(",%llu", (unsigned long long)count_at(k, r, &p, c));
@@ -196,8 +196,8 @@ void rk_csv(const struct rk *k)
 		char sb[32];
 
 		printf("%d,", r->rank);
-		rp_put(stdout, host_of(k, r), RP_CSV);
-		snprintf(sb, sizeof(sb), "%.2f", rv_pct(r->mpi, r->samples));
+		nm_put(stdout, host_of(k, r), NM_CSV);
+		snprintf(sb, sizeof(sb), "%.2f", view_pct(r->mpi, r->samples));
 		printf(",%d,%llu,%llu,%s\n", k->d->procs[r->proc].pid,
 		       (unsigned long long)r->samples, (unsigned long long)r->mpi, sb);
 	}
@@ -212,14 +212,14 @@ static void json_spread(const char *name, struct spread s, int pct)
 
 void rk_json(const struct rk *k)
 {
-	const struct rv_table *ft = &k->c->rows;
+	const struct rows_table *ft = &k->c->rows;
 	const struct hd_file *d = k->d;
 	char msg[256];
 
 	printf("{\"view\": \"ranks\", \"event\": ");
-	rp_put(stdout, d->events[k->c->event].name, RP_JSON);
+	nm_put(stdout, d->events[k->c->event].name, NM_JSON);
 	printf(", \"event_index\": %d, \"command\": ", k->c->event);
-	rp_put(stdout, d->command ? d->command : d->nprocs ? d->procs[0].command : "", RP_JSON);
+	nm_put(stdout, d->command ? d->command : d->nprocs ? d->procs[0].command : "", NM_JSON);
 	printf(",\n \"job_file\": %s, \"world_size\": ", d->job ? "true" : "false");
 	if (d->size > 0)
 		printf("%d", d->size);
@@ -231,12 +231,12 @@ void rk_json(const struct rk *k)
 	printf(",\n");
 	json_spread("mpi_percent_per_rank", spread_of(k, 1), 1);
 	printf(",\n \"warnings\": [");
-	rv_warnings(stdout, "", d, k->c->event, 1);
+	report_warnings(stdout, "", d, k->c->event, 1);
 	if (rk_missing(k, msg, sizeof(msg))) {
 		int other = d->events[k->c->event].missed || d->events[k->c->event].lost;
 
 		fputs(other ? ", " : "", stdout);
-		rp_put(stdout, msg, RP_JSON);
+		nm_put(stdout, msg, NM_JSON);
 	}
 	printf("],\n \"ranks\": [");
 	for (size_t i = 0; i < k->nranks; i++)
@@ -244,16 +244,16 @@ void rk_json(const struct rk *k)
 	printf("],\n \"rows\": [");
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct rk_row *r = &k->rows[i];
-		const struct rv_row *fr = &ft->rows[r->row];
+		const struct view_row *fr = &ft->rows[r->row];
 		size_t p = r->c0;
 		char nb[40];
 
 		printf("%s\n  {\"function\": ", i ? "," : "");
-		rp_put(stdout, rv_name(fr, nb), RP_JSON);
+		nm_put(stdout, view_name(fr, nb), NM_JSON);
 		printf(", \"object\": ");
-		rp_put(stdout, obj_base(k, fr->obj), RP_JSON);
+		nm_put(stdout, obj_base(k, fr->obj), NM_JSON);
 		printf(", \"path\": ");
-		rp_put(stdout, rv_obj_path(k->c, fr->obj), RP_JSON);
+		nm_put(stdout, view_obj_path(k->c, fr->obj), NM_JSON);
 		printf(", \"total\": %llu, \"mean\": %.4f, ", (unsigned long long)r->sum, r->mean);
 		if (r->known)
 			printf("\"min\": %llu, \"max\": %llu, \"max_mean\": %.4f, \"max_rank\": %d",
@@ -276,7 +276,7 @@ void rk_json(const struct rk *k)
 		const struct rk_rank *r = &k->ranks[i];
 
 		printf("%s\n  {\"rank\": %d, \"host\": ", i ? "," : "", r->rank);
-		rp_put(stdout, host_of(k, r), RP_JSON);
+		nm_put(stdout, host_of(k, r), NM_JSON);
 		printf(", \"pid\": %d, \"samples\": %llu, \"mpi_samples\": %llu}",
 		       d->procs[r->proc].pid, (unsigned long long)r->samples,
 		       (unsigned long long)r->mpi);
@@ -302,16 +302,16 @@ void rk_json(const struct rk *k)
 static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t i,
 		    uint64_t scale, size_t bin, size_t ncols)
 {
-	const struct rv_row *fr = &k->c->rows.rows[r->row];
+	const struct view_row *fr = &k->c->rows.rows[r->row];
 	double y = TOP + (double)i * RH, cw = STRIPW / (double)ncols;
 	char nb[40];
-	const char *name = rv_name(fr, nb);
+	const char *name = view_name(fr, nb);
 	size_t p = r->c0;
 
 	fputs("<g class=\"func\"><title>", f);
-	rp_put(f, name, RP_XML);
+	nm_put(f, name, NM_XML);
 	fputs(" (", f);
-	rp_put(f, obj_base(k, fr->obj), RP_XML);
+	nm_put(f, obj_base(k, fr->obj), NM_XML);
 	fprintf(f, "): total %llu, mean %.2f", (unsigned long long)r->sum, r->mean);
 	if (r->known)
 		fprintf(f, ", min %llu, max %llu (rank %d), max/mean %.2f",
@@ -323,7 +323,7 @@ static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t 
 		/* at most 40 characters of the name */
 		char *cut = strndup(name, 40);
 
-		rp_put(f, cut ? cut : "", RP_XML);
+		nm_put(f, cut ? cut : "", NM_XML);
 		if (cut && strlen(name) > 40)
 			fputs("\xe2\x80\xa6", f);
 		free(cut);
@@ -396,7 +396,7 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	for (size_t i = 0; i < nf; i++)
 		if (k->rows[i].known ? k->rows[i].max > scale : k->rows[i].mean > (double)scale)
 			scale = k->rows[i].known ? k->rows[i].max : (uint64_t)k->rows[i].mean + 1;
-	f = rv_svg_open(out, inputs, ninputs);
+	f = svg_open(out, inputs, ninputs);
 	if (!f)
 		return 1;
 	h = TOP + RH * (double)nf + 40;
@@ -405,9 +405,9 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
 		"font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdfd\"/>\n"
 		"<text x=\"10\" y=\"20\" font-size=\"15\">hwprof report --ranks: ", SW, h, SW, h);
-	rp_put(f, d->command ? d->command : d->nprocs ? d->procs[0].command : "", RP_XML);
+	nm_put(f, d->command ? d->command : d->nprocs ? d->procs[0].command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
-	rp_put(f, d->events[k->c->event].name, RP_XML);
+	nm_put(f, d->events[k->c->event].name, NM_XML);
 	fprintf(f, ": top %zu functions over %zu ranks", nf, k->nranks);
 	if (d->size > 0)
 		fprintf(f, " (world size %d)", d->size);
@@ -431,7 +431,7 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 
 		fclose(f);
 		fputs("hwprof: --svg ", stderr);
-		rp_put(stderr, out, RP_TEXT);
+		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(e));
 		return 1;
 	}

@@ -187,7 +187,7 @@ static int from_samples(struct rk *k)
 			continue;
 		col = k->col[d->threads[s->thread].proc];
 		if (col == UINT32_MAX)
-			continue;	/* refused before: rv_read(need_ranks) */
+			continue;	/* refused before: merge_read(need_ranks) */
 		r = &k->ranks[col];
 		r->samples = rp_add(r->samples, s->count);
 		if (s->object != HD_NO_OBJECT && mpi[s->object])
@@ -195,7 +195,7 @@ static int from_samples(struct rk *k)
 		/* a merged file holds each rank's samples of one address in a
 		 * row, mostly: the previous lookup serves again */
 		if (f < 0 || s->object != lastobj || s->addr != lastaddr) {
-			f = rv_func_row(k->c, s->object, s->addr);
+			f = view_func_row(k->c, s->object, s->addr);
 			lastobj = s->object;
 			lastaddr = s->addr;
 		}
@@ -242,7 +242,7 @@ static int from_job(struct rk *k, struct jrow **out)
 		frow[i] = -1;
 		if (d->funcs[i].event != (uint32_t)k->c->event || !d->funcs[i].sum)
 			continue;
-		frow[i] = rv_func_row(k->c, d->funcs[i].object, d->funcs[i].addr);
+		frow[i] = view_func_row(k->c, d->funcs[i].object, d->funcs[i].addr);
 		if (frow[i] < 0)
 			goto out;
 	}
@@ -294,7 +294,7 @@ out:
 /* The rows' statistics from the sorted pairs (and a job file's funcs). */
 static int stats(struct rk *k, const struct jrow *jr)
 {
-	const struct rv_table *ft = &k->c->rows;
+	const struct rows_table *ft = &k->c->rows;
 	size_t p = 0;
 
 	if (flush(k) || sort_pairs(k, ft->n))
@@ -357,7 +357,7 @@ static int stats(struct rk *k, const struct jrow *jr)
 /* How by_row() orders: by (1) max/mean, then total, then name; (0) total,
  * then name; (-1) name. */
 struct order {
-	const struct rv_table *ft;
+	const struct rows_table *ft;
 	int imb;
 };
 
@@ -365,7 +365,7 @@ static int by_row(const void *x, const void *y, void *arg)
 {
 	const struct order *o = arg;
 	const struct rk_row *a = x, *b = y;
-	const struct rv_row *ra = &o->ft->rows[a->row], *rb = &o->ft->rows[b->row];
+	const struct view_row *ra = &o->ft->rows[a->row], *rb = &o->ft->rows[b->row];
 	char b1[40], b2[40];
 	int c;
 
@@ -377,13 +377,13 @@ static int by_row(const void *x, const void *y, void *arg)
 	}
 	if (o->imb >= 0 && a->sum != b->sum)
 		return a->sum > b->sum ? -1 : 1;
-	c = strcmp(rv_name(ra, b1), rv_name(rb, b2));
+	c = strcmp(view_name(ra, b1), view_name(rb, b2));
 	if (c)
 		return c;
 	return ra->obj < rb->obj ? -1 : ra->obj > rb->obj;
 }
 
-int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *svgout,
+int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svgout,
 	      char **inputs, size_t ninputs)
 {
 	struct rk k = { .c = c, .d = c->d };
@@ -403,7 +403,7 @@ int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *s
 	{
 		char msg[256];
 
-		rv_warnings(stderr, "", c->d, c->event, 0);
+		report_warnings(stderr, "", c->d, c->event, 0);
 		if (rk_missing(&k, msg, sizeof(msg))) {
 			fputs("hwprof: ", stderr);
 			fputs(msg, stderr);

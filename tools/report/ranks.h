@@ -32,7 +32,7 @@ struct rk_pair {
 };
 
 struct rk {
-	struct rv_ctx *c;
+	struct view_ctx *c;
 	const struct hd_file *d;
 	struct rk_rank *ranks;	/* sorted by rank */
 	size_t nranks;

@@ -20,12 +20,12 @@ static uint64_t mix(uint64_t a, uint64_t b)
 }
 
 /* Makes room for n rows without rehashing. 0 or -1. */
-static int reserve(struct rv_table *t, size_t n, size_t ns)
+static int reserve(struct rows_table *t, size_t n, size_t ns)
 {
 	size_t *slot;
 
 	if (n > t->cap) {
-		struct rv_row *nr = realloc(t->rows, n * sizeof(*nr));
+		struct view_row *nr = realloc(t->rows, n * sizeof(*nr));
 
 		if (!nr)
 			return -1;
@@ -51,7 +51,7 @@ static int reserve(struct rv_table *t, size_t n, size_t ns)
 	return 0;
 }
 
-int rv_reserve(struct rv_table *t, size_t n)
+int rows_reserve(struct rows_table *t, size_t n)
 {
 	size_t ns = 1024;
 
@@ -61,7 +61,7 @@ int rv_reserve(struct rv_table *t, size_t n)
 }
 
 /* The row of key (a, b), made when new; its index, or -1 (out of memory). */
-long rv_row(struct rv_table *t, uint64_t a, uint64_t b)
+long rows_get(struct rows_table *t, uint64_t a, uint64_t b)
 {
 	size_t j;
 
@@ -70,14 +70,14 @@ long rv_row(struct rv_table *t, uint64_t a, uint64_t b)
 		return -1;
 	j = mix(a, b) & (t->nslot - 1);
 	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1)) {
-		struct rv_row *r = &t->rows[t->slot[j]];
+		struct view_row *r = &t->rows[t->slot[j]];
 
 		if (r->a == a && r->b == b)
 			return (long)t->slot[j];
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct rv_row *nr = realloc(t->rows, cap * sizeof(*nr));
+		struct view_row *nr = realloc(t->rows, cap * sizeof(*nr));
 
 		if (!nr)
 			return -1;
@@ -92,7 +92,7 @@ long rv_row(struct rv_table *t, uint64_t a, uint64_t b)
 	return (long)t->n++;
 }
 
-void rv_free(struct rv_table *t)
+void rows_free(struct rows_table *t)
 {
 	for (size_t i = 0; i < t->n; i++) {
 		free(t->rows[i].name);

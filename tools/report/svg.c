@@ -50,14 +50,14 @@ static void label(FILE *f, const char *s, int max)
 			cps++;
 		}
 	if ((int)cps <= max) {
-		rp_put(f, s, RP_XML);
+		nm_put(f, s, NM_XML);
 		return;
 	}
 	{
 		char *t = strndup(s, cut);
 
 		if (t)
-			rp_put(f, t, RP_XML);
+			nm_put(f, t, NM_XML);
 		free(t);
 		fputs("\xe2\x80\xa6", f);	/* U+2026 */
 	}
@@ -70,13 +70,13 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 	int fit = (int)((w - 6) / CHARW);
 
 	fprintf(f, "<g class=\"l%d\"><title>", level);
-	rp_put(f, name, RP_XML);
+	nm_put(f, name, NM_XML);
 	if (what) {
 		fputs(" (", f);
-		rp_put(f, what, RP_XML);
+		nm_put(f, what, NM_XML);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n, rv_pct(n, total));
+	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n, view_pct(n, total));
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
 		"fill=\"hsl(%u,%d%%,%d%%)\" rx=\"2\"/>", x, y, w, ROW - 2, h,
 		light ? 55 : 60, light ? 80 - 6 * level : 70);
@@ -86,7 +86,7 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 
 		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 			cps += (*p & 0xc0) != 0x80;
-		snprintf(pct, sizeof(pct), " %.1f%%", rv_pct(n, total));
+		snprintf(pct, sizeof(pct), " %.1f%%", view_pct(n, total));
 		fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + 16);
 		label(f, name, fit);
 		if (cps + strlen(pct) <= (size_t)fit)
@@ -96,7 +96,7 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 	fputs("</g>\n", f);
 }
 
-static const struct rv_table *func_table(const struct rv_ctx *c)
+static const struct rows_table *func_table(const struct view_ctx *c)
 {
 	return c->funcs_are_rows ? &c->rows : &c->funcs;
 }
@@ -119,7 +119,7 @@ static int by_group(const void *x, const void *y)
 }
 
 /* Refuses an output that is one of the inputs: 0, or 1 after saying so. */
-int rv_svg_check(const char *out, char **inputs, size_t ninputs)
+int svg_check(const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
 
@@ -128,7 +128,7 @@ int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
 			    si.st_ino == so.st_ino) {
 				fputs("hwprof: --svg ", stderr);
-				rp_put(stderr, out, RP_TEXT);
+				nm_put(stderr, out, NM_TEXT);
 				fputs(": that is the data file being reported; not overwriting it\n",
 				      stderr);
 				return 1;
@@ -137,16 +137,16 @@ int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 }
 
 /* Opens the output, never blocking (a FIFO without reader fails). */
-FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs)
+FILE *svg_open(const char *out, char **inputs, size_t ninputs)
 {
 	int fd;
 
-	if (rv_svg_check(out, inputs, ninputs))
+	if (svg_check(out, inputs, ninputs))
 		return NULL;
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
 	if (fd < 0) {
 		fputs("hwprof: --svg ", stderr);
-		rp_put(stderr, out, RP_TEXT);
+		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		return NULL;
 	}
@@ -156,8 +156,8 @@ FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs)
 /* The drawing's state: objects, then functions, then lines. */
 struct icicle {
 	FILE *f;
-	struct rv_ctx *c;
-	const struct rv_table *ft;	/* function rows */
+	struct view_ctx *c;
+	const struct rows_table *ft;	/* function rows */
 	size_t no;			/* objects + 1 ([unknown]) */
 	uint64_t *otot;			/* samples per object */
 	struct ord *oo;			/* objects by samples */
@@ -173,7 +173,7 @@ static size_t obj_slot(const struct icicle *ic, uint32_t obj)
 }
 
 /* Allocates the state and orders the objects by samples. 0 or -1. */
-static int icicle_init(struct icicle *ic, struct rv_ctx *c)
+static int icicle_init(struct icicle *ic, struct view_ctx *c)
 {
 	memset(ic, 0, sizeof(*ic));
 	ic->c = c;
@@ -215,10 +215,10 @@ static double svg_height(int lines)
 }
 
 /* The SVG's head: size, style, command and the event's counts. */
-static void draw_head(FILE *f, const struct rv_ctx *c)
+static void draw_head(FILE *f, const struct view_ctx *c)
 {
 	const struct hd_event *e = &c->d->events[c->event];
-	double h = svg_height(c->view == RV_VIEW_LINES);
+	double h = svg_height(c->view == VIEW_LINES);
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
@@ -228,9 +228,9 @@ static void draw_head(FILE *f, const struct rv_ctx *c)
 	      f);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n", f);
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\">hwprof: ", f);
-	rp_put(f, c->d->command ? c->d->command : "", RP_XML);
+	nm_put(f, c->d->command ? c->d->command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
-	rp_put(f, e->name, RP_XML);
+	nm_put(f, e->name, NM_XML);
 	fprintf(f, ": %llu samples, every %llu; lost %llu, throttled %llu, threads not covered "
 		"%llu. Hover a box for its full name.</text>\n", (unsigned long long)c->total,
 		(unsigned long long)e->period, (unsigned long long)e->lost,
@@ -241,12 +241,12 @@ static void draw_head(FILE *f, const struct rv_ctx *c)
 /* Level 1: the objects, most samples first. */
 static void draw_objects(struct icicle *ic)
 {
-	const struct rv_ctx *c = ic->c;
+	const struct view_ctx *c = ic->c;
 	double x = MARGIN;
 
 	for (size_t k = 0; k < ic->no; k++) {
 		size_t i = ic->oo[k].i;
-		const char *name = i == c->nobjs ? "[unknown]" : rv_base(c->d->objects[i].path);
+		const char *name = i == c->nobjs ? "[unknown]" : view_base(c->d->objects[i].path);
 
 		ic->ob[i] = (struct box){ x, (double)ic->otot[i] * ic->scale };
 		x += ic->ob[i].w;
@@ -265,7 +265,7 @@ static void draw_objects(struct icicle *ic)
 /* Level 2: the functions inside their object, most samples first. 0 or -1. */
 static int draw_funcs(struct icicle *ic)
 {
-	const struct rv_table *ft = ic->ft;
+	const struct rows_table *ft = ic->ft;
 	struct ord *fo = calloc(ft->n + 1, sizeof(*fo));
 	size_t last = SIZE_MAX;
 	double x = 0;
@@ -276,10 +276,10 @@ static int draw_funcs(struct icicle *ic)
 		fo[i] = (struct ord){ ic->opos[obj_slot(ic, ft->rows[i].obj)], ft->rows[i].n, i };
 	qsort(fo, ft->n, sizeof(*fo), by_group);
 	for (size_t j = 0; j < ft->n; j++) {
-		const struct rv_row *r = &ft->rows[fo[j].i];
+		const struct view_row *r = &ft->rows[fo[j].i];
 		struct box *b = &ic->fb[fo[j].i];
 		size_t k = obj_slot(ic, r->obj);
-		const char *base = rv_base(rv_obj_path(ic->c, r->obj));
+		const char *base = view_base(view_obj_path(ic->c, r->obj));
 		char nb[40];
 
 		if (k != last) {
@@ -292,27 +292,27 @@ static int draw_funcs(struct icicle *ic)
 			ic->skipped++;
 			continue;
 		}
-		draw(ic->f, b->x, b->w, 2, rv_name(r, nb), base, r->n, ic->c->total, hue(base), 1);
+		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, hue(base), 1);
 	}
 	free(fo);
 	return 0;
 }
 
 /* One source line box under function row p, at x, w wide. */
-static void draw_line(struct icicle *ic, const struct rv_row *r, size_t p, double x, double w)
+static void draw_line(struct icicle *ic, const struct view_row *r, size_t p, double x, double w)
 {
 	char *name = NULL, *what = NULL, fb2[40];
-	const char *pn = rv_name(&ic->ft->rows[p], fb2);
+	const char *pn = view_name(&ic->ft->rows[p], fb2);
 	/* code inlined from another function: say which */
 	int other = r->name && strcmp(r->name, pn);
 
-	if (r->file && asprintf(&name, "%s:%d%s%s", rv_base(r->file), r->line,
+	if (r->file && asprintf(&name, "%s:%d%s%s", view_base(r->file), r->line,
 				other ? " " : "", other ? r->name : "") < 0)
 		name = NULL;
 	if (r->file && r->name && asprintf(&what, "%s in %s", r->file, r->name) < 0)
 		what = NULL;
 	draw(ic->f, x, w, 3, name ? name : "(no line information)", what ? what : r->file,
-	     r->n, ic->c->total, hue(rv_base(rv_obj_path(ic->c, r->obj))), 1);
+	     r->n, ic->c->total, hue(view_base(view_obj_path(ic->c, r->obj))), 1);
 	free(name);
 	free(what);
 }
@@ -320,7 +320,7 @@ static void draw_line(struct icicle *ic, const struct rv_row *r, size_t p, doubl
 /* Level 3: the source lines under their function. 0 or -1. */
 static int draw_lines(struct icicle *ic)
 {
-	const struct rv_table *lt = &ic->c->flines, *ft = ic->ft;
+	const struct rows_table *lt = &ic->c->flines, *ft = ic->ft;
 	struct ord *lo = calloc(lt->n + 1, sizeof(*lo));
 	double *fx = calloc(ft->n + 1, sizeof(*fx));
 
@@ -333,7 +333,7 @@ static int draw_lines(struct icicle *ic)
 		lo[i] = (struct ord){ (uint64_t)lt->rows[i].parent, lt->rows[i].n, i };
 	qsort(lo, lt->n, sizeof(*lo), by_group);
 	for (size_t j = 0; j < lt->n; j++) {
-		const struct rv_row *r = &lt->rows[lo[j].i];
+		const struct view_row *r = &lt->rows[lo[j].i];
 		double w = (double)r->n * ic->scale;
 		size_t p = (size_t)r->parent;
 
@@ -354,7 +354,7 @@ static int draw_lines(struct icicle *ic)
 static int draw_tail(struct icicle *ic, const char *out)
 {
 	FILE *f = ic->f;
-	int lines = ic->c->view == RV_VIEW_LINES;
+	int lines = ic->c->view == VIEW_LINES;
 
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">levels: all, object, function%s",
 		50 + ROW * (lines ? 4 : 3) + 16, lines ? ", source line" : "");
@@ -363,7 +363,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	fputs("</text>\n</svg>\n", f);
 	if (fflush(f) || ferror(f)) {
 		fputs("hwprof: --svg ", stderr);
-		rp_put(stderr, out, RP_TEXT);
+		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		fclose(f);
 		return 1;
@@ -373,7 +373,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	return 0;
 }
 
-int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
+int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
 {
 	struct icicle ic;
 	int ret = 1;
@@ -382,12 +382,12 @@ int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
 		ret = die("out of memory");
 		goto out;
 	}
-	ic.f = rv_svg_open(out, inputs, ninputs);
+	ic.f = svg_open(out, inputs, ninputs);
 	if (!ic.f)
 		goto out;
 	draw_head(ic.f, c);
 	draw_objects(&ic);
-	if (draw_funcs(&ic) || (c->view == RV_VIEW_LINES && draw_lines(&ic))) {
+	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {
 		fclose(ic.f);
 		ret = die("out of memory");
 		goto out;

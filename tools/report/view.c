@@ -23,7 +23,7 @@
 #include "view.h"
 
 /* --event N: a number from 0 to the file's last event. */
-int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out)
+int view_event(const char *arg, const struct hd_file *d, const char *file, int *out)
 {
 	char *end;
 	long v;
@@ -32,7 +32,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 	v = strtol(arg, &end, 10);
 	if (!*arg || *end || errno || v < 0 || v > INT_MAX) {
 		fputs("hwprof: --event ", stderr);
-		rp_put(stderr, arg, RP_TEXT);
+		nm_put(stderr, arg, NM_TEXT);
 		fputs(": not an event number (0, 1, ...)\n", stderr);
 		return 1;
 	}
@@ -40,7 +40,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 		return 0;
 	if ((size_t)v >= d->nevents) {
 		fprintf(stderr, "hwprof: --event %ld: ", v);
-		rp_put(stderr, file, RP_TEXT);
+		nm_put(stderr, file, NM_TEXT);
 		if (d->nevents)
 			fprintf(stderr, " has events 0 to %zu\n", d->nevents - 1);
 		else
@@ -54,7 +54,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
 
-const char *rv_base(const char *path)
+const char *view_base(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -64,56 +64,56 @@ const char *rv_base(const char *path)
 }
 
 /* The printable function name of a raw one: demangled unless told not. */
-char *rv_func_name(const char *raw)
+char *view_func_name(const char *raw)
 {
-	char *dm = rp_demangle(raw);
+	char *dm = nm_demangle(raw);
 
 	return dm ? dm : strdup(raw);
 }
 
 /* The function row key of a sample, filling its symbol. */
-static void func_key(struct rv_ctx *c, const struct hd_sample *s, uint64_t *a, uint64_t *b,
-		     const struct rp_sym **sym)
+static void func_key(struct view_ctx *c, const struct hd_sample *s, uint64_t *a, uint64_t *b,
+		     const struct sym_func **sym)
 {
 	*sym = NULL;
 	if (s->object != HD_NO_OBJECT) {
-		struct rp_obj *o = &c->objs[s->object];
+		struct sym_obj *o = &c->objs[s->object];
 
-		rp_obj_load(o);
-		*sym = rp_obj_sym(o, s->addr);
+		sym_obj_load(o);
+		*sym = sym_obj_sym(o, s->addr);
 	}
 	if (*sym) {
-		*a = RV_FUNC | s->object;
+		*a = VIEW_KEY_FUNC | s->object;
 		*b = (uint64_t)(*sym - c->objs[s->object].syms);
 	} else {
-		*a = RV_ADDR | s->object;
+		*a = VIEW_KEY_ADDR | s->object;
 		*b = s->addr;
 	}
 }
 
 /* Gives row r its name (function, or +ADDR when no symbol covers it). */
-static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym *sym,
+static int name_func_row(struct view_ctx *c, struct view_row *r, const struct sym_func *sym,
 			 const struct hd_sample *s)
 {
 	if (r->name || !sym)
-		return 0;	/* no symbol: rv_name() makes it when printed */
+		return 0;	/* no symbol: view_name() makes it when printed */
 	r->obj = s->object;
-	r->name = rv_func_name(sym->name);
+	r->name = view_func_name(sym->name);
 	return r->name ? 0 : -1;
 }
 
-long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
+long view_func_row(struct view_ctx *c, uint32_t obj, uint64_t addr)
 {
-	struct rv_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	const struct hd_sample s = { (uint32_t)c->event, 0, obj, addr, 0 };
-	const struct rp_sym *sym;
+	const struct sym_func *sym;
 	uint64_t a, b;
 	long f;
 
 	if (obj != HD_NO_OBJECT && obj >= c->nobjs)
 		return -1;
 	func_key(c, &s, &a, &b, &sym);
-	f = rv_row(t, a, b);
+	f = rows_get(t, a, b);
 	if (f < 0 || name_func_row(c, &t->rows[f], sym, &s))
 		return -1;
 	t->rows[f].obj = obj;
@@ -126,10 +126,10 @@ long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
 /* Adds n samples of line row r under function row f in c->flines (the
  * same line can be reached from several functions, as inlined code is:
  * the SVG draws each under its function). 0 or -1. */
-static int by_function(struct rv_ctx *c, long f, const struct rv_row *r, uint64_t n)
+static int by_function(struct view_ctx *c, long f, const struct view_row *r, uint64_t n)
 {
-	long q = rv_row(&c->flines, (uint64_t)f << 8 | r->a >> 56, r->b);
-	struct rv_row *l;
+	long q = rows_get(&c->flines, (uint64_t)f << 8 | r->a >> 56, r->b);
+	struct view_row *l;
 
 	if (q < 0)
 		return -1;
@@ -186,7 +186,7 @@ static void tops_free(struct tops *t)
 }
 
 /* Each function of the event: its row, and whether it is counted. 0 or -1. */
-static int tops_funcs(struct rv_ctx *c, struct tops *t)
+static int tops_funcs(struct view_ctx *c, struct tops *t)
 {
 	const struct hd_file *d = c->d;
 	size_t nf = d->nfuncs;
@@ -204,7 +204,7 @@ static int tops_funcs(struct rv_ctx *c, struct tops *t)
 	for (size_t i = 0; i < nf; i++) {
 		t->frow[i] = -1;
 		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
-		    (t->frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+		    (t->frow[i] = view_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
 			goto out;
 		t->has[i] = t->has[i] && fsum[i] == d->funcs[i].sum;
 	}
@@ -216,7 +216,7 @@ out:
 
 /* The rows: counted ones numbered, the others' max summed; each rank's
  * samples; the counted functions' counts by rank. 0 or -1. */
-static int tops_rows(struct rv_ctx *c, struct tops *t)
+static int tops_rows(struct view_ctx *c, struct tops *t)
 {
 	const struct hd_file *d = c->d;
 	size_t nr = c->funcs.n;
@@ -261,7 +261,7 @@ static int tops_rows(struct rv_ctx *c, struct tops *t)
 
 /* The counts fc[i..] of rank p: adds (p, top row) to pair where proved.
  * Returns the index past the rank's counts, or 0 when out of memory. */
-static size_t prove_rank(struct tops *t, size_t i, struct rv_table *pair)
+static size_t prove_rank(struct tops *t, size_t i, struct rows_table *pair)
 {
 	uint32_t p = t->fc[i].proc;
 	uint64_t counted = 0, rem, best = 0;
@@ -291,7 +291,7 @@ static size_t prove_rank(struct tops *t, size_t i, struct rv_table *pair)
 			proved = best > rp_add(t->lo[k], um < rem ? um : rem);
 	}
 	if (proved) {
-		long q = rv_row(pair, p, (uint64_t)bestr);
+		long q = rows_get(pair, p, (uint64_t)bestr);
 
 		if (q < 0)
 			return 0;
@@ -311,7 +311,7 @@ static size_t prove_rank(struct tops *t, size_t i, struct rv_table *pair)
  * sum of their max (the same cap). Adds (process, row) -> count to pair
  * for each rank proved. 0 or -1 (out of memory).
  */
-static int job_tops(struct rv_ctx *c, struct rv_table *pair)
+static int job_tops(struct view_ctx *c, struct rows_table *pair)
 {
 	struct tops t = { 0 };
 	int ret = -1;
@@ -328,10 +328,10 @@ out:
 }
 
 /* Objects view: the sample's object row. 0 or -1. */
-static int add_object(struct rv_ctx *c, const struct hd_sample *s)
+static int add_object(struct view_ctx *c, const struct hd_sample *s)
 {
-	long k = rv_row(&c->rows, RV_OBJ, s->object);
-	struct rv_row *r;
+	long k = rows_get(&c->rows, VIEW_KEY_OBJ, s->object);
+	struct view_row *r;
 
 	if (k < 0)
 		return -1;
@@ -339,7 +339,7 @@ static int add_object(struct rv_ctx *c, const struct hd_sample *s)
 	if (!r->name) {
 		r->obj = s->object;
 		r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
-				 rv_base(c->d->objects[s->object].path));
+				 view_base(c->d->objects[s->object].path));
 		if (!r->name)
 			return -1;
 	}
@@ -349,12 +349,12 @@ static int add_object(struct rv_ctx *c, const struct hd_sample *s)
 
 /* Lines view, a sample with line information: its (file, line) row,
  * named after the inlined function fn, else function row f. 0 or -1. */
-static int add_line(struct rv_ctx *c, const struct hd_sample *s, long f,
+static int add_line(struct view_ctx *c, const struct hd_sample *s, long f,
 		    const char *file, int line, const char *fn)
 {
-	long k = rv_row(&c->rows, RV_LINE | s->object,
-			(uint64_t)rv_intern(c, file) << 32 | (uint32_t)line);
-	struct rv_row *r;
+	long k = rows_get(&c->rows, VIEW_KEY_LINE | s->object,
+			(uint64_t)view_intern(c, file) << 32 | (uint32_t)line);
+	struct view_row *r;
 
 	if (k < 0)
 		return -1;
@@ -364,7 +364,7 @@ static int add_line(struct rv_ctx *c, const struct hd_sample *s, long f,
 		r->file = file;
 		r->line = line;
 		if (fn)
-			r->name = rv_func_name(fn);
+			r->name = view_func_name(fn);
 		else if (c->funcs.rows[f].name)
 			r->name = strdup(c->funcs.rows[f].name);
 		else if (asprintf(&r->name, "+%#llx", (unsigned long long)s->addr) < 0)
@@ -378,18 +378,18 @@ static int add_line(struct rv_ctx *c, const struct hd_sample *s, long f,
 
 /* Lines view: the sample's line row, or its function's row (key a, b)
  * when the object has no line information there. 0 or -1. */
-static int add_line_or_func(struct rv_ctx *c, const struct hd_sample *s, long f,
+static int add_line_or_func(struct view_ctx *c, const struct hd_sample *s, long f,
 			    uint64_t a, uint64_t b)
 {
 	const char *file, *fn;
-	struct rv_row *r;
+	struct view_row *r;
 	int line;
 	long k;
 
 	if (s->object != HD_NO_OBJECT &&
-	    !rp_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn))
+	    !sym_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn))
 		return add_line(c, s, f, file, line, fn);
-	k = rv_row(&c->rows, a, b);
+	k = rows_get(&c->rows, a, b);
 	if (k < 0)
 		return -1;
 	r = &c->rows.rows[k];
@@ -405,20 +405,20 @@ static int add_line_or_func(struct rv_ctx *c, const struct hd_sample *s, long f,
 
 /* Threads and processes views: the sample's thread or process row, and
  * its (thread|process, function f) pair. 0 or -1. */
-static int add_owner(struct rv_ctx *c, const struct hd_sample *s, long f,
-		     struct rv_table *pair)
+static int add_owner(struct view_ctx *c, const struct hd_sample *s, long f,
+		     struct rows_table *pair)
 {
-	uint64_t who = c->view == RV_VIEW_THREADS ? s->thread : proc_of(c->d, s->thread);
+	uint64_t who = c->view == VIEW_THREADS ? s->thread : proc_of(c->d, s->thread);
 	long k, p;
 
 	if (c->d->job)
 		return 0;	/* ranks: from rtotals, add_ranks() */
-	k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
+	k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC, who);
 	if (k < 0)
 		return -1;
 	c->rows.rows[k].aux = (uint32_t)who;
 	c->rows.rows[k].n = rp_add(c->rows.rows[k].n, s->count);
-	p = rv_row(pair, who, (uint64_t)f);
+	p = rows_get(pair, who, (uint64_t)f);
 	if (p < 0)
 		return -1;
 	pair->rows[p].n = rp_add(pair->rows[p].n, s->count);
@@ -426,26 +426,26 @@ static int add_owner(struct rv_ctx *c, const struct hd_sample *s, long f,
 }
 
 /* One sample of the event: its function row, then the view's row. 0 or -1. */
-static int add_sample(struct rv_ctx *c, const struct hd_sample *s, struct rv_table *pair)
+static int add_sample(struct view_ctx *c, const struct hd_sample *s, struct rows_table *pair)
 {
-	const struct rp_sym *sym;
+	const struct sym_func *sym;
 	uint64_t a, b;
 	long f;
 
 	c->total = rp_add(c->total, s->count);
 	func_key(c, s, &a, &b, &sym);
-	f = rv_row(&c->funcs, a, b);
+	f = rows_get(&c->funcs, a, b);
 	if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
 		return -1;
 	c->funcs.rows[f].obj = s->object;
 	c->funcs.rows[f].n = rp_add(c->funcs.rows[f].n, s->count);
 	switch (c->view) {
-	case RV_VIEW_OBJECTS:
+	case VIEW_OBJECTS:
 		return add_object(c, s);
-	case RV_VIEW_LINES:
+	case VIEW_LINES:
 		return add_line_or_func(c, s, f, a, b);
-	case RV_VIEW_THREADS:
-	case RV_VIEW_PROCS:
+	case VIEW_THREADS:
+	case VIEW_PROCS:
 		return add_owner(c, s, f, pair);
 	default:
 		return 0;
@@ -453,7 +453,7 @@ static int add_sample(struct rv_ctx *c, const struct hd_sample *s, struct rv_tab
 }
 
 /* A job file's processes are its ranks, their samples in rtotals. 0 or -1. */
-static int add_ranks(struct rv_ctx *c)
+static int add_ranks(struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 
@@ -463,7 +463,7 @@ static int add_ranks(struct rv_ctx *c)
 
 		if (t->event != (uint32_t)c->event)
 			continue;
-		k = rv_row(&c->rows, RV_PROC, t->proc);
+		k = rows_get(&c->rows, VIEW_KEY_PROC, t->proc);
 		if (k < 0)
 			return -1;
 		c->rows.rows[k].aux = t->proc;
@@ -474,11 +474,11 @@ static int add_ranks(struct rv_ctx *c)
 
 /* Each thread's or process's top function: the pair with most samples,
  * ties by name. Fills bestf[k] with 1 + its function row. */
-static void pick_tops(struct rv_ctx *c, const struct rv_table *pair, uint64_t *best,
+static void pick_tops(struct view_ctx *c, const struct rows_table *pair, uint64_t *best,
 		      long *bestf)
 {
 	for (size_t i = 0; i < pair->n; i++) {
-		long k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC,
+		long k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC,
 				pair->rows[i].a);
 		char b1[40], b2[40];
 
@@ -486,8 +486,8 @@ static void pick_tops(struct rv_ctx *c, const struct rv_table *pair, uint64_t *b
 			break;
 		if (pair->rows[i].n > best[k] ||
 		    (pair->rows[i].n == best[k] && bestf[k] &&
-		     strcmp(rv_name(&c->funcs.rows[pair->rows[i].b], b1),
-			    rv_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
+		     strcmp(view_name(&c->funcs.rows[pair->rows[i].b], b1),
+			    view_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
 			best[k] = pair->rows[i].n;
 			bestf[k] = (long)pair->rows[i].b + 1;
 		}
@@ -495,7 +495,7 @@ static void pick_tops(struct rv_ctx *c, const struct rv_table *pair, uint64_t *b
 }
 
 /* Names each thread (tid) or process (pid) row and its top function. 0 or -1. */
-static int name_owners(struct rv_ctx *c, const struct rv_table *pair)
+static int name_owners(struct view_ctx *c, const struct rows_table *pair)
 {
 	const struct hd_file *d = c->d;
 	uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
@@ -506,13 +506,13 @@ static int name_owners(struct rv_ctx *c, const struct rv_table *pair)
 		goto out;
 	pick_tops(c, pair, best, bestf);
 	for (size_t k = 0; k < c->rows.n; k++) {
-		struct rv_row *r = &c->rows.rows[k];
+		struct view_row *r = &c->rows.rows[k];
 		char b1[40];
 
 		r->topn = best[k];
 		if (bestf[k])
-			r->top = strdup(rv_name(&c->funcs.rows[bestf[k] - 1], b1));
-		if (c->view == RV_VIEW_THREADS) {
+			r->top = strdup(view_name(&c->funcs.rows[bestf[k] - 1], b1));
+		if (c->view == VIEW_THREADS) {
 			if (asprintf(&r->name, "%d", d->threads[r->aux].tid) < 0)
 				r->name = NULL;
 		} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
@@ -533,17 +533,17 @@ out:
  * with the function rows (the threads and processes views name each
  * one's top function from them). Returns 0 or -1 (out of memory).
  */
-int rv_build(struct rv_ctx *c)
+int view_build(struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
-	struct rv_table pair = { 0 };	/* (thread|process, function) */
-	int owners = c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS;
+	struct rows_table pair = { 0 };	/* (thread|process, function) */
+	int owners = c->view == VIEW_THREADS || c->view == VIEW_PROCS;
 
 	/* at most one function row per sample: no rehash on the way for
 	 * most files; merged rank files have many samples per function, and
 	 * a table sized for all of them would cost more to clear than it
 	 * saves */
-	if (rv_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
+	if (rows_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
 		return -1;
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
@@ -551,24 +551,24 @@ int rv_build(struct rv_ctx *c)
 		if (s->event == (uint32_t)c->event && s->count && add_sample(c, s, &pair))
 			goto oom;
 	}
-	if (c->view == RV_VIEW_FUNCS) {
+	if (c->view == VIEW_FUNCS) {
 		c->rows = c->funcs;
 		memset(&c->funcs, 0, sizeof(c->funcs));
 		c->funcs_are_rows = 1;
 	}
-	if (d->job && c->view == RV_VIEW_PROCS && (add_ranks(c) || job_tops(c, &pair)))
+	if (d->job && c->view == VIEW_PROCS && (add_ranks(c) || job_tops(c, &pair)))
 		goto oom;
 	if (owners && name_owners(c, &pair))
 		goto oom;
-	rv_free(&pair);
+	rows_free(&pair);
 	return 0;
 oom:
-	rv_free(&pair);
+	rows_free(&pair);
 	return -1;
 }
 
 /* Interns a source file name; returns its number. */
-uint32_t rv_intern(struct rv_ctx *c, const char *s)
+uint32_t view_intern(struct view_ctx *c, const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	long k;
@@ -577,7 +577,7 @@ uint32_t rv_intern(struct rv_ctx *c, const char *s)
 		h = (h ^ *p) * 1099511628211ull;
 	/* equal hashes of different names get their own numbers */
 	for (uint64_t salt = 0;; salt++) {
-		k = rv_row(&c->strs, h, salt);
+		k = rows_get(&c->strs, h, salt);
 		if (k < 0)
 			return 0;
 		if (!c->strs.rows[k].file) {
@@ -590,7 +590,7 @@ uint32_t rv_intern(struct rv_ctx *c, const char *s)
 	return (uint32_t)k;
 }
 
-const char *rv_name(const struct rv_row *r, char buf[40])
+const char *view_name(const struct view_row *r, char buf[40])
 {
 	uint32_t obj = (uint32_t)r->a;
 
@@ -618,7 +618,7 @@ const char *rv_name(const struct rv_row *r, char buf[40])
  * with one, by object and address (no name made for them). */
 static int by_samples(const void *x, const void *y)
 {
-	const struct rv_row *a = x, *b = y;
+	const struct view_row *a = x, *b = y;
 	int c;
 
 	if (a->n != b->n)
@@ -639,7 +639,7 @@ static int by_samples(const void *x, const void *y)
 
 static int by_name(const void *x, const void *y)
 {
-	const struct rv_row *a = x, *b = y;
+	const struct view_row *a = x, *b = y;
 	int c = strcmp(a->name, b->name);
 
 	if (c)
@@ -651,13 +651,13 @@ static int by_name(const void *x, const void *y)
 
 /* Sorts the rows; the table's index is of no use afterwards. Returns 0,
  * or -1 when out of memory. */
-int rv_sort(struct rv_ctx *c, int by_symbol)
+int view_sort(struct view_ctx *c, int by_symbol)
 {
 	for (size_t i = 0; by_symbol && i < c->rows.n; i++) {
-		struct rv_row *r = &c->rows.rows[i];
+		struct view_row *r = &c->rows.rows[i];
 		char buf[40];
 
-		if (!r->name && !(r->name = strdup(rv_name(r, buf))))
+		if (!r->name && !(r->name = strdup(view_name(r, buf))))
 			return -1;
 	}
 	if (c->rows.n)
@@ -669,18 +669,18 @@ int rv_sort(struct rv_ctx *c, int by_symbol)
 	return 0;
 }
 
-void rv_ctx_free(struct rv_ctx *c)
+void view_ctx_free(struct view_ctx *c)
 {
-	rv_free(&c->rows);
-	rv_free(&c->funcs);
-	rv_free(&c->strs);
-	rv_free(&c->flines);
+	rows_free(&c->rows);
+	rows_free(&c->funcs);
+	rows_free(&c->strs);
+	rows_free(&c->flines);
 	for (size_t i = 0; i < c->nobjs; i++)
-		rp_obj_free(&c->objs[i]);
+		sym_obj_free(&c->objs[i]);
 	free(c->objs);
 }
 
-int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_view view)
+int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum view_kind view)
 {
 	memset(c, 0, sizeof(*c));
 	c->d = d;
@@ -691,17 +691,17 @@ int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_vi
 		return -1;
 	c->nobjs = d->nobjects;
 	for (size_t i = 0; i < d->nobjects; i++)
-		rp_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
+		sym_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
 			    d->objects[i].size);
 	return 0;
 }
 
-double rv_pct(uint64_t n, uint64_t total)
+double view_pct(uint64_t n, uint64_t total)
 {
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj)
+const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
 	return obj == HD_NO_OBJECT || obj >= c->nobjs ? "[unknown]" : c->d->objects[obj].path;
 }
