@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The data file module of the hwprof command (lib/profile/data.c): a version 2
+ * The data file module of the profile library (lib/profile/data*.c): a version 2
  * round trip with every field and awkward strings, a version 1 file read
  * into the same model, counting that merges equal keys, and malformed
  * files refused with one line naming the file and the line.

@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hwprof report and annotate on data files with known samples (written by
-# tests/report/data-gen.c through tools/data.c) at addresses taken from
+# tests/report/data-gen.c through lib/profile/data-write.c) at addresses taken from
 # small programs: names, PLT stubs, C++ names, source lines, inlined code,
 # a rebuilt object, thread and process views, merging, the header and its
 # warnings, bad input, speed, the SVG, and the help. Exact counts only.
@@ -301,6 +301,21 @@ merge)
 	check "merged: page-faults is event 1" grep -q '^# event 1: page-faults' "$tmp/h"
 	check "merged page-faults: 3" sh -c "'$hw' report '$tmp/a' '$tmp/b' --merge --event 1 2>/dev/null | grep -Eq ' 3  hot '"
 	check "merged: missed summed into the header" grep -q 'threads not covered: 2 (mlock budget)' "$tmp/h"
+	# one file given twice, by the same name, through a directory or a
+	# symbolic link (same device and inode): counted once, with a line
+	"$hw" report "$tmp/a" "$tmp/a" > "$tmp/r" 2> "$tmp/e"
+	check "same file twice: exit 0" [ $? = 0 ]
+	check "same file twice: counted once (hot 5)" grep -Eq '^ *100\.00% +5  hot +rp-lines$' "$tmp/r"
+	check "same file twice: one line says so" grep -qx "hwprof: $tmp/a given twice: counted once" "$tmp/e"
+	mkdir "$tmp/dir" && cp "$tmp/a" "$tmp/dir/a.data" && cp "$tmp/b" "$tmp/dir/b.data" &&
+		ln -s "$tmp/dir/a.data" "$tmp/link" || exit 99
+	"$hw" report "$tmp/dir" "$tmp/dir/b.data" "$tmp/link" > "$tmp/r" 2> "$tmp/e"
+	cat "$tmp/e"
+	check "directory and a file in it: counted once (hot 12)" grep -Eq '^ *100\.00% +12  hot +rp-lines$' "$tmp/r"
+	check "directory and a file in it: one line" grep -qx "hwprof: $tmp/dir/b.data given twice: counted once" "$tmp/e"
+	check "a link to a file given: one line naming both" grep -qx "hwprof: $tmp/link and $tmp/dir/a.data are one file: counted once" "$tmp/e"
+	check "no other line" [ "$(wc -l < "$tmp/e")" = 2 ]
+	check "annotate: same file twice counted once" sh -c "'$hw' annotate hot '$tmp/a' '$tmp/a' 2>/dev/null | grep -q '^# hot in .*: 5 samples of task-clock$'"
 	;;
 header)
 	h=$(addr "$lines" hot)

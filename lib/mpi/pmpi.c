@@ -117,7 +117,7 @@ struct lobj {
 	char *path, *bid;
 	uint64_t hash, size;
 	int mpi;
-	struct rp_obj rp;
+	struct sym_obj rp;
 };
 
 static char *self_exe(void)
@@ -136,13 +136,13 @@ static char *self_exe(void)
  * before it, and which of the bucket's instructions took a sample is not
  * kept (HWPROF_OBJECT_BYTES): its start alone would name the one before.
  */
-static const struct rp_sym *bucket_sym(const struct rp_obj *o, uint64_t addr)
+static const struct sym_func *bucket_sym(const struct sym_obj *o, uint64_t addr)
 {
-	const struct rp_sym *s[HWPROF_OBJECT_BYTES], *best = NULL;
+	const struct sym_func *s[HWPROF_OBJECT_BYTES], *best = NULL;
 	int n[HWPROF_OBJECT_BYTES] = { 0 }, k = 0, most = 0;
 
 	for (int i = 0; i < HWPROF_OBJECT_BYTES; i++) {
-		const struct rp_sym *x = rp_obj_sym(o, addr + (uint64_t)i);
+		const struct sym_func *x = sym_obj_sym(o, addr + (uint64_t)i);
 		int j = 0;
 
 		if (!x)
@@ -226,18 +226,18 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 				if (!(l->path = strdup(path)))
 					goto out;
 				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
-				l->size = path[0] == '/' ? rp_file_size(path) : 0;
+				l->size = path[0] == '/' ? sym_file_size(path) : 0;
 				l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
 				l->mpi = hd_object_is_mpi(path);
-				rp_obj_init(&l->rp, l->path, l->bid, 0);
+				sym_obj_init(&l->rp, l->path, l->bid, 0);
 			}
 		}
 		if (!l)
 			continue;	/* no sample in this one */
-		rp_obj_load(&l->rp);
+		sym_obj_load(&l->rp);
 		for (size_t b = 0; b < o->nbuckets; b++) {
 			uint64_t c = o->counts[b], addr;
-			const struct rp_sym *sym;
+			const struct sym_func *sym;
 
 			if (!c)
 				continue;
@@ -271,7 +271,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 	ret = 0;
 out:
 	for (size_t k = 0; k < nlo; k++) {
-		rp_obj_free(&lo[k].rp);
+		sym_obj_free(&lo[k].rp);
 		free(lo[k].path);
 		free(lo[k].bid);
 	}
@@ -334,7 +334,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 	d->program = exe;
 	if (exe) {
 		d->program_id = rp_file_buildid(exe);
-		d->program_size = rp_file_size(exe);
+		d->program_size = sym_file_size(exe);
 	}
 	d->host = strdup(all[0].host);
 	d->command = strdup(all[0].cmd);

@@ -1,13 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The data file (hwprof-data(5)): one model in memory, read from version 1,
- * 2 or 3, written as version 3. Lines are read in one pass and every index a
- * line names must have been declared by an earlier line, so a reader never
- * follows a reference it has not checked.
+ * The data file (hwprof-data(5)): the model in memory, and adding to it
+ * (events, processes, threads, objects, samples merged by key). Reading
+ * is lib/profile/data-read.c, writing lib/profile/data-write.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,7 +54,7 @@ void hd_free(struct hd_file *d)
 
 /* Makes room for element n of an array that holds n: the capacity is 8,
  * then doubles at each power of two. 0 or -1. */
-static int grow(void *pp, size_t n, size_t sz)
+int hd_grow(void *pp, size_t n, size_t sz)
 {
 	void **p = pp;
 	size_t cap;
@@ -83,7 +81,7 @@ long hd_add_event(struct hd_file *d, const char *name, uint64_t period)
 {
 	struct hd_event *e;
 
-	if (grow(&d->events, d->nevents, sizeof(*e)))
+	if (hd_grow(&d->events, d->nevents, sizeof(*e)))
 		return -1;
 	e = &d->events[d->nevents];
 	memset(e, 0, sizeof(*e));
@@ -98,7 +96,7 @@ long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command)
 {
 	struct hd_process *p;
 
-	if (grow(&d->procs, d->nprocs, sizeof(*p)))
+	if (hd_grow(&d->procs, d->nprocs, sizeof(*p)))
 		return -1;
 	p = &d->procs[d->nprocs];
 	memset(p, 0, sizeof(*p));
@@ -115,7 +113,7 @@ long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm)
 {
 	struct hd_thread *t;
 
-	if (grow(&d->threads, d->nthreads, sizeof(*t)))
+	if (hd_grow(&d->threads, d->nthreads, sizeof(*t)))
 		return -1;
 	t = &d->threads[d->nthreads];
 	t->tid = tid;
@@ -146,7 +144,7 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 			o->size = size;
 		return (long)i;
 	}
-	if (grow(&d->objects, d->nobjects, sizeof(*o)))
+	if (hd_grow(&d->objects, d->nobjects, sizeof(*o)))
 		return -1;
 	o = &d->objects[d->nobjects];
 	o->path = strdup(path);
@@ -159,7 +157,7 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 
 int hd_add_func(struct hd_file *d, const struct hd_func *f)
 {
-	if (grow(&d->funcs, d->nfuncs, sizeof(*f)))
+	if (hd_grow(&d->funcs, d->nfuncs, sizeof(*f)))
 		return -1;
 	d->funcs[d->nfuncs++] = *f;
 	return 0;
@@ -167,7 +165,7 @@ int hd_add_func(struct hd_file *d, const struct hd_func *f)
 
 int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count)
 {
-	if (grow(&d->fcounts, d->nfcounts, sizeof(*d->fcounts)))
+	if (hd_grow(&d->fcounts, d->nfcounts, sizeof(*d->fcounts)))
 		return -1;
 	d->fcounts[d->nfcounts++] = (struct hd_fcount){ func, proc, count };
 	return 0;
@@ -175,7 +173,7 @@ int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t coun
 
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)
 {
-	if (grow(&d->rtotals, d->nrtotals, sizeof(*t)))
+	if (hd_grow(&d->rtotals, d->nrtotals, sizeof(*t)))
 		return -1;
 	d->rtotals[d->nrtotals++] = *t;
 	return 0;
@@ -258,781 +256,12 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 			return 0;
 		}
 	}
-	if (grow(&d->samples, d->nsamples, sizeof(*s)))
+	if (hd_grow(&d->samples, d->nsamples, sizeof(*s)))
 		return -1;
 	s = &d->samples[d->nsamples];
 	*s = (struct hd_sample){ event, thread, object, addr, n };
 	d->slot[j] = d->nsamples++;
 	return 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Writing                                                              */
-
-/* " SIZE " of an object or the program: its size in bytes, - unknown. */
-static void put_size(FILE *f, uint64_t size)
-{
-	if (size)
-		fprintf(f, " %llu ", (unsigned long long)size);
-	else
-		fputs(" - ", f);
-}
-
-void hd_put_escaped(FILE *f, const char *s, int token)
-{
-	if (!s || (token && !*s)) {
-		fputc('-', f);		/* an absent token */
-		return;
-	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		case '\r':
-			fputs("\\r", f);
-			break;
-		default:
-			if (*p < 0x20 || *p == 0x7f || (token && *p == ' ') ||
-			    (token && p == (const unsigned char *)s && *p == '-' && !p[1]))
-				fprintf(f, "\\x%02x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-}
-
-static const char *how_name(enum hd_how h)
-{
-	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
-	       h == HD_ENDED ? "ended" : "running";
-}
-
-int hd_write(FILE *f, const struct hd_file *d)
-{
-	fprintf(f, "hwprof-data %d\n", HD_VERSION);
-	if (d->host) {
-		fputs("host ", f);
-		hd_put_escaped(f, d->host, 1);
-		fputc('\n', f);
-	}
-	if (d->rank >= 0)
-		fprintf(f, "rank %d %d\n", d->rank, d->size);
-	if (d->job)
-		fprintf(f, "job %d %u\n", d->size, d->top);
-	if (d->program) {
-		fputs("program ", f);
-		hd_put_escaped(f, d->program_id, 1);
-		put_size(f, d->program_size);
-		hd_put_escaped(f, d->program, 0);
-		fputc('\n', f);
-	}
-	fputs("command ", f);
-	hd_put_escaped(f, d->command ? d->command : "", 0);
-	fputc('\n', f);
-	for (size_t i = 0; i < d->nevents; i++) {
-		const struct hd_event *e = &d->events[i];
-
-		fprintf(f, "event %zu %llu %llu %llu %llu %llu ", i,
-			(unsigned long long)e->period, (unsigned long long)e->samples,
-			(unsigned long long)e->lost, (unsigned long long)e->throttled,
-			(unsigned long long)e->missed);
-		hd_put_escaped(f, e->missed ? e->missed_why : NULL, 1);
-		fputc(' ', f);
-		hd_put_escaped(f, e->name, 0);
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < d->nprocs; i++) {
-		const struct hd_process *p = &d->procs[i];
-
-		/* a process of a rank's file is of that rank */
-		fprintf(f, "process %zu %d %d %d %s %d ", i, p->pid, p->ppid,
-			p->rank >= 0 ? p->rank : d->rank, how_name(p->how), p->status);
-		hd_put_escaped(f, p->host, 1);
-		fputc(' ', f);
-		hd_put_escaped(f, p->command, 0);
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < d->nthreads; i++) {
-		const struct hd_thread *t = &d->threads[i];
-
-		fprintf(f, "thread %zu %u %d ", i, t->proc, t->tid);
-		hd_put_escaped(f, t->comm ? t->comm : "", 0);
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < d->nobjects; i++) {
-		const struct hd_object *o = &d->objects[i];
-
-		fprintf(f, "object %zu ", i);
-		hd_put_escaped(f, o->buildid, 1);
-		put_size(f, o->size);
-		hd_put_escaped(f, o->path, 0);
-		fputc('\n', f);
-	}
-	for (size_t i = 0; i < d->nsamples; i++) {
-		const struct hd_sample *s = &d->samples[i];
-		char t[16], o[16];
-
-		snprintf(t, sizeof(t), "%u", s->thread);
-		snprintf(o, sizeof(o), "%u", s->object);
-		fprintf(f, "s %u %s %s %llx %llu\n", s->event,
-			s->thread == HD_NO_THREAD ? "-" : t,
-			s->object == HD_NO_OBJECT ? "-" : o,
-			(unsigned long long)s->addr, (unsigned long long)s->count);
-	}
-	for (size_t i = 0; i < d->nrtotals; i++) {
-		const struct hd_rtotal *t = &d->rtotals[i];
-
-		fprintf(f, "rt %u %u %llu %llu\n", t->proc, t->event,
-			(unsigned long long)t->samples, (unsigned long long)t->mpi);
-	}
-	for (size_t i = 0; i < d->nfuncs; i++) {
-		const struct hd_func *fn = &d->funcs[i];
-		char o[16];
-
-		snprintf(o, sizeof(o), "%u", fn->object);
-		fprintf(f, "f %zu %u %s %llx %llu %llu %llu %d %u\n", i, fn->event,
-			fn->object == HD_NO_OBJECT ? "-" : o, (unsigned long long)fn->addr,
-			(unsigned long long)fn->sum, (unsigned long long)fn->min,
-			(unsigned long long)fn->max, fn->maxrank, fn->ranks);
-	}
-	for (size_t i = 0; i < d->nfcounts; i++)
-		fprintf(f, "fr %u %u %llu\n", d->fcounts[i].func, d->fcounts[i].proc,
-			(unsigned long long)d->fcounts[i].count);
-	fputs("end\n", f);
-	fflush(f);
-	return ferror(f) ? -EIO : 0;
-}
-
-/* ------------------------------------------------------------------ */
-/* Reading                                                              */
-
-struct rd {
-	const char *path;
-	char *err;
-	size_t len;
-	unsigned long lineno;
-	char *p;		/* the rest of the current line */
-};
-
-static int fail(struct rd *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static int fail(struct rd *r, const char *fmt, ...)
-{
-	char msg[256];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	if (r->lineno)
-		snprintf(r->err, r->len, "%s: line %lu: %s", r->path, r->lineno, msg);
-	else
-		snprintf(r->err, r->len, "%s: %s", r->path, msg);
-	return -1;
-}
-
-/* The next space-separated field, or NULL at the end of the line. */
-static char *field(struct rd *r)
-{
-	char *s = r->p;
-
-	if (!s || !*s)
-		return NULL;
-	r->p = strchr(s, ' ');
-	if (r->p)
-		*r->p++ = 0;
-	return s;
-}
-
-/* The rest of the line as one string. */
-static char *rest(struct rd *r)
-{
-	char *s = r->p ? r->p : (char *)"";
-
-	r->p = NULL;
-	return s;
-}
-
-static int num(struct rd *r, int base, uint64_t max, uint64_t *v)
-{
-	char *s = field(r), *end;
-
-	if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, base);
-	return errno || *end || *v > max ? -1 : 0;
-}
-
-static int snum(struct rd *r, long min, long max, long *v)
-{
-	char *s = field(r), *end;
-
-	if (!s || !*s)
-		return -1;
-	errno = 0;
-	*v = strtol(s, &end, 10);
-	return errno || *end || *v < min || *v > max ? -1 : 0;
-}
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Undoes hd_put_escaped() in place; "-" as a token is NULL. */
-static char *unescape(char *s, int token, int *bad)
-{
-	char *o = s, *p;
-
-	if (token && !strcmp(s, "-"))
-		return NULL;
-	for (p = s; *p; p++) {
-		if (*p != '\\') {
-			*o++ = *p;
-			continue;
-		}
-		switch (*++p) {
-		case '\\': *o++ = '\\'; break;
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
-		case 'x': {
-			int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
-
-			if (lo < 0 || !(hi | lo)) {	/* two digits, not NUL */
-				*bad = 1;
-				return s;
-			}
-			*o++ = (char)(hi << 4 | lo);
-			p += 2;
-			break;
-		}
-		default:
-			*bad = 1;
-			return s;
-		}
-	}
-	if (o != p)	/* shortened: never writes when nothing was escaped,
-			 * so the read-only "" of an empty rest is safe */
-		*o = 0;
-	return s;
-}
-
-static char *take(struct rd *r, char *s, int token, int *bad)
-{
-	char *u;
-
-	if (!s) {
-		*bad = 1;
-		return NULL;
-	}
-	u = unescape(s, token, bad);
-	if (!u)
-		return NULL;
-	u = strdup(u);
-	if (!u)
-		*bad = 1;
-	return u;
-}
-
-/* An index field below n, or "-" (none) when dash is not NULL. */
-static int index_or_dash(struct rd *r, uint64_t n, uint32_t none, uint64_t *v)
-{
-	char *s = field(r), *end;
-
-	if (!s || !*s)
-		return -1;
-	if (!strcmp(s, "-")) {
-		*v = none;
-		return 0;
-	}
-	if (*s == '-' || *s == '+')
-		return -1;
-	errno = 0;
-	*v = strtoull(s, &end, 10);
-	return errno || *end || *v >= n ? -1 : 0;
-}
-
-/* The lines version 3 added: program, job, rt, f, fr. 1 when kw is none
- * of them. */
-static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
-{
-	uint64_t a, b, c, e, f, g, h;
-	long x;
-	int bad = 0;
-
-	if (!strcmp(kw, "program")) {
-		char *bid = field(r);
-
-		if (!bid || index_or_dash(r, UINT64_MAX, 0, &a))
-			return -1;
-		free(d->program_id);
-		free(d->program);
-		d->program_id = take(r, bid, 1, &bad);
-		d->program_size = a;
-		d->program = take(r, rest(r), 0, &bad);
-		if (!d->program || !*d->program)
-			bad = 1;
-	} else if (!strcmp(kw, "job")) {
-		/* once, before any process, and never in a rank's file */
-		if (snum(r, 1, 1 << 30, &x) || num(r, 10, UINT32_MAX, &a) || r->p ||
-		    d->nprocs || d->job || d->rank >= 0)
-			return -1;
-		d->job = 1;
-		d->size = (int)x;
-		d->top = (uint32_t)a;
-	} else if (!strcmp(kw, "rt")) {
-		struct hd_rtotal t;
-
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nprocs ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nevents ||
-		    num(r, 10, UINT64_MAX, &c) || num(r, 10, UINT64_MAX, &e) || r->p || e > c)
-			return -1;
-		t = (struct hd_rtotal){ (uint32_t)a, (uint32_t)b, c, e };
-		if (hd_add_rtotal(d, &t))
-			return fail(r, "out of memory");
-	} else if (!strcmp(kw, "f")) {
-		struct hd_func fn;
-		long mr;
-
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a != d->nfuncs ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nevents ||
-		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &c) ||
-		    num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
-		    num(r, 10, UINT64_MAX, &g) || num(r, 10, UINT64_MAX, &h) ||
-		    snum(r, 0, d->size - 1, &mr) || num(r, 10, (uint64_t)d->size, &a) ||
-		    r->p || g > h || h > f || (h && !a) ||
-		    /* a min above 0 is every rank's; a rank without it makes it 0 */
-		    (g && a != (uint64_t)d->size) || (a < (uint64_t)d->size && g))
-			return -1;
-		fn = (struct hd_func){ (uint32_t)b, (uint32_t)c, e, f, g, h, (int)mr,
-				       (uint32_t)a };
-		if (hd_add_func(d, &fn))
-			return fail(r, "out of memory");
-	} else if (!strcmp(kw, "fr")) {
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nfuncs ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
-		    num(r, 10, UINT64_MAX, &c) || r->p || !c || c > d->funcs[a].max ||
-		    c < d->funcs[a].min)
-			return -1;
-		if (hd_add_fcount(d, (uint32_t)a, (uint32_t)b, c))
-			return fail(r, "out of memory");
-	} else {
-		return 1;
-	}
-	return bad ? -1 : 0;
-}
-
-static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
-{
-	uint64_t a, b, c, e, f, g;
-	long x, y, z;
-	int bad = 0;
-
-	if (!strcmp(kw, "host")) {
-		free(d->host);
-		d->host = take(r, field(r), 1, &bad);
-	} else if (!strcmp(kw, "rank")) {
-		/* the world size is -1 when the launcher did not say */
-		if (d->job || snum(r, 0, 1 << 30, &x) || snum(r, -1, 1 << 30, &y) || !y ||
-		    (y > 0 && x >= y))
-			return -1;
-		d->rank = (int)x;
-		d->size = (int)y;
-	} else if (!strcmp(kw, "command")) {
-		free(d->command);
-		d->command = take(r, rest(r), 0, &bad);
-	} else if (!strcmp(kw, "event")) {
-		struct hd_event *ev;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nevents ||
-		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) ||
-		    num(r, 10, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
-		    num(r, 10, UINT64_MAX, &g))
-			return -1;
-		{
-			char *why = field(r);
-			char *name = rest(r);
-
-			if (!why || !*name)
-				return -1;
-			if (hd_add_event(d, "", b) < 0)
-				return fail(r, "out of memory");
-			ev = &d->events[d->nevents - 1];
-			ev->samples = c;
-			ev->lost = e;
-			ev->throttled = f;
-			ev->missed = g;
-			ev->missed_why = take(r, why, 1, &bad);
-			free(ev->name);
-			ev->name = take(r, name, 0, &bad);
-		}
-	} else if (!strcmp(kw, "process")) {
-		struct hd_process *p;
-		char *how, *host;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs ||
-		    snum(r, 0, INT32_MAX, &x) || snum(r, 0, INT32_MAX, &y) ||
-		    snum(r, -1, 1 << 30, &z))
-			return -1;
-		how = field(r);
-		if (!how)
-			return -1;
-		{
-			long st;
-
-			if (snum(r, -1000000, 1000000, &st))
-				return -1;
-			host = field(r);
-			if (hd_add_process(d, (int)x, (int)y, "") < 0)
-				return fail(r, "out of memory");
-			p = &d->procs[d->nprocs - 1];
-			p->rank = (int)z;
-			p->status = (int)st;
-			if (!strcmp(how, "exit"))
-				p->how = HD_EXITED;
-			else if (!strcmp(how, "signal"))
-				p->how = HD_SIGNALED;
-			else if (!strcmp(how, "running"))
-				p->how = HD_RUNNING;
-			else if (!strcmp(how, "ended"))
-				p->how = HD_ENDED;
-			else
-				return -1;
-			p->host = take(r, host, 1, &bad);
-			free(p->command);
-			p->command = take(r, rest(r), 0, &bad);
-		}
-	} else if (!strcmp(kw, "thread")) {
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads ||
-		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
-		    snum(r, 0, INT32_MAX, &x))
-			return -1;
-		{
-			char *comm = rest(r);
-
-			if (hd_add_thread(d, (int)x, (uint32_t)b, NULL) < 0)
-				return fail(r, "out of memory");
-			d->threads[d->nthreads - 1].comm = *comm ? take(r, comm, 0, &bad) : NULL;
-		}
-	} else if (!strcmp(kw, "object")) {
-		struct hd_object *o;
-		char *bid;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nobjects || !(bid = field(r)) ||
-		    (d->version >= 3 && index_or_dash(r, UINT64_MAX, 0, &b)))
-			return -1;
-		if (grow(&d->objects, d->nobjects, sizeof(*o)))
-			return fail(r, "out of memory");
-		o = &d->objects[d->nobjects++];
-		o->size = d->version >= 3 ? b : 0;
-		o->buildid = take(r, bid, 1, &bad);
-		o->path = take(r, rest(r), 0, &bad);
-		if (!o->path)
-			bad = 1;
-	} else if (!strcmp(kw, "s")) {
-		char *obj;
-
-		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
-		    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
-			      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
-		    !(obj = field(r)))
-			return -1;
-		if (!strcmp(obj, "-")) {
-			c = HD_NO_OBJECT;
-		} else {
-			char *end;
-
-			errno = 0;
-			c = strtoull(obj, &end, 10);
-			if (errno || *end || !*obj || *obj == '-' || c >= d->nobjects)
-				return -1;
-		}
-		if (num(r, 16, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) || r->p)
-			return -1;
-		if (hd_count(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e, f))
-			return fail(r, "out of memory");
-	} else if (d->version >= 3) {
-		int v3 = read_v3_line(r, d, kw);
-
-		return v3 == 1 ? -1 : v3;
-	} else {
-		return -1;
-	}
-	return bad ? -1 : 0;
-}
-
-/* Version 1: one process, objects as run-time ranges with 8-byte buckets. */
-struct v1 {
-	uint64_t start, base, bytes;
-	long obj;		/* this object's index, -1 before the first */
-	long ev;		/* the event its buckets belong to */
-	int pid;
-	char *command;
-};
-
-static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
-			struct v1 *v)
-{
-	uint64_t a, b, c, n;
-	int bad = 0;
-
-	if (!strcmp(kw, "command")) {
-		free(v->command);
-		v->command = strdup(rest(r));
-		return v->command ? 0 : fail(r, "out of memory");
-	}
-	if (!strcmp(kw, "pid")) {
-		long x;
-
-		if (snum(r, 0, INT32_MAX, &x))
-			return -1;
-		v->pid = (int)x;
-		return 0;
-	}
-	if (!strcmp(kw, "bucket-bytes"))
-		return num(r, 10, 4096, &v->bytes) || !v->bytes ? -1 : 0;
-	if (!strcmp(kw, "event")) {
-		uint64_t f[9];
-		struct hd_event *e;
-
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nevents)
-			return -1;
-		for (int i = 0; i < 9; i++)
-			if (num(r, 10, UINT64_MAX, &f[i]))
-				return -1;
-		if (!r->p || !*r->p)
-			return -1;	/* a name, as version 2 needs */
-		if (hd_add_event(d, "", f[0]) < 0)
-			return fail(r, "out of memory");
-		e = &d->events[d->nevents - 1];
-		free(e->name);
-		e->name = strdup(rest(r));
-		e->samples = f[1];
-		e->lost = f[2];
-		e->throttled = f[3];
-		return e->name ? 0 : fail(r, "out of memory");
-	}
-	if (!strcmp(kw, "object")) {
-		char *bid;
-		uint64_t loaded, nz;
-
-		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
-		    num(r, 16, UINT64_MAX, &b) || num(r, 16, UINT64_MAX, &c) ||
-		    num(r, 16, UINT64_MAX, &n) || !(bid = field(r)) ||
-		    num(r, 10, 1, &loaded) || num(r, 10, UINT64_MAX, &nz) || b < n)
-			return -1;
-		v->start = b;
-		v->base = n;
-		v->ev = (long)a;
-		v->obj = hd_object(d, rest(r), strcmp(bid, "-") ? bid : NULL, 0);
-		(void)c;
-		(void)loaded;
-		(void)nz;
-		return v->obj < 0 ? fail(r, "out of memory") : bad;
-	}
-	return -1;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* 1 when some value of v[0..n) appears twice (sorts v to see). */
-static int has_twice(uint64_t *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_u64);
-	for (size_t i = 1; i < n; i++)
-		if (v[i] == v[i - 1])
-			return 1;
-	return 0;
-}
-
-/*
- * What a job file's lines say together (hwprof-data(5), "Job files"):
- * each process is one rank of the world, each rank once; a rank's total
- * and a function's count of a rank given once each, and no function's
- * per-rank counts above its sum. 0, or -1 after saying what is wrong.
- */
-static int job_check(struct rd *r, const struct hd_file *d)
-{
-	size_t n = d->nprocs > d->nfcounts ? d->nprocs : d->nfcounts;
-	uint64_t *v, *sum;
-	const char *bad = NULL;
-
-	if (n < d->nrtotals)
-		n = d->nrtotals;
-	v = malloc((n + 1) * sizeof(*v));
-	sum = calloc(d->nfuncs + 1, sizeof(*sum));
-	r->lineno = 0;
-	if (!v || !sum) {
-		free(v);
-		free(sum);
-		return fail(r, "out of memory");
-	}
-	for (size_t i = 0; i < d->nprocs && !bad; i++) {
-		if (d->procs[i].rank < 0 || d->procs[i].rank >= d->size)
-			bad = "a process whose rank is not one of the job's";
-		v[i] = (uint64_t)d->procs[i].rank;
-	}
-	if (!bad && has_twice(v, d->nprocs))
-		bad = "a rank given twice";
-	for (size_t i = 0; i < d->nrtotals && !bad; i++)
-		v[i] = (uint64_t)d->rtotals[i].proc << 32 | d->rtotals[i].event;
-	if (!bad && has_twice(v, d->nrtotals))
-		bad = "a rank's total (rt) given twice";
-	for (size_t i = 0; i < d->nfcounts && !bad; i++) {
-		const struct hd_fcount *c = &d->fcounts[i];
-
-		v[i] = (uint64_t)c->func << 32 | c->proc;
-		sum[c->func] = hwp_add_sat(sum[c->func], c->count);
-		if (sum[c->func] > d->funcs[c->func].sum)
-			bad = "a function's per-rank counts (fr) above its sum";
-	}
-	if (!bad && has_twice(v, d->nfcounts))
-		bad = "a rank's count of a function (fr) given twice";
-	free(v);
-	free(sum);
-	return bad ? fail(r, "job file: %s", bad) : 0;
-}
-
-int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
-{
-	struct rd r = { .path = path, .err = err, .len = len };
-	struct v1 v = { .bytes = 8, .obj = -1, .ev = -1 };
-	size_t cap = 0;
-	char *line = NULL;
-	ssize_t n;
-	int ended = 0, ret = -1;
-	FILE *f;
-
-	hd_init(d);
-	if (len)
-		*err = 0;
-	f = fopen(path, "re");
-	if (!f)
-		return fail(&r, "%s", strerror(errno));
-	n = getline(&line, &cap, f);
-	r.lineno = 1;
-	if (n <= 0 || sscanf(line, "hwprof-data %d", &d->version) != 1 ||
-	    strncmp(line, "hwprof-data ", 12)) {
-		r.lineno = 0;
-		fail(&r, "not an hwprof data file");
-		goto out;
-	}
-	if (d->version < 1 || d->version > 3) {
-		r.lineno = 0;
-		fail(&r, "data file version %d; this hwprof reads versions 1 to 3",
-		     d->version);
-		goto out;
-	}
-	while ((n = getline(&line, &cap, f)) > 0) {
-		char *kw;
-		int bad;
-
-		r.lineno++;
-		if (line[n - 1] == '\n')
-			line[--n] = 0;
-		if (ended) {
-			fail(&r, "text after the end line");
-			goto out;
-		}
-		if (!strcmp(line, "end")) {
-			ended = 1;
-			continue;
-		}
-		if (!*line || *line == '#')
-			continue;
-		if (strlen(line) != (size_t)n) {
-			fail(&r, "NUL byte in a line");
-			goto out;
-		}
-		r.p = line;
-		if (d->version == 1 && v.obj >= 0 && *line >= '0' && *line <= '9') {
-			uint64_t k, c;
-
-			/* a bucket line: K N */
-			if (num(&r, 10, UINT64_MAX / 4096, &k) || num(&r, 10, UINT64_MAX, &c) ||
-			    r.p) {
-				fail(&r, "malformed bucket line");
-				goto out;
-			}
-			if (!d->nthreads && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
-					     hd_add_thread(d, v.pid, 0, NULL) < 0)) {
-				fail(&r, "out of memory");
-				goto out;
-			}
-			if (hd_count(d, (uint32_t)v.ev, 0, (uint32_t)v.obj,
-				     v.start - v.base + k * v.bytes, c)) {
-				fail(&r, "out of memory");
-				goto out;
-			}
-			continue;
-		}
-		kw = field(&r);
-		if (!kw) {
-			fail(&r, "malformed line");
-			goto out;
-		}
-		if (d->version == 1) {
-			/* the v1 event name runs to the end of the line */
-			bad = read_v1_line(&r, d, kw, &v);
-		} else {
-			bad = read_v2_line(&r, d, kw);
-		}
-		if (bad) {
-			if (!*err)
-				fail(&r, "malformed line: %.60s", kw);
-			goto out;
-		}
-	}
-	if (ferror(f)) {
-		r.lineno = 0;
-		fail(&r, "%s", strerror(errno));
-		goto out;
-	}
-	if (!ended) {
-		r.lineno = 0;
-		fail(&r, "truncated (no end line)");
-		goto out;
-	}
-	if (d->job && job_check(&r, d))
-		goto out;
-	if (d->version == 1) {
-		if (!d->nprocs && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
-				   hd_add_thread(d, v.pid, 0, NULL) < 0)) {
-			fail(&r, "out of memory");
-			goto out;
-		}
-		d->command = v.command;
-		v.command = NULL;
-	}
-	ret = 0;
-out:
-	free(v.command);
-	free(line);
-	fclose(f);
-	if (ret)
-		hd_free(d);
-	return ret;
 }
 
 /* ------------------------------------------------------------------ */
@@ -1047,7 +276,7 @@ int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n)
 		return 0;
 	if (n > SIZE_MAX / 2 - d->nsamples)
 		return -1;
-	/* the capacity grow() keeps: 8, then the power of two above n */
+	/* the capacity hd_grow() keeps: 8, then the power of two above n */
 	while (cap < d->nsamples + n)
 		cap *= 2;
 	if (cap > SIZE_MAX / sizeof(*ns))

@@ -153,6 +153,10 @@ long hd_add_thread(struct hd_file *d, int tid, uint32_t proc, const char *comm);
  */
 long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_t size);
 
+/* Makes room for element n of an array *pp of n elements of sz bytes
+ * (capacity 8, then doubling at each power of two). 0 or -1. */
+int hd_grow(void *pp, size_t n, size_t sz);
+
 /* Appends a job file's entries; 0 or -1 when out of memory. */
 int hd_add_func(struct hd_file *d, const struct hd_func *f);
 int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count);

@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "symbols.h"
+#include "names.h"
 
-int rp_no_demangle;
-int rp_demangle_missing;
+int nm_no_demangle;
+int nm_demangle_missing;
 
 /* ------------------------------------------------------------------ */
 /* Demangling: libstdc++'s __cxa_demangle, found at run time, so the C
@@ -21,14 +21,14 @@ int rp_demangle_missing;
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-char *rp_demangle(const char *raw)
+char *nm_demangle(const char *raw)
 {
 	static demangle_fn fn;
 	static int tried;
 	char *out;
 	int st = 0;
 
-	if (rp_no_demangle || strncmp(raw, "_Z", 2))
+	if (nm_no_demangle || strncmp(raw, "_Z", 2))
 		return NULL;
 	if (!tried) {
 		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
@@ -38,7 +38,7 @@ char *rp_demangle(const char *raw)
 			fn = (demangle_fn)(uintptr_t)dlsym(h, "__cxa_demangle");
 	}
 	if (!fn) {
-		rp_demangle_missing = 1;
+		nm_demangle_missing = 1;
 		return NULL;
 	}
 	/* a PLT stub or a clone keeps its suffix: demangle the stem */
@@ -95,21 +95,21 @@ static int utf8_len(const unsigned char *p)
 	return n;
 }
 
-static int special(unsigned char c, enum rp_esc how)
+static int special(unsigned char c, enum nm_esc how)
 {
 	switch (how) {
-	case RP_CSV:
+	case NM_CSV:
 		return c == '"';
-	case RP_JSON:
+	case NM_JSON:
 		return c == '"' || c == '\\';
-	case RP_XML:
+	case NM_XML:
 		return c == '<' || c == '>' || c == '&' || c == '"' || c == '\'';
 	default:
 		return 0;
 	}
 }
 
-int rp_is_plain(const char *s)
+int nm_is_plain(const char *s)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if (*p < 0x20 || *p >= 0x7f)
@@ -117,11 +117,11 @@ int rp_is_plain(const char *s)
 	return 1;
 }
 
-void rp_put(FILE *f, const char *s, enum rp_esc how)
+void nm_put(FILE *f, const char *s, enum nm_esc how)
 {
 	const unsigned char *p = (const unsigned char *)(s ? s : ""), *run = p;
 
-	if (how == RP_CSV || how == RP_JSON)
+	if (how == NM_CSV || how == NM_JSON)
 		fputc('"', f);
 	while (*p) {
 		int n = utf8_len(p);
@@ -134,7 +134,7 @@ void rp_put(FILE *f, const char *s, enum rp_esc how)
 		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
 			switch (*p) {
 			case '"':
-				fputs(how == RP_CSV ? "\"\"" : how == RP_JSON ? "\\\"" : "&quot;", f);
+				fputs(how == NM_CSV ? "\"\"" : how == NM_JSON ? "\\\"" : "&quot;", f);
 				break;
 			case '\\':
 				fputs("\\\\", f);
@@ -152,9 +152,9 @@ void rp_put(FILE *f, const char *s, enum rp_esc how)
 				fputs("&apos;", f);
 				break;
 			}
-		} else if (how == RP_JSON && n == 1) {
+		} else if (how == NM_JSON && n == 1) {
 			fprintf(f, "\\u%04x", *p);	/* a control byte */
-		} else if (how == RP_JSON || how == RP_XML) {
+		} else if (how == NM_JSON || how == NM_XML) {
 			fputs("\xef\xbf\xbd", f);	/* U+FFFD for what is not UTF-8 */
 		} else {
 			fprintf(f, "\\x%02x", *p);
@@ -162,6 +162,6 @@ void rp_put(FILE *f, const char *s, enum rp_esc how)
 		run = ++p;
 	}
 	fwrite(run, 1, (size_t)(p - run), f);
-	if (how == RP_CSV || how == RP_JSON)
+	if (how == NM_CSV || how == NM_JSON)
 		fputc('"', f);
 }

@@ -3,7 +3,7 @@
  * The names of an object file for hwprof report and annotate: function
  * symbols by ELF virtual address (libelf), PLT stubs as name@plt, the
  * build-id check against the data file, debug files (build-id under
- * /usr/lib/debug, .gnu_debuglink), source lines (libdw).
+ * /usr/lib/debug, .gnu_debuglink). Source lines are symbols-dwarf.c's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -21,7 +21,7 @@
 #include "../elfsym.h"
 #include "symbols.h"
 
-const char *rp_debug_dir = "/usr/lib/debug";
+const char *sym_debug_dir = "/usr/lib/debug";
 
 /* ------------------------------------------------------------------ */
 /* Opening ELF files: regular files only, never blocking on a FIFO      */
@@ -109,7 +109,7 @@ char *rp_file_buildid(const char *path)
 	return *bid ? strdup(bid) : NULL;
 }
 
-uint64_t rp_file_size(const char *path)
+uint64_t sym_file_size(const char *path)
 {
 	struct stat st;
 
@@ -138,7 +138,7 @@ static int has_debug_info(Elf *e)
 /* Symbols                                                              */
 
 struct symvec {
-	struct rp_sym *v;
+	struct sym_func *v;
 	size_t n, cap;
 };
 
@@ -148,7 +148,7 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct rp_sym *nv = realloc(s->v, cap * sizeof(*nv));
+		struct sym_func *nv = realloc(s->v, cap * sizeof(*nv));
 
 		if (!nv)
 			return -1;
@@ -158,7 +158,7 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 	dup = strdup(name);
 	if (!dup)
 		return -1;
-	s->v[s->n++] = (struct rp_sym){ lo, hi, dup, rank };
+	s->v[s->n++] = (struct sym_func){ lo, hi, dup, rank };
 	return 0;
 }
 
@@ -232,6 +232,154 @@ struct reloc {
 	const char *name;
 };
 
+/* The relocations that name GOT slots: all with a symbol (rel), and
+ * .rela.plt's by index (jslot, name NULL where it has no symbol). */
+struct relocs {
+	struct reloc *rel, *jslot;
+	size_t nrel, njslot;
+};
+
+static int reloc_push(struct reloc **v, size_t *n, uint64_t off, const char *name)
+{
+	struct reloc *nr = realloc(*v, (*n + 1) * sizeof(*nr));
+
+	if (!nr)
+		return -1;
+	*v = nr;
+	(*v)[(*n)++] = (struct reloc){ off, name };
+	return 0;
+}
+
+/* Adds the relocations of section scn (REL or RELA) to rs. 0 or -1. */
+static int scn_relocs(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf_Data *dsym,
+		      size_t dstr, struct relocs *rs)
+{
+	Elf_Data *d = elf_getdata(scn, NULL);
+	size_t cnt = sh->sh_size / sh->sh_entsize;
+	/* .rela.plt is the one the dynamic section's JMPREL names; its
+	 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
+	int is_plt_rel = (sh->sh_flags & SHF_INFO_LINK) != 0;
+
+	for (size_t i = 0; d && i < cnt; i++) {
+		uint64_t off, info;
+		const char *n;
+
+		if (sh->sh_type == SHT_RELA) {
+			GElf_Rela r;
+
+			if (!gelf_getrela(d, (int)i, &r))
+				continue;
+			off = r.r_offset;
+			info = r.r_info;
+		} else {
+			GElf_Rel r;
+
+			if (!gelf_getrel(d, (int)i, &r))
+				continue;
+			off = r.r_offset;
+			info = r.r_info;
+		}
+		n = reloc_name(e, dsym, dstr, info);
+		if (is_plt_rel && reloc_push(&rs->jslot, &rs->njslot, off, n))
+			return -1;
+		if (n && reloc_push(&rs->rel, &rs->nrel, off, n))
+			return -1;
+	}
+	return 0;
+}
+
+/* Every relocation of the object that names a .dynsym symbol. 0, or -1
+ * (none: no .dynsym, or out of memory). */
+static int all_relocs(Elf *e, struct relocs *rs)
+{
+	Elf_Data *dsym = NULL;
+	Elf_Scn *scn = NULL;
+	size_t dstr = 0;
+
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
+			dsym = elf_getdata(scn, NULL);
+			dstr = sh.sh_link;
+		}
+	}
+	if (!dsym)
+		return -1;
+	scn = NULL;
+	while ((scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
+		    !sh.sh_entsize)
+			continue;
+		if (scn_relocs(e, scn, &sh, dsym, dstr, rs))
+			return -1;
+	}
+	return 0;
+}
+
+/* The function an x86-64 PLT entry p (es bytes at address addr of
+ * section plt) jumps to, or NULL. */
+static const char *x86_plt_name(const struct relocs *rs, const unsigned char *p, uint64_t es,
+				uint64_t addr, const char *plt)
+{
+	/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
+	static const unsigned char at_j[] = { 0, 1, 4, 5 };
+
+	for (size_t q = 0; q < sizeof(at_j); q++) {
+		uint64_t j = at_j[q], got;
+		int32_t disp;
+
+		if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
+			continue;
+		memcpy(&disp, p + j + 2, 4);
+		got = addr + j + 6 + (uint64_t)(int64_t)disp;
+		for (size_t r = 0; r < rs->nrel; r++)
+			if (rs->rel[r].got == got)
+				return rs->rel[r].name;
+	}
+	/* a lazy entry beside .plt.sec: endbr64; push N */
+	if (es >= 9 && !strcmp(plt, ".plt") && !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
+		uint32_t idx;
+
+		memcpy(&idx, p + 5, 4);
+		if (idx < rs->njslot)
+			return rs->jslot[idx].name;
+	}
+	return NULL;
+}
+
+/* Names the entries of PLT section plt as NAME@plt. 0 or -1. */
+static int plt_scn_syms(Elf *e, const GElf_Ehdr *eh, const struct relocs *rs,
+			const char *plt, struct symvec *out)
+{
+	GElf_Shdr sh;
+	Elf_Data *d;
+	Elf_Scn *scn = scn_by_name(e, plt, &sh);
+	uint64_t es;
+	char buf[600];
+
+	if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) || !d->d_buf)
+		return 0;
+	es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
+	if (!strcmp(plt, ".plt.got") && sh.sh_entsize < 8)
+		es = 8;
+	for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
+		const unsigned char *p = (const unsigned char *)d->d_buf + at;
+		const char *name = NULL;
+
+		if (eh->e_machine == EM_X86_64)
+			name = x86_plt_name(rs, p, es, sh.sh_addr + at, plt);
+		if (!name)
+			continue;
+		snprintf(buf, sizeof(buf), "%s@plt", name);
+		if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
+			return -1;
+	}
+	return 0;
+}
+
 /*
  * PLT stubs (x86-64): each entry of .plt, .plt.sec and .plt.got jumps
  * through a GOT slot ("ff 25 disp32", rip-relative, maybe after endbr64
@@ -244,135 +392,20 @@ struct reloc {
 static void plt_syms(Elf *e, struct symvec *out)
 {
 	static const char *const plts[] = { ".plt", ".plt.sec", ".plt.got" };
-	struct reloc *rel = NULL, *jslot = NULL;
-	size_t nrel = 0, njslot = 0, dstr = 0;
-	Elf_Data *dsym = NULL;
-	Elf_Scn *scn = NULL;
+	struct relocs rs = { 0 };
 	GElf_Ehdr eh;
-	char buf[600];
 
-	if (!gelf_getehdr(e, &eh))
-		return;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-
-		if (gelf_getshdr(scn, &sh) && sh.sh_type == SHT_DYNSYM) {
-			dsym = elf_getdata(scn, NULL);
-			dstr = sh.sh_link;
-		}
-	}
-	if (!dsym)
-		return;
-	scn = NULL;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		size_t cnt;
-		int is_plt_rel;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
-		    !sh.sh_entsize)
-			continue;
-		d = elf_getdata(scn, NULL);
-		cnt = sh.sh_size / sh.sh_entsize;
-		/* .rela.plt is the one the dynamic section's JMPREL names; its
-		 * sh_info points at .plt/.got.plt: tell it by SHF_INFO_LINK. */
-		is_plt_rel = (sh.sh_flags & SHF_INFO_LINK) != 0;
-		for (size_t i = 0; d && i < cnt; i++) {
-			uint64_t off, info;
-			const char *n;
-			struct reloc *nr;
-
-			if (sh.sh_type == SHT_RELA) {
-				GElf_Rela r;
-
-				if (!gelf_getrela(d, (int)i, &r))
-					continue;
-				off = r.r_offset;
-				info = r.r_info;
-			} else {
-				GElf_Rel r;
-
-				if (!gelf_getrel(d, (int)i, &r))
-					continue;
-				off = r.r_offset;
-				info = r.r_info;
-			}
-			n = reloc_name(e, dsym, dstr, info);
-			if (is_plt_rel) {
-				nr = realloc(jslot, (njslot + 1) * sizeof(*nr));
-				if (!nr)
-					goto out;
-				jslot = nr;
-				jslot[njslot++] = (struct reloc){ off, n };
-			}
-			if (!n)
-				continue;
-			nr = realloc(rel, (nrel + 1) * sizeof(*nr));
-			if (!nr)
-				goto out;
-			rel = nr;
-			rel[nrel++] = (struct reloc){ off, n };
-		}
-	}
-	for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		uint64_t es;
-
-		scn = scn_by_name(e, plts[k], &sh);
-		if (!scn || sh.sh_type != SHT_PROGBITS || !(d = elf_getdata(scn, NULL)) ||
-		    !d->d_buf)
-			continue;
-		es = sh.sh_entsize >= 8 && sh.sh_entsize <= 64 ? sh.sh_entsize : 16;
-		if (!strcmp(plts[k], ".plt.got") && sh.sh_entsize < 8)
-			es = 8;
-		for (uint64_t at = 0; at + es <= d->d_size && at + es <= sh.sh_size; at += es) {
-			const unsigned char *p = (const unsigned char *)d->d_buf + at;
-			const char *name = NULL;
-
-			if (eh.e_machine == EM_X86_64) {
-				/* jmp at 0, after bnd (1), endbr64 (4), both (5) */
-				static const unsigned char at_j[] = { 0, 1, 4, 5 };
-
-				for (size_t q = 0; q < sizeof(at_j) && !name; q++) {
-					uint64_t j = at_j[q];
-					int32_t disp;
-					uint64_t got;
-
-					if (j + 6 > es || p[j] != 0xff || p[j + 1] != 0x25)
-						continue;
-					memcpy(&disp, p + j + 2, 4);
-					got = sh.sh_addr + at + j + 6 + (uint64_t)(int64_t)disp;
-					for (size_t r = 0; r < nrel && !name; r++)
-						if (rel[r].got == got)
-							name = rel[r].name;
-				}
-				/* a lazy entry beside .plt.sec: endbr64; push N */
-				if (!name && es >= 9 && !strcmp(plts[k], ".plt") &&
-				    !memcmp(p, "\xf3\x0f\x1e\xfa\x68", 5)) {
-					uint32_t idx;
-
-					memcpy(&idx, p + 5, 4);
-					if (idx < njslot)
-						name = jslot[idx].name;
-				}
-			}
-			if (!name)
-				continue;
-			snprintf(buf, sizeof(buf), "%s@plt", name);
-			if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
-				goto out;
-		}
-	}
-out:
-	free(rel);
-	free(jslot);
+	if (gelf_getehdr(e, &eh) && !all_relocs(e, &rs))
+		for (size_t k = 0; k < sizeof(plts) / sizeof(plts[0]); k++)
+			if (plt_scn_syms(e, &eh, &rs, plts[k], out))
+				break;
+	free(rs.rel);
+	free(rs.jslot);
 }
 
 static int cmp_sym(const void *a, const void *b)
 {
-	const struct rp_sym *x = a, *y = b;
+	const struct sym_func *x = a, *y = b;
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
@@ -383,7 +416,7 @@ static int cmp_sym(const void *a, const void *b)
 
 /* Sorted, one symbol per address (the preferred alias), and a symbol that
  * ran to its section's end cut at the next one. */
-static void finish(struct rp_obj *o, struct symvec *s)
+static void finish(struct sym_obj *o, struct symvec *s)
 {
 	size_t w = 0;
 
@@ -428,7 +461,7 @@ static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 
 	if (!bid || strlen(bid) < 4)
 		return NULL;
-	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", rp_debug_dir, bid, bid + 2);
+	snprintf(path, len, "%s/.build-id/%.2s/%s.debug", sym_debug_dir, bid, bid + 2);
 	e = open_elf(path, fd);
 	if (!e)
 		return NULL;
@@ -465,7 +498,7 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 		else if (i == 1)
 			snprintf(path, len, "%s/.debug/%s", dir, link);
 		else
-			snprintf(path, len, "%s%s/%s", rp_debug_dir, dir, link);
+			snprintf(path, len, "%s%s/%s", sym_debug_dir, dir, link);
 		if (!strcmp(path, objpath))
 			continue;
 		d = open_elf(path, fd);
@@ -480,8 +513,8 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 }
 
 /* Keeps the file with the debug info; libdw reads it (decompressing every
- * .debug section) only when a line is first asked for (rp_obj_dwarf()). */
-static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
+ * .debug section) only when a line is first asked for (sym_obj_dwarf()). */
+static void keep_dwarf(struct sym_obj *o, Elf *e, int fd, const char *path)
 {
 	o->dwelf = e;
 	o->dwfd = fd;
@@ -490,7 +523,7 @@ static void keep_dwarf(struct rp_obj *o, Elf *e, int fd, const char *path)
 	o->dwfile = strdup(path);
 }
 
-Dwarf *rp_obj_dwarf(struct rp_obj *o)
+Dwarf *sym_obj_dwarf(struct sym_obj *o)
 {
 	if (!o->dw && !o->dw_tried && o->dwelf) {
 		o->dw_tried = 1;
@@ -502,7 +535,7 @@ Dwarf *rp_obj_dwarf(struct rp_obj *o)
 /* ------------------------------------------------------------------ */
 /* One object                                                           */
 
-void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64_t size)
+void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint64_t size)
 {
 	memset(o, 0, sizeof(*o));
 	o->path = path;
@@ -511,7 +544,7 @@ void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64
 	o->dwfd = -1;
 }
 
-void rp_obj_free(struct rp_obj *o)
+void sym_obj_free(struct sym_obj *o)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
 		free(o->syms[i].name);
@@ -526,17 +559,17 @@ void rp_obj_free(struct rp_obj *o)
 	free(o->paths);
 	free(o->fn);
 	free(o->cus);
-	rp_obj_init(o, NULL, NULL, 0);
+	sym_obj_init(o, NULL, NULL, 0);
 }
 
 /* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
 static void warn_path(const char *what, const char *path, const char *extra)
 {
 	fputs("hwprof: warning: ", stderr);
-	rp_put(stderr, path, RP_TEXT);
+	nm_put(stderr, path, NM_TEXT);
 	fputs(what, stderr);
 	if (extra)
-		rp_put(stderr, extra, RP_TEXT);
+		nm_put(stderr, extra, NM_TEXT);
 	fputc('\n', stderr);
 }
 
@@ -551,75 +584,72 @@ static void warn_path(const char *what, const char *path, const char *extra)
  * differs, its names are used with the same warning and its code is not
  * disassembled.
  */
-void rp_obj_load(struct rp_obj *o)
+/* Names (and, where it has them, lines) from debug file d alone; keeps
+ * or closes d. */
+static void load_debug(struct sym_obj *o, Elf *d, int dfd, const char *dpath)
 {
 	struct symvec s = { 0 };
-	char got[129], dpath[4400];
-	Elf *e, *d = NULL;
-	int fd, dfd = -1;
 
-	if (o->loaded)
-		return;
-	o->loaded = 1;
-	if (!o->path || o->path[0] == '[')
-		return;		/* [vdso] and the like: no file */
-	e = open_elf(o->path, &fd);
-	if (!e) {
-		/* the object is gone: a debug file may still know it */
-		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
-		if (!d) {
-			warn_path(": cannot read it: its samples have no names", o->path, NULL);
-			return;
-		}
-		table_syms(d, SHT_SYMTAB, &s);
+	table_syms(d, SHT_SYMTAB, &s);
+	finish(o, &s);
+	if (has_debug_info(d))
+		keep_dwarf(o, d, dfd, dpath);
+	else
+		close_elf(d, dfd);
+}
+
+/* The object e (open on fd) was rebuilt since the recording: names from
+ * the debug file of the recorded build-id, else its own with a warning.
+ * Closes e. */
+static void load_rebuilt(struct sym_obj *o, Elf *e, int fd)
+{
+	char dpath[4400];
+	int dfd = -1;
+	Elf *d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+
+	o->mismatch = 1;
+	if (d) {
+		warn_path(": rebuilt since the recording (build-id differs): names from ",
+			  o->path, dpath);
+		load_debug(o, d, dfd, dpath);
+	} else {
+		struct symvec s = { 0 };
+
+		warn_path(": rebuilt since the recording (build-id differs) and no debug "
+			  "file has the recorded one: its names may be wrong", o->path, NULL);
+		table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
+		plt_syms(e, &s);
 		finish(o, &s);
-		o->readable = 1;
-		if (has_debug_info(d))
-			keep_dwarf(o, d, dfd, dpath);
-		else
-			close_elf(d, dfd);
-		return;
 	}
-	elf_buildid(e, got);
-	o->readable = 1;
-	if (o->buildid && strcasecmp(got, o->buildid)) {
-		o->mismatch = 1;
-		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
-		if (d) {
-			warn_path(": rebuilt since the recording (build-id differs): names from ",
-				  o->path, dpath);
-			table_syms(d, SHT_SYMTAB, &s);
-			finish(o, &s);
-			if (has_debug_info(d))
-				keep_dwarf(o, d, dfd, dpath);
-			else
-				close_elf(d, dfd);
-		} else {
-			warn_path(": rebuilt since the recording (build-id differs) and no debug "
-				  "file has the recorded one: its names may be wrong", o->path, NULL);
-			table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
-			plt_syms(e, &s);
-			finish(o, &s);
-		}
-		close_elf(e, fd);
-		return;
-	}
-	if (!o->buildid && o->size) {
-		struct stat st;
+	close_elf(e, fd);
+}
 
-		if (!fstat(fd, &st) && (uint64_t)st.st_size != o->size) {
-			char what[160];
+/* An object recorded without build-id whose size changed: a warning. */
+static void check_size(struct sym_obj *o, int fd)
+{
+	struct stat st;
+	char what[160];
 
-			o->mismatch = 1;
-			snprintf(what, sizeof(what),
-				 ": changed since the recording (no build-id; %llu bytes then, "
-				 "%llu now): its names may be wrong",
-				 (unsigned long long)o->size, (unsigned long long)st.st_size);
-			warn_path(what, o->path, NULL);
-		}
-	}
-	if (!o->mismatch)
-		o->textfile = strdup(o->path);
+	if (o->buildid || !o->size || fstat(fd, &st) || (uint64_t)st.st_size == o->size)
+		return;
+	o->mismatch = 1;
+	snprintf(what, sizeof(what),
+		 ": changed since the recording (no build-id; %llu bytes then, "
+		 "%llu now): its names may be wrong",
+		 (unsigned long long)o->size, (unsigned long long)st.st_size);
+	warn_path(what, o->path, NULL);
+}
+
+/* The object e (open on fd, build-id got) as recorded: its symbols, else
+ * its debug file's, else its dynamic ones; lines from whichever has
+ * DWARF. Closes or keeps e. */
+static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
+{
+	struct symvec s = { 0 };
+	char dpath[4400];
+	Elf *d = NULL;
+	int dfd = -1;
+
 	if (has_section_type(e, SHT_SYMTAB)) {
 		table_syms(e, SHT_SYMTAB, &s);
 	} else {
@@ -647,7 +677,42 @@ void rp_obj_load(struct rp_obj *o)
 	}
 }
 
-const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
+void sym_obj_load(struct sym_obj *o)
+{
+	char got[129], dpath[4400];
+	Elf *e, *d;
+	int fd, dfd = -1;
+
+	if (o->loaded)
+		return;
+	o->loaded = 1;
+	if (!o->path || o->path[0] == '[')
+		return;		/* [vdso] and the like: no file */
+	e = open_elf(o->path, &fd);
+	if (!e) {
+		/* the object is gone: a debug file may still know it */
+		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (!d) {
+			warn_path(": cannot read it: its samples have no names", o->path, NULL);
+			return;
+		}
+		o->readable = 1;
+		load_debug(o, d, dfd, dpath);
+		return;
+	}
+	elf_buildid(e, got);
+	o->readable = 1;
+	if (o->buildid && strcasecmp(got, o->buildid)) {
+		load_rebuilt(o, e, fd);
+		return;
+	}
+	check_size(o, fd);
+	if (!o->mismatch)
+		o->textfile = strdup(o->path);
+	load_current(o, e, fd, got);
+}
+
+const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr)
 {
 	size_t a = 0, b = o->nsyms;
 
@@ -667,13 +732,13 @@ const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr)
 	return NULL;
 }
 
-const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name)
+const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
 		if (!strcmp(o->syms[i].name, name))
 			return &o->syms[i];
 	for (size_t i = 0; i < o->nsyms; i++) {
-		char *dm = rp_demangle(o->syms[i].name);
+		char *dm = nm_demangle(o->syms[i].name);
 		int eq = 0;
 
 		if (dm) {
@@ -687,192 +752,4 @@ const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name)
 			return &o->syms[i];
 	}
 	return NULL;
-}
-
-static const char *die_name(Dwarf_Die *die)
-{
-	Dwarf_Attribute at;
-	const char *n;
-
-	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &at))))
-		return n;
-	if ((n = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &at))))
-		return n;
-	return dwarf_formstring(dwarf_attr_integrate(die, DW_AT_name, &at));
-}
-
-/* A relative source file name joined to its unit's compilation directory,
- * kept in o (a few distinct names per object: a short list, last hit
- * first). */
-const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file)
-{
-	Dwarf_Attribute at;
-	const char *dir;
-	char *joined;
-	void *np;
-
-	if (file[0] == '/')
-		return file;
-	if (o->npaths && o->paths[o->lastpath].raw == file)
-		return o->paths[o->lastpath].abs;
-	for (size_t i = 0; i < o->npaths; i++)
-		if (o->paths[i].raw == file) {
-			o->lastpath = i;
-			return o->paths[i].abs;
-		}
-	dir = dwarf_formstring(dwarf_attr(cu, DW_AT_comp_dir, &at));
-	if (!dir || asprintf(&joined, "%s/%s", dir, file) < 0)
-		return file;
-	np = realloc(o->paths, (o->npaths + 1) * sizeof(*o->paths));
-	if (!np) {
-		free(joined);
-		return file;
-	}
-	o->paths = np;
-	o->paths[o->npaths].raw = file;
-	o->paths[o->npaths].abs = joined;
-	o->lastpath = o->npaths++;
-	return joined;
-}
-
-/* The innermost function (inlined or not) at addr in unit cu, or NULL. */
-static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
-{
-	Dwarf_Die *scopes = NULL;
-	const char *fn = NULL;
-	int n = dwarf_getscopes(cu, addr, &scopes);
-
-	for (int i = 0; i < n && !fn; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			fn = die_name(&scopes[i]);
-	}
-	free(scopes);
-	return fn;
-}
-
-static void grow_fncache(struct rp_obj *o)
-{
-	size_t cap = o->capfn ? 2 * o->capfn : 256;
-	struct rp_fncache *nc = calloc(cap, sizeof(*nc));
-
-	if (!nc)
-		return;
-	for (size_t i = 0; i < o->capfn; i++) {
-		size_t j;
-
-		if (!o->fn[i].line)
-			continue;
-		j = ((uintptr_t)o->fn[i].line >> 4) & (cap - 1);
-		while (nc[j].line)
-			j = (j + 1) & (cap - 1);
-		nc[j] = o->fn[i];
-	}
-	free(o->fn);
-	o->fn = nc;
-	o->capfn = cap;
-}
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct rp_cu *x = a, *y = b;
-
-	return x->lo < y->lo ? -1 : x->lo > y->lo;
-}
-
-/* Every unit's address ranges, from the units themselves: clang writes no
- * .debug_aranges, and libdw before 0.189 finds no unit without it. */
-static void cu_ranges(struct rp_obj *o)
-{
-	Dwarf_Off off = 0, next;
-	size_t hsize, cap = 0;
-
-	o->cus_built = 1;
-	while (!dwarf_nextcu(o->dw, off, &next, &hsize, NULL, NULL, NULL)) {
-		Dwarf_Die cu;
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t it = 0;
-
-		if (dwarf_offdie(o->dw, off + hsize, &cu)) {
-			while ((it = dwarf_ranges(&cu, it, &base, &lo, &hi)) > 0) {
-				if (o->ncus == cap) {
-					struct rp_cu *nc;
-
-					cap = cap ? 2 * cap : 64;
-					nc = realloc(o->cus, cap * sizeof(*nc));
-					if (!nc)
-						return;
-					o->cus = nc;
-				}
-				o->cus[o->ncus++] = (struct rp_cu){ lo, hi, off + hsize };
-			}
-		}
-		off = next;
-	}
-	if (o->ncus)
-		qsort(o->cus, o->ncus, sizeof(*o->cus), cmp_range);
-}
-
-/* The unit holding addr: libdw's aranges, else the units' own ranges. */
-int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu)
-{
-	size_t a = 0, b;
-
-	if (!rp_obj_dwarf(o))
-		return -1;
-	if (dwarf_addrdie(o->dw, addr, cu))
-		return 0;
-	if (!o->cus_built)
-		cu_ranges(o);
-	b = o->ncus;
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (o->cus[m].lo <= addr)
-			a = m + 1;
-		else
-			b = m;
-	}
-	for (size_t i = a, k = 0; i > 0 && k < 16; i--, k++)
-		if (addr >= o->cus[i - 1].lo && addr < o->cus[i - 1].hi)
-			return dwarf_offdie(o->dw, o->cus[i - 1].die, cu) ? 0 : -1;
-	return -1;
-}
-
-int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
-		const char **func)
-{
-	Dwarf_Die cu;
-	Dwarf_Line *l;
-	size_t j;
-
-	if (!rp_obj_dwarf(o) || rp_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
-		return -1;
-	*file = dwarf_linesrc(l, NULL, NULL);
-	if (!*file || dwarf_lineno(l, line))
-		return -1;
-	*file = rp_obj_abs(o, &cu, *file);
-	if (!func)
-		return 0;
-	/* the function of a line-table row, found once: walking the unit's
-	 * scopes costs as much as the unit is large, and inlined code starts
-	 * a row of its own (its line differs from its caller's) */
-	if (o->nfn * 2 >= o->capfn)
-		grow_fncache(o);
-	if (o->nfn * 2 >= o->capfn) {		/* out of memory: no cache */
-		*func = scope_func(&cu, addr);
-		return 0;
-	}
-	j = ((uintptr_t)l >> 4) & (o->capfn - 1);
-	for (; o->fn[j].line; j = (j + 1) & (o->capfn - 1))
-		if (o->fn[j].line == l) {
-			*func = o->fn[j].func;
-			return 0;
-		}
-	*func = scope_func(&cu, addr);
-	o->fn[j].line = l;
-	o->fn[j].func = *func;
-	o->nfn++;
-	return 0;
 }

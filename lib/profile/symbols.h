@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Shared by hwprof report and annotate: an object file's names (symbols,
- * PLT stubs, debug files, source lines), demangling, and safe printing of
- * names that come from files a user does not control.
+ * PLT stubs, debug files: symbols.c; source lines: symbols-dwarf.c).
+ * Demangling and safe printing are names.h's, included here.
  */
 #ifndef HWPROF_PROFILE_SYMBOLS_H
 #define HWPROF_PROFILE_SYMBOLS_H
@@ -14,99 +14,83 @@
 #include <elfutils/libdw.h>
 #include <libelf.h>
 
+#include "names.h"
 #include "../sat.h"
 
-struct rp_fncache {
+struct sym_fncache {
 	Dwarf_Line *line;	/* a line-table row */
 	const char *func;	/* its innermost function, or NULL */
 };
 
-struct rp_cu {
+struct sym_cu {
 	uint64_t lo, hi;	/* an address range of a unit */
 	uint64_t die;		/* the unit's DIE offset */
 };
 
-struct rp_sym {
+struct sym_func {
 	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
 	char *name;		/* raw (mangled) name; "x@plt" for a stub */
 	int rank;		/* preference among aliases: higher wins */
 };
 
-/* One object of the data file, opened lazily by rp_obj_load(). */
-struct rp_obj {
+/* One object of the data file, opened lazily by sym_obj_load(). */
+struct sym_obj {
 	const char *path;	/* borrowed from the data file */
 	const char *buildid;	/* recorded build-id (hex) or NULL */
 	uint64_t size;		/* recorded size in bytes, 0 when unknown */
-	int loaded;		/* rp_obj_load() ran */
+	int loaded;		/* sym_obj_load() ran */
 	int readable;		/* names came from some file */
 	int mismatch;		/* the file is not the recorded one (build-id,
 				 * or size where none was recorded) */
-	struct rp_sym *syms;
+	struct sym_func *syms;
 	size_t nsyms;
 	char *textfile;		/* the file whose code matches (for objdump), or NULL */
 	char *dwfile;		/* the file the DWARF came from, or NULL */
 	int dwfd;
 	Elf *dwelf;
-	Dwarf *dw;		/* NULL until rp_obj_dwarf() */
+	Dwarf *dw;		/* NULL until sym_obj_dwarf() */
 	int dw_tried;
 	struct {
 		const char *raw;	/* as libdw gives it */
 		char *abs;		/* joined to its compilation directory */
 	} *paths;
 	size_t npaths, lastpath;
-	struct rp_fncache *fn;	/* open addressing by row */
+	struct sym_fncache *fn;	/* open addressing by row */
 	size_t nfn, capfn;
-	struct rp_cu *cus;	/* sorted; built when aranges fail */
+	struct sym_cu *cus;	/* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
 };
 
-void rp_obj_init(struct rp_obj *o, const char *path, const char *buildid, uint64_t size);
+void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint64_t size);
 /* Loads the symbols (and warns once on stderr about a rebuilt or unreadable
  * object); never fails: an object without names gives no symbols. */
-void rp_obj_load(struct rp_obj *o);
-void rp_obj_free(struct rp_obj *o);
+void sym_obj_load(struct sym_obj *o);
+void sym_obj_free(struct sym_obj *o);
 /* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
 char *rp_file_buildid(const char *path);
 /* A regular file's size in bytes, 0 when unknown (hwprof-data(5): SIZE). */
-uint64_t rp_file_size(const char *path);
+uint64_t sym_file_size(const char *path);
 /* The symbol covering addr, or NULL. */
-const struct rp_sym *rp_obj_sym(const struct rp_obj *o, uint64_t addr);
+const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr);
 /* The first symbol whose raw or demangled name is name, or NULL. */
-const struct rp_sym *rp_obj_find(const struct rp_obj *o, const char *name);
+const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name);
 /* The source of addr from DWARF (libdw): 0 and file/line, the innermost
  * function (inlined or not, raw name) when func is not NULL; -1 when
  * there is no line information. The strings live as long as o. */
-int rp_obj_line(struct rp_obj *o, uint64_t addr, const char **file, int *line,
+int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func);
 
 /* The DWARF unit holding addr: 0, or -1 when none does. */
-int rp_obj_cu(struct rp_obj *o, uint64_t addr, Dwarf_Die *cu);
+int sym_obj_cu(struct sym_obj *o, uint64_t addr, Dwarf_Die *cu);
 /* The debug info of an object, read on first use; NULL when it has none. */
-Dwarf *rp_obj_dwarf(struct rp_obj *o);
+Dwarf *sym_obj_dwarf(struct sym_obj *o);
 /* A source file name of unit cu made absolute with the unit's
  * compilation directory; lives as long as o. */
-const char *rp_obj_abs(struct rp_obj *o, Dwarf_Die *cu, const char *file);
+const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file);
 
-/* The demangled name (malloc'd) or NULL when raw is not a C++ name, the
- * demangler is missing, or demangling is off. */
-char *rp_demangle(const char *raw);
-extern int rp_no_demangle;
 /* Where debug files are looked for (default /usr/lib/debug). */
-extern const char *rp_debug_dir;
-/* 1 once a C++ name could not be demangled for lack of libstdc++. */
-extern int rp_demangle_missing;
-
-enum rp_esc {
-	RP_TEXT,	/* control bytes and invalid UTF-8 as \xNN */
-	RP_CSV,		/* RP_TEXT, inside "..." with " doubled (RFC 4180) */
-	RP_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
-	RP_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
-};
-/* 1 when s is printable ASCII only (nothing to escape in text). */
-int rp_is_plain(const char *s);
-/* Writes s for that format (no quotes added except for CSV and JSON). */
-void rp_put(FILE *f, const char *s, enum rp_esc how);
+extern const char *sym_debug_dir;
 
 int cmd_annotate(int argc, char **argv);
 

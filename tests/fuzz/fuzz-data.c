@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the data file reader of the hwprof command
- * (lib/profile/data.c hd_read(), versions 1, 2 and 3) on arbitrary files. A file
+ * (lib/profile/data-read.c hd_read(), versions 1, 2 and 3) on arbitrary files. A file
  * read must either be refused with one line naming it, or give a model
  * whose every index is in range; a model read is written out again and
  * must read back the same (hd_write() and hd_read() agree).

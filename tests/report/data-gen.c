@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writes hwprof data files with known contents for hwprof report's tests,
- * through lib/profile/data.c (so they are what hwprof record writes):
+ * through lib/profile/data-write.c (so they are what hwprof record writes):
  *   data-gen OUT < SPEC     one entry per line of SPEC:
  *     command TEXT
  *     event NAME PERIOD SAMPLES LOST THROTTLED MISSED WHY|-

@@ -862,7 +862,7 @@ int cmd_record(int argc, char **argv)
 			r->d.program = strdup(file);
 		r->d.program_id = rp_file_buildid(r->d.program ? r->d.program : file);
 		if (r->d.program)
-			r->d.program_size = rp_file_size(r->d.program);
+			r->d.program_size = sym_file_size(r->d.program);
 		if (!(r->d.host = strdup(host)) || !r->d.program) {
 			ret = die("out of memory");
 			goto out;

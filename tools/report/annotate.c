@@ -63,7 +63,7 @@ static void put_line(const char *s)
 		n += *p == '\t' ? 8 : 1;
 	buf = malloc(n + 1);
 	if (!buf) {
-		rp_put(stdout, s, RP_TEXT);
+		nm_put(stdout, s, NM_TEXT);
 		return;
 	}
 	n = 0;
@@ -79,7 +79,7 @@ static void put_line(const char *s)
 		}
 	}
 	buf[n] = 0;
-	rp_put(stdout, buf, RP_TEXT);
+	nm_put(stdout, buf, NM_TEXT);
 	free(buf);
 }
 
@@ -116,26 +116,16 @@ static char **read_source(const char *path, size_t *nlines)
 	return lines;
 }
 
-/* Source lines: the function's own file, from its first to its last line,
- * each with its samples; samples of code inlined from elsewhere after. */
-static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hit *h,
-		     size_t nh, uint64_t total)
+/* The function's extent [*lo, *hi] in its own file main_file, from the
+ * line table of its compile unit (at most 100000 lines). */
+static void func_extent(struct sym_obj *o, const struct sym_func *sym, const char *main_file,
+			int *lo, int *hi)
 {
-	const char *main_file, *file, *fn;
-	int line, lo = 0, hi = 0;
-	uint64_t *cnt;
-	size_t nsrc = 0;
-	char **src;
-	struct rv_table other = { 0 };
 	Dwarf_Die cu;
 	Dwarf_Lines *lines;
 	size_t nl;
 
-	if (rp_obj_line(o, sym->lo, &main_file, &line, NULL))
-		return -1;
-	lo = hi = line;
-	/* the function's extent in its file, from the line table */
-	if (!rp_obj_cu(o, sym->lo, &cu) && !dwarf_getsrclines(&cu, &lines, &nl)) {
+	if (!sym_obj_cu(o, sym->lo, &cu) && !dwarf_getsrclines(&cu, &lines, &nl)) {
 		for (size_t i = 0; i < nl; i++) {
 			Dwarf_Line *l = dwarf_onesrcline(lines, i);
 			Dwarf_Addr a;
@@ -144,47 +134,50 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 
 			if (!l || dwarf_lineaddr(l, &a) || a < sym->lo || a >= sym->hi ||
 			    dwarf_lineno(l, &ln) || !ln || !(s = dwarf_linesrc(l, NULL, NULL)) ||
-			    strcmp(rp_obj_abs(o, &cu, s), main_file))
+			    strcmp(sym_obj_abs(o, &cu, s), main_file))
 				continue;
-			if (ln < lo)
-				lo = ln;
-			if (ln > hi)
-				hi = ln;
+			if (ln < *lo)
+				*lo = ln;
+			if (ln > *hi)
+				*hi = ln;
 		}
 	}
-	if (hi - lo > 100000)
-		hi = lo + 100000;
-	cnt = calloc((size_t)(hi - lo) + 1, sizeof(*cnt));
-	if (!cnt)
-		return die("out of memory");
-	for (size_t i = 0; i < nh; i++) {
-		if (rp_obj_line(o, h[i].addr, &file, &line, &fn)) {
-			long k = rv_row(&other, 0, 0);
+	if (*hi - *lo > 100000)
+		*hi = *lo + 100000;
+}
 
-			if (k >= 0)
-				other.rows[k].n = hwp_add_sat(other.rows[k].n, h[i].n);
-			continue;
-		}
-		if (!strcmp(file, main_file) && line >= lo && line <= hi) {
-			cnt[line - lo] = hwp_add_sat(cnt[line - lo], h[i].n);
-		} else {
-			/* inlined from another file (or beyond the extent) */
-			uint64_t fh = 1469598103934665603ull;
-			long k;
+/* Adds n samples at (file, line) outside the function's own lines to
+ * other; file NULL: no line information. */
+static void count_other(struct rows_table *other, const char *file, int line, uint64_t n)
+{
+	uint64_t fh = 1469598103934665603ull;
+	long k;
 
-			for (const char *p = file; *p; p++)
-				fh = (fh ^ (unsigned char)*p) * 1099511628211ull;
-			k = rv_row(&other, fh, (uint64_t)line + 1);
-			if (k < 0)
-				continue;
-			other.rows[k].file = file;
-			other.rows[k].line = line;
-			other.rows[k].n = hwp_add_sat(other.rows[k].n, h[i].n);
-		}
+	if (!file) {
+		k = rows_get(other, 0, 0);
+		if (k >= 0)
+			other->rows[k].n = hwp_add_sat(other->rows[k].n, n);
+		return;
 	}
-	src = read_source(main_file, &nsrc);
+	for (const char *p = file; *p; p++)
+		fh = (fh ^ (unsigned char)*p) * 1099511628211ull;
+	k = rows_get(other, fh, (uint64_t)line + 1);
+	if (k < 0)
+		return;
+	other->rows[k].file = file;
+	other->rows[k].line = line;
+	other->rows[k].n = hwp_add_sat(other->rows[k].n, n);
+}
+
+/* Prints main_file's lines lo to hi, each with its samples cnt[ln - lo]. */
+static void print_source(const char *main_file, int lo, int hi, const uint64_t *cnt,
+			 uint64_t total)
+{
+	size_t nsrc = 0;
+	char **src = read_source(main_file, &nsrc);
+
 	fputs("# source: ", stdout);
-	rp_put(stdout, main_file, RP_TEXT);
+	nm_put(stdout, main_file, NM_TEXT);
 	if (!src)
 		fputs(" (not readable here: line numbers only)", stdout);
 	printf("\n%10s %8s %6s  %s\n", "samples", "percent", "line", "source");
@@ -192,43 +185,77 @@ static int by_source(struct rp_obj *o, const struct rp_sym *sym, const struct hi
 		uint64_t n = cnt[ln - lo];
 
 		if (n)
-			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n, rv_pct(n, total), ln);
+			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n, view_pct(n, total), ln);
 		else
 			printf("%10s %8s %6d  ", "", "", ln);
 		if (src && ln >= 1 && (size_t)ln <= nsrc)
 			put_line(src[ln - 1]);
 		putchar('\n');
 	}
-	if (other.n) {
-		printf("# samples at lines outside the function's own (inlined code):\n");
-		for (size_t i = 0; i < other.n; i++) {
-			const struct rv_row *r = &other.rows[i];
-
-			printf("%10llu %7.2f%%  ", (unsigned long long)r->n, rv_pct(r->n, total));
-			if (r->file) {
-				rp_put(stdout, r->file, RP_TEXT);
-				printf(":%d\n", r->line);
-			} else {
-				printf("(no line information)\n");
-			}
-		}
-	}
 	for (size_t i = 0; i < nsrc; i++)
 		free(src[i]);
 	free(src);
+}
+
+/* Prints the samples at lines outside the function's own. */
+static void print_other(const struct rows_table *other, uint64_t total)
+{
+	if (!other->n)
+		return;
+	printf("# samples at lines outside the function's own (inlined code):\n");
+	for (size_t i = 0; i < other->n; i++) {
+		const struct view_row *r = &other->rows[i];
+
+		printf("%10llu %7.2f%%  ", (unsigned long long)r->n, view_pct(r->n, total));
+		if (r->file) {
+			nm_put(stdout, r->file, NM_TEXT);
+			printf(":%d\n", r->line);
+		} else {
+			printf("(no line information)\n");
+		}
+	}
+}
+
+/* Source lines: the function's own file, from its first to its last line,
+ * each with its samples; samples of code inlined from elsewhere after. */
+static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct hit *h,
+		     size_t nh, uint64_t total)
+{
+	const char *main_file, *file, *fn;
+	int line, lo, hi;
+	struct rows_table other = { 0 };
+	uint64_t *cnt;
+
+	if (sym_obj_line(o, sym->lo, &main_file, &line, NULL))
+		return -1;
+	lo = hi = line;
+	func_extent(o, sym, main_file, &lo, &hi);
+	cnt = calloc((size_t)(hi - lo) + 1, sizeof(*cnt));
+	if (!cnt)
+		return die("out of memory");
+	for (size_t i = 0; i < nh; i++) {
+		if (sym_obj_line(o, h[i].addr, &file, &line, &fn))
+			count_other(&other, NULL, 0, h[i].n);
+		else if (!strcmp(file, main_file) && line >= lo && line <= hi)
+			cnt[line - lo] = hwp_add_sat(cnt[line - lo], h[i].n);
+		else	/* inlined from another file (or beyond the extent) */
+			count_other(&other, file, line, h[i].n);
+	}
+	print_source(main_file, lo, hi, cnt, total);
+	print_other(&other, total);
 	free(cnt);
-	rv_free(&other);
+	rows_free(&other);
 	return 0;
 }
 
 /* Instructions, from objdump -d over the function's range. */
-static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit *h,
+static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct hit *h,
 		   size_t nh, uint64_t total, const char *fname)
 {
 	char start[40], stop[40], *line = NULL;
 	char *argv[] = { (char *)"objdump", (char *)"-d", (char *)"-w",
 			 (char *)"--no-show-raw-insn", start, stop,
-			 (char *)(rp_no_demangle ? "--no-demangle" : "--demangle"), (char *)"--",
+			 (char *)(nm_no_demangle ? "--no-demangle" : "--demangle"), (char *)"--",
 			 o->textfile, NULL };
 	posix_spawn_file_actions_t fa;
 	uint64_t shown = 0;
@@ -239,7 +266,7 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 
 	if (!o->textfile) {
 		fputs("hwprof: ", stderr);
-		rp_put(stderr, fname, RP_TEXT);
+		nm_put(stderr, fname, NM_TEXT);
 		fputs(": no line information, and the object on disk is not the one recorded: "
 		      "cannot disassemble it\n", stderr);
 		return 1;
@@ -265,8 +292,8 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 		return die("out of memory");
 	}
 	printf("# disassembly of ");
-	rp_put(stdout, o->textfile, RP_TEXT);
-	printf(" (objdump%s)\n%10s %8s  %s\n", rp_obj_dwarf(o) ? "" : "; no line information",
+	nm_put(stdout, o->textfile, NM_TEXT);
+	printf(" (objdump%s)\n%10s %8s  %s\n", sym_obj_dwarf(o) ? "" : "; no line information",
 	       "samples", "percent", "address: instruction");
 	while (getline(&line, &cap, f) > 0) {
 		char *end;
@@ -283,7 +310,7 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 		n = hits_at(h, nh, a);
 		shown = hwp_add_sat(shown, n);
 		if (n)
-			printf("%10llu %7.2f%%  ", (unsigned long long)n, rv_pct(n, total));
+			printf("%10llu %7.2f%%  ", (unsigned long long)n, view_pct(n, total));
 		else
 			printf("%10s %8s  ", "", "");
 		put_line(p);
@@ -299,175 +326,208 @@ static int by_insn(struct rp_obj *o, const struct rp_sym *sym, const struct hit 
 	return 0;
 }
 
-int cmd_annotate(int argc, char **argv)
-{
-	const char *fname = NULL, *evarg = NULL, *file, *v;
-	char *deflt = (char *)"hwprof.data";
-	char **args = calloc((size_t)argc + 1, sizeof(*args));
-	int event = 0, asm_only = 0, ret = 1;
-	struct rv_inputs in = { 0 };
-	size_t nargs = 0;
-	const struct rp_sym *best = NULL;
-	struct rp_obj *bo = NULL;
-	uint64_t bestn = 0;
-	struct hit *h = NULL;
-	size_t nh = 0;
-	struct hd_file d;
-	struct rv_ctx c;
+struct annotate_args {
+	const char *fname, *evarg;
+	int asm_only;
+	char **args;		/* files and directories */
+	size_t nargs;
+};
 
-	if (!args)
-		return die("out of memory");
+/* Parses the command line into a: 0, 1 after one line on stderr, or -1
+ * after printing the help. */
+static int annotate_parse(int argc, char **argv, struct annotate_args *a)
+{
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *arg = argv[i], *v;
 		int bad = 0;
 
-		if (a[0] != '-' || !a[1]) {
-			if (!fname)
-				fname = a;
+		if (arg[0] != '-' || !arg[1]) {
+			if (!a->fname)
+				a->fname = arg;
 			else
-				args[nargs++] = argv[i];
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+				a->args[a->nargs++] = argv[i];
+		} else if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
 			fputs(annotate_usage, stdout);
-			free(args);
-			return 0;
+			return -1;
 		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
-			evarg = v;
+			a->evarg = v;
 		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
-			rp_debug_dir = v;
+			sym_debug_dir = v;
 		} else if (bad) {
-			die("%s needs a value (see hwprof annotate --help)", a);
-			goto out_args;
-		} else if (!strcmp(a, "--asm")) {
-			asm_only = 1;
-		} else if (!strcmp(a, "--no-demangle")) {
-			rp_no_demangle = 1;
+			return die("%s needs a value (see hwprof annotate --help)", arg);
+		} else if (!strcmp(arg, "--asm")) {
+			a->asm_only = 1;
+		} else if (!strcmp(arg, "--no-demangle")) {
+			nm_no_demangle = 1;
 		} else {
 			fputs("hwprof: unknown option ", stderr);
-			rp_put(stderr, a, RP_TEXT);
+			nm_put(stderr, arg, NM_TEXT);
 			fputs(" (see hwprof annotate --help)\n", stderr);
-			goto out_args;
+			return 1;
 		}
 	}
-	if (!nargs)
-		args[nargs++] = deflt;
-	if (!fname) {
-		die("annotate needs a function (see hwprof annotate --help)");
-		goto out_args;
+	if (!a->nargs)
+		a->args[a->nargs++] = (char *)"hwprof.data";
+	if (!a->fname)
+		return die("annotate needs a function (see hwprof annotate --help)");
+	return 0;
+}
+
+/* The function annotated: its symbol, object, samples and their addresses. */
+struct target {
+	const struct sym_func *sym;
+	struct sym_obj *o;
+	uint64_t n;
+	struct hit *h;
+	size_t nh;
+};
+
+/* The sampled object whose function fname took most samples of the
+ * event: fills t->sym, t->o and t->n (sym NULL: none). 0 or -1. */
+static int find_target(struct view_ctx *c, const char *fname, struct target *t)
+{
+	const struct hd_file *d = c->d;
+	uint64_t *per = calloc(d->nobjects + 1, sizeof(*per));
+	const struct sym_func **sym = calloc(d->nobjects + 1, sizeof(*sym));
+
+	if (!per || !sym) {
+		free(per);
+		free(sym);
+		return -1;
 	}
-	if (evarg && rv_event(evarg, NULL, NULL, &event))
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+		struct sym_obj *o;
+
+		if (s->event != (uint32_t)c->event || s->object == HD_NO_OBJECT)
+			continue;
+		o = &c->objs[s->object];
+		if (!o->loaded) {
+			sym_obj_load(o);
+			sym[s->object] = sym_obj_find(o, fname);
+		}
+		if (sym[s->object] && s->addr >= sym[s->object]->lo &&
+		    s->addr < sym[s->object]->hi)
+			per[s->object] = hwp_add_sat(per[s->object], s->count);
+	}
+	for (size_t k = 0; k < d->nobjects; k++)
+		if (sym[k] && (!t->sym || per[k] > t->n)) {
+			t->sym = sym[k];
+			t->n = per[k];
+			t->o = &c->objs[k];
+		}
+	free(per);
+	free(sym);
+	return 0;
+}
+
+/* The target's samples, one entry per address, sorted (a merged file may
+ * repeat an address once per thread). 0 or -1. */
+static int target_hits(const struct view_ctx *c, struct target *t)
+{
+	const struct hd_file *d = c->d;
+	size_t w = 0;
+
+	t->h = calloc(d->nsamples + 1, sizeof(*t->h));
+	if (!t->h)
+		return -1;
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+
+		if (s->event == (uint32_t)c->event && s->object != HD_NO_OBJECT &&
+		    &c->objs[s->object] == t->o && s->addr >= t->sym->lo && s->addr < t->sym->hi)
+			t->h[t->nh++] = (struct hit){ s->addr, s->count };
+	}
+	qsort(t->h, t->nh, sizeof(*t->h), by_addr);
+	for (size_t i = 0; i < t->nh; i++) {
+		if (w && t->h[w - 1].addr == t->h[i].addr)
+			t->h[w - 1].n = hwp_add_sat(t->h[w - 1].n, t->h[i].n);
+		else
+			t->h[w++] = t->h[i];
+	}
+	t->nh = w;
+	return 0;
+}
+
+/* Finds and prints the function: 0, or 1 after one line on stderr. */
+static int annotate(struct view_ctx *c, const char *fname, const char *file, int asm_only)
+{
+	struct target t = { 0 };
+	char *name;
+	int ret;
+
+	if (find_target(c, fname, &t))
+		return die("out of memory");
+	if (!t.sym) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, fname, NM_TEXT);
+		fputs(": no such function in the sampled objects of ", stderr);
+		nm_put(stderr, file, NM_TEXT);
+		fputc('\n', stderr);
+		return 1;
+	}
+	if (target_hits(c, &t))
+		return die("out of memory");
+	name = view_func_name(t.sym->name);
+	printf("# ");
+	nm_put(stdout, name ? name : t.sym->name, NM_TEXT);
+	printf(" in ");
+	nm_put(stdout, t.o->path, NM_TEXT);
+	printf(": %llu samples of ", (unsigned long long)t.n);
+	nm_put(stdout, c->d->events[c->event].name, NM_TEXT);
+	printf("\n");
+	free(name);
+	if (asm_only || by_source(t.o, t.sym, t.h, t.nh, t.n))
+		ret = by_insn(t.o, t.sym, t.h, t.nh, t.n, fname);
+	else
+		ret = 0;
+	free(t.h);
+	return ret;
+}
+
+int cmd_annotate(int argc, char **argv)
+{
+	struct annotate_args a = { 0 };
+	struct merge_inputs in = { 0 };
+	const char *file;
+	int event = 0, ret = 1, r;
+	struct hd_file d;
+	struct view_ctx c;
+
+	a.args = calloc((size_t)argc + 1, sizeof(*a.args));
+	if (!a.args)
+		return die("out of memory");
+	r = annotate_parse(argc, argv, &a);
+	if (r) {
+		free(a.args);
+		return r < 0 ? 0 : 1;
+	}
+	if (a.evarg && view_event(a.evarg, NULL, NULL, &event))
 		goto out_args;
 	if (elf_version(EV_CURRENT) == EV_NONE) {
 		die("libelf: %s", elf_errmsg(-1));
 		goto out_args;
 	}
 	/* several files, or a directory's: merged as report merges them */
-	if (rv_inputs(&in, args, nargs) || rv_read(&d, in.files, in.n, 0))
+	if (merge_inputs(&in, a.args, a.nargs) || merge_read(&d, in.files, in.n, 0))
 		goto out_args;
 	file = in.n > 1 ? "the merged files" : in.files[0];
-	if (evarg && rv_event(evarg, &d, file, &event))
+	if (a.evarg && view_event(a.evarg, &d, file, &event))
 		goto out_file;
 	if (!d.nevents) {
 		die("%s: no events", file);
 		goto out_file;
 	}
-	if (rv_ctx_init(&c, &d, event, RV_VIEW_FUNCS)) {
+	if (view_ctx_init(&c, &d, event, VIEW_FUNCS)) {
 		die("out of memory");
 		goto out_file;
 	}
-	/* the sampled object whose function of that name took most samples */
-	{
-		uint64_t *per = calloc(d.nobjects + 1, sizeof(*per));
-		const struct rp_sym **sym = calloc(d.nobjects + 1, sizeof(*sym));
-
-		if (!per || !sym) {
-			free(per);
-			free(sym);
-			die("out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < d.nsamples; i++) {
-			const struct hd_sample *s = &d.samples[i];
-			struct rp_obj *o;
-
-			if (s->event != (uint32_t)event || s->object == HD_NO_OBJECT)
-				continue;
-			o = &c.objs[s->object];
-			if (!o->loaded) {
-				rp_obj_load(o);
-				sym[s->object] = rp_obj_find(o, fname);
-			}
-			if (sym[s->object] && s->addr >= sym[s->object]->lo &&
-			    s->addr < sym[s->object]->hi)
-				per[s->object] = hwp_add_sat(per[s->object], s->count);
-		}
-		for (size_t k = 0; k < d.nobjects; k++)
-			if (sym[k] && (!best || per[k] > bestn)) {
-				best = sym[k];
-				bestn = per[k];
-				bo = &c.objs[k];
-			}
-		if (best) {
-			h = calloc(d.nsamples + 1, sizeof(*h));
-			for (size_t i = 0; h && i < d.nsamples; i++) {
-				const struct hd_sample *s = &d.samples[i];
-
-				if (s->event == (uint32_t)event && s->object != HD_NO_OBJECT &&
-				    &c.objs[s->object] == bo && s->addr >= best->lo &&
-				    s->addr < best->hi)
-					h[nh++] = (struct hit){ s->addr, s->count };
-			}
-		}
-		free(per);
-		free(sym);
-	}
-	if (!best) {
-		fputs("hwprof: ", stderr);
-		rp_put(stderr, fname, RP_TEXT);
-		fputs(": no such function in the sampled objects of ", stderr);
-		rp_put(stderr, file, RP_TEXT);
-		fputc('\n', stderr);
-		goto out;
-	}
-	if (!h) {
-		die("out of memory");
-		goto out;
-	}
-	/* one entry per address (a merged file may repeat one per thread) */
-	qsort(h, nh, sizeof(*h), by_addr);
-	{
-		size_t w = 0;
-
-		for (size_t i = 0; i < nh; i++) {
-			if (w && h[w - 1].addr == h[i].addr)
-				h[w - 1].n = hwp_add_sat(h[w - 1].n, h[i].n);
-			else
-				h[w++] = h[i];
-		}
-		nh = w;
-	}
-	{
-		char *name = rv_func_name(best->name);
-
-		printf("# ");
-		rp_put(stdout, name ? name : best->name, RP_TEXT);
-		printf(" in ");
-		rp_put(stdout, bo->path, RP_TEXT);
-		printf(": %llu samples of ", (unsigned long long)bestn);
-		rp_put(stdout, d.events[event].name, RP_TEXT);
-		printf("\n");
-		free(name);
-	}
-	if (asm_only || by_source(bo, best, h, nh, bestn))
-		ret = by_insn(bo, best, h, nh, bestn, fname);
-	else
-		ret = 0;
-out:
-	free(h);
-	rv_ctx_free(&c);
+	ret = annotate(&c, a.fname, file, a.asm_only);
+	view_ctx_free(&c);
 out_file:
 	hd_free(&d);
 out_args:
-	rv_inputs_free(&in);
-	free(args);
+	merge_inputs_free(&in);
+	free(a.args);
 	return ret ? 1 : 0;
 }

@@ -142,99 +142,163 @@ static int by_str(const void *x, const void *y)
 }
 
 /* Appends s (owned) to the list; 0 or -1. */
-static int push(struct rv_inputs *in, char *s)
+/* The input that is the same file as st (device and inode), or -1. */
+static long same_file(const struct merge_inputs *in, const struct stat *st)
 {
+	for (size_t i = 0; i < in->n; i++)
+		if (in->keys[i].known && in->keys[i].dev == st->st_dev &&
+		    in->keys[i].ino == st->st_ino)
+			return (long)i;
+	return -1;
+}
+
+/* Adds s (st: its stat, NULL when it has none), unless it is a file
+ * already there: then one line says so and s is freed. 0 or -1. */
+static int push(struct merge_inputs *in, char *s, const struct stat *st)
+{
+	long twin = st ? same_file(in, st) : -1;
+
+	if (twin >= 0) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, s, NM_TEXT);
+		if (strcmp(s, in->files[twin])) {
+			fputs(" and ", stderr);
+			nm_put(stderr, in->files[twin], NM_TEXT);
+			fputs(" are one file: counted once\n", stderr);
+		} else {
+			fputs(" given twice: counted once\n", stderr);
+		}
+		free(s);
+		return 0;
+	}
 	if (in->n == in->cap) {
 		size_t cap = in->cap ? 2 * in->cap : 16;
 		char **np = realloc(in->files, cap * sizeof(*np));
+		struct merge_input_key *nk;
 
 		if (!np)
 			return -1;
 		in->files = np;
+		nk = realloc(in->keys, cap * sizeof(*nk));
+		if (!nk)
+			return -1;
+		in->keys = nk;
 		in->cap = cap;
 	}
+	in->keys[in->n] = (struct merge_input_key){ 0, 0, 0 };
+	if (st)
+		in->keys[in->n] = (struct merge_input_key){ st->st_dev, st->st_ino, 1 };
 	in->files[in->n++] = s;
 	return 0;
 }
 
 /* The regular files named *.data in dir, sorted by name. 0, or 1 after
  * one line on stderr. */
-static int add_dir(struct rv_inputs *in, const char *dir, DIR *dp)
+static int add_dir(struct merge_inputs *in, const char *dir, DIR *dp)
 {
 	size_t first = in->n, dl = strlen(dir);
 	struct dirent *e;
+	char **names = NULL;
+	size_t nn = 0, cap = 0;
+	int ret = 0;
 
+	/* sorted by name before the check for files given twice, so that
+	 * the one kept is the first in that order */
 	while ((e = readdir(dp))) {
 		size_t n = strlen(e->d_name);
-		struct stat st;
 		char *p;
 
 		if (n <= 5 || strcmp(e->d_name + n - 5, ".data"))
 			continue;
+		if (nn == cap) {
+			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
+
+			if (!nv) {
+				ret = die("out of memory");
+				goto out;
+			}
+			names = nv;
+		}
 		if (asprintf(&p, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-			     e->d_name) < 0)
-			return die("out of memory");
+			     e->d_name) < 0) {
+			ret = die("out of memory");
+			goto out;
+		}
+		names[nn++] = p;
+	}
+	if (nn)
+		qsort(names, nn, sizeof(char *), by_str);
+	for (size_t i = 0; i < nn; i++) {
+		struct stat st;
+		char *p = names[i];
+
+		names[i] = NULL;
 		if (stat(p, &st) || !S_ISREG(st.st_mode)) {
 			free(p);
 			continue;
 		}
-		if (push(in, p)) {
+		if (push(in, p, &st)) {
 			free(p);
-			return die("out of memory");
+			ret = die("out of memory");
+			goto out;
 		}
 	}
-	if (in->n == first) {
+	if (in->n == first && !ret) {
 		fputs("hwprof: ", stderr);
-		rp_put(stderr, dir, RP_TEXT);
+		nm_put(stderr, dir, NM_TEXT);
 		fputs(": a directory with no data files (*.data) in it\n", stderr);
-		return 1;
+		ret = 1;
 	}
-	qsort(in->files + first, in->n - first, sizeof(char *), by_str);
-	return 0;
+out:
+	for (size_t i = 0; i < nn; i++)
+		free(names[i]);
+	free(names);
+	return ret;
 }
 
-int rv_inputs(struct rv_inputs *in, char **args, size_t nargs)
+int merge_inputs(struct merge_inputs *in, char **args, size_t nargs)
 {
 	memset(in, 0, sizeof(*in));
 	for (size_t i = 0; i < nargs; i++) {
 		struct stat st;
+		int known = !stat(args[i], &st), r;
 		DIR *dp;
 		char *p;
-		int r;
 
-		if (!stat(args[i], &st) && S_ISDIR(st.st_mode)) {
+		if (known && S_ISDIR(st.st_mode)) {
 			dp = opendir(args[i]);
 			if (!dp) {
 				fputs("hwprof: ", stderr);
-				rp_put(stderr, args[i], RP_TEXT);
+				nm_put(stderr, args[i], NM_TEXT);
 				fprintf(stderr, ": %s\n", strerror(errno));
-				rv_inputs_free(in);
+				merge_inputs_free(in);
 				return 1;
 			}
 			r = add_dir(in, args[i], dp);
 			closedir(dp);
 			if (r) {
-				rv_inputs_free(in);
+				merge_inputs_free(in);
 				return 1;
 			}
 			continue;
 		}
 		/* anything else is read as a file, which says what is wrong */
 		p = strdup(args[i]);
-		if (!p || push(in, p)) {
+		if (!p || push(in, p, known ? &st : NULL)) {
 			free(p);
-			rv_inputs_free(in);
+			merge_inputs_free(in);
 			return die("out of memory");
 		}
 	}
 	return 0;
 }
 
-void rv_inputs_free(struct rv_inputs *in)
+void merge_inputs_free(struct merge_inputs *in)
 {
 	for (size_t i = 0; i < in->n; i++)
 		free(in->files[i]);
 	free(in->files);
+	free(in->keys);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -246,16 +310,16 @@ static int refuse(const char *a, const char *b, const char *what, const char *x,
 		  const char *y)
 {
 	fputs("hwprof: ", stderr);
-	rp_put(stderr, a, RP_TEXT);
+	nm_put(stderr, a, NM_TEXT);
 	fputs(" and ", stderr);
-	rp_put(stderr, b, RP_TEXT);
+	nm_put(stderr, b, NM_TEXT);
 	fputc(' ', stderr);
 	fputs(what, stderr);
 	if (x) {
 		fputs(" (", stderr);
-		rp_put(stderr, x, RP_TEXT);
+		nm_put(stderr, x, NM_TEXT);
 		fputs(", ", stderr);
-		rp_put(stderr, y, RP_TEXT);
+		nm_put(stderr, y, NM_TEXT);
 		fputc(')', stderr);
 	}
 	fputc('\n', stderr);
@@ -368,7 +432,7 @@ static int same_size(const struct hd_file *f, const char *fn, const struct hd_fi
 
 /* Records the ranks of file number i in seen (rank -> file i + 1);
  * 1 after one line when another file holds one of them. */
-static int new_ranks(struct rv_table *seen, const struct hd_file *f, size_t i, char **files)
+static int new_ranks(struct rows_table *seen, const struct hd_file *f, size_t i, char **files)
 {
 	for (size_t k = 0; k <= f->nprocs; k++) {
 		int r = k < f->nprocs ? f->procs[k].rank : f->rank;
@@ -376,7 +440,7 @@ static int new_ranks(struct rv_table *seen, const struct hd_file *f, size_t i, c
 
 		if (r < 0)
 			continue;
-		j = rv_row(seen, (uint64_t)r, 0);
+		j = rows_get(seen, (uint64_t)r, 0);
 		if (j < 0)
 			return die("out of memory");
 		if (!seen->rows[j].aux) {
@@ -403,7 +467,7 @@ static int lacks_rank(const struct hd_file *f, const char *fn)
 	if (!none)
 		return 0;
 	fputs("hwprof: ", stderr);
-	rp_put(stderr, fn, RP_TEXT);
+	nm_put(stderr, fn, NM_TEXT);
 	fputs(": no MPI rank in it (not recorded under an MPI launcher): --ranks needs "
 	      "ranks\n", stderr);
 	return 1;
@@ -416,7 +480,7 @@ static int read_one(const char *path, struct hd_file *f)
 	if (!hd_read(path, f, err, sizeof(err)))
 		return 0;
 	fputs("hwprof: ", stderr);
-	rp_put(stderr, err, RP_TEXT);
+	nm_put(stderr, err, NM_TEXT);
 	fputc('\n', stderr);
 	return 1;
 }
@@ -440,9 +504,9 @@ static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
 
 /* Reads files into d: one file as it is, several merged (after the checks
  * that they are parts of one run: hwprof(1)). */
-int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
+int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 {
-	struct rv_table seen = { 0 };	/* MPI rank -> file number + 1 */
+	struct rows_table seen = { 0 };	/* MPI rank -> file number + 1 */
 	struct hd_file first;
 	int ret = 1;
 
@@ -466,10 +530,10 @@ int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 			const char *job = f.job ? files[i] : files[0];
 
 			fputs("hwprof: ", stderr);
-			rp_put(stderr, job, RP_TEXT);
+			nm_put(stderr, job, NM_TEXT);
 			fputs(" is a job file (libhwprof-mpi): it is reported alone, not merged "
 			      "with ", stderr);
-			rp_put(stderr, f.job ? files[i ? 0 : 1] : files[i], RP_TEXT);
+			nm_put(stderr, f.job ? files[i ? 0 : 1] : files[i], NM_TEXT);
 			fputc('\n', stderr);
 			hd_free(&f);
 			goto out;
@@ -498,7 +562,7 @@ int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 	ret = 0;
 out:
 	hd_free(&first);
-	rv_free(&seen);
+	rows_free(&seen);
 	if (ret)
 		hd_free(d);
 	return ret;

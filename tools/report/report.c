@@ -44,7 +44,7 @@ static int is_clock(const char *name)
 
 /* The warnings of the reported event: threads it could not see, samples
  * the kernel dropped; to stderr and, with prefix, into the output. */
-void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
+void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
 		 int json)
 {
 	const struct hd_event *e = &d->events[event];
@@ -66,29 +66,29 @@ void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event
 			continue;
 		if (f == stderr) {
 			fputs("hwprof: ", f);
-			rp_put(f, msg, RP_TEXT);
+			nm_put(f, msg, NM_TEXT);
 			fputc('\n', f);
 		} else if (json) {
 			fputs(first ? "" : ", ", f);
-			rp_put(f, msg, RP_JSON);
+			nm_put(f, msg, NM_JSON);
 		} else {
 			fputs(prefix, f);
-			rp_put(f, msg, RP_TEXT);
+			nm_put(f, msg, NM_TEXT);
 			fputc('\n', f);
 		}
 		first = 0;
 	}
 }
 
-void rv_text_header(const struct rv_ctx *c)
+void report_text_header(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 
 	fputs("# command: ", stdout);
-	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
-	       RP_TEXT);
+	nm_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
+	       NM_TEXT);
 	/* a version 1 file names one process and no thread: its threads
-	 * are not known (lib/profile/data.c keeps one for the process) */
+	 * are not known (lib/profile/data-read.c keeps one for the process) */
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
 	else
@@ -97,7 +97,7 @@ void rv_text_header(const struct rv_ctx *c)
 		const struct hd_event *e = &d->events[i];
 
 		printf("# event %zu%s: ", i, (int)i == c->event ? " (this report)" : "");
-		rp_put(stdout, e->name, RP_TEXT);
+		nm_put(stdout, e->name, NM_TEXT);
 		if (e->period)
 			printf(", one sample every %llu%s\n", (unsigned long long)e->period,
 			       is_clock(e->name) ? " ns" : " events");
@@ -108,20 +108,20 @@ void rv_text_header(const struct rv_ctx *c)
 		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
 		if (e->missed) {
 			fputs(" (", stdout);
-			rp_put(stdout, e->missed_why ? e->missed_why : "reason unknown", RP_TEXT);
+			nm_put(stdout, e->missed_why ? e->missed_why : "reason unknown", NM_TEXT);
 			fputc(')', stdout);
 		}
 		fputc('\n', stdout);
 	}
-	rv_warnings(stdout, "# ", d, c->event, 0);
-	if (rp_demangle_missing)
+	report_warnings(stdout, "# ", d, c->event, 0);
+	if (nm_demangle_missing)
 		printf("# note: libstdc++.so.6 not found: C++ names are not demangled\n");
 	printf("#\n");
 }
 
-static const char *obj_name(const struct rv_ctx *c, uint32_t obj)
+static const char *obj_name(const struct view_ctx *c, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT ? "[unknown]" : rv_base(c->d->objects[obj].path);
+	return obj == HD_NO_OBJECT ? "[unknown]" : view_base(c->d->objects[obj].path);
 }
 
 
@@ -145,7 +145,7 @@ static void cell(const char *s, int width)
 	size_t len = 0;
 	FILE *m;
 
-	if (rp_is_plain(s)) {
+	if (nm_is_plain(s)) {
 		size_t n = strlen(s);
 
 		fwrite(s, 1, n, stdout);
@@ -155,7 +155,7 @@ static void cell(const char *s, int width)
 	m = open_memstream(&buf, &len);
 	if (!m)
 		return;
-	rp_put(m, s, RP_TEXT);
+	nm_put(m, s, NM_TEXT);
 	fclose(m);
 	printf("%-*s", width, buf ? buf : "");
 	free(buf);
@@ -218,51 +218,51 @@ static const char *thread_comm(const struct hd_file *d, uint32_t t)
 	return d->threads[t].comm ? d->threads[t].comm : "-";
 }
 
-static void text_rows(const struct rv_ctx *c)
+static void text_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 
 	switch (c->view) {
-	case RV_VIEW_FUNCS:
+	case VIEW_FUNCS:
 		printf("%8s %10s  %-40s %s\n", "percent", "samples", "function", "object");
 		break;
-	case RV_VIEW_OBJECTS:
+	case VIEW_OBJECTS:
 		printf("%8s %10s  %-40s %s\n", "percent", "samples", "object", "path");
 		break;
-	case RV_VIEW_LINES:
+	case VIEW_LINES:
 		printf("%8s %10s  %-32s %-32s %s\n", "percent", "samples", "line", "function",
 		       "object");
 		break;
-	case RV_VIEW_THREADS:
+	case VIEW_THREADS:
 		printf("%8s %10s  %-8s %-8s %-16s %s\n", "percent", "samples", "tid", "pid",
 		       "comm", "top function");
 		break;
-	case RV_VIEW_PROCS:
+	case VIEW_PROCS:
 		printf("%8s %10s  %-8s %-32s %s\n", "percent", "samples", "pid", "command",
 		       "top function");
 		break;
 	}
 	for (size_t i = 0; i < c->rows.n; i++) {
-		const struct rv_row *r = &c->rows.rows[i];
+		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
-		const char *name = rv_name(r, nb);
+		const char *name = view_name(r, nb);
 
 		lead(r->n, c->total);
 		switch (c->view) {
-		case RV_VIEW_FUNCS:
+		case VIEW_FUNCS:
 			cell(name, 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
-		case RV_VIEW_OBJECTS:
+		case VIEW_OBJECTS:
 			cell(name, 40);
 			putchar(' ');
-			cell(rv_obj_path(c, r->obj), 0);
+			cell(view_obj_path(c, r->obj), 0);
 			break;
-		case RV_VIEW_LINES: {
+		case VIEW_LINES: {
 			char *at = NULL;
 
-			if (r->file && asprintf(&at, "%s:%d", rv_base(r->file), r->line) < 0)
+			if (r->file && asprintf(&at, "%s:%d", view_base(r->file), r->line) < 0)
 				at = NULL;
 			cell(at ? at : "??", 32);
 			free(at);
@@ -272,79 +272,79 @@ static void text_rows(const struct rv_ctx *c)
 			cell(obj_name(c, r->obj), 0);
 			break;
 		}
-		case RV_VIEW_THREADS:
+		case VIEW_THREADS:
 			cell(name, 8);
 			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
 			cell(r->top ? r->top : "-", 0);
-			printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+			printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
-		case RV_VIEW_PROCS:
+		case VIEW_PROCS:
 			cell(name, 8);
 			putchar(' ');
 			cell(d->procs[r->aux].command, 32);
 			putchar(' ');
 			cell(r->top ? r->top : "-", 0);
 			if (r->top)	/* none: a job file's rank */
-				printf(" (%.2f%%)", rv_pct(r->topn, r->n));
+				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		}
 		putchar('\n');
 	}
 }
 
-static void csv_rows(const struct rv_ctx *c)
+static void csv_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 	static const char *const head[] = {
-		[RV_VIEW_FUNCS] = "percent,samples,function,object",
-		[RV_VIEW_OBJECTS] = "percent,samples,object,path",
-		[RV_VIEW_LINES] = "percent,samples,file,line,function,object,path",
-		[RV_VIEW_THREADS] = "percent,samples,tid,pid,comm,top_function,top_samples",
-		[RV_VIEW_PROCS] = "percent,samples,pid,ppid,command,top_function,top_samples",
+		[VIEW_FUNCS] = "percent,samples,function,object",
+		[VIEW_OBJECTS] = "percent,samples,object,path",
+		[VIEW_LINES] = "percent,samples,file,line,function,object,path",
+		[VIEW_THREADS] = "percent,samples,tid,pid,comm,top_function,top_samples",
+		[VIEW_PROCS] = "percent,samples,pid,ppid,command,top_function,top_samples",
 	};
 
 	puts(head[c->view]);
 	for (size_t i = 0; i < c->rows.n; i++) {
-		const struct rv_row *r = &c->rows.rows[i];
+		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
-		const char *name = rv_name(r, nb);
+		const char *name = view_name(r, nb);
 
 		char sb[32];
 
 		printf("%s,%llu,", share(r->n, c->total, sb), (unsigned long long)r->n);
 		switch (c->view) {
-		case RV_VIEW_FUNCS:
-		case RV_VIEW_OBJECTS:
-			rp_put(stdout, name, RP_CSV);
+		case VIEW_FUNCS:
+		case VIEW_OBJECTS:
+			nm_put(stdout, name, NM_CSV);
 			putchar(',');
-			if (c->view == RV_VIEW_FUNCS)
-				rp_put(stdout, obj_name(c, r->obj), RP_CSV);
+			if (c->view == VIEW_FUNCS)
+				nm_put(stdout, obj_name(c, r->obj), NM_CSV);
 			else
-				rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
+				nm_put(stdout, view_obj_path(c, r->obj), NM_CSV);
 			break;
-		case RV_VIEW_LINES:
-			rp_put(stdout, r->file ? r->file : "", RP_CSV);
+		case VIEW_LINES:
+			nm_put(stdout, r->file ? r->file : "", NM_CSV);
 			printf(",%d,", r->file ? r->line : 0);
-			rp_put(stdout, name, RP_CSV);
+			nm_put(stdout, name, NM_CSV);
 			putchar(',');
-			rp_put(stdout, obj_name(c, r->obj), RP_CSV);
+			nm_put(stdout, obj_name(c, r->obj), NM_CSV);
 			putchar(',');
-			rp_put(stdout, rv_obj_path(c, r->obj), RP_CSV);
+			nm_put(stdout, view_obj_path(c, r->obj), NM_CSV);
 			break;
-		case RV_VIEW_THREADS:
+		case VIEW_THREADS:
 			printf("%s,%d,", name, d->procs[d->threads[r->aux].proc].pid);
-			rp_put(stdout, thread_comm(d, r->aux), RP_CSV);
+			nm_put(stdout, thread_comm(d, r->aux), NM_CSV);
 			putchar(',');
-			rp_put(stdout, r->top ? r->top : "", RP_CSV);
+			nm_put(stdout, r->top ? r->top : "", NM_CSV);
 			printf(",%llu", (unsigned long long)r->topn);
 			break;
-		case RV_VIEW_PROCS:
+		case VIEW_PROCS:
 			printf("%s,%d,", name, d->procs[r->aux].ppid);
-			rp_put(stdout, d->procs[r->aux].command, RP_CSV);
+			nm_put(stdout, d->procs[r->aux].command, NM_CSV);
 			putchar(',');
-			rp_put(stdout, r->top ? r->top : "", RP_CSV);
+			nm_put(stdout, r->top ? r->top : "", NM_CSV);
 			printf(",%llu", (unsigned long long)r->topn);
 			break;
 		}
@@ -357,11 +357,11 @@ static void csv_rows(const struct rv_ctx *c)
 		const struct hd_event *e = &d->events[i];
 
 		printf("%zu,", i);
-		rp_put(stdout, e->name, RP_CSV);
+		nm_put(stdout, e->name, NM_CSV);
 		printf(",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->period,
 		       (unsigned long long)e->samples, (unsigned long long)e->lost,
 		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
-		rp_put(stdout, e->missed_why ? e->missed_why : "", RP_CSV);
+		nm_put(stdout, e->missed_why ? e->missed_why : "", NM_CSV);
 		printf(",%d,%zu,", (int)i == c->event, d->nprocs);
 		if (d->version != 1)
 			printf("%zu", d->nthreads);
@@ -372,19 +372,19 @@ static void csv_rows(const struct rv_ctx *c)
 static void json_event(const struct hd_event *e)
 {
 	printf("\"event\": ");
-	rp_put(stdout, e->name, RP_JSON);
+	nm_put(stdout, e->name, NM_JSON);
 	printf(", \"period\": %llu, \"samples\": %llu, \"lost\": %llu, \"throttled\": %llu, "
 	       "\"not_covered\": %llu, \"not_covered_why\": ",
 	       (unsigned long long)e->period, (unsigned long long)e->samples,
 	       (unsigned long long)e->lost, (unsigned long long)e->throttled,
 	       (unsigned long long)e->missed);
 	if (e->missed_why)
-		rp_put(stdout, e->missed_why, RP_JSON);
+		nm_put(stdout, e->missed_why, NM_JSON);
 	else
 		printf("null");
 }
 
-static void json_rows(const struct rv_ctx *c)
+static void json_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 
@@ -397,8 +397,8 @@ static void json_rows(const struct rv_ctx *c)
 	else
 		printf("%zu", d->nthreads);
 	printf(", \"command\": ");
-	rp_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
-	       RP_JSON);
+	nm_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
+	       NM_JSON);
 	printf(",\n \"view\": \"%s\", \"total\": %llu,\n \"events\": [",
 	       (const char *[]){ "functions", "objects", "lines", "threads",
 				 "processes" }[c->view], (unsigned long long)c->total);
@@ -408,53 +408,53 @@ static void json_rows(const struct rv_ctx *c)
 		printf("}");
 	}
 	printf("],\n \"warnings\": [");
-	rv_warnings(stdout, "", d, c->event, 1);
+	report_warnings(stdout, "", d, c->event, 1);
 	printf("],\n \"rows\": [");
 	for (size_t i = 0; i < c->rows.n; i++) {
-		const struct rv_row *r = &c->rows.rows[i];
+		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
-		const char *name = rv_name(r, nb);
+		const char *name = view_name(r, nb);
 
 		char sb[32];
 
 		printf("%s\n  {\"percent\": %s, \"samples\": %llu, ", i ? "," : "",
 		       share(r->n, c->total, sb), (unsigned long long)r->n);
 		switch (c->view) {
-		case RV_VIEW_LINES:
+		case VIEW_LINES:
 			printf("\"file\": ");
 			if (r->file)
-				rp_put(stdout, r->file, RP_JSON);
+				nm_put(stdout, r->file, NM_JSON);
 			else
 				printf("null");
 			printf(", \"line\": %d, ", r->file ? r->line : 0);
 			/* fall through */
-		case RV_VIEW_FUNCS:
+		case VIEW_FUNCS:
 			printf("\"function\": ");
-			rp_put(stdout, name, RP_JSON);
+			nm_put(stdout, name, NM_JSON);
 			printf(", ");
 			/* fall through */
-		case RV_VIEW_OBJECTS:
+		case VIEW_OBJECTS:
 			printf("\"object\": ");
-			rp_put(stdout, obj_name(c, r->obj), RP_JSON);
+			nm_put(stdout, obj_name(c, r->obj), NM_JSON);
 			printf(", \"path\": ");
-			rp_put(stdout, rv_obj_path(c, r->obj), RP_JSON);
+			nm_put(stdout, view_obj_path(c, r->obj), NM_JSON);
 			break;
-		case RV_VIEW_THREADS:
+		case VIEW_THREADS:
 			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", name,
 			       d->procs[d->threads[r->aux].proc].pid);
 			if (d->threads[r->aux].comm)
-				rp_put(stdout, d->threads[r->aux].comm, RP_JSON);
+				nm_put(stdout, d->threads[r->aux].comm, NM_JSON);
 			else
 				printf("null");
 			goto top;
-		case RV_VIEW_PROCS:
+		case VIEW_PROCS:
 			printf("\"pid\": %s, \"ppid\": %d, \"command\": ", name,
 			       d->procs[r->aux].ppid);
-			rp_put(stdout, d->procs[r->aux].command, RP_JSON);
+			nm_put(stdout, d->procs[r->aux].command, NM_JSON);
 top:
 			printf(", \"top_function\": ");
 			if (r->top)
-				rp_put(stdout, r->top, RP_JSON);
+				nm_put(stdout, r->top, NM_JSON);
 			else
 				printf("null");
 			printf(", \"top_samples\": %llu", (unsigned long long)r->topn);
@@ -484,154 +484,163 @@ const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 	return argv[++*i];
 }
 
-int cmd_report(int argc, char **argv)
+struct report_args {
+	const char *sort, *fmt, *svgout, *evarg;
+	int ranks, nview;
+	enum view_kind view;
+	char **files;		/* files and directories */
+	size_t nfiles;
+};
+
+/* One option at argv[*i] into a: 0, 1 after one line on stderr, or -1
+ * after printing the help. */
+static int report_option(int argc, char **argv, int *i, struct report_args *a)
 {
-	const char *sort = "samples", *fmt = "text", *svgout = NULL, *evarg = NULL, *v;
-	char *deffile = (char *)"hwprof.data";
-	char **files = calloc((size_t)argc + 1, sizeof(char *));
-	size_t nfiles = 0;
-	int ranks = 0, event = 0, ret = 1, nview = 0, dashdash = 0;
-	struct rv_inputs in = { 0 };
-	enum rv_view view = RV_VIEW_FUNCS;
-	struct hd_file d;
-	struct rv_ctx c;
+	const char *arg = argv[*i], *v;
+	int bad = 0;
 
-	if (!files)
-		return die("out of memory");
-	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		int bad = 0;
-
-		if (dashdash || a[0] != '-' || !a[1]) {
-			files[nfiles++] = argv[i];
-			continue;
-		}
-		if (!strcmp(a, "--")) {
-			dashdash = 1;
-		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-			fputs(report_usage, stdout);
-			free(files);
-			return 0;
-		} else if ((v = cli_value(argc, argv, &i, "--sort", &bad))) {
-			sort = v;
-		} else if ((v = cli_value(argc, argv, &i, "--format", &bad))) {
-			fmt = v;
-		} else if ((v = cli_value(argc, argv, &i, "--svg", &bad))) {
-			svgout = v;
-		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
-			evarg = v;
-		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
-			rp_debug_dir = v;
-		} else if (bad) {
-			free(files);
-			return die("%s needs a value (see hwprof report --help)", a);
-		} else if (!strcmp(a, "--merge")) {
-			continue;	/* several files are always merged */
-		} else if (!strcmp(a, "--ranks")) {
-			ranks = 1;
-		} else if (!strcmp(a, "--no-demangle")) {
-			rp_no_demangle = 1;
-		} else if (!strcmp(a, "--objects")) {
-			view = RV_VIEW_OBJECTS, nview++;
-		} else if (!strcmp(a, "--lines")) {
-			view = RV_VIEW_LINES, nview++;
-		} else if (!strcmp(a, "--threads")) {
-			view = RV_VIEW_THREADS, nview++;
-		} else if (!strcmp(a, "--processes")) {
-			view = RV_VIEW_PROCS, nview++;
-		} else {
-			fputs("hwprof: unknown option ", stderr);
-			rp_put(stderr, a, RP_TEXT);
-			fputs(" (see hwprof report --help)\n", stderr);
-			free(files);
-			return 1;
-		}
-		if (bad) {
-			free(files);
-			return die("%s needs a value (see hwprof report --help)", a);
-		}
-	}
-	if (!nfiles)
-		files[nfiles++] = deffile;
-	if (strcmp(sort, "samples") && strcmp(sort, "symbol") && strcmp(sort, "imbalance"))
-		ret = die("--sort %s: samples, symbol or imbalance", sort);
-	else if (!strcmp(sort, "imbalance") && !ranks)
-		ret = die("--sort imbalance: only with --ranks");
-	else if (ranks && nview)
-		ret = die("--ranks: not with --objects, --lines, --threads or --processes");
-	else if (strcmp(fmt, "text") && strcmp(fmt, "csv") && strcmp(fmt, "json"))
-		ret = die("--format %s: text, csv or json", fmt);
-	else if (nview > 1)
-		ret = die("--objects, --lines, --threads and --processes: one at a time");
-	else if (evarg && rv_event(evarg, NULL, NULL, &event))
-		ret = 1;
-	else if (elf_version(EV_CURRENT) == EV_NONE)
-		ret = die("libelf: %s", elf_errmsg(-1));
-	else if (rv_inputs(&in, files, nfiles))
-		ret = 1;
-	else if (svgout && rv_svg_check(svgout, in.files, in.n))
-		ret = 1;
-	else
-		ret = 0;
-	free(files);
-	files = in.files;
-	nfiles = in.n;
-	if (ret) {
-		rv_inputs_free(&in);
-		return ret;
-	}
-	if (rv_read(&d, files, nfiles, ranks)) {
-		rv_inputs_free(&in);
+	if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+		fputs(report_usage, stdout);
+		return -1;
+	} else if ((v = cli_value(argc, argv, i, "--sort", &bad))) {
+		a->sort = v;
+	} else if ((v = cli_value(argc, argv, i, "--format", &bad))) {
+		a->fmt = v;
+	} else if ((v = cli_value(argc, argv, i, "--svg", &bad))) {
+		a->svgout = v;
+	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
+		a->evarg = v;
+	} else if ((v = cli_value(argc, argv, i, "--debug-dir", &bad))) {
+		sym_debug_dir = v;
+	} else if (bad) {
+		return die("%s needs a value (see hwprof report --help)", arg);
+	} else if (!strcmp(arg, "--merge")) {
+		return 0;	/* several files are always merged */
+	} else if (!strcmp(arg, "--ranks")) {
+		a->ranks = 1;
+	} else if (!strcmp(arg, "--no-demangle")) {
+		nm_no_demangle = 1;
+	} else if (!strcmp(arg, "--objects")) {
+		a->view = VIEW_OBJECTS, a->nview++;
+	} else if (!strcmp(arg, "--lines")) {
+		a->view = VIEW_LINES, a->nview++;
+	} else if (!strcmp(arg, "--threads")) {
+		a->view = VIEW_THREADS, a->nview++;
+	} else if (!strcmp(arg, "--processes")) {
+		a->view = VIEW_PROCS, a->nview++;
+	} else {
+		fputs("hwprof: unknown option ", stderr);
+		nm_put(stderr, arg, NM_TEXT);
+		fputs(" (see hwprof report --help)\n", stderr);
 		return 1;
 	}
-	if (d.job && view == RV_VIEW_THREADS) {
+	return 0;
+}
+
+/* Parses and checks the command line: 0, 1 after one line on stderr, or
+ * -1 after printing the help. */
+static int report_parse(int argc, char **argv, struct report_args *a, int *event)
+{
+	int dashdash = 0, r;
+
+	for (int i = 1; i < argc; i++) {
+		if (dashdash || argv[i][0] != '-' || !argv[i][1])
+			a->files[a->nfiles++] = argv[i];
+		else if (!strcmp(argv[i], "--"))
+			dashdash = 1;
+		else if ((r = report_option(argc, argv, &i, a)))
+			return r;
+	}
+	if (!a->nfiles)
+		a->files[a->nfiles++] = (char *)"hwprof.data";
+	if (strcmp(a->sort, "samples") && strcmp(a->sort, "symbol") &&
+	    strcmp(a->sort, "imbalance"))
+		return die("--sort %s: samples, symbol or imbalance", a->sort);
+	if (!strcmp(a->sort, "imbalance") && !a->ranks)
+		return die("--sort imbalance: only with --ranks");
+	if (a->ranks && a->nview)
+		return die("--ranks: not with --objects, --lines, --threads or --processes");
+	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json"))
+		return die("--format %s: text, csv or json", a->fmt);
+	if (a->nview > 1)
+		return die("--objects, --lines, --threads and --processes: one at a time");
+	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
+		return 1;
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return die("libelf: %s", elf_errmsg(-1));
+	return 0;
+}
+
+/* Builds the view of the read files and prints it: 0, or 1 after one
+ * line on stderr. */
+static int report_print(const struct hd_file *d, int event, const struct report_args *a,
+			const struct merge_inputs *in)
+{
+	struct view_ctx c;
+	int ret = 0;
+
+	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
+		ret = die("out of memory");
+	} else if (a->ranks) {
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, in->files, in->n);
+	} else if (view_sort(&c, !strcmp(a->sort, "symbol"))) {
+		ret = die("out of memory");
+	} else {
+		report_warnings(stderr, "", d, event, 0);
+		if (!strcmp(a->fmt, "json")) {
+			json_rows(&c);
+		} else if (!strcmp(a->fmt, "csv")) {
+			csv_rows(&c);
+		} else {
+			report_text_header(&c);
+			text_rows(&c);
+		}
+		if (fflush(stdout) || ferror(stdout))
+			ret = die("standard output: %s", strerror(errno));
+		else if (a->svgout)
+			ret = svg_write(a->svgout, &c, in->files, in->n);
+	}
+	view_ctx_free(&c);
+	return ret;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report_args a = { "samples", "text", NULL, NULL, 0, 0, VIEW_FUNCS, NULL, 0 };
+	struct merge_inputs in = { 0 };
+	const char *file;
+	int event = 0, ret;
+	struct hd_file d;
+
+	a.files = calloc((size_t)argc + 1, sizeof(char *));
+	if (!a.files)
+		return die("out of memory");
+	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
+	ret = report_parse(argc, argv, &a, &event);
+	if (!ret && merge_inputs(&in, a.files, a.nfiles))
+		ret = 1;
+	else if (!ret && a.svgout && svg_check(a.svgout, in.files, in.n))
+		ret = 1;
+	free(a.files);
+	if (ret || merge_read(&d, in.files, in.n, a.ranks)) {
+		merge_inputs_free(&in);
+		return ret < 0 ? 0 : 1;
+	}
+	file = in.n > 1 ? "the merged files" : in.files[0];
+	if (d.job && a.view == VIEW_THREADS) {
 		fputs("hwprof: ", stderr);
-		rp_put(stderr, files[0], RP_TEXT);
+		nm_put(stderr, in.files[0], NM_TEXT);
 		fputs(": a job file (libhwprof-mpi) holds no per-thread samples: no --threads "
 		      "(--processes lists its ranks)\n", stderr);
 		ret = 1;
-		goto out_file;
-	}
-	if (evarg && rv_event(evarg, &d, nfiles > 1 ? "the merged files" : files[0], &event)) {
+	} else if (a.evarg && view_event(a.evarg, &d, file, &event)) {
 		ret = 1;
-		goto out_file;
-	}
-	if (!d.nevents) {
-		ret = die("%s: no events", nfiles > 1 ? "the merged files" : files[0]);
-		goto out_file;
-	}
-	if (rv_ctx_init(&c, &d, event, view) || rv_build(&c)) {
-		ret = die("out of memory");
-		goto out_ctx;
-	}
-	if (ranks) {
-		ret = rk_report(&c, sort, fmt, svgout, files, nfiles);
-		goto out_ctx;
-	}
-	if (rv_sort(&c, !strcmp(sort, "symbol"))) {
-		ret = die("out of memory");
-		goto out_ctx;
-	}
-	rv_warnings(stderr, "", &d, event, 0);
-	if (!strcmp(fmt, "json")) {
-		json_rows(&c);
-	} else if (!strcmp(fmt, "csv")) {
-		csv_rows(&c);
+	} else if (!d.nevents) {
+		ret = die("%s: no events", file);
 	} else {
-		rv_text_header(&c);
-		text_rows(&c);
+		ret = report_print(&d, event, &a, &in);
 	}
-	if (fflush(stdout) || ferror(stdout))
-		ret = die("standard output: %s", strerror(errno));
-	else if (svgout)
-		ret = rv_svg(svgout, &c, files, nfiles);
-out_ctx:
-	rv_ctx_free(&c);
-out_file:
-	if (ret < 0)
-		ret = 1;
 	hd_free(&d);
-	rv_inputs_free(&in);
+	merge_inputs_free(&in);
 	return ret ? 1 : 0;
 }

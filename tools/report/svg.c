@@ -50,14 +50,14 @@ static void label(FILE *f, const char *s, int max)
 			cps++;
 		}
 	if ((int)cps <= max) {
-		rp_put(f, s, RP_XML);
+		nm_put(f, s, NM_XML);
 		return;
 	}
 	{
 		char *t = strndup(s, cut);
 
 		if (t)
-			rp_put(f, t, RP_XML);
+			nm_put(f, t, NM_XML);
 		free(t);
 		fputs("\xe2\x80\xa6", f);	/* U+2026 */
 	}
@@ -70,13 +70,13 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 	int fit = (int)((w - 6) / CHARW);
 
 	fprintf(f, "<g class=\"l%d\"><title>", level);
-	rp_put(f, name, RP_XML);
+	nm_put(f, name, NM_XML);
 	if (what) {
 		fputs(" (", f);
-		rp_put(f, what, RP_XML);
+		nm_put(f, what, NM_XML);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n, rv_pct(n, total));
+	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n, view_pct(n, total));
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
 		"fill=\"hsl(%u,%d%%,%d%%)\" rx=\"2\"/>", x, y, w, ROW - 2, h,
 		light ? 55 : 60, light ? 80 - 6 * level : 70);
@@ -86,7 +86,7 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 
 		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
 			cps += (*p & 0xc0) != 0x80;
-		snprintf(pct, sizeof(pct), " %.1f%%", rv_pct(n, total));
+		snprintf(pct, sizeof(pct), " %.1f%%", view_pct(n, total));
 		fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + 16);
 		label(f, name, fit);
 		if (cps + strlen(pct) <= (size_t)fit)
@@ -96,7 +96,7 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 	fputs("</g>\n", f);
 }
 
-static const struct rv_table *func_table(const struct rv_ctx *c)
+static const struct rows_table *func_table(const struct view_ctx *c)
 {
 	return c->funcs_are_rows ? &c->rows : &c->funcs;
 }
@@ -119,7 +119,7 @@ static int by_group(const void *x, const void *y)
 }
 
 /* Refuses an output that is one of the inputs: 0, or 1 after saying so. */
-int rv_svg_check(const char *out, char **inputs, size_t ninputs)
+int svg_check(const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
 
@@ -128,7 +128,7 @@ int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
 			    si.st_ino == so.st_ino) {
 				fputs("hwprof: --svg ", stderr);
-				rp_put(stderr, out, RP_TEXT);
+				nm_put(stderr, out, NM_TEXT);
 				fputs(": that is the data file being reported; not overwriting it\n",
 				      stderr);
 				return 1;
@@ -137,205 +137,263 @@ int rv_svg_check(const char *out, char **inputs, size_t ninputs)
 }
 
 /* Opens the output, never blocking (a FIFO without reader fails). */
-FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs)
+FILE *svg_open(const char *out, char **inputs, size_t ninputs)
 {
 	int fd;
 
-	if (rv_svg_check(out, inputs, ninputs))
+	if (svg_check(out, inputs, ninputs))
 		return NULL;
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
 	if (fd < 0) {
 		fputs("hwprof: --svg ", stderr);
-		rp_put(stderr, out, RP_TEXT);
+		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		return NULL;
 	}
 	return fdopen(fd, "w");
 }
 
-int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs)
+/* The drawing's state: objects, then functions, then lines. */
+struct icicle {
+	FILE *f;
+	struct view_ctx *c;
+	const struct rows_table *ft;	/* function rows */
+	size_t no;			/* objects + 1 ([unknown]) */
+	uint64_t *otot;			/* samples per object */
+	struct ord *oo;			/* objects by samples */
+	size_t *opos;			/* object -> its place in oo */
+	struct box *ob, *fb;		/* object and function boxes */
+	double scale;			/* width of a sample */
+	size_t skipped;			/* boxes too narrow */
+};
+
+static size_t obj_slot(const struct icicle *ic, uint32_t obj)
 {
-	const struct rv_table *ft = func_table(c);
-	const struct hd_file *d = c->d;
-	size_t no = c->nobjs + 1, skipped = 0;
-	uint64_t *otot = calloc(no, sizeof(*otot));
-	struct ord *oo = calloc(no, sizeof(*oo));
-	struct ord *fo = calloc(ft->n + 1, sizeof(*fo));
-	struct box *ob = calloc(no, sizeof(*ob));
-	struct box *fb = calloc(ft->n + 1, sizeof(*fb));
-	size_t *opos = calloc(no, sizeof(*opos));
-	const struct hd_event *e = &d->events[c->event];
-	int lines = c->view == RV_VIEW_LINES, ret = 1;
-	double scale = c->total ? (W - 2 * MARGIN) / (double)c->total : 0;
-	FILE *f = NULL;
+	return obj == HD_NO_OBJECT ? ic->c->nobjs : obj;
+}
 
-	if (!otot || !oo || !fo || !ob || !fb || !opos) {
-		ret = die("out of memory");
-		goto out;
-	}
-	f = rv_svg_open(out, inputs, ninputs);
-	if (!f)
-		goto out;
-	/* objects by samples */
-	for (size_t i = 0; i < ft->n; i++) {
-		size_t k = ft->rows[i].obj == HD_NO_OBJECT ? c->nobjs : ft->rows[i].obj;
+/* Allocates the state and orders the objects by samples. 0 or -1. */
+static int icicle_init(struct icicle *ic, struct view_ctx *c)
+{
+	memset(ic, 0, sizeof(*ic));
+	ic->c = c;
+	ic->ft = func_table(c);
+	ic->no = c->nobjs + 1;
+	ic->scale = c->total ? (W - 2 * MARGIN) / (double)c->total : 0;
+	ic->otot = calloc(ic->no, sizeof(*ic->otot));
+	ic->oo = calloc(ic->no, sizeof(*ic->oo));
+	ic->opos = calloc(ic->no, sizeof(*ic->opos));
+	ic->ob = calloc(ic->no, sizeof(*ic->ob));
+	ic->fb = calloc(ic->ft->n + 1, sizeof(*ic->fb));
+	if (!ic->otot || !ic->oo || !ic->opos || !ic->ob || !ic->fb)
+		return -1;
+	for (size_t i = 0; i < ic->ft->n; i++) {
+		size_t k = obj_slot(ic, ic->ft->rows[i].obj);
 
-		otot[k] = hwp_add_sat(otot[k], ft->rows[i].n);
+		ic->otot[k] = hwp_add_sat(ic->otot[k], ic->ft->rows[i].n);
 	}
-	for (size_t k = 0; k < no; k++)
-		oo[k] = (struct ord){ 0, otot[k], k };
-	qsort(oo, no, sizeof(*oo), by_group);
-	for (size_t k = 0; k < no; k++)
-		opos[oo[k].i] = k;
+	for (size_t k = 0; k < ic->no; k++)
+		ic->oo[k] = (struct ord){ 0, ic->otot[k], k };
+	qsort(ic->oo, ic->no, sizeof(*ic->oo), by_group);
+	for (size_t k = 0; k < ic->no; k++)
+		ic->opos[ic->oo[k].i] = k;
+	return 0;
+}
+
+static void icicle_free(struct icicle *ic)
+{
+	free(ic->otot);
+	free(ic->oo);
+	free(ic->opos);
+	free(ic->ob);
+	free(ic->fb);
+}
+
+static double svg_height(int lines)
+{
+	return 50 + ROW * (lines ? 4 : 3) + 40;
+}
+
+/* The SVG's head: size, style, command and the event's counts. */
+static void draw_head(FILE *f, const struct view_ctx *c)
+{
+	const struct hd_event *e = &c->d->events[c->event];
+	double h = svg_height(c->view == VIEW_LINES);
 
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
-		"font-size=\"12\">\n", W, 50 + ROW * (lines ? 4 : 3) + 40,
-		W, 50 + ROW * (lines ? 4 : 3) + 40);
+		"font-size=\"12\">\n", W, h, W, h);
 	fputs("<style>g:hover rect{stroke:#000;stroke-width:1}text{pointer-events:none}</style>\n",
 	      f);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n", f);
 	fputs("<text x=\"10\" y=\"20\" font-size=\"15\">hwprof: ", f);
-	rp_put(f, d->command ? d->command : "", RP_XML);
+	nm_put(f, c->d->command ? c->d->command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
-	rp_put(f, e->name, RP_XML);
+	nm_put(f, e->name, NM_XML);
 	fprintf(f, ": %llu samples, every %llu; lost %llu, throttled %llu, threads not covered "
 		"%llu. Hover a box for its full name.</text>\n", (unsigned long long)c->total,
 		(unsigned long long)e->period, (unsigned long long)e->lost,
 		(unsigned long long)e->throttled, (unsigned long long)e->missed);
-
 	draw(f, MARGIN, W - 2 * MARGIN, 0, "all", e->name, c->total, c->total, 210, 0);
-	{
-		double x = MARGIN;
+}
 
-		for (size_t k = 0; k < no; k++) {
-			size_t i = oo[k].i;
-			const char *name = i == c->nobjs ? "[unknown]" : rv_base(d->objects[i].path);
+/* Level 1: the objects, most samples first. */
+static void draw_objects(struct icicle *ic)
+{
+	const struct view_ctx *c = ic->c;
+	double x = MARGIN;
 
-			ob[i] = (struct box){ x, (double)otot[i] * scale };
-			x += ob[i].w;
-			if (!otot[i])
-				continue;
-			if (ob[i].w < MINW) {
-				skipped++;
-				continue;
-			}
-			draw(f, ob[i].x, ob[i].w, 1, name,
-			     i == c->nobjs ? NULL : d->objects[i].path, otot[i], c->total,
-			     hue(name), 0);
+	for (size_t k = 0; k < ic->no; k++) {
+		size_t i = ic->oo[k].i;
+		const char *name = i == c->nobjs ? "[unknown]" : view_base(c->d->objects[i].path);
+
+		ic->ob[i] = (struct box){ x, (double)ic->otot[i] * ic->scale };
+		x += ic->ob[i].w;
+		if (!ic->otot[i])
+			continue;
+		if (ic->ob[i].w < MINW) {
+			ic->skipped++;
+			continue;
 		}
+		draw(ic->f, ic->ob[i].x, ic->ob[i].w, 1, name,
+		     i == c->nobjs ? NULL : c->d->objects[i].path, ic->otot[i], c->total,
+		     hue(name), 0);
 	}
-	/* functions inside their object, most samples first */
-	for (size_t i = 0; i < ft->n; i++) {
-		size_t k = ft->rows[i].obj == HD_NO_OBJECT ? c->nobjs : ft->rows[i].obj;
+}
 
-		fo[i] = (struct ord){ opos[k], ft->rows[i].n, i };
-	}
+/* Level 2: the functions inside their object, most samples first. 0 or -1. */
+static int draw_funcs(struct icicle *ic)
+{
+	const struct rows_table *ft = ic->ft;
+	struct ord *fo = calloc(ft->n + 1, sizeof(*fo));
+	size_t last = SIZE_MAX;
+	double x = 0;
+
+	if (!fo)
+		return -1;
+	for (size_t i = 0; i < ft->n; i++)
+		fo[i] = (struct ord){ ic->opos[obj_slot(ic, ft->rows[i].obj)], ft->rows[i].n, i };
 	qsort(fo, ft->n, sizeof(*fo), by_group);
-	{
-		size_t last = SIZE_MAX;
-		double x = 0;
+	for (size_t j = 0; j < ft->n; j++) {
+		const struct view_row *r = &ft->rows[fo[j].i];
+		struct box *b = &ic->fb[fo[j].i];
+		size_t k = obj_slot(ic, r->obj);
+		const char *base = view_base(view_obj_path(ic->c, r->obj));
+		char nb[40];
 
-		for (size_t j = 0; j < ft->n; j++) {
-			const struct rv_row *r = &ft->rows[fo[j].i];
-			size_t k = r->obj == HD_NO_OBJECT ? c->nobjs : r->obj;
-			char nb[40];
-
-			if (k != last) {
-				x = ob[k].x;
-				last = k;
-			}
-			fb[fo[j].i] = (struct box){ x, (double)r->n * scale };
-			x += fb[fo[j].i].w;
-			if (fb[fo[j].i].w < MINW) {
-				skipped++;
-				continue;
-			}
-			draw(f, fb[fo[j].i].x, fb[fo[j].i].w, 2, rv_name(r, nb), rv_base(rv_obj_path(c, r->obj)),
-			     r->n, c->total, hue(rv_base(rv_obj_path(c, r->obj))), 1);
+		if (k != last) {
+			x = ic->ob[k].x;
+			last = k;
 		}
+		*b = (struct box){ x, (double)r->n * ic->scale };
+		x += b->w;
+		if (b->w < MINW) {
+			ic->skipped++;
+			continue;
+		}
+		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, hue(base), 1);
 	}
-	if (lines) {
-		/* source lines under their function */
-		const struct rv_table *lt = &c->flines;
-		struct ord *lo = calloc(lt->n + 1, sizeof(*lo));
-		double *fx = calloc(ft->n + 1, sizeof(*fx));
+	free(fo);
+	return 0;
+}
 
-		if (!lo || !fx) {
-			free(lo);
-			free(fx);
-			fclose(f);
-			ret = die("out of memory");
-			goto out;
-		}
-		for (size_t i = 0; i < lt->n; i++)
-			lo[i] = (struct ord){ (uint64_t)lt->rows[i].parent, lt->rows[i].n, i };
-		qsort(lo, lt->n, sizeof(*lo), by_group);
-		for (size_t j = 0; j < lt->n; j++) {
-			const struct rv_row *r = &lt->rows[lo[j].i];
-			char *name = NULL, *what = NULL;
-			double w = (double)r->n * scale;
-			size_t p = (size_t)r->parent;
+/* One source line box under function row p, at x, w wide. */
+static void draw_line(struct icicle *ic, const struct view_row *r, size_t p, double x, double w)
+{
+	char *name = NULL, *what = NULL, fb2[40];
+	const char *pn = view_name(&ic->ft->rows[p], fb2);
+	/* code inlined from another function: say which */
+	int other = r->name && strcmp(r->name, pn);
 
-			if (r->parent < 0 || p >= ft->n)
-				continue;
-			if (w < MINW) {
-				fx[p] += w;
-				skipped++;
-				continue;
-			}
-			{
-				char fb2[40];
-				const char *pn = rv_name(&ft->rows[p], fb2);
-				/* code inlined from another function: say which */
-				int other = r->name && strcmp(r->name, pn);
+	if (r->file && asprintf(&name, "%s:%d%s%s", view_base(r->file), r->line,
+				other ? " " : "", other ? r->name : "") < 0)
+		name = NULL;
+	if (r->file && r->name && asprintf(&what, "%s in %s", r->file, r->name) < 0)
+		what = NULL;
+	draw(ic->f, x, w, 3, name ? name : "(no line information)", what ? what : r->file,
+	     r->n, ic->c->total, hue(view_base(view_obj_path(ic->c, r->obj))), 1);
+	free(name);
+	free(what);
+}
 
-				if (r->file && asprintf(&name, "%s:%d%s%s", rv_base(r->file), r->line,
-							other ? " " : "", other ? r->name : "") < 0)
-					name = NULL;
-			}
-			if (r->file && r->name) {
-				char *t = NULL;
+/* Level 3: the source lines under their function. 0 or -1. */
+static int draw_lines(struct icicle *ic)
+{
+	const struct rows_table *lt = &ic->c->flines, *ft = ic->ft;
+	struct ord *lo = calloc(lt->n + 1, sizeof(*lo));
+	double *fx = calloc(ft->n + 1, sizeof(*fx));
 
-				if (asprintf(&t, "%s in %s", r->file, r->name) >= 0) {
-					free(what);
-					what = t;
-				}
-			}
-			draw(f, fb[p].x + fx[p], w, 3, name ? name : "(no line information)",
-			     what ? what : r->file, r->n, c->total,
-			     hue(rv_base(rv_obj_path(c, r->obj))), 1);
-			fx[p] += w;
-			free(name);
-			free(what);
-		}
+	if (!lo || !fx) {
 		free(lo);
 		free(fx);
+		return -1;
 	}
+	for (size_t i = 0; i < lt->n; i++)
+		lo[i] = (struct ord){ (uint64_t)lt->rows[i].parent, lt->rows[i].n, i };
+	qsort(lo, lt->n, sizeof(*lo), by_group);
+	for (size_t j = 0; j < lt->n; j++) {
+		const struct view_row *r = &lt->rows[lo[j].i];
+		double w = (double)r->n * ic->scale;
+		size_t p = (size_t)r->parent;
+
+		if (r->parent < 0 || p >= ft->n)
+			continue;
+		if (w < MINW)
+			ic->skipped++;
+		else
+			draw_line(ic, r, p, ic->fb[p].x + fx[p], w);
+		fx[p] += w;
+	}
+	free(lo);
+	free(fx);
+	return 0;
+}
+
+/* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
+static int draw_tail(struct icicle *ic, const char *out)
+{
+	FILE *f = ic->f;
+	int lines = ic->c->view == VIEW_LINES;
+
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">levels: all, object, function%s",
 		50 + ROW * (lines ? 4 : 3) + 16, lines ? ", source line" : "");
-	if (skipped)
-		fprintf(f, "; %zu boxes too narrow to draw (see the table)", skipped);
+	if (ic->skipped)
+		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
 	if (fflush(f) || ferror(f)) {
 		fputs("hwprof: --svg ", stderr);
-		rp_put(stderr, out, RP_TEXT);
+		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		fclose(f);
+		return 1;
+	}
+	if (fclose(f))
+		return die("--svg: %s", strerror(errno));
+	return 0;
+}
+
+int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
+{
+	struct icicle ic;
+	int ret = 1;
+
+	if (icicle_init(&ic, c)) {
+		ret = die("out of memory");
 		goto out;
 	}
-	if (fclose(f)) {
-		ret = die("--svg: %s", strerror(errno));
+	ic.f = svg_open(out, inputs, ninputs);
+	if (!ic.f)
+		goto out;
+	draw_head(ic.f, c);
+	draw_objects(&ic);
+	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {
+		fclose(ic.f);
+		ret = die("out of memory");
 		goto out;
 	}
-	ret = 0;
+	ret = draw_tail(&ic, out);
 out:
-	free(otot);
-	free(oo);
-	free(fo);
-	free(ob);
-	free(fb);
-	free(opos);
+	icicle_free(&ic);
 	return ret;
 }

@@ -22,104 +22,8 @@
 #include "symbols.h"
 #include "view.h"
 
-/* ------------------------------------------------------------------ */
-/* Rows, found by key                                                   */
-
-static uint64_t mix(uint64_t a, uint64_t b)
-{
-	uint64_t h = a * 0x9e3779b97f4a7c15ull ^ (b + 0x632be59bd9b4e019ull);
-
-	h ^= h >> 31;
-	h *= 0xbf58476d1ce4e5b9ull;
-	return h ^ (h >> 29);
-}
-
-/* Makes room for n rows without rehashing. 0 or -1. */
-static int reserve(struct rv_table *t, size_t n, size_t ns)
-{
-	size_t *slot;
-
-	if (n > t->cap) {
-		struct rv_row *nr = realloc(t->rows, n * sizeof(*nr));
-
-		if (!nr)
-			return -1;
-		t->rows = nr;
-		t->cap = n;
-	}
-	if (ns <= t->nslot)
-		return 0;
-	slot = malloc(ns * sizeof(*slot));
-	if (!slot)
-		return -1;
-	memset(slot, 0xff, ns * sizeof(*slot));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t k = mix(t->rows[i].a, t->rows[i].b) & (ns - 1);
-
-		while (slot[k] != SIZE_MAX)
-			k = (k + 1) & (ns - 1);
-		slot[k] = i;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = ns;
-	return 0;
-}
-
-int rv_reserve(struct rv_table *t, size_t n)
-{
-	size_t ns = 1024;
-
-	while (ns < 2 * n && ns < SIZE_MAX / 4)
-		ns *= 2;
-	return reserve(t, n, ns);
-}
-
-/* The row of key (a, b), made when new; its index, or -1 (out of memory). */
-long rv_row(struct rv_table *t, uint64_t a, uint64_t b)
-{
-	size_t j;
-
-	if (2 * (t->n + 1) > t->nslot &&
-	    reserve(t, t->cap, t->nslot ? 2 * t->nslot : 1024))
-		return -1;
-	j = mix(a, b) & (t->nslot - 1);
-	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1)) {
-		struct rv_row *r = &t->rows[t->slot[j]];
-
-		if (r->a == a && r->b == b)
-			return (long)t->slot[j];
-	}
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 256;
-		struct rv_row *nr = realloc(t->rows, cap * sizeof(*nr));
-
-		if (!nr)
-			return -1;
-		t->rows = nr;
-		t->cap = cap;
-	}
-	memset(&t->rows[t->n], 0, sizeof(t->rows[0]));
-	t->rows[t->n].a = a;
-	t->rows[t->n].b = b;
-	t->rows[t->n].parent = -1;
-	t->slot[j] = t->n;
-	return (long)t->n++;
-}
-
-void rv_free(struct rv_table *t)
-{
-	for (size_t i = 0; i < t->n; i++) {
-		free(t->rows[i].name);
-		free(t->rows[i].top);
-	}
-	free(t->rows);
-	free(t->slot);
-	memset(t, 0, sizeof(*t));
-}
-
 /* --event N: a number from 0 to the file's last event. */
-int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out)
+int view_event(const char *arg, const struct hd_file *d, const char *file, int *out)
 {
 	char *end;
 	long v;
@@ -128,7 +32,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 	v = strtol(arg, &end, 10);
 	if (!*arg || *end || errno || v < 0 || v > INT_MAX) {
 		fputs("hwprof: --event ", stderr);
-		rp_put(stderr, arg, RP_TEXT);
+		nm_put(stderr, arg, NM_TEXT);
 		fputs(": not an event number (0, 1, ...)\n", stderr);
 		return 1;
 	}
@@ -136,7 +40,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 		return 0;
 	if ((size_t)v >= d->nevents) {
 		fprintf(stderr, "hwprof: --event %ld: ", v);
-		rp_put(stderr, file, RP_TEXT);
+		nm_put(stderr, file, NM_TEXT);
 		if (d->nevents)
 			fprintf(stderr, " has events 0 to %zu\n", d->nevents - 1);
 		else
@@ -150,7 +54,7 @@ int rv_event(const char *arg, const struct hd_file *d, const char *file, int *ou
 /* ------------------------------------------------------------------ */
 /* Names                                                                */
 
-const char *rv_base(const char *path)
+const char *view_base(const char *path)
 {
 	const char *s = path ? strrchr(path, '/') : NULL;
 
@@ -160,56 +64,56 @@ const char *rv_base(const char *path)
 }
 
 /* The printable function name of a raw one: demangled unless told not. */
-char *rv_func_name(const char *raw)
+char *view_func_name(const char *raw)
 {
-	char *dm = rp_demangle(raw);
+	char *dm = nm_demangle(raw);
 
 	return dm ? dm : strdup(raw);
 }
 
 /* The function row key of a sample, filling its symbol. */
-static void func_key(struct rv_ctx *c, const struct hd_sample *s, uint64_t *a, uint64_t *b,
-		     const struct rp_sym **sym)
+static void func_key(struct view_ctx *c, const struct hd_sample *s, uint64_t *a, uint64_t *b,
+		     const struct sym_func **sym)
 {
 	*sym = NULL;
 	if (s->object != HD_NO_OBJECT) {
-		struct rp_obj *o = &c->objs[s->object];
+		struct sym_obj *o = &c->objs[s->object];
 
-		rp_obj_load(o);
-		*sym = rp_obj_sym(o, s->addr);
+		sym_obj_load(o);
+		*sym = sym_obj_sym(o, s->addr);
 	}
 	if (*sym) {
-		*a = RV_FUNC | s->object;
+		*a = VIEW_KEY_FUNC | s->object;
 		*b = (uint64_t)(*sym - c->objs[s->object].syms);
 	} else {
-		*a = RV_ADDR | s->object;
+		*a = VIEW_KEY_ADDR | s->object;
 		*b = s->addr;
 	}
 }
 
 /* Gives row r its name (function, or +ADDR when no symbol covers it). */
-static int name_func_row(struct rv_ctx *c, struct rv_row *r, const struct rp_sym *sym,
+static int name_func_row(struct view_ctx *c, struct view_row *r, const struct sym_func *sym,
 			 const struct hd_sample *s)
 {
 	if (r->name || !sym)
-		return 0;	/* no symbol: rv_name() makes it when printed */
+		return 0;	/* no symbol: view_name() makes it when printed */
 	r->obj = s->object;
-	r->name = rv_func_name(sym->name);
+	r->name = view_func_name(sym->name);
 	return r->name ? 0 : -1;
 }
 
-long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
+long view_func_row(struct view_ctx *c, uint32_t obj, uint64_t addr)
 {
-	struct rv_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	const struct hd_sample s = { (uint32_t)c->event, 0, obj, addr, 0 };
-	const struct rp_sym *sym;
+	const struct sym_func *sym;
 	uint64_t a, b;
 	long f;
 
 	if (obj != HD_NO_OBJECT && obj >= c->nobjs)
 		return -1;
 	func_key(c, &s, &a, &b, &sym);
-	f = rv_row(t, a, b);
+	f = rows_get(t, a, b);
 	if (f < 0 || name_func_row(c, &t->rows[f], sym, &s))
 		return -1;
 	t->rows[f].obj = obj;
@@ -222,10 +126,10 @@ long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr)
 /* Adds n samples of line row r under function row f in c->flines (the
  * same line can be reached from several functions, as inlined code is:
  * the SVG draws each under its function). 0 or -1. */
-static int by_function(struct rv_ctx *c, long f, const struct rv_row *r, uint64_t n)
+static int by_function(struct view_ctx *c, long f, const struct view_row *r, uint64_t n)
 {
-	long q = rv_row(&c->flines, (uint64_t)f << 8 | r->a >> 56, r->b);
-	struct rv_row *l;
+	long q = rows_get(&c->flines, (uint64_t)f << 8 | r->a >> 56, r->b);
+	struct view_row *l;
 
 	if (q < 0)
 		return -1;
@@ -254,6 +158,148 @@ static int by_proc(const void *x, const void *y)
 	return a->proc < b->proc ? -1 : a->proc > b->proc;
 }
 
+/* The state of job_tops(). */
+struct tops {
+	long *frow;		/* function -> its row, or -1 */
+	char *has;		/* function -> counted */
+	uint64_t *umax;		/* row -> sum of its uncounted functions' max */
+	long *cidx;		/* row -> counted row index, or -1 */
+	size_t *crow;		/* counted row index -> row */
+	size_t m;		/* counted rows */
+	uint64_t uall;		/* largest umax of a row of uncounted functions only */
+	uint64_t *tot;		/* process -> samples */
+	struct hd_fcount *fc;	/* counted functions' counts, by process */
+	size_t nfc;
+	uint64_t *lo;		/* counted row index -> count in one rank */
+};
+
+static void tops_free(struct tops *t)
+{
+	free(t->frow);
+	free(t->has);
+	free(t->umax);
+	free(t->cidx);
+	free(t->crow);
+	free(t->tot);
+	free(t->fc);
+	free(t->lo);
+}
+
+/* Each function of the event: its row, and whether it is counted. 0 or -1. */
+static int tops_funcs(struct view_ctx *c, struct tops *t)
+{
+	const struct hd_file *d = c->d;
+	size_t nf = d->nfuncs;
+	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
+	int ret = -1;
+
+	t->frow = calloc(nf + 1, sizeof(*t->frow));
+	t->has = calloc(nf + 1, 1);
+	if (!t->frow || !fsum || !t->has)
+		goto out;
+	for (size_t i = 0; i < d->nfcounts; i++) {
+		t->has[d->fcounts[i].func] = 1;
+		fsum[d->fcounts[i].func] = hwp_add_sat(fsum[d->fcounts[i].func], d->fcounts[i].count);
+	}
+	for (size_t i = 0; i < nf; i++) {
+		t->frow[i] = -1;
+		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
+		    (t->frow[i] = view_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+			goto out;
+		t->has[i] = t->has[i] && fsum[i] == d->funcs[i].sum;
+	}
+	ret = 0;
+out:
+	free(fsum);
+	return ret;
+}
+
+/* The rows: counted ones numbered, the others' max summed; each rank's
+ * samples; the counted functions' counts by rank. 0 or -1. */
+static int tops_rows(struct view_ctx *c, struct tops *t)
+{
+	const struct hd_file *d = c->d;
+	size_t nr = c->funcs.n;
+
+	t->umax = calloc(nr + 1, sizeof(*t->umax));
+	t->cidx = calloc(nr + 1, sizeof(*t->cidx));
+	t->crow = calloc(nr + 1, sizeof(*t->crow));
+	t->tot = calloc(d->nprocs + 1, sizeof(*t->tot));
+	t->fc = calloc(d->nfcounts + 1, sizeof(*t->fc));
+	if (!t->umax || !t->cidx || !t->crow || !t->tot || !t->fc)
+		return -1;
+	for (size_t r = 0; r < nr; r++)
+		t->cidx[r] = -1;
+	for (size_t i = 0; i < d->nfuncs; i++) {
+		long f = t->frow[i];
+
+		if (f < 0)
+			continue;
+		if (!t->has[i])
+			t->umax[f] = hwp_add_sat(t->umax[f], d->funcs[i].max);
+		else if (t->cidx[f] < 0) {
+			t->crow[t->m] = (size_t)f;
+			t->cidx[f] = (long)t->m++;
+		}
+	}
+	for (size_t r = 0; r < nr; r++)
+		if (t->cidx[r] < 0 && t->umax[r] > t->uall)
+			t->uall = t->umax[r];
+	t->lo = calloc(t->m + 1, sizeof(*t->lo));
+	if (!t->lo)
+		return -1;
+	for (size_t i = 0; i < d->nrtotals; i++)
+		if (d->rtotals[i].event == (uint32_t)c->event)
+			t->tot[d->rtotals[i].proc] = hwp_add_sat(t->tot[d->rtotals[i].proc],
+							    d->rtotals[i].samples);
+	for (size_t i = 0; i < d->nfcounts; i++)
+		if (t->frow[d->fcounts[i].func] >= 0 && t->has[d->fcounts[i].func])
+			t->fc[t->nfc++] = d->fcounts[i];
+	qsort(t->fc, t->nfc, sizeof(*t->fc), by_proc);
+	return 0;
+}
+
+/* The counts fc[i..] of rank p: adds (p, top row) to pair where proved.
+ * Returns the index past the rank's counts, or 0 when out of memory. */
+static size_t prove_rank(struct tops *t, size_t i, struct rows_table *pair)
+{
+	uint32_t p = t->fc[i].proc;
+	uint64_t counted = 0, rem, best = 0;
+	long bestr = -1;
+	int proved = 1;
+	size_t j;
+
+	memset(t->lo, 0, t->m * sizeof(*t->lo));
+	for (j = i; j < t->nfc && t->fc[j].proc == p; j++) {
+		long k = t->cidx[t->frow[t->fc[j].func]];
+
+		t->lo[k] = hwp_add_sat(t->lo[k], t->fc[j].count);
+		counted = hwp_add_sat(counted, t->fc[j].count);
+	}
+	rem = t->tot[p] > counted ? t->tot[p] - counted : 0;
+	for (size_t k = 0; k < t->m; k++)
+		if (!t->umax[t->crow[k]] && t->lo[k] > best) {
+			best = t->lo[k];
+			bestr = (long)t->crow[k];
+		}
+	if (bestr < 0 || best <= (t->uall < rem ? t->uall : rem))
+		return j;
+	for (size_t k = 0; k < t->m && proved; k++) {
+		uint64_t um = t->umax[t->crow[k]];
+
+		if ((long)t->crow[k] != bestr)
+			proved = best > hwp_add_sat(t->lo[k], um < rem ? um : rem);
+	}
+	if (proved) {
+		long q = rows_get(pair, p, (uint64_t)bestr);
+
+		if (q < 0)
+			return 0;
+		pair->rows[q].n = best;
+	}
+	return j;
+}
+
 /*
  * A job file's ranks (the processes view): the top function of a rank,
  * where the file proves it. A function whose per-rank counts (fcounts)
@@ -265,110 +311,220 @@ static int by_proc(const void *x, const void *y)
  * sum of their max (the same cap). Adds (process, row) -> count to pair
  * for each rank proved. 0 or -1 (out of memory).
  */
-static int job_tops(struct rv_ctx *c, struct rv_table *pair)
+static int job_tops(struct view_ctx *c, struct rows_table *pair)
 {
-	const struct hd_file *d = c->d;
-	size_t nf = d->nfuncs, nr, m = 0, nfc = 0;
-	long *frow = calloc(nf + 1, sizeof(*frow));
-	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));
-	char *has = calloc(nf + 1, 1);
-	uint64_t *umax = NULL, *lo = NULL, *tot = NULL, uall = 0;
-	long *cidx = NULL;		/* row -> counted row index, or -1 */
-	size_t *crow = NULL;		/* counted row index -> row */
-	struct hd_fcount *fc = NULL;
+	struct tops t = { 0 };
 	int ret = -1;
 
-	if (!frow || !fsum || !has)
+	if (tops_funcs(c, &t) || tops_rows(c, &t))
 		goto out;
-	for (size_t i = 0; i < d->nfcounts; i++) {
-		has[d->fcounts[i].func] = 1;
-		fsum[d->fcounts[i].func] = hwp_add_sat(fsum[d->fcounts[i].func], d->fcounts[i].count);
-	}
-	for (size_t i = 0; i < nf; i++) {
-		frow[i] = -1;
-		if (d->funcs[i].event == (uint32_t)c->event && d->funcs[i].sum &&
-		    (frow[i] = rv_func_row(c, d->funcs[i].object, d->funcs[i].addr)) < 0)
+	for (size_t i = 0; i < t.nfc;)
+		if (!(i = prove_rank(&t, i, pair)))
 			goto out;
-		has[i] = has[i] && fsum[i] == d->funcs[i].sum;
-	}
-	nr = c->funcs.n;
-	umax = calloc(nr + 1, sizeof(*umax));
-	cidx = calloc(nr + 1, sizeof(*cidx));
-	crow = calloc(nr + 1, sizeof(*crow));
-	tot = calloc(d->nprocs + 1, sizeof(*tot));
-	fc = calloc(d->nfcounts + 1, sizeof(*fc));
-	if (!umax || !cidx || !crow || !tot || !fc)
-		goto out;
-	for (size_t r = 0; r < nr; r++)
-		cidx[r] = -1;
-	for (size_t i = 0; i < nf; i++) {
-		if (frow[i] < 0)
-			continue;
-		if (has[i]) {
-			if (cidx[frow[i]] < 0) {
-				crow[m] = (size_t)frow[i];
-				cidx[frow[i]] = (long)m++;
-			}
-		} else {
-			umax[frow[i]] = hwp_add_sat(umax[frow[i]], d->funcs[i].max);
-		}
-	}
-	for (size_t r = 0; r < nr; r++)
-		if (cidx[r] < 0 && umax[r] > uall)
-			uall = umax[r];
-	lo = calloc(m + 1, sizeof(*lo));
-	if (!lo)
-		goto out;
-	for (size_t i = 0; i < d->nrtotals; i++)
-		if (d->rtotals[i].event == (uint32_t)c->event)
-			tot[d->rtotals[i].proc] = hwp_add_sat(tot[d->rtotals[i].proc],
-							 d->rtotals[i].samples);
-	/* the counted functions' counts, rank by rank */
-	for (size_t i = 0; i < d->nfcounts; i++)
-		if (frow[d->fcounts[i].func] >= 0 && has[d->fcounts[i].func])
-			fc[nfc++] = d->fcounts[i];
-	qsort(fc, nfc, sizeof(*fc), by_proc);
-	for (size_t i = 0, j; i < nfc; i = j) {
-		uint32_t p = fc[i].proc;
-		uint64_t counted = 0, rem, best = 0;
-		long bestr = -1;
-		int proved = 1;
+	ret = 0;
+out:
+	tops_free(&t);
+	return ret;
+}
 
-		memset(lo, 0, m * sizeof(*lo));
-		for (j = i; j < nfc && fc[j].proc == p; j++) {
-			lo[cidx[frow[fc[j].func]]] = hwp_add_sat(lo[cidx[frow[fc[j].func]]], fc[j].count);
-			counted = hwp_add_sat(counted, fc[j].count);
-		}
-		rem = tot[p] > counted ? tot[p] - counted : 0;
-		for (size_t k = 0; k < m; k++)
-			if (!umax[crow[k]] && lo[k] > best) {
-				best = lo[k];
-				bestr = (long)crow[k];
-			}
-		if (bestr < 0 || best <= (uall < rem ? uall : rem))
-			continue;
-		for (size_t k = 0; k < m && proved; k++)
-			if ((long)crow[k] != bestr)
-				proved = best > hwp_add_sat(lo[k], umax[crow[k]] < rem ? umax[crow[k]] : rem);
-		if (proved) {
-			long q = rv_row(pair, p, (uint64_t)bestr);
+/* Objects view: the sample's object row. 0 or -1. */
+static int add_object(struct view_ctx *c, const struct hd_sample *s)
+{
+	long k = rows_get(&c->rows, VIEW_KEY_OBJ, s->object);
+	struct view_row *r;
 
-			if (q < 0)
-				goto out;
-			pair->rows[q].n = best;
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (!r->name) {
+		r->obj = s->object;
+		r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
+				 view_base(c->d->objects[s->object].path));
+		if (!r->name)
+			return -1;
+	}
+	r->n = hwp_add_sat(r->n, s->count);
+	return 0;
+}
+
+/* Lines view, a sample with line information: its (file, line) row,
+ * named after the inlined function fn, else function row f. 0 or -1. */
+static int add_line(struct view_ctx *c, const struct hd_sample *s, long f,
+		    const char *file, int line, const char *fn)
+{
+	long k = rows_get(&c->rows, VIEW_KEY_LINE | s->object,
+			(uint64_t)view_intern(c, file) << 32 | (uint32_t)line);
+	struct view_row *r;
+
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (!r->name) {
+		r->obj = s->object;
+		r->file = file;
+		r->line = line;
+		if (fn)
+			r->name = view_func_name(fn);
+		else if (c->funcs.rows[f].name)
+			r->name = strdup(c->funcs.rows[f].name);
+		else if (asprintf(&r->name, "+%#llx", (unsigned long long)s->addr) < 0)
+			r->name = NULL;
+		if (!r->name)
+			return -1;
+	}
+	r->n = hwp_add_sat(r->n, s->count);
+	return by_function(c, f, r, s->count);
+}
+
+/* Lines view: the sample's line row, or its function's row (key a, b)
+ * when the object has no line information there. 0 or -1. */
+static int add_line_or_func(struct view_ctx *c, const struct hd_sample *s, long f,
+			    uint64_t a, uint64_t b)
+{
+	const char *file, *fn;
+	struct view_row *r;
+	int line;
+	long k;
+
+	if (s->object != HD_NO_OBJECT &&
+	    !sym_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn))
+		return add_line(c, s, f, file, line, fn);
+	k = rows_get(&c->rows, a, b);
+	if (k < 0)
+		return -1;
+	r = &c->rows.rows[k];
+	if (r->parent < 0) {
+		r->obj = s->object;
+		r->parent = f;
+		if (c->funcs.rows[f].name && !(r->name = strdup(c->funcs.rows[f].name)))
+			return -1;
+	}
+	r->n = hwp_add_sat(r->n, s->count);
+	return by_function(c, f, r, s->count);
+}
+
+/* Threads and processes views: the sample's thread or process row, and
+ * its (thread|process, function f) pair. 0 or -1. */
+static int add_owner(struct view_ctx *c, const struct hd_sample *s, long f,
+		     struct rows_table *pair)
+{
+	uint64_t who = c->view == VIEW_THREADS ? s->thread : proc_of(c->d, s->thread);
+	long k, p;
+
+	if (c->d->job)
+		return 0;	/* ranks: from rtotals, add_ranks() */
+	k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC, who);
+	if (k < 0)
+		return -1;
+	c->rows.rows[k].aux = (uint32_t)who;
+	c->rows.rows[k].n = hwp_add_sat(c->rows.rows[k].n, s->count);
+	p = rows_get(pair, who, (uint64_t)f);
+	if (p < 0)
+		return -1;
+	pair->rows[p].n = hwp_add_sat(pair->rows[p].n, s->count);
+	return 0;
+}
+
+/* One sample of the event: its function row, then the view's row. 0 or -1. */
+static int add_sample(struct view_ctx *c, const struct hd_sample *s, struct rows_table *pair)
+{
+	const struct sym_func *sym;
+	uint64_t a, b;
+	long f;
+
+	c->total = hwp_add_sat(c->total, s->count);
+	func_key(c, s, &a, &b, &sym);
+	f = rows_get(&c->funcs, a, b);
+	if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
+		return -1;
+	c->funcs.rows[f].obj = s->object;
+	c->funcs.rows[f].n = hwp_add_sat(c->funcs.rows[f].n, s->count);
+	switch (c->view) {
+	case VIEW_OBJECTS:
+		return add_object(c, s);
+	case VIEW_LINES:
+		return add_line_or_func(c, s, f, a, b);
+	case VIEW_THREADS:
+	case VIEW_PROCS:
+		return add_owner(c, s, f, pair);
+	default:
+		return 0;
+	}
+}
+
+/* A job file's processes are its ranks, their samples in rtotals. 0 or -1. */
+static int add_ranks(struct view_ctx *c)
+{
+	const struct hd_file *d = c->d;
+
+	for (size_t i = 0; i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+		long k;
+
+		if (t->event != (uint32_t)c->event)
+			continue;
+		k = rows_get(&c->rows, VIEW_KEY_PROC, t->proc);
+		if (k < 0)
+			return -1;
+		c->rows.rows[k].aux = t->proc;
+		c->rows.rows[k].n = hwp_add_sat(c->rows.rows[k].n, t->samples);
+	}
+	return 0;
+}
+
+/* Each thread's or process's top function: the pair with most samples,
+ * ties by name. Fills bestf[k] with 1 + its function row. */
+static void pick_tops(struct view_ctx *c, const struct rows_table *pair, uint64_t *best,
+		      long *bestf)
+{
+	for (size_t i = 0; i < pair->n; i++) {
+		long k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC,
+				pair->rows[i].a);
+		char b1[40], b2[40];
+
+		if (k < 0)
+			break;
+		if (pair->rows[i].n > best[k] ||
+		    (pair->rows[i].n == best[k] && bestf[k] &&
+		     strcmp(view_name(&c->funcs.rows[pair->rows[i].b], b1),
+			    view_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
+			best[k] = pair->rows[i].n;
+			bestf[k] = (long)pair->rows[i].b + 1;
 		}
+	}
+}
+
+/* Names each thread (tid) or process (pid) row and its top function. 0 or -1. */
+static int name_owners(struct view_ctx *c, const struct rows_table *pair)
+{
+	const struct hd_file *d = c->d;
+	uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
+	long *bestf = calloc(c->rows.n + 1, sizeof(*bestf));
+	int ret = -1;
+
+	if (!best || !bestf)
+		goto out;
+	pick_tops(c, pair, best, bestf);
+	for (size_t k = 0; k < c->rows.n; k++) {
+		struct view_row *r = &c->rows.rows[k];
+		char b1[40];
+
+		r->topn = best[k];
+		if (bestf[k])
+			r->top = strdup(view_name(&c->funcs.rows[bestf[k] - 1], b1));
+		if (c->view == VIEW_THREADS) {
+			if (asprintf(&r->name, "%d", d->threads[r->aux].tid) < 0)
+				r->name = NULL;
+		} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
+			r->name = NULL;
+		}
+		if (!r->name || (bestf[k] && !r->top))
+			goto out;
 	}
 	ret = 0;
 out:
-	free(frow);
-	free(fsum);
-	free(has);
-	free(umax);
-	free(cidx);
-	free(crow);
-	free(tot);
-	free(fc);
-	free(lo);
+	free(best);
+	free(bestf);
 	return ret;
 }
 
@@ -377,200 +533,42 @@ out:
  * with the function rows (the threads and processes views name each
  * one's top function from them). Returns 0 or -1 (out of memory).
  */
-int rv_build(struct rv_ctx *c)
+int view_build(struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
-	struct rv_table pair = { 0 };	/* (thread|process, function) */
+	struct rows_table pair = { 0 };	/* (thread|process, function) */
+	int owners = c->view == VIEW_THREADS || c->view == VIEW_PROCS;
 
 	/* at most one function row per sample: no rehash on the way for
 	 * most files; merged rank files have many samples per function, and
 	 * a table sized for all of them would cost more to clear than it
 	 * saves */
-	if (rv_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
+	if (rows_reserve(&c->funcs, d->nsamples < (1u << 18) ? d->nsamples : (1u << 18)))
 		return -1;
-
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
-		const struct rp_sym *sym;
-		struct rv_row *r;
-		uint64_t a, b;
-		long k, f;
 
-		if (s->event != (uint32_t)c->event || !s->count)
-			continue;
-		c->total = hwp_add_sat(c->total, s->count);
-		func_key(c, s, &a, &b, &sym);
-		f = rv_row(&c->funcs, a, b);
-		if (f < 0 || name_func_row(c, &c->funcs.rows[f], sym, s))
+		if (s->event == (uint32_t)c->event && s->count && add_sample(c, s, &pair))
 			goto oom;
-		c->funcs.rows[f].obj = s->object;
-		c->funcs.rows[f].n = hwp_add_sat(c->funcs.rows[f].n, s->count);
-
-		switch (c->view) {
-		case RV_VIEW_FUNCS:
-			continue;
-		case RV_VIEW_OBJECTS:
-			k = rv_row(&c->rows, RV_OBJ, s->object);
-			if (k < 0)
-				goto oom;
-			r = &c->rows.rows[k];
-			if (!r->name) {
-				r->obj = s->object;
-				r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
-						 rv_base(d->objects[s->object].path));
-				if (!r->name)
-					goto oom;
-			}
-			break;
-		case RV_VIEW_LINES: {
-			const char *file, *fn;
-			int line;
-
-			if (s->object != HD_NO_OBJECT &&
-			    !rp_obj_line(&c->objs[s->object], s->addr, &file, &line, &fn)) {
-				k = rv_row(&c->rows, RV_LINE | s->object,
-					   (uint64_t)rv_intern(c, file) << 32 | (uint32_t)line);
-				if (k < 0)
-					goto oom;
-				r = &c->rows.rows[k];
-				if (!r->name) {
-					r->obj = s->object;
-					r->file = file;
-					r->line = line;
-					if (fn)
-						r->name = rv_func_name(fn);
-					else if (c->funcs.rows[f].name)
-						r->name = strdup(c->funcs.rows[f].name);
-					else if (asprintf(&r->name, "+%#llx",
-							  (unsigned long long)s->addr) < 0)
-						r->name = NULL;
-					if (!r->name)
-						goto oom;
-				}
-				if (by_function(c, f, r, s->count))
-					goto oom;
-			} else {
-				/* no line information: the function's row */
-				k = rv_row(&c->rows, a, b);
-				if (k < 0)
-					goto oom;
-				r = &c->rows.rows[k];
-				if (r->parent < 0) {
-					r->obj = s->object;
-					r->parent = f;
-					if (c->funcs.rows[f].name &&
-					    !(r->name = strdup(c->funcs.rows[f].name)))
-						goto oom;
-				}
-				if (by_function(c, f, r, s->count))
-					goto oom;
-			}
-			break;
-		}
-		case RV_VIEW_THREADS:
-		case RV_VIEW_PROCS: {
-			uint64_t who = c->view == RV_VIEW_THREADS ? s->thread :
-				       proc_of(d, s->thread);
-			long p;
-
-			if (d->job)
-				continue;	/* ranks: from rtotals below */
-
-			k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC, who);
-			if (k < 0)
-				goto oom;
-			r = &c->rows.rows[k];
-			r->aux = (uint32_t)who;
-			p = rv_row(&pair, who, (uint64_t)f);
-			if (p < 0)
-				goto oom;
-			pair.rows[p].n = hwp_add_sat(pair.rows[p].n, s->count);
-			break;
-		}
-		default:
-			continue;
-		}
-		r->n = hwp_add_sat(r->n, s->count);
 	}
-	if (c->view == RV_VIEW_FUNCS) {
+	if (c->view == VIEW_FUNCS) {
 		c->rows = c->funcs;
 		memset(&c->funcs, 0, sizeof(c->funcs));
 		c->funcs_are_rows = 1;
 	}
-	/* a job file's processes are its ranks, their samples in rtotals */
-	for (size_t i = 0; d->job && c->view == RV_VIEW_PROCS && i < d->nrtotals; i++) {
-		const struct hd_rtotal *t = &d->rtotals[i];
-		long k;
-
-		if (t->event != (uint32_t)c->event)
-			continue;
-		k = rv_row(&c->rows, RV_PROC, t->proc);
-		if (k < 0)
-			goto oom;
-		c->rows.rows[k].aux = t->proc;
-		c->rows.rows[k].n = hwp_add_sat(c->rows.rows[k].n, t->samples);
-	}
-	if (d->job && c->view == RV_VIEW_PROCS && job_tops(c, &pair))
+	if (d->job && c->view == VIEW_PROCS && (add_ranks(c) || job_tops(c, &pair)))
 		goto oom;
-	if (c->view == RV_VIEW_THREADS || c->view == RV_VIEW_PROCS) {
-		/* each one's top function: the pair with most samples */
-		uint64_t *best = calloc(c->rows.n + 1, sizeof(*best));
-		long *bestf = calloc(c->rows.n + 1, sizeof(*bestf));
-
-		if (!best || !bestf) {
-			free(best);
-			free(bestf);
-			goto oom;
-		}
-		for (size_t i = 0; i < pair.n; i++) {
-			long k = rv_row(&c->rows, c->view == RV_VIEW_THREADS ? RV_THREAD : RV_PROC,
-					pair.rows[i].a);
-
-			char b1[40], b2[40];
-
-			if (k < 0)
-				break;
-			if (pair.rows[i].n > best[k] ||
-			    (pair.rows[i].n == best[k] && bestf[k] &&
-			     strcmp(rv_name(&c->funcs.rows[pair.rows[i].b], b1),
-				    rv_name(&c->funcs.rows[bestf[k] - 1], b2)) < 0)) {
-				best[k] = pair.rows[i].n;
-				bestf[k] = (long)pair.rows[i].b + 1;
-			}
-		}
-		for (size_t k = 0; k < c->rows.n; k++) {
-			struct rv_row *r = &c->rows.rows[k];
-			char b1[40];
-
-			r->topn = best[k];
-			if (bestf[k])
-				r->top = strdup(rv_name(&c->funcs.rows[bestf[k] - 1], b1));
-			if (c->view == RV_VIEW_THREADS) {
-				const struct hd_thread *t = &d->threads[r->aux];
-
-				if (asprintf(&r->name, "%d", t->tid) < 0)
-					r->name = NULL;
-			} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
-				r->name = NULL;
-			}
-			if (!r->name || (bestf[k] && !r->top)) {
-				free(best);
-				free(bestf);
-				goto oom;
-			}
-		}
-		free(best);
-		free(bestf);
-	}
-	rv_free(&pair);
+	if (owners && name_owners(c, &pair))
+		goto oom;
+	rows_free(&pair);
 	return 0;
 oom:
-	rv_free(&pair);
+	rows_free(&pair);
 	return -1;
 }
 
 /* Interns a source file name; returns its number. */
-uint32_t rv_intern(struct rv_ctx *c, const char *s)
+uint32_t view_intern(struct view_ctx *c, const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	long k;
@@ -579,7 +577,7 @@ uint32_t rv_intern(struct rv_ctx *c, const char *s)
 		h = (h ^ *p) * 1099511628211ull;
 	/* equal hashes of different names get their own numbers */
 	for (uint64_t salt = 0;; salt++) {
-		k = rv_row(&c->strs, h, salt);
+		k = rows_get(&c->strs, h, salt);
 		if (k < 0)
 			return 0;
 		if (!c->strs.rows[k].file) {
@@ -592,7 +590,7 @@ uint32_t rv_intern(struct rv_ctx *c, const char *s)
 	return (uint32_t)k;
 }
 
-const char *rv_name(const struct rv_row *r, char buf[40])
+const char *view_name(const struct view_row *r, char buf[40])
 {
 	uint32_t obj = (uint32_t)r->a;
 
@@ -620,7 +618,7 @@ const char *rv_name(const struct rv_row *r, char buf[40])
  * with one, by object and address (no name made for them). */
 static int by_samples(const void *x, const void *y)
 {
-	const struct rv_row *a = x, *b = y;
+	const struct view_row *a = x, *b = y;
 	int c;
 
 	if (a->n != b->n)
@@ -641,7 +639,7 @@ static int by_samples(const void *x, const void *y)
 
 static int by_name(const void *x, const void *y)
 {
-	const struct rv_row *a = x, *b = y;
+	const struct view_row *a = x, *b = y;
 	int c = strcmp(a->name, b->name);
 
 	if (c)
@@ -653,13 +651,13 @@ static int by_name(const void *x, const void *y)
 
 /* Sorts the rows; the table's index is of no use afterwards. Returns 0,
  * or -1 when out of memory. */
-int rv_sort(struct rv_ctx *c, int by_symbol)
+int view_sort(struct view_ctx *c, int by_symbol)
 {
 	for (size_t i = 0; by_symbol && i < c->rows.n; i++) {
-		struct rv_row *r = &c->rows.rows[i];
+		struct view_row *r = &c->rows.rows[i];
 		char buf[40];
 
-		if (!r->name && !(r->name = strdup(rv_name(r, buf))))
+		if (!r->name && !(r->name = strdup(view_name(r, buf))))
 			return -1;
 	}
 	if (c->rows.n)
@@ -671,18 +669,18 @@ int rv_sort(struct rv_ctx *c, int by_symbol)
 	return 0;
 }
 
-void rv_ctx_free(struct rv_ctx *c)
+void view_ctx_free(struct view_ctx *c)
 {
-	rv_free(&c->rows);
-	rv_free(&c->funcs);
-	rv_free(&c->strs);
-	rv_free(&c->flines);
+	rows_free(&c->rows);
+	rows_free(&c->funcs);
+	rows_free(&c->strs);
+	rows_free(&c->flines);
 	for (size_t i = 0; i < c->nobjs; i++)
-		rp_obj_free(&c->objs[i]);
+		sym_obj_free(&c->objs[i]);
 	free(c->objs);
 }
 
-int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_view view)
+int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum view_kind view)
 {
 	memset(c, 0, sizeof(*c));
 	c->d = d;
@@ -693,17 +691,17 @@ int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_vi
 		return -1;
 	c->nobjs = d->nobjects;
 	for (size_t i = 0; i < d->nobjects; i++)
-		rp_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
+		sym_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
 			    d->objects[i].size);
 	return 0;
 }
 
-double rv_pct(uint64_t n, uint64_t total)
+double view_pct(uint64_t n, uint64_t total)
 {
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
-const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj)
+const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
 	return obj == HD_NO_OBJECT || obj >= c->nobjs ? "[unknown]" : c->d->objects[obj].path;
 }

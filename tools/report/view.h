@@ -6,23 +6,24 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "data.h"
 #include "symbols.h"
 
 /* Row keys: (kind | object, value) */
-#define RV_FUNC		(1ull << 56)	/* value: symbol index */
-#define RV_ADDR		(2ull << 56)	/* value: address, no symbol */
-#define RV_OBJ		(3ull << 56)	/* value: object */
-#define RV_LINE		(4ull << 56)	/* value: file number << 32 | line */
-#define RV_THREAD	(5ull << 56)	/* value: thread index */
-#define RV_PROC		(6ull << 56)	/* value: process index */
+#define VIEW_KEY_FUNC		(1ull << 56)	/* value: symbol index */
+#define VIEW_KEY_ADDR		(2ull << 56)	/* value: address, no symbol */
+#define VIEW_KEY_OBJ		(3ull << 56)	/* value: object */
+#define VIEW_KEY_LINE		(4ull << 56)	/* value: file number << 32 | line */
+#define VIEW_KEY_THREAD	(5ull << 56)	/* value: thread index */
+#define VIEW_KEY_PROC		(6ull << 56)	/* value: process index */
 
-struct rv_row {
+struct view_row {
 	uint64_t a, b;		/* key */
 	uint64_t n;		/* samples, saturating */
 	char *name;		/* function, object base name, tid or pid; NULL
-				 * for an address without symbol: see rv_name() */
+				 * for an address without symbol: see view_name() */
 	uint32_t obj;		/* object index or HD_NO_OBJECT */
 	uint32_t aux;		/* thread or process index */
 	const char *file;	/* source file (lines view) */
@@ -32,88 +33,98 @@ struct rv_row {
 	uint64_t topn;
 };
 
-struct rv_table {
-	struct rv_row *rows;
+struct rows_table {
+	struct view_row *rows;
 	size_t n, cap;
 	size_t *slot;
 	size_t nslot;
 };
 
-enum rv_view {
-	RV_VIEW_FUNCS,
-	RV_VIEW_OBJECTS,
-	RV_VIEW_LINES,
-	RV_VIEW_THREADS,
-	RV_VIEW_PROCS,
+enum view_kind {
+	VIEW_FUNCS,
+	VIEW_OBJECTS,
+	VIEW_LINES,
+	VIEW_THREADS,
+	VIEW_PROCS,
 };
 
-struct rv_ctx {
+struct view_ctx {
 	const struct hd_file *d;
 	int event;
-	enum rv_view view;
-	struct rp_obj *objs;	/* one per d->objects */
+	enum view_kind view;
+	struct sym_obj *objs;	/* one per d->objects */
 	size_t nobjs;
-	struct rv_table rows;	/* the view's rows */
-	struct rv_table funcs;	/* function rows (not for RV_VIEW_FUNCS) */
-	struct rv_table strs;	/* interned source file names */
-	struct rv_table flines;	/* lines view: (function, line) rows, parent set */
+	struct rows_table rows;	/* the view's rows */
+	struct rows_table funcs;	/* function rows (not for VIEW_FUNCS) */
+	struct rows_table strs;	/* interned source file names */
+	struct rows_table flines;	/* lines view: (function, line) rows, parent set */
 	int funcs_are_rows;
 	uint64_t total;		/* samples of the event, saturating */
 };
 
-long rv_row(struct rv_table *t, uint64_t a, uint64_t b);
+/* tools/report/rows.c: the row of key (a, b) in t, made when new; its
+ * index, or -1 (out of memory). */
+long rows_get(struct rows_table *t, uint64_t a, uint64_t b);
 /* Room for n rows; 0 or -1. */
-int rv_reserve(struct rv_table *t, size_t n);
-void rv_free(struct rv_table *t);
+int rows_reserve(struct rows_table *t, size_t n);
+void rows_free(struct rows_table *t);
 /* The data files of the command line: files as given, each directory
- * replaced by its regular files named *.data, sorted by name. 0, or 1
- * after one line on stderr. */
-struct rv_inputs {
+ * replaced by its regular files named *.data, sorted by name; a file met
+ * again (same device and inode: given twice, or also in a directory
+ * given) is kept once, with one line on stderr. 0, or 1 after one line
+ * on stderr. */
+struct merge_input_key {
+	dev_t dev;
+	ino_t ino;
+	int known;		/* stat() succeeded */
+};
+struct merge_inputs {
 	char **files;
+	struct merge_input_key *keys;	/* one per file */
 	size_t n, cap;
 };
-int rv_inputs(struct rv_inputs *in, char **args, size_t nargs);
-void rv_inputs_free(struct rv_inputs *in);
+int merge_inputs(struct merge_inputs *in, char **args, size_t nargs);
+void merge_inputs_free(struct merge_inputs *in);
 /* Reads one file, or merges several after checking that they profile one
  * program with one event set and world size and hold no rank twice, and
  * that none is a job file; need_ranks: every process must have an MPI
  * rank. 0, or 1 after one line on stderr. */
-int rv_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks);
-/* The function row (functions view, before rv_sort) of address addr of
+int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks);
+/* The function row (functions view, before view_sort) of address addr of
  * object obj, made with no samples when new: its index, or -1. */
-long rv_func_row(struct rv_ctx *c, uint32_t obj, uint64_t addr);
-int rv_event(const char *arg, const struct hd_file *d, const char *file, int *out);
-const char *rv_base(const char *path);
-char *rv_func_name(const char *raw);
-int rv_ctx_init(struct rv_ctx *c, const struct hd_file *d, int event, enum rv_view view);
-int rv_build(struct rv_ctx *c);
-int rv_sort(struct rv_ctx *c, int by_symbol);
+long view_func_row(struct view_ctx *c, uint32_t obj, uint64_t addr);
+int view_event(const char *arg, const struct hd_file *d, const char *file, int *out);
+const char *view_base(const char *path);
+char *view_func_name(const char *raw);
+int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum view_kind view);
+int view_build(struct view_ctx *c);
+int view_sort(struct view_ctx *c, int by_symbol);
 /* The row's name; for an address no symbol covers, made in buf. */
-const char *rv_name(const struct rv_row *r, char buf[40]);
-void rv_ctx_free(struct rv_ctx *c);
-uint32_t rv_intern(struct rv_ctx *c, const char *s);
-double rv_pct(uint64_t n, uint64_t total);
+const char *view_name(const struct view_row *r, char buf[40]);
+void view_ctx_free(struct view_ctx *c);
+uint32_t view_intern(struct view_ctx *c, const char *s);
+double view_pct(uint64_t n, uint64_t total);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
-const char *rv_obj_path(const struct rv_ctx *c, uint32_t obj);
+const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
-int rv_svg(const char *out, struct rv_ctx *c, char **inputs, size_t ninputs);
+int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
 /* Opens out for writing, never blocking; NULL after one line on stderr
  * (also when out is one of the inputs). */
-FILE *rv_svg_open(const char *out, char **inputs, size_t ninputs);
+FILE *svg_open(const char *out, char **inputs, size_t ninputs);
 /* 1 (after one line on stderr) when out is one of the inputs, else 0. */
-int rv_svg_check(const char *out, char **inputs, size_t ninputs);
+int svg_check(const char *out, char **inputs, size_t ninputs);
 
 /* tools/report/report.c: the text header (command, events, warnings) and the
  * warnings of the reported event (to stderr when f is stderr, else into
  * the output: text lines after prefix, or JSON strings). */
-void rv_text_header(const struct rv_ctx *c);
-void rv_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
+void report_text_header(const struct view_ctx *c);
+void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path). c is a
  * built functions view, not sorted. 0, or 1 after one line on stderr. */
-int rk_report(struct rv_ctx *c, const char *sort, const char *fmt, const char *svg,
+int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svg,
 	      char **inputs, size_t ninputs);
 
 #endif

@@ -1,0 +1,169 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Writing the data file (hwprof-data(5)), always as the newest version, one
+ * line per entry, every string escaped so that it fits on its line.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+
+#include "data.h"
+
+/* " SIZE " of an object or the program: its size in bytes, - unknown. */
+static void put_size(FILE *f, uint64_t size)
+{
+	if (size)
+		fprintf(f, " %llu ", (unsigned long long)size);
+	else
+		fputs(" - ", f);
+}
+
+void hd_put_escaped(FILE *f, const char *s, int token)
+{
+	if (!s || (token && !*s)) {
+		fputc('-', f);		/* an absent token */
+		return;
+	}
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		default:
+			if (*p < 0x20 || *p == 0x7f || (token && *p == ' ') ||
+			    (token && p == (const unsigned char *)s && *p == '-' && !p[1]))
+				fprintf(f, "\\x%02x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+}
+
+static const char *how_name(enum hd_how h)
+{
+	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
+	       h == HD_ENDED ? "ended" : "running";
+}
+
+/* The header lines: version, host, rank, job, program, command. */
+static void write_head(FILE *f, const struct hd_file *d)
+{
+	fprintf(f, "hwprof-data %d\n", HD_VERSION);
+	if (d->host) {
+		fputs("host ", f);
+		hd_put_escaped(f, d->host, 1);
+		fputc('\n', f);
+	}
+	if (d->rank >= 0)
+		fprintf(f, "rank %d %d\n", d->rank, d->size);
+	if (d->job)
+		fprintf(f, "job %d %u\n", d->size, d->top);
+	if (d->program) {
+		fputs("program ", f);
+		hd_put_escaped(f, d->program_id, 1);
+		put_size(f, d->program_size);
+		hd_put_escaped(f, d->program, 0);
+		fputc('\n', f);
+	}
+	fputs("command ", f);
+	hd_put_escaped(f, d->command ? d->command : "", 0);
+	fputc('\n', f);
+}
+
+/* The event, process, thread and object lines. */
+static void write_tables(FILE *f, const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct hd_event *e = &d->events[i];
+
+		fprintf(f, "event %zu %llu %llu %llu %llu %llu ", i,
+			(unsigned long long)e->period, (unsigned long long)e->samples,
+			(unsigned long long)e->lost, (unsigned long long)e->throttled,
+			(unsigned long long)e->missed);
+		hd_put_escaped(f, e->missed ? e->missed_why : NULL, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, e->name, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nprocs; i++) {
+		const struct hd_process *p = &d->procs[i];
+
+		/* a process of a rank's file is of that rank */
+		fprintf(f, "process %zu %d %d %d %s %d ", i, p->pid, p->ppid,
+			p->rank >= 0 ? p->rank : d->rank, how_name(p->how), p->status);
+		hd_put_escaped(f, p->host, 1);
+		fputc(' ', f);
+		hd_put_escaped(f, p->command, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nthreads; i++) {
+		const struct hd_thread *t = &d->threads[i];
+
+		fprintf(f, "thread %zu %u %d ", i, t->proc, t->tid);
+		hd_put_escaped(f, t->comm ? t->comm : "", 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nobjects; i++) {
+		const struct hd_object *o = &d->objects[i];
+
+		fprintf(f, "object %zu ", i);
+		hd_put_escaped(f, o->buildid, 1);
+		put_size(f, o->size);
+		hd_put_escaped(f, o->path, 0);
+		fputc('\n', f);
+	}
+}
+
+/* The sample lines, then a job file's rt, f and fr lines. */
+static void write_counts(FILE *f, const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
+		char t[16], o[16];
+
+		snprintf(t, sizeof(t), "%u", s->thread);
+		snprintf(o, sizeof(o), "%u", s->object);
+		fprintf(f, "s %u %s %s %llx %llu\n", s->event,
+			s->thread == HD_NO_THREAD ? "-" : t,
+			s->object == HD_NO_OBJECT ? "-" : o,
+			(unsigned long long)s->addr, (unsigned long long)s->count);
+	}
+	for (size_t i = 0; i < d->nrtotals; i++) {
+		const struct hd_rtotal *t = &d->rtotals[i];
+
+		fprintf(f, "rt %u %u %llu %llu\n", t->proc, t->event,
+			(unsigned long long)t->samples, (unsigned long long)t->mpi);
+	}
+	for (size_t i = 0; i < d->nfuncs; i++) {
+		const struct hd_func *fn = &d->funcs[i];
+		char o[16];
+
+		snprintf(o, sizeof(o), "%u", fn->object);
+		fprintf(f, "f %zu %u %s %llx %llu %llu %llu %d %u\n", i, fn->event,
+			fn->object == HD_NO_OBJECT ? "-" : o, (unsigned long long)fn->addr,
+			(unsigned long long)fn->sum, (unsigned long long)fn->min,
+			(unsigned long long)fn->max, fn->maxrank, fn->ranks);
+	}
+	for (size_t i = 0; i < d->nfcounts; i++)
+		fprintf(f, "fr %u %u %llu\n", d->fcounts[i].func, d->fcounts[i].proc,
+			(unsigned long long)d->fcounts[i].count);
+}
+
+int hd_write(FILE *f, const struct hd_file *d)
+{
+	write_head(f, d);
+	write_tables(f, d);
+	write_counts(f, d);
+	fputs("end\n", f);
+	fflush(f);
+	return ferror(f) ? -EIO : 0;
+}

@@ -1,0 +1,68 @@
+/* SPDX-License-Identifier: MIT */
+/* hwprof report --ranks inside tools/report/: the per-rank model built by
+ * ranks.c and printed by ranks-out.c. */
+#ifndef HWPROF_TOOLS_RANKS_H
+#define HWPROF_TOOLS_RANKS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "view.h"
+
+struct rk_rank {
+	int rank;
+	uint32_t proc;		/* its first process */
+	uint64_t samples, mpi;
+};
+
+struct rk_row {
+	long row;		/* its function row in c->rows */
+	uint64_t sum, min, max;
+	int maxrank;
+	int known;		/* min, max and the max's rank are known */
+	int counts;		/* per-rank counts known: pairs[c0, c1) */
+	size_t c0, c1;
+	double mean, ratio;
+};
+
+struct rk_pair {
+	uint32_t f;		/* function row */
+	uint32_t col;		/* rank index */
+	uint64_t n;
+};
+
+struct rk {
+	struct view_ctx *c;
+	const struct hd_file *d;
+	struct rk_rank *ranks;	/* sorted by rank */
+	size_t nranks;
+	uint32_t *col;		/* per process: its rank's index */
+	struct rk_pair *pairs;	/* sorted by function row, then rank */
+	size_t npairs, cappairs;
+	/* the run of samples of one rank being summed: each function row's
+	 * count (acc), the rows with one (touched) */
+	uint64_t *acc;
+	uint32_t *touched;
+	size_t nacc, ntouched;
+	uint32_t runcol;
+	struct rk_row *rows;
+	size_t nrows;
+	uint64_t total;
+};
+
+struct rk_pr {
+	int rank;
+	uint32_t proc;
+};
+
+/* The warning about ranks of the world missing, into msg; 0 when none. */
+int rk_missing(const struct rk *k, char *msg, size_t len);
+/* The table of k on standard output: text, CSV or JSON. */
+void rk_text(const struct rk *k);
+void rk_csv(const struct rk *k);
+void rk_json(const struct rk *k);
+/* The heat map of k's top functions into out: 0, or 1 after one line on
+ * stderr. */
+int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs);
+
+#endif
