@@ -110,7 +110,10 @@ again:
 	if (r->head - r->pos < sizeof(h) || (r->pos & 7))
 		return ring_corrupt(r);
 	ring_copy(r, &h, r->pos, sizeof(h));
-	if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - r->pos)
+	/* a record larger than the area is no record the kernel wrote (and
+	 * would be copied from past its end) */
+	if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - r->pos ||
+	    h.size > r->mask + 1)
 		return ring_corrupt(r);
 	at = (size_t)(r->pos & r->mask);
 	first = (size_t)(r->mask + 1 - at);

@@ -190,6 +190,67 @@ static void test_fuzz(void)
 	printf("fuzz: %zu samples through a %d-byte ring\n", nw, AREA);
 }
 
+/*
+ * hwprof record's records (lib/ring.c's reader for every path): a sample
+ * of IDENTIFIER|IP|TID|TIME that straddles the end of the area comes out
+ * whole, and a LOST record of an inherited event, whose body carries the
+ * child event's own id, is attributed through its sample_id trailer.
+ */
+#define REC_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+		  PERF_SAMPLE_TIME)
+
+static void test_straddle_and_trailer(void)
+{
+	/* IDENTIFIER, IP, pid|tid, TIME */
+	uint64_t smp[4] = { 0xabc, 0x401000, 7 | (uint64_t)8 << 32, 1000 };
+	/* body {id, lost} of a child event, then the trailer: pid|tid, time,
+	 * identifier (the parent's id, as samples give it) */
+	uint64_t lost[5] = { 0x999, 42, 7 | (uint64_t)9 << 32, 1001, 0xabc };
+	const struct perf_event_header *h;
+	struct hwp_rec_id id;
+	int seen = 0;
+
+	reset();
+	/* 216 bytes in, so the 40-byte sample runs 16 bytes past the end */
+	fake.page.data_head = fake.page.data_tail = 216;
+	T_CHECK(put(PERF_RECORD_SAMPLE, smp, 4), "put sample");
+	T_CHECK(put(PERF_RECORD_LOST, lost, 5), "put lost");
+	T_CHECK(hwp_ring_begin(&ring), "begin: records");
+	while ((h = hwp_ring_next(&ring))) {
+		T_CHECK(!hwp_rec_id(h, REC_TYPE, 1, &id), "id of type %u", h->type);
+		if (h->type == PERF_RECORD_SAMPLE) {
+			T_EQ(h->size, 40);
+			T_EQ(id.id, 0xabc);
+			T_EQ(id.ip, 0x401000);
+			T_EQ(id.pid, 7);
+			T_EQ(id.tid, 8);
+			T_EQ(id.time, 1000);
+			seen |= 1;
+		} else if (h->type == PERF_RECORD_LOST) {
+			T_EQ(h->size, 48);
+			T_EQ(id.id, 0xabc);	/* the trailer's, not 0x999 */
+			T_EQ(id.tid, 9);
+			T_EQ(id.time, 1001);
+			T_EQ(hwp_rec_lost(h), 42);
+			seen |= 2;
+		}
+	}
+	hwp_ring_end(&ring);
+	T_EQ(seen, 3);
+	T_EQ(fake.page.data_tail, fake.page.data_head);
+	T_EQ(hwp_rec_trailer(REC_TYPE, 1), 24);
+	T_EQ(hwp_rec_trailer(REC_TYPE, 0), 0);
+	/* without sample_id_all a side-band record names no event */
+	{
+		struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 24 };
+
+		T_CHECK(!hwp_rec_id(&lh, REC_TYPE, 0, &id), "no trailer");
+		T_EQ(id.has_id, 0);
+	}
+	T_EQ(ring.stats.corrupt, 0);
+	hwp_ring_unmap(&ring);	/* frees the copy; the fake page is not ours */
+}
+
 int main(void)
 {
 	test_basic_and_wrap();
@@ -197,5 +258,6 @@ int main(void)
 	test_cap();
 	test_bad_sizes();
 	test_fuzz();
+	test_straddle_and_trailer();
 	return t_done("test-ring");
 }
