@@ -62,7 +62,7 @@ sprofil)
 	cat "$tmp/out" "$tmp/err"
 	check "exit 0 (got $rc)" [ $rc = 0 ]
 	kept=$(awk '$1 == "target" { print $2 }' "$tmp/out")
-	lost=$(sed -n 's/^hwprof: .* \([0-9][0-9]*\) samples\{0,1\} lost.*/\1/p' "$tmp/err" | head -1)
+	lost=$(sed -n 's/^hwprof: \([0-9][0-9]*\) samples\{0,1\} lost.*/\1/p' "$tmp/err" | head -1)
 	echo "kept $kept in target, ${lost:-0} reported lost"
 	check "kept + lost = $WANT" [ $((kept + ${lost:-0})) = $WANT ]
 	;;
