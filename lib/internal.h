@@ -173,4 +173,24 @@ int hwp_parse_period(const char *s, uint64_t *v);
 int hwp_user_writable(const void *p, size_t len);
 int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
 
+/* guard.c: writes into caller buffers that may have gone (see there) */
+typedef int (*hwp_owns_fn)(const void *ctx, uintptr_t addr);
+int hwp_guard_arm(void);
+int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns,
+		  const void *ctx, uintptr_t *addr);
+int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns,
+		    const void *ctx, void *base, size_t len, uintptr_t *addr);
+void hwp_guard_say(const char *api, const char *what, uintptr_t addr,
+		   int in_handler);
+
+/* hist.c: a histogram whose caller buffers faulted is turned off */
+void hwp_hist_set_api(struct hwprof_hist *h, const char *api);
+const char *hwp_hist_api(const struct hwprof_hist *h);
+int hwp_hist_owns(const void *h, uintptr_t addr);
+void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr,
+		       char *buf, size_t len);
+int hwp_hist_writable(const struct hwprof_hist *h);
+void hwp_hist_turn_off(struct hwprof_hist *h);
+int hwp_hist_is_off(const struct hwprof_hist *h);
+
 #endif /* HWPROF_INTERNAL_H */
