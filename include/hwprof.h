@@ -79,7 +79,7 @@ struct hwprof_hist_stats {
 	uint64_t folded;	/* reached a bucket (the overflow bin included) */
 	uint64_t outside;	/* in no region, and no overflow bin */
 	uint64_t saturated;	/* folded into a full bucket: increment clipped */
-	uint64_t dropped;	/* dropped by RANDOM */
+	uint64_t dropped;	/* dropped by RANDOM, or after a buffer fault */
 	uint64_t refused;	/* refused by COMPRESS */
 };
 

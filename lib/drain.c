@@ -6,6 +6,7 @@
  * list of running sessions live here, the lowest file that takes them.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +60,50 @@ static void queue(struct hwp_sev *e, const uint64_t *ips, size_t n)
 	e->npend += n;
 }
 
+/*
+ * A caller's buffers may be unmapped or made read-only by the program at
+ * any time: the batch is folded under a guard, and a fault on them turns
+ * the histogram off with one line on stderr (hwp_guard_run()). Whether
+ * hwprof's fault handler is still in place is checked once per drain pass
+ * (guard_state, under hwp_eng), not per batch: one sigaction() query per
+ * signal. Where it cannot be (a sanitizer's handler), the maps are read
+ * before each batch instead, which a munmap() racing the batch can beat.
+ */
+static int guard_state;		/* 0: check, 1: armed, -1: probe the maps */
+static int in_pass;		/* hwp_drain() is running */
+
+struct fold_args {
+	struct hwprof_hist *h;
+	const uint64_t *ips;
+	size_t n;
+	uint32_t *lcg;
+};
+
+static void fold_cb(void *arg)
+{
+	struct fold_args *a = arg;
+
+	hwprof_hist_fold(a->h, a->ips, NULL, a->n, a->lcg);
+}
+
+static void fold_guarded(struct hwprof_hist *h, const uint64_t *ips, size_t n,
+			 uint32_t *lcg)
+{
+	struct fold_args a = { .h = h, .ips = ips, .n = n, .lcg = lcg };
+	uintptr_t at = 0;
+	char what[160];
+
+	if (!guard_state)
+		guard_state = hwp_guard_arm() ? -1 : 1;
+	if (guard_state > 0 || hwp_hist_writable(h) != -EFAULT) {
+		if (!hwp_guard_run(fold_cb, &a, hwp_hist_owns, h, &at))
+			return;
+	}
+	hwp_hist_turn_off(h);
+	hwp_hist_describe(h, at, what, sizeof(what));
+	hwp_guard_say(hwp_hist_api(h), what, at, 0);
+}
+
 static void fold_into(struct hwp_sev *e, struct hwp_slot *sl, const uint64_t *ips,
 		      size_t n)
 {
@@ -68,12 +113,15 @@ static void fold_into(struct hwp_sev *e, struct hwp_slot *sl, const uint64_t *ip
 		queue(e, ips, n);
 		return;
 	}
-	if (!e->hist) {
-		e->st.outside += n;
+	if (!e->hist || hwp_hist_is_off(e->hist)) {
+		e->st.outside += n;	/* no buckets (any more) */
 		return;
 	}
 	hwprof_hist_stats(e->hist, &a);
-	hwprof_hist_fold(e->hist, ips, NULL, n, &sl->lcg);
+	if (e->objs)		/* the buckets are ours */
+		hwprof_hist_fold(e->hist, ips, NULL, n, &sl->lcg);
+	else
+		fold_guarded(e->hist, ips, n, &sl->lcg);
 	hwprof_hist_stats(e->hist, &b);
 	e->st.folded += b.folded - a.folded;
 	e->st.outside += b.outside - a.outside;
@@ -88,6 +136,8 @@ void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
 
 	if (!sl->ring.page)
 		return;
+	if (!in_pass)
+		guard_state = 0;
 	do {
 		n = hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH);
 		e->st.samples += n;
@@ -106,8 +156,11 @@ void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
  * once more, so a dlclose with no sample since is seen too. */
 void hwp_drain(struct hwprof_session *s)
 {
+	guard_state = 0;
+	in_pass = 1;
 	for (size_t i = 0; i < s->nslot; i++)
 		hwp_drain_slot(s, &s->slot[i]);
+	in_pass = 0;
 	for (size_t i = 0; i < s->nev; i++) {
 		struct hwp_sev *e = &s->ev[i];
 

@@ -114,6 +114,17 @@ static void *drain_main(void *arg)
 
 	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
+	/* every signal stays blocked but the two a fold into a buffer the
+	 * program took away raises: blocked, they would kill the process
+	 * (lib/drain.c fold_guarded()) */
+	{
+		sigset_t faults;
+
+		sigemptyset(&faults);
+		sigaddset(&faults, SIGSEGV);
+		sigaddset(&faults, SIGBUS);
+		pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
+	}
 	hwp_eng_lock();
 	for (;;) {
 		size_t n = 1;

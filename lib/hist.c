@@ -4,6 +4,7 @@
  * 64-bit address space, and the saturating batch fold every API uses.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +50,8 @@ struct hwprof_hist {
 	uint64_t fa, fspan;
 	unsigned int fshift;
 	uint32_t lcg;
+	int off;		/* a caller buffer faulted: nothing is written */
+	const char *api;	/* the call that gave the buffers, for messages */
 	struct hwprof_hist_stats st;
 };
 
@@ -461,7 +464,7 @@ HWPROF_API const char *hwprof_hist_strfault(int fault)
  * the call that handed it over: -EFAULT, as profil(3) and sprofil(3) say
  * for the same buffer. The maps are read once for the lot.
  */
-static int buffers_writable(const struct hwprof_hist *h)
+int hwp_hist_writable(const struct hwprof_hist *h)
 {
 	void **base;
 	size_t *len, n = 0;
@@ -510,7 +513,7 @@ HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
 			return ret;
 		return ret == HWPROF_HIST_ETOOMANY ? -E2BIG : -EINVAL;
 	}
-	ret = buffers_writable(h);
+	ret = hwp_hist_writable(h);
 	if (ret) {
 		hwprof_hist_free(h);
 		return ret;
@@ -519,6 +522,7 @@ HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
 	h->fold = o.fold;
 	h->threshold = o.threshold;
 	h->lcg = HWPROF_LCG_SEED;
+	h->api = "hwprof_hist_new";
 	ret = build_segments(h);
 	if (ret) {
 		hwprof_hist_free(h);
@@ -792,6 +796,10 @@ HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
 		return 0;
 	st = &h->st;
 	st->samples += n;
+	if (unlikely(__atomic_load_n(&h->off, __ATOMIC_RELAXED))) {
+		st->dropped += n;
+		return 0;
+	}
 	if (h->fold != HWPROF_FOLD_POSIX || weights) {
 		folded = fold_general(h, ips, weights, n, lcg ? lcg : &h->lcg);
 		st->folded += folded;
@@ -862,4 +870,86 @@ HWPROF_API int hwprof_hist_locate(const struct hwprof_hist *h, uint64_t pc,
 		return 2;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Buffers that faulted                                                 */
+
+void hwp_hist_set_api(struct hwprof_hist *h, const char *api)
+{
+	if (h)
+		h->api = api;
+}
+
+const char *hwp_hist_api(const struct hwprof_hist *h)
+{
+	return h->api;
+}
+
+static int reg_holds(const struct hreg *r, uintptr_t addr, size_t len)
+{
+	uintptr_t b = (uintptr_t)r->base;
+
+	return addr >= b && addr - b < len;
+}
+
+/* Whether addr is in a buffer the fold writes: a hwp_owns_fn for
+ * hwp_guard_run(), so it runs in a signal handler. */
+int hwp_hist_owns(const void *ctx, uintptr_t addr)
+{
+	const struct hwprof_hist *h = ctx;
+
+	for (size_t i = 0; i < h->nreg; i++)
+		if (reg_holds(&h->reg[i], addr,
+			      (size_t)h->reg[i].nbuckets << h->reg[i].wshift))
+			return 1;
+	return h->has_bin && h->bin.nbuckets &&
+	       reg_holds(&h->bin, addr, (size_t)1 << h->bin.wshift);
+}
+
+/* "buffer 0x... (N bytes)", with the caller's region number when the
+ * table has more than one. */
+void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr,
+		       char *buf, size_t len)
+{
+	const struct hreg *r = NULL;
+	size_t bytes = 0;
+
+	for (size_t i = 0; i < h->nreg && !r; i++) {
+		bytes = (size_t)h->reg[i].nbuckets << h->reg[i].wshift;
+		if (reg_holds(&h->reg[i], addr, bytes))
+			r = &h->reg[i];
+	}
+	if (!r && h->has_bin) {
+		r = &h->bin;
+		bytes = (size_t)h->bin.nbuckets << h->bin.wshift;
+	}
+	if (!r) {
+		snprintf(buf, len, "a buffer");
+		return;
+	}
+	if (h->nreg + (size_t)h->has_bin > 1)
+		snprintf(buf, len, "region %zu buffer %p (%zu bytes)", r->user,
+			 (void *)r->base, bytes);
+	else
+		snprintf(buf, len, "buffer %p (%zu bytes)", (void *)r->base, bytes);
+}
+
+/* From now on every sample given to the fold is counted as dropped and
+ * nothing is written. With the fold's caller's lock held. */
+void hwp_hist_turn_off(struct hwprof_hist *h)
+{
+	struct hwprof_hist_stats *st = &h->st;
+	uint64_t seen = st->folded + st->outside + st->dropped + st->refused;
+
+	__atomic_store_n(&h->off, 1, __ATOMIC_RELAXED);
+	/* a fold cut short by the fault counted its samples but not where
+	 * they went: they are dropped */
+	if (st->samples > seen)
+		st->dropped += st->samples - seen;
+}
+
+int hwp_hist_is_off(const struct hwprof_hist *h)
+{
+	return __atomic_load_n(&h->off, __ATOMIC_RELAXED);
 }

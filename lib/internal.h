@@ -178,4 +178,24 @@ int hwp_env_get(struct hwp_env *env);
 /* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
 int hwp_parse_period(const char *s, uint64_t *v);
 
+/* guard.c: writes into caller buffers that may have gone (see there) */
+typedef int (*hwp_owns_fn)(const void *ctx, uintptr_t addr);
+int hwp_guard_arm(void);
+int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns,
+		  const void *ctx, uintptr_t *addr);
+int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns,
+		    const void *ctx, void *base, size_t len, uintptr_t *addr);
+void hwp_guard_say(const char *api, const char *what, uintptr_t addr,
+		   int in_handler);
+
+/* hist.c: a histogram whose caller buffers faulted is turned off */
+void hwp_hist_set_api(struct hwprof_hist *h, const char *api);
+const char *hwp_hist_api(const struct hwprof_hist *h);
+int hwp_hist_owns(const void *h, uintptr_t addr);
+void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr,
+		       char *buf, size_t len);
+int hwp_hist_writable(const struct hwprof_hist *h);
+void hwp_hist_turn_off(struct hwprof_hist *h);
+int hwp_hist_is_off(const struct hwprof_hist *h);
+
 #endif /* HWPROF_INTERNAL_H */

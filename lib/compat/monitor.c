@@ -96,8 +96,27 @@ static int sample(void)
 	return 0;
 }
 
+static void copy_out(void *arg)
+{
+	struct mrange *m = arg;
+
+	for (size_t b = 0; b < m->nbins && b < m->nuser; b++)
+		m->user[b] = (HISTCOUNTER)(m->counts[b] > HIST_CNT_MAX ?
+					   HIST_CNT_MAX : m->counts[b]);
+}
+
+static int owns(const void *ctx, uintptr_t addr)
+{
+	const struct mrange *m = ctx;
+
+	return addr >= (uintptr_t)m->user &&
+	       addr - (uintptr_t)m->user < m->nuser * HIST_COUNTER_SIZE;
+}
+
 /* Stops sampling (the buckets are exact after) and fills the caller's
- * counters from them, saturated at HIST_CNT_MAX. */
+ * counters from them, saturated at HIST_CNT_MAX. A buffer the program
+ * unmapped or made read-only since is left alone, with one line on
+ * stderr (hwp_guard_run()). */
 static void halt(void)
 {
 	if (mon.sampling && hwp_classic_kind() == HWP_CLASSIC_MONITOR)
@@ -105,10 +124,18 @@ static void halt(void)
 	mon.sampling = 0;
 	for (size_t i = 0; i < mon.nr; i++) {
 		struct mrange *m = &mon.r[i];
+		uintptr_t at = 0;
+		char what[96];
 
-		for (size_t b = 0; b < m->nbins && b < m->nuser; b++)
-			m->user[b] = (HISTCOUNTER)(m->counts[b] > HIST_CNT_MAX ?
-						   HIST_CNT_MAX : m->counts[b]);
+		if (!m->user)
+			continue;
+		if (!hwp_guard_write(copy_out, m, owns, m, m->user,
+				     m->nuser * HIST_COUNTER_SIZE, &at))
+			continue;
+		snprintf(what, sizeof(what), "range %zu buffer %p (%zu counters)",
+			 i, (void *)m->user, m->nuser);
+		hwp_guard_say("monitor", what, at, 0);
+		m->user = NULL;	/* never written again */
 	}
 }
 

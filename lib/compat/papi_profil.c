@@ -258,7 +258,7 @@ int hwp_papi_session(struct hwp_pset *s)
 /* PAPI_sprofil's checks in PAPI 7's order; @empty: PAPI_profil with
  * bufsiz 0, profiled with nowhere to write. */
 static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
-			  int threshold, int flags, int empty)
+			  int threshold, int flags, int empty, const char *api)
 {
 	const int known = PAPI_PROFIL_POSIX | PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
 			  PAPI_PROFIL_COMPRESS | PAPI_PROFIL_BUCKETS | PAPI_PROFIL_FORCE_SW |
@@ -331,6 +331,7 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	o.threshold = (uint64_t)threshold;
 	if (hwprof_hist_new(&o, &h))
 		ret = PAPI_EINVAL;
+	hwp_hist_set_api(h, api);	/* named if its buffers fault */
 	if (r != reg)
 		free(r);
 	if (ret)
@@ -351,7 +352,8 @@ HWPROF_API int PAPI_sprofil(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	if (!hwp_papi_inited())
 		return hwp_papi_err(PAPI_ENOINIT);
 	hwp_papi_lock();
-	ret = sprofil_locked(prof, profcnt, id, code, threshold, flags, 0);
+	ret = sprofil_locked(prof, profcnt, id, code, threshold, flags, 0,
+			     "PAPI_sprofil");
 	hwp_papi_unlock();
 	return hwp_papi_err(ret);
 }
@@ -374,7 +376,8 @@ HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned s
 	else if (hwp_papi_index(s, code) < 0)
 		ret = PAPI_ENOEVNT;
 	else	/* bufsiz 0: PAPI 7 accepts it and never writes */
-		ret = sprofil_locked(&one, 1, id, code, threshold, flags, bufsiz == 0);
+		ret = sprofil_locked(&one, 1, id, code, threshold, flags, bufsiz == 0,
+				     "PAPI_profil");
 	hwp_papi_unlock();
 	return hwp_papi_err(ret);
 }

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hwprof/pcsample.h"
@@ -17,16 +18,48 @@ static struct {
 	long n;			/* stored so far in this run */
 } dest;			/* the caller's array being filled */
 
-/* Called by the engine under its lock, in sample order per thread. */
+struct store {
+	const uint64_t *ips;
+	size_t k;
+};
+
+static void store(void *arg)
+{
+	const struct store *a = arg;
+
+	for (size_t i = 0; i < a->k; i++)
+		dest.buf[dest.n + (long)i] = (uintptr_t)a->ips[i];
+}
+
+static int owns(const void *ctx, uintptr_t addr)
+{
+	(void)ctx;
+	return addr >= (uintptr_t)dest.buf &&
+	       addr - (uintptr_t)dest.buf < (size_t)dest.cap * sizeof(*dest.buf);
+}
+
+/* Called by the engine with no lock held, in sample order per thread. An
+ * array the program unmapped or made read-only since turns the run off:
+ * one line on stderr, and it counts as full (hwp_guard_run()). */
 static size_t take(void *arg, const uint64_t *ips, size_t n)
 {
 	size_t room = (size_t)(dest.cap - dest.n), k = n < room ? n : room;
+	struct store a = { .ips = ips, .k = k };
+	uintptr_t at = 0;
+	char what[96];
 
 	(void)arg;
-	for (size_t i = 0; i < k; i++)
-		dest.buf[dest.n + (long)i] = (uintptr_t)ips[i];
-	dest.n += (long)k;
-	return k;	/* the rest find the array full: counted, not kept */
+	if (!k)
+		return 0;
+	if (!hwp_guard_write(store, &a, owns, NULL, dest.buf + dest.n,
+			     k * sizeof(*dest.buf), &at)) {
+		dest.n += (long)k;
+		return k;	/* the rest find the array full: counted, not kept */
+	}
+	snprintf(what, sizeof(what), "array %p (%ld samples)", (void *)dest.buf, dest.cap);
+	hwp_guard_say("pcsample", what, at, 0);
+	dest.cap = dest.n;
+	return 0;
 }
 
 HWPROF_API long pcsample(uintptr_t samples[], long nsamples)

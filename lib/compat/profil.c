@@ -130,6 +130,9 @@ static int start_hist(const struct hwprof_hist_opts *o, const struct hwp_env *en
 		ret = hwprof_hist_new(o, &h);
 		if (ret == -EINVAL)	/* which rule: the errno the call reports */
 			ret = fault_errno(o);
+		if (!ret)	/* named in the line a buffer fault prints */
+			hwp_hist_set_api(h, o->index == HWPROF_INDEX_PROFIL ?
+					 "profil" : "sprofil");
 	}
 	if (!ret)
 		ret = hwp_classic_replace(HWP_CLASSIC_PROFIL, env, h, NULL, NULL);
