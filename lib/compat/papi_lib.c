@@ -680,6 +680,60 @@ HWPROF_API long long PAPI_get_virt_cyc(void)
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */
 
+/*
+ * The one -errno -> PAPI code table of every PAPI call, after PAPI 7's
+ * perf_event component (map_perf_event_errors_to_papi()): EPERM and
+ * EACCES are PAPI_EPERM, ENOENT PAPI_ENOEVNT, ENODEV and EOPNOTSUPP
+ * PAPI_ENOSUPP, ENOMEM PAPI_ENOMEM, EMFILE PAPI_ECOUNT, EINVAL
+ * PAPI_EINVAL, and ESRCH (no task to attach to), ENOSYS, EAGAIN, EBADF
+ * PAPI_ESYS. hwprof's own choices: EBUSY and ENOSPC (a PMU or breakpoint
+ * slot taken) are PAPI_ECNFLCT, which PAPI reserves for exactly that;
+ * E2BIG (more sampled events than a session holds) and ENFILE are
+ * PAPI_ECOUNT; an errno not listed is PAPI_ESYS (PAPI says PAPI_EINVAL,
+ * which would blame an argument for a failed system call).
+ *
+ * Two columns, for the one context that legitimately differs: naming or
+ * adding an event (HWP_PAPI_AT_QUERY) asks whether the event exists for
+ * this thread, so whatever keeps it from being counted as named is
+ * PAPI_ENOEVNT, as in PAPI, whose tables hold only the events the
+ * machine has; permission and memory keep their codes. Every other call
+ * (HWP_PAPI_AT_USE: counters, sessions, histograms) takes the rest.
+ * PAPI_strerror(3hwprof) lists the table.
+ */
+static const struct papi_errno {
+	int err;
+	int code[HWP_PAPI_NAT];		/* by enum hwp_papi_at */
+} errno_map[] = {
+	{ EPERM,	{ PAPI_EPERM,	PAPI_EPERM } },
+	{ EACCES,	{ PAPI_EPERM,	PAPI_EPERM } },
+	{ ENOENT,	{ PAPI_ENOEVNT,	PAPI_ENOEVNT } },
+	{ ENODEV,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
+	{ EOPNOTSUPP,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
+	{ EINVAL,	{ PAPI_ENOEVNT,	PAPI_EINVAL } },
+	{ ENOMEM,	{ PAPI_ENOMEM,	PAPI_ENOMEM } },
+	{ EMFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ ENFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ E2BIG,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ EBUSY,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
+	{ ENOSPC,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
+	{ ESRCH,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ ENOSYS,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ EAGAIN,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ EBADF,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+};
+
+int hwp_papi_errno(int ret, enum hwp_papi_at at)
+{
+	if (ret >= 0)
+		return PAPI_OK;
+	if ((unsigned)at >= HWP_PAPI_NAT)
+		return PAPI_EBUG;
+	for (size_t i = 0; i < sizeof(errno_map) / sizeof(errno_map[0]); i++)
+		if (errno_map[i].err == -ret)
+			return errno_map[i].code[at];
+	return at == HWP_PAPI_AT_QUERY ? PAPI_ENOEVNT : PAPI_ESYS;
+}
+
 static char *const errstr[] = {
 	"No error", "Invalid argument", "Insufficient memory",
 	"A System/C library call failed", "Not supported by component",

@@ -76,7 +76,15 @@ struct hwp_pset {
 	int cpu;			/* -1: any */
 };
 
+/* Where a -errno is turned into a PAPI code: hwp_papi_errno()'s column. */
+enum hwp_papi_at {
+	HWP_PAPI_AT_QUERY,	/* naming or adding an event: does it exist here */
+	HWP_PAPI_AT_USE,	/* anything else: counters, sessions, buffers */
+	HWP_PAPI_NAT
+};
+
 /* papi_lib.c */
+int hwp_papi_errno(int ret, enum hwp_papi_at at);	/* ret >= 0: PAPI_OK */
 void hwp_papi_lock(void);
 void hwp_papi_unlock(void);
 int hwp_papi_err(int e);		/* records the thread's last error */

@@ -223,7 +223,7 @@ static size_t ov_sink(void *arg, const uint64_t *ips, size_t n)
 int hwp_papi_session(struct hwp_pset *s)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
-	int need = 0;
+	int need = 0, r0;
 
 	for (int i = 0; i < s->nev; i++)
 		need |= hwp_papi_sampled(&s->ev[i]);
@@ -231,8 +231,9 @@ int hwp_papi_session(struct hwp_pset *s)
 		return PAPI_OK;
 	if (s->attach || s->cpu >= 0)
 		return PAPI_ENOSUPP;	/* sessions sample the calling thread */
-	if (hwprof_session_new(&o, &s->s))
-		return PAPI_ENOMEM;
+	r0 = hwprof_session_new(&o, &s->s);
+	if (r0)
+		return hwp_papi_errno(r0, HWP_PAPI_AT_USE);
 	for (int i = 0; i < s->nev; i++) {
 		struct hwp_pevent *e = &s->ev[i];
 		int r = 0;
@@ -245,7 +246,7 @@ int hwp_papi_session(struct hwp_pset *s)
 					    ov_sink, &e->ov);
 		}
 		if (r < 0)
-			return r == -EACCES ? PAPI_EPERM : PAPI_ECNFLCT;
+			return hwp_papi_errno(r, HWP_PAPI_AT_USE);
 	}
 	return PAPI_OK;		/* started by PAPI_start() after the counters */
 }
@@ -327,8 +328,7 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	o.fold = (unsigned int)(flags & (PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
 					 PAPI_PROFIL_COMPRESS));
 	o.threshold = (uint64_t)threshold;
-	if (hwprof_hist_new(&o, &h))
-		ret = PAPI_EINVAL;
+	ret = hwp_papi_errno(hwprof_hist_new(&o, &h), HWP_PAPI_AT_USE);
 	if (r != reg)
 		free(r);
 	if (ret)

@@ -585,19 +585,8 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 	if (fd)
 		return fd;
 	fd = hwp_perf_open(&ev.attr, pid, cpu, -1);
-	if (fd < 0) {
-		switch (fd) {
-		case -EACCES:
-		case -EPERM:
-			return PAPI_EPERM;
-		case -ESRCH:
-			return PAPI_EINVAL;	/* no such thread to attach to */
-		case -EINVAL:
-			return s->inherit ? PAPI_ECOMBO : PAPI_ECNFLCT;
-		default:
-			return PAPI_ECNFLCT;
-		}
-	}
+	if (fd < 0)
+		return hwp_papi_errno(fd, HWP_PAPI_AT_USE);
 	e->fd = fd;
 	return PAPI_OK;
 }
@@ -638,8 +627,8 @@ HWPROF_API int PAPI_start(int id)
 	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
 	/* started with this thread's sampling off: armed as the last step,
 	 * so none of this call's own work is in the profile */
-	if (!ret && s->s && hwp_session_start_quiet(s->s))
-		ret = PAPI_ECNFLCT;
+	if (!ret && s->s)
+		ret = hwp_papi_errno(hwp_session_start_quiet(s->s), HWP_PAPI_AT_USE);
 	hwp_papi_lock();
 	s->draining = 0;
 	if (!ret) {
