@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the PAPI files share, never installed: the EventSet, the one lock
- * and the rules for user code. papi_names.c turns names into codes,
- * papi_lib.c holds the library's state (init, threads, options),
- * papi_sysinfo.c what PAPI tells about the machine and the process,
- * papi_set.c the EventSets and counting, papi_profil.c
- * profiling, overflow and the FORCE_SW sampler, papi_hl.c the high-level
- * API.
+ * and the rules for user code. The files call downwards only, from the
+ * top: papi_hl.c the high-level API; papi_opts.c PAPI_library_init(),
+ * PAPI_shutdown() and the options; papi_profil.c PAPI_profil(),
+ * PAPI_sprofil() and PAPI_overflow(); papi_set.c the EventSets and
+ * counting; papi_sample.c how profiled and overflowing events sample (a
+ * kernel session, or the FORCE_SW signals); papi_sysinfo.c the component
+ * and what PAPI tells about the machine and the process; papi_names.c
+ * names and codes; papi_lib.c at the bottom, the library's state, the
+ * lock, threads and error codes.
  *
  * Locking: hwp_papi_lock() guards the EventSet table, the native-name
  * table and every EventSet. No user code (overflow handlers) runs while it
@@ -83,43 +86,41 @@ enum hwp_papi_at {
 	HWP_PAPI_NAT
 };
 
-/* papi_lib.c */
+/* papi_lib.c: the bottom */
 int hwp_papi_errno(int ret, enum hwp_papi_at at);	/* ret >= 0: PAPI_OK */
 void hwp_papi_lock(void);
-void hwp_papi_unlock(void);
+void hwp_papi_unlock(void);		/* then runs the deferred handler calls */
+void hwp_papi_defer(int set, void *pc, long long vec,
+		    PAPI_overflow_handler_t fn);	/* signal handler, in a call */
 int hwp_papi_err(int e);		/* records the thread's last error */
 int hwp_papi_inited(void);
+void hwp_papi_set_inited(int level);	/* lock held */
+void hwp_papi_lib_reset(void);		/* lock held: PAPI_shutdown() */
+int hwp_papi_debug(void);
 int hwp_papi_defdom(void);
 int hwp_papi_defgrn(void);
-int hwp_papi_num_cntrs(void);
-int hwp_papi_in_call(void);
+int hwp_papi_in_call(void);		/* this thread holds the lock */
 int hwp_papi_thread_seen(void);		/* lock not held */
-int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
-
-/* papi_sysinfo.c */
-void hwp_papi_sysinfo_init(void);		/* lock held */
-void hwp_papi_sysinfo_free(void);		/* lock held */
-PAPI_hw_info_t *hwp_papi_hw(void);
-PAPI_exe_info_t *hwp_papi_exe(void);
-PAPI_shlib_info_t *hwp_papi_shlib(void);
-
-/* papi_set.c (lock held) */
-struct hwp_pset *hwp_papi_set(int id);
-int hwp_papi_stopped(int id, struct hwp_pset **s);
-int hwp_papi_index(const struct hwp_pset *s, int code);
-void hwp_papi_sets_free(void);
-void hwp_papi_sets_stop_all(void);		/* lock not held */
-int hwp_papi_set_opt(int option, PAPI_option_t *p);	/* lock not held */
-int hwp_papi_get_opt(int option, PAPI_option_t *p);	/* lock not held */
 
 /* papi_names.c */
 const char *hwp_papi_code_name(int code);	/* lock held */
 int hwp_papi_name_code(const char *name, int *code);	/* lock held */
 int hwp_papi_probe(const char *name);
 int hwp_papi_npresets(void);
+int hwp_papi_num_cntrs(void);
 void hwp_papi_names_free(void);			/* lock held */
 
-/* papi_profil.c */
+/* papi_sysinfo.c */
+void hwp_papi_sysinfo_init(void);		/* lock held */
+void hwp_papi_sysinfo_free(void);		/* lock held */
+void hwp_papi_cmp_init(void);			/* lock held */
+void hwp_papi_cmp_reset(void);			/* lock held */
+int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */
+PAPI_hw_info_t *hwp_papi_hw(void);
+PAPI_exe_info_t *hwp_papi_exe(void);
+PAPI_shlib_info_t *hwp_papi_shlib(void);
+
+/* papi_sample.c */
 void hwp_papi_unprofile(struct hwp_pevent *e);
 int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 		     struct perf_event_attr *a);	/* lock held, at start */
@@ -127,6 +128,13 @@ int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
 void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
 int hwp_papi_sampled(const struct hwp_pevent *e);	/* kernel sampling */
 int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
-void hwp_papi_deferred(void);			/* lock not held */
+
+/* papi_set.c (lock held) */
+struct hwp_pset *hwp_papi_set(int id);
+int hwp_papi_stopped(int id, struct hwp_pset **s);
+int hwp_papi_index(const struct hwp_pset *s, int code);
+int hwp_papi_state_bits(const struct hwp_pset *s);	/* the option bits */
+void hwp_papi_sets_free(void);
+void hwp_papi_sets_stop_all(void);		/* lock not held */
 
 #endif /* HWPROF_COMPAT_PAPI_PRIV_H */

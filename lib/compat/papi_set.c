@@ -350,7 +350,7 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 /* ------------------------------------------------------------------ */
 /* Options of one EventSet                                              */
 
-static int set_state_bits(struct hwp_pset *s)
+int hwp_papi_state_bits(const struct hwp_pset *s)
 {
 	int st = s->state & ~(PAPI_MULTIPLEXING | PAPI_ATTACHED | PAPI_CPU_ATTACHED);
 
@@ -361,191 +361,6 @@ static int set_state_bits(struct hwp_pset *s)
 	if (s->cpu >= 0)
 		st |= PAPI_CPU_ATTACHED;
 	return st;
-}
-
-/* The EventSet an option names: 0 and *id, or -1 for an option that
- * names none. */
-static int opt_set_id(int option, const PAPI_option_t *p, int *id)
-{
-	switch (option) {
-	case PAPI_DOMAIN:
-		*id = p->domain.eventset;
-		return 0;
-	case PAPI_GRANUL:
-		*id = p->granularity.eventset;
-		return 0;
-	case PAPI_INHERIT:
-		*id = p->inherit.eventset;
-		return 0;
-	case PAPI_ATTACH:
-	case PAPI_DETACH:
-		*id = p->attach.eventset;
-		return 0;
-	case PAPI_CPU_ATTACH:
-		*id = p->cpu.eventset;
-		return 0;
-	case PAPI_MULTIPLEX:
-		*id = p->multiplex.eventset;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-int hwp_papi_set_opt(int option, PAPI_option_t *p)
-{
-	struct hwp_pset *s;
-	int id, ret;
-
-	if (!p || opt_set_id(option, p, &id))
-		return PAPI_EINVAL;
-	hwp_papi_lock();
-	ret = hwp_papi_stopped(id, &s);
-	if (ret)
-		goto out;
-	switch (option) {
-	case PAPI_DOMAIN:
-		if (p->domain.domain < PAPI_DOM_MIN || (p->domain.domain & ~PAPI_DOM_ALL))
-			ret = PAPI_EINVAL;
-		else
-			s->domain = p->domain.domain;
-		break;
-	case PAPI_GRANUL:
-		if (p->granularity.granularity != PAPI_GRN_THR &&
-		    p->granularity.granularity != PAPI_GRN_SYS)
-			ret = PAPI_EINVAL;
-		else
-			s->granularity = p->granularity.granularity;
-		break;
-	case PAPI_INHERIT:
-		s->inherit = p->inherit.inherit ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
-		break;
-	case PAPI_ATTACH:
-		if (s->attach || s->cpu >= 0)
-			ret = PAPI_EINVAL;	/* PAPI: detach first */
-		else if (!p->attach.tid || p->attach.tid > (unsigned long)INT32_MAX)
-			ret = PAPI_EINVAL;
-		else
-			s->attach = (pid_t)p->attach.tid;
-		break;
-	case PAPI_DETACH:
-		if (!s->attach)
-			ret = PAPI_EINVAL;
-		s->attach = 0;
-		break;
-	case PAPI_CPU_ATTACH:
-		if (s->attach || s->cpu >= 0)
-			ret = PAPI_EINVAL;
-		else if (p->cpu.cpu_num >= (unsigned int)sysconf(_SC_NPROCESSORS_CONF))
-			ret = PAPI_EINVAL;
-		else
-			s->cpu = (int)p->cpu.cpu_num;
-		break;
-	case PAPI_MULTIPLEX:
-		if (s->multiplex)
-			ret = PAPI_EINVAL;	/* PAPI: already multiplexed */
-		else
-			s->multiplex = 1;
-		break;
-	}
-	s->state = set_state_bits(s);
-out:
-	hwp_papi_unlock();
-	return ret;
-}
-
-int hwp_papi_get_opt(int option, PAPI_option_t *p)
-{
-	struct hwp_pset *s;
-	int id, ret = PAPI_OK;
-
-	if (opt_set_id(option, p, &id))
-		id = p->multiplex.eventset;
-	hwp_papi_lock();
-	s = hwp_papi_set(id);
-	if (!s) {
-		ret = PAPI_ENOEVST;
-	} else {
-		switch (option) {
-		case PAPI_DOMAIN:
-			p->domain.domain = s->domain;
-			ret = s->domain;
-			break;
-		case PAPI_GRANUL:
-			p->granularity.granularity = s->granularity;
-			ret = s->granularity;
-			break;
-		case PAPI_INHERIT:
-			p->inherit.inherit = s->inherit;
-			ret = s->inherit;
-			break;
-		case PAPI_ATTACH:
-			p->attach.tid = (unsigned long)s->attach;
-			break;
-		case PAPI_CPU_ATTACH:
-			p->cpu.cpu_num = (unsigned int)s->cpu;
-			ret = s->cpu < 0 ? PAPI_EINVAL : PAPI_OK;
-			break;
-		default:
-			p->multiplex.ns = 0;
-			p->multiplex.flags = PAPI_MULTIPLEX_DEFAULT;
-			ret = s->multiplex;
-			break;
-		}
-	}
-	hwp_papi_unlock();
-	return ret;
-}
-
-HWPROF_API int PAPI_multiplex_init(void)
-{
-	/* the kernel multiplexes: nothing to set up */
-	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
-}
-
-HWPROF_API int PAPI_set_multiplex(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.multiplex.eventset = id;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_MULTIPLEX, &o));
-}
-
-HWPROF_API int PAPI_get_multiplex(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.multiplex.eventset = id;
-	return hwp_papi_err(hwp_papi_get_opt(PAPI_MULTIPLEX, &o));
-}
-
-HWPROF_API int PAPI_attach(int id, unsigned long tid)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.attach.eventset = id;
-	o.attach.tid = tid;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_ATTACH, &o));
-}
-
-HWPROF_API int PAPI_detach(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.attach.eventset = id;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_DETACH, &o));
 }
 
 /* ------------------------------------------------------------------ */
@@ -648,7 +463,7 @@ HWPROF_API int PAPI_start(int id)
 	}
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
-	s->state = set_state_bits(s);
+	s->state = hwp_papi_state_bits(s);
 	s->state &= ~PAPI_STOPPED;
 	s->state |= PAPI_RUNNING;
 	for (int i = 0; i < s->nev; i++) {
@@ -770,7 +585,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->s = NULL;
 	}
 	close_fds(s);
-	s->state = set_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
+	s->state = hwp_papi_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
 	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
