@@ -36,6 +36,7 @@ HWPROF_API void PAPI_shutdown(void)
 	if (!hwp_papi_inited())
 		return;
 	hwp_papi_sets_stop_all();
+	hwp_papi_reap();
 	hwp_papi_lock();
 	hwp_papi_sets_free();
 	hwp_papi_names_free();

@@ -38,6 +38,16 @@ struct hwp_ov_arg {
 	int set;
 	int index;
 	PAPI_overflow_handler_t fn;
+	const int *halted;	/* the session's: no more calls once set */
+};
+
+/* A set's kernel sampling: the session and its sinks' arguments, which
+ * live as long as it does (a session a handler stopped outlives its set). */
+struct hwp_psess {
+	struct hwprof_session *s;
+	int halted;		/* atomic: stopped from a handler */
+	struct hwp_psess *next;	/* waiting to be freed (papi_sample.c) */
+	struct hwp_ov_arg ov[];	/* one per event of the set */
 };
 
 struct hwp_pevent {
@@ -55,7 +65,6 @@ struct hwp_pevent {
 	int ov_threshold;
 	int ov_flags;
 	PAPI_overflow_handler_t handler;
-	struct hwp_ov_arg ov;
 };
 
 struct hwp_pset {
@@ -63,7 +72,7 @@ struct hwp_pset {
 	int state;
 	int nev, cap;
 	struct hwp_pevent *ev;
-	struct hwprof_session *s;	/* kernel sampling while running */
+	struct hwp_psess *ps;		/* kernel sampling while running */
 	int sw;				/* FORCE_SW signals armed */
 	int sw_counted;			/* holds the signal disposition */
 	int draining;			/* busy: PAPI_start()/PAPI_stop() run
@@ -128,6 +137,10 @@ int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
 void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
 int hwp_papi_sampled(const struct hwp_pevent *e);	/* kernel sampling */
 int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
+void hwp_papi_psess_free(struct hwp_psess *ps);	/* lock not held */
+int hwp_papi_in_handler(void);	/* this thread runs an overflow handler */
+void hwp_papi_halt(struct hwp_pset *s);		/* lock held, in a handler */
+void hwp_papi_reap(void);			/* lock not held */
 
 /* papi_set.c (lock held) */
 struct hwp_pset *hwp_papi_set(int id);

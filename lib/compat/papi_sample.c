@@ -185,19 +185,77 @@ void hwp_papi_sw_disarm(struct hwp_pset *s)
 /* ------------------------------------------------------------------ */
 /* Kernel sampling                                                      */
 
+static __thread int in_handler;	/* this thread is in ov_sink's call */
+static struct hwp_psess *halted;	/* under the PAPI lock */
+
+int hwp_papi_in_handler(void)
+{
+	return in_handler;
+}
+
+/* On the drain thread, no lock held. After a handler stopped the set
+ * (PAPI_stop() in it), the rest of the batch is not handed over. */
 static size_t ov_sink(void *arg, const uint64_t *ips, size_t n)
 {
 	const struct hwp_ov_arg *a = arg;
+	size_t i;
 
-	for (size_t i = 0; i < n; i++)
+	for (i = 0; i < n && !__atomic_load_n(a->halted, __ATOMIC_ACQUIRE); i++) {
+		in_handler++;
 		a->fn(a->set, (void *)(uintptr_t)ips[i], 1LL << a->index, NULL);
-	return n;
+		in_handler--;
+	}
+	return i;
+}
+
+void hwp_papi_psess_free(struct hwp_psess *ps)
+{
+	if (!ps)
+		return;
+	hwprof_session_free(ps->s);	/* stopped and drained: runs no handler */
+	free(ps);
+}
+
+/* PAPI_stop() from an overflow handler, the lock held: the set's session
+ * cannot be stopped on the thread that runs its handlers, so it is
+ * halted (no more samples reach the buffers, no more handler calls once
+ * this one returns) and freed by the next hwp_papi_reap(). */
+void hwp_papi_halt(struct hwp_pset *s)
+{
+	struct hwp_psess *ps = s->ps;
+
+	hwp_session_halt(ps->s);
+	__atomic_store_n(&ps->halted, 1, __ATOMIC_RELEASE);
+	ps->next = halted;
+	halted = ps;
+	s->ps = NULL;
+}
+
+/* Frees the sessions handlers stopped; not from a handler (it waits for
+ * the handler's return), the lock not held. */
+void hwp_papi_reap(void)
+{
+	struct hwp_psess *ps;
+
+	if (in_handler)
+		return;
+	hwp_papi_lock();
+	ps = halted;
+	halted = NULL;
+	hwp_papi_unlock();
+	while (ps) {
+		struct hwp_psess *next = ps->next;
+
+		hwp_papi_psess_free(ps);
+		ps = next;
+	}
 }
 
 /* Builds the set's session; called without the lock, the set busy. */
 int hwp_papi_session(struct hwp_pset *s)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
+	struct hwp_psess *ps;
 	int need = 0, r0;
 
 	for (int i = 0; i < s->nev; i++)
@@ -206,7 +264,11 @@ int hwp_papi_session(struct hwp_pset *s)
 		return PAPI_OK;
 	if (s->attach || s->cpu >= 0)
 		return PAPI_ENOSUPP;	/* sessions sample the calling thread */
-	r0 = hwprof_session_new(&o, &s->s);
+	ps = calloc(1, sizeof(*ps) + (size_t)s->nev * sizeof(ps->ov[0]));
+	if (!ps)
+		return PAPI_ENOMEM;
+	s->ps = ps;
+	r0 = hwprof_session_new(&o, &ps->s);
 	if (r0)
 		return hwp_papi_errno(r0, HWP_PAPI_AT_USE);
 	for (int i = 0; i < s->nev; i++) {
@@ -214,11 +276,11 @@ int hwp_papi_session(struct hwp_pset *s)
 		int r = 0;
 
 		if (e->threshold && e->hist && !(e->flags & PAPI_PROFIL_FORCE_SW))
-			r = hwprof_session_add(s->s, e->name, (uint64_t)e->threshold, e->hist);
+			r = hwprof_session_add(ps->s, e->name, (uint64_t)e->threshold, e->hist);
 		if (r >= 0 && e->handler && !(e->ov_flags & PAPI_OVERFLOW_FORCE_SW)) {
-			e->ov = (struct hwp_ov_arg){ s->id, i, e->handler };
-			r = hwp_session_add(s->s, e->name, (uint64_t)e->ov_threshold, NULL,
-					    ov_sink, &e->ov);
+			ps->ov[i] = (struct hwp_ov_arg){ s->id, i, e->handler, &ps->halted };
+			r = hwp_session_add(ps->s, e->name, (uint64_t)e->ov_threshold, NULL,
+					    ov_sink, &ps->ov[i]);
 		}
 		if (r < 0)
 			return hwp_papi_errno(r, HWP_PAPI_AT_USE);

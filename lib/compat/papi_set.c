@@ -314,6 +314,7 @@ HWPROF_API int PAPI_cleanup_eventset(int id)
 	struct hwp_pset *s;
 	int ret;
 
+	hwp_papi_reap();
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(id, &s);
 	if (!ret) {
@@ -334,6 +335,7 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 
 	if (!id)
 		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_reap();
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(*id, &s);
 	if (!ret && s->nev)
@@ -408,11 +410,12 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 
 HWPROF_API int PAPI_start(int id)
 {
-	struct hwprof_session *sess = NULL;
+	struct hwp_psess *sess = NULL;
 	struct hwp_pset *s;
 	int ret = PAPI_OK;
 
 	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
+	hwp_papi_reap();
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
@@ -442,8 +445,8 @@ HWPROF_API int PAPI_start(int id)
 	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
 	/* started with this thread's sampling off: armed as the last step,
 	 * so none of this call's own work is in the profile */
-	if (!ret && s->s)
-		ret = hwp_papi_errno(hwp_session_start_quiet(s->s), HWP_PAPI_AT_USE);
+	if (!ret && s->ps)
+		ret = hwp_papi_errno(hwp_session_start_quiet(s->ps->s), HWP_PAPI_AT_USE);
 	hwp_papi_lock();
 	s->draining = 0;
 	if (!ret) {
@@ -456,8 +459,8 @@ HWPROF_API int PAPI_start(int id)
 	}
 	if (ret) {		/* nothing stays open */
 		hwp_papi_sw_disarm(s);
-		sess = s->s;
-		s->s = NULL;
+		sess = s->ps;
+		s->ps = NULL;
 		close_fds(s);
 		goto out;
 	}
@@ -472,11 +475,11 @@ HWPROF_API int PAPI_start(int id)
 		if (s->ev[i].handler)
 			s->state |= PAPI_OVERFLOWING;
 	}
-	if (s->s)
-		hwp_session_arm(s->s);	/* runs no handler: safe under our lock */
+	if (s->ps)
+		hwp_session_arm(s->ps->s);	/* runs no handler: safe under our lock */
 out:
 	hwp_papi_unlock();
-	hwprof_session_free(sess);
+	hwp_papi_psess_free(sess);
 	return hwp_papi_err(ret);
 }
 
@@ -545,13 +548,20 @@ HWPROF_API int PAPI_read(int id, long long *values)
 	return hwp_papi_err(ret);
 }
 
+/*
+ * From an overflow handler (on the drain thread) the set's session cannot
+ * be stopped there: it is halted instead (hwp_papi_halt()), so the stop
+ * takes effect when the handler returns and the set is stopped at once;
+ * the values are the counts at this call.
+ */
 HWPROF_API int PAPI_stop(int id, long long *values)
 {
-	struct hwprof_session *sess = NULL;
+	struct hwp_psess *sess = NULL;
 	struct hwp_pset *s;
 	long long v;
 	int ret = PAPI_OK;
 
+	hwp_papi_reap();
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
@@ -562,8 +572,8 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		ret = PAPI_ENOTRUN;
 		goto out;
 	}
-	if (s->s)
-		hwp_session_disarm(s->s);	/* first: the rest is not sampled */
+	if (s->ps)
+		hwp_session_disarm(s->ps->s);	/* first: the rest is not sampled */
 	hwp_papi_sw_disarm(s);
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -571,25 +581,27 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->ev[i].saved = read_one(&s->ev[i], &v) ? 0 : v;
 	for (int i = 0; values && i < s->nev; i++)
 		values[i] = s->ev[i].saved;
-	if (s->s) {
+	if (s->ps && hwp_papi_in_handler()) {
+		hwp_papi_halt(s);
+	} else if (s->ps) {
 		/* Sampling stops and its drain runs overflow handlers, which
 		 * may call PAPI_read() and the like on this EventSet: not
 		 * under our lock. The EventSet cannot change meanwhile
 		 * (draining); it reads the final counts. */
-		sess = s->s;
+		sess = s->ps;
 		s->draining = 1;
 		hwp_papi_unlock();
-		hwprof_session_stop(sess);	/* drains: the buffers are exact */
+		hwprof_session_stop(sess->s);	/* drains: the buffers are exact */
 		hwp_papi_lock();
 		s->draining = 0;
-		s->s = NULL;
+		s->ps = NULL;
 	}
 	close_fds(s);
 	s->state = hwp_papi_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
 	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
-	hwprof_session_free(sess);	/* stopped and drained: runs no handler */
+	hwp_papi_psess_free(sess);	/* stopped and drained: runs no handler */
 	return hwp_papi_err(ret);
 }
 
