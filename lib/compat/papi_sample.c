@@ -20,6 +20,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "lost.h"
 #include "papi_priv.h"
 
 #define SW_SIGNAL	(SIGRTMIN + 6)
@@ -226,6 +227,7 @@ void hwp_papi_halt(struct hwp_pset *s)
 
 	hwp_session_halt(ps->s);
 	__atomic_store_n(&ps->halted, 1, __ATOMIC_RELEASE);
+	hwp_lost_unwatch(ps->s);	/* its fds are off: the count is final */
 	ps->next = halted;
 	halted = ps;
 	s->ps = NULL;

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lost.h"
 #include "papi_priv.h"
 
 static struct hwp_pset **sets;	/* id -> EventSet, under the PAPI lock */
@@ -475,8 +476,10 @@ HWPROF_API int PAPI_start(int id)
 		if (s->ev[i].handler)
 			s->state |= PAPI_OVERFLOWING;
 	}
-	if (s->ps)
+	if (s->ps) {
+		hwp_lost_watch(s->ps->s);
 		hwp_session_arm(s->ps->s);	/* runs no handler: safe under our lock */
+	}
 out:
 	hwp_papi_unlock();
 	hwp_papi_psess_free(sess);
@@ -592,6 +595,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->draining = 1;
 		hwp_papi_unlock();
 		hwprof_session_stop(sess->s);	/* drains: the buffers are exact */
+		hwp_lost_unwatch(sess->s);	/* one stderr line if any was lost */
 		hwp_papi_lock();
 		s->draining = 0;
 		s->ps = NULL;
