@@ -416,7 +416,7 @@ static int case_stop_in_handler(void)
 {
 	struct t_pages pool;
 	long long v[1];
-	int es, code, st = 0, r = need_pf();
+	int es, code, st = 0, r = t_require_pf();	/* no bucket offsets here */
 
 	if (r || (r = setup(&es, "page-faults", &code)) || (r = t_pages_new(&pool, 400)))
 		return r;
