@@ -388,8 +388,8 @@ static int case_overflow(void)
 
 /* PAPI_stop from a handler on its own set: PAPI_OK with the count at
  * that point, no handler call after it, the set stopped (not running and
- * stopped at once), and cleanup and destroy then work from the main
- * thread. Handlers run on hwprof's drain thread, not this one. */
+ * stopped at once, its count frozen), and cleanup and destroy then work
+ * from the main thread. Handlers run on hwprof's drain thread. */
 static int hs_es, hs_ret = 1, hs_calls, hs_after;
 static long long hs_count;
 static pid_t hs_tid;
@@ -430,11 +430,12 @@ static int case_stop_in_handler(void)
 		usleep(1000);
 	T_EQ(__atomic_load_n(&hs_calls, __ATOMIC_ACQUIRE), 1);
 	T_EQ(hs_ret, PAPI_OK);
-	T_CHECK(hs_count >= 1 && hs_count <= 200 + 50, "count %lld at the stop", hs_count);
+	T_CHECK(hs_count >= 1, "count %lld at the stop", hs_count);
 	T_CHECK(hs_tid != (pid_t)syscall(SYS_gettid), "the handler ran on the main thread");
 	T_EQ(PAPI_state(es, &st), PAPI_OK);
 	T_EQ(st & (PAPI_RUNNING | PAPI_STOPPED), PAPI_STOPPED);
 	T_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);
+	t_touch_n(touch_a, &pool, 100);		/* not counted: stopped */
 	T_EQ(PAPI_read(es, v), PAPI_OK);
 	T_EQ(v[0], hs_count);
 	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
