@@ -163,6 +163,7 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 int hwp_session_start_quiet(struct hwprof_session *s);
 void hwp_session_arm(struct hwprof_session *s);
 void hwp_session_disarm(struct hwprof_session *s);
+void hwp_session_halt(struct hwprof_session *s);	/* from a sink */
 /* The period the kernel applies: hrtimer (clock) events no shorter than
  * 10 us. */
 uint64_t hwp_applied_period(int clock, uint64_t period);

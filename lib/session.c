@@ -332,6 +332,20 @@ void hwp_session_disarm(struct hwprof_session *s)
 	hwp_eng_unlock();
 }
 
+/* For a caller that cannot stop s (a sink, on the drain thread): every fd
+ * off and what the rings hold folded, so nothing more reaches s's
+ * histograms; pcs for sinks stay queued. hwprof_session_stop() or _free()
+ * still ends it, from another thread. */
+void hwp_session_halt(struct hwprof_session *s)
+{
+	hwp_eng_lock();
+	if (s->running) {
+		hwp_slots_enable(s, 0, 0);
+		hwp_drain(s);
+	}
+	hwp_eng_unlock();
+}
+
 /* Called with hwp_eng held: disable (the calling thread's fds first, so
  * the rest of this is not sampled), drain to the last record, close, and
  * hand the last pcs to the sinks. Returns with hwp_eng held. */

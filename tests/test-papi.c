@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <papi.h>
@@ -385,6 +386,66 @@ static int case_overflow(void)
 	return t_done("overflow");
 }
 
+/* PAPI_stop from a handler on its own set: PAPI_OK with the count at
+ * that point, no handler call after it, the set stopped (not running and
+ * stopped at once, its count frozen), and cleanup and destroy then work
+ * from the main thread. Handlers run on hwprof's drain thread. */
+static int hs_es, hs_ret = 1, hs_calls, hs_after;
+static long long hs_count;
+static pid_t hs_tid;
+
+static void stop_in_handler(int es, void *addr, long long vec, void *ctx)
+{
+	long long v[1] = { -1 };
+
+	(void)addr;
+	(void)vec;
+	(void)ctx;
+	if (__atomic_load_n(&hs_calls, __ATOMIC_ACQUIRE)) {
+		__atomic_add_fetch(&hs_after, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	hs_tid = (pid_t)syscall(SYS_gettid);
+	hs_ret = PAPI_stop(es, v);
+	hs_count = v[0];
+	T_EQ(es, hs_es);
+	__atomic_store_n(&hs_calls, 1, __ATOMIC_RELEASE);
+}
+
+static int case_stop_in_handler(void)
+{
+	struct t_pages pool;
+	long long v[1];
+	int es, code, st = 0, r = t_require_pf();	/* no bucket offsets here */
+
+	if (r || (r = setup(&es, "page-faults", &code)) || (r = t_pages_new(&pool, 400)))
+		return r;
+	hs_es = es;
+	T_EQ(PAPI_overflow(es, code, 1, 0, stop_in_handler), PAPI_OK);
+	T_EQ(PAPI_start(es), PAPI_OK);
+	t_touch_n(touch_a, &pool, 200);
+	/* the drain hands samples over within its interval: wait for it
+	 * (bounded; a hang here is the bug this case is about) */
+	for (int i = 0; i < 20000 && !__atomic_load_n(&hs_calls, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	T_EQ(__atomic_load_n(&hs_calls, __ATOMIC_ACQUIRE), 1);
+	T_EQ(hs_ret, PAPI_OK);
+	T_CHECK(hs_count >= 1, "count %lld at the stop", hs_count);
+	T_CHECK(hs_tid != (pid_t)syscall(SYS_gettid), "the handler ran on the main thread");
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st & (PAPI_RUNNING | PAPI_STOPPED), PAPI_STOPPED);
+	T_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);
+	t_touch_n(touch_a, &pool, 100);		/* not counted: stopped */
+	T_EQ(PAPI_read(es, v), PAPI_OK);
+	T_EQ(v[0], hs_count);
+	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
+	T_EQ(PAPI_destroy_eventset(&es), PAPI_OK);
+	T_EQ(__atomic_load_n(&hs_after, __ATOMIC_ACQUIRE), 0);
+	t_pages_free(&pool);
+	PAPI_shutdown();
+	return t_done("stop-in-handler");
+}
+
 /* FORCE_SW: a timer reads task-clock; WEIGHTED sees the real excess, so
  * the hot function's buckets hold more than one per sample. */
 /* FORCE_SW borrows SIGRTMIN+6 while it runs: the program's own handler
@@ -623,6 +684,8 @@ int main(int argc, char **argv)
 		return case_sw_restore();
 	if (!strcmp(c, "overflow"))
 		return case_overflow();
+	if (!strcmp(c, "stop-in-handler"))
+		return case_stop_in_handler();
 	if (!strcmp(c, "force-sw"))
 		return case_force_sw();
 	if (!strcmp(c, "seed"))

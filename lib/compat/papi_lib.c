@@ -1,18 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PAPI's library-wide state: initialisation, the lock, threads and their
- * storage, user locks, error strings, timers, options and the one
- * component ("perf_event"). What PAPI tells about the machine and the
- * process is papi_sysinfo.c's.
+ * The bottom of the PAPI layer: the library's state (initialised or not,
+ * default domain and granularity, debug level), the lock and the handler
+ * calls it defers, threads and their storage, user locks, error
+ * codes and strings. It calls no other PAPI file: PAPI_library_init(),
+ * PAPI_shutdown() and the option calls, which reach every layer, are
+ * papi_opts.c's; the component is papi_sysinfo.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "papi_priv.h"
@@ -24,7 +25,6 @@ static int init_level;			/* atomic */
 static int debug_level;
 static int defdom = PAPI_DOM_USER;
 static int defgrn = PAPI_GRN_THR;
-static int cmp_disabled;
 static unsigned long (*thread_id_fn)(void);
 
 static pthread_mutex_t user_lock[PAPI_NUM_LOCK] = {
@@ -44,8 +44,36 @@ static pthread_key_t tls_key;
 static pthread_once_t tls_once = PTHREAD_ONCE_INIT;
 static void thread_forget(void);
 
-/* Filled once, read-only afterwards. */
-static PAPI_component_info_t cmp;
+/* Handler calls a FORCE_SW signal could not make because it interrupted
+ * this thread inside a PAPI call (holding the lock): made at unlock. */
+#define MAX_DEFER	64
+struct deferred {
+	int set;
+	void *pc;
+	long long vec;
+	PAPI_overflow_handler_t fn;
+};
+static __thread struct deferred dq[MAX_DEFER];
+static __thread volatile sig_atomic_t dq_n;
+
+/* From a signal handler of this thread, inside a PAPI call. */
+void hwp_papi_defer(int set, void *pc, long long vec, PAPI_overflow_handler_t fn)
+{
+	if (dq_n < MAX_DEFER) {
+		dq[dq_n] = (struct deferred){ set, pc, vec, fn };
+		dq_n = dq_n + 1;
+	}
+}
+
+static void run_deferred(void)
+{
+	while (dq_n > 0) {
+		struct deferred d = dq[dq_n - 1];
+
+		dq_n = dq_n - 1;
+		d.fn(d.set, d.pc, d.vec, NULL);
+	}
+}
 
 /* depth covers the whole of taking and dropping the lock: a FORCE_SW
  * signal handled anywhere in between (TSan runs deferred handlers inside
@@ -60,7 +88,7 @@ void hwp_papi_unlock(void)
 {
 	pthread_mutex_unlock(&plock);
 	if (!--depth)
-		hwp_papi_deferred();
+		run_deferred();
 }
 
 int hwp_papi_err(int e)
@@ -85,98 +113,36 @@ int hwp_papi_defgrn(void)
 	return __atomic_load_n(&defgrn, __ATOMIC_RELAXED);
 }
 
+/* PAPI_library_init() and PAPI_thread_init(): the lock held. */
+void hwp_papi_set_inited(int level)
+{
+	__atomic_store_n(&init_level, level, __ATOMIC_RELEASE);
+}
+
+/* PAPI_shutdown(): the lock held. */
+void hwp_papi_lib_reset(void)
+{
+	thread_id_fn = NULL;
+	__atomic_store_n(&init_level, 0, __ATOMIC_RELEASE);
+}
+
+int hwp_papi_debug(void)
+{
+	return __atomic_load_n(&debug_level, __ATOMIC_RELAXED);
+}
+
 /* Is a signal handler of this thread interrupting a PAPI call? */
 int hwp_papi_in_call(void)
 {
 	return depth;
 }
 
-static int cmp_filled;		/* under the lock */
-
-static void cmp_init(void)
-{
-	struct utsname u;
-
-	if (cmp_filled)
-		return;
-	cmp_filled = 1;
-
-	snprintf(cmp.name, sizeof(cmp.name), "perf_event");
-	snprintf(cmp.short_name, sizeof(cmp.short_name), "perf");
-	snprintf(cmp.description, sizeof(cmp.description),
-		 "Linux perf_event CPU counters (hwprof)");
-	snprintf(cmp.version, sizeof(cmp.version), "5.0");
-	snprintf(cmp.support_version, sizeof(cmp.support_version), "hwprof");
-	if (!uname(&u))
-		snprintf(cmp.kernel_version, sizeof(cmp.kernel_version), "%.63s", u.release);
-	cmp.initialized = 1;
-	cmp.CmpIdx = 0;
-	cmp.num_cntrs = hwp_papi_num_cntrs();
-	cmp.num_mpx_cntrs = HWP_PAPI_MAX_EVENTS;
-	cmp.num_preset_events = hwp_papi_npresets();
-	cmp.default_domain = PAPI_DOM_USER;
-	cmp.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR;
-	cmp.default_granularity = PAPI_GRN_THR;
-	cmp.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS;
-	cmp.hardware_intr_sig = SIGRTMIN + 6;
-	cmp.hardware_intr = 1;
-	cmp.precise_intr = 1;
-	cmp.posix1b_timers = 1;
-	cmp.kernel_profile = 1;
-	cmp.kernel_multiplex = 1;
-	cmp.fast_real_timer = 1;
-	cmp.fast_virtual_timer = 1;
-	cmp.attach = 1;
-	/* as PAPI's perf_event says: its tests ptrace the children they
-	 * attach to on this flag (hwprof itself needs no ptrace) */
-	cmp.attach_must_ptrace = 1;
-	cmp.cntr_umasks = 1;
-	cmp.cpu = 1;
-	cmp.inherit = 1;
-	cmp.pmu_names[0] = "perf";
-}
-
 /* ------------------------------------------------------------------ */
 /* Library and threads                                                  */
-
-HWPROF_API int PAPI_library_init(int version)
-{
-	if (version != PAPI_VER_CURRENT)
-		return hwp_papi_err(PAPI_EINVAL);
-	hwp_papi_lock();
-	if (!init_level) {
-		hwp_papi_sysinfo_init();
-		cmp_init();
-		cmp.disabled = cmp_disabled ? PAPI_ECMP_DISABLED : 0;
-		snprintf(cmp.disabled_reason, sizeof(cmp.disabled_reason), "%s",
-			 cmp_disabled ? "Disabled by PAPI_disable_component()" : "");
-		__atomic_store_n(&init_level, PAPI_LOW_LEVEL_INITED, __ATOMIC_RELEASE);
-	}
-	hwp_papi_unlock();
-	hwp_papi_thread_seen();
-	return PAPI_VER_CURRENT;
-}
 
 HWPROF_API int PAPI_is_initialized(void)
 {
 	return hwp_papi_inited();
-}
-
-HWPROF_API void PAPI_shutdown(void)
-{
-	if (!hwp_papi_inited())
-		return;
-	hwp_papi_sets_stop_all();
-	hwp_papi_lock();
-	hwp_papi_sets_free();
-	hwp_papi_names_free();
-	hwp_papi_sysinfo_free();
-	cmp_disabled = 0;
-	cmp.disabled = 0;
-	cmp.disabled_reason[0] = 0;
-	thread_id_fn = NULL;
-	__atomic_store_n(&init_level, 0, __ATOMIC_RELEASE);
-	hwp_papi_unlock();
 }
 
 HWPROF_API int PAPI_thread_init(unsigned long (*id_fn)(void))
@@ -365,70 +331,6 @@ HWPROF_API int PAPI_unlock(int lck)
 }
 
 /* ------------------------------------------------------------------ */
-/* Components                                                           */
-
-HWPROF_API int PAPI_num_components(void)
-{
-	return 1;
-}
-
-/* As in PAPI, the component is described before PAPI_library_init() too,
- * so that it can be disabled first. */
-HWPROF_API const PAPI_component_info_t *PAPI_get_component_info(int cidx)
-{
-	if (cidx != 0)
-		return NULL;
-	hwp_papi_lock();
-	cmp_init();
-	hwp_papi_unlock();
-	return &cmp;
-}
-
-int hwp_papi_cmp_disabled(void)
-{
-	return hwp_papi_inited() && cmp.disabled;
-}
-
-HWPROF_API int PAPI_get_component_index(const char *name)
-{
-	if (name && (!strcmp(name, "perf_event") || !strcmp(name, "perf")))
-		return 0;
-	return hwp_papi_err(PAPI_ENOCMP);
-}
-
-/* PAPI allows this only before PAPI_library_init(). */
-HWPROF_API int PAPI_disable_component(int cidx)
-{
-	if (cidx != 0)
-		return hwp_papi_err(PAPI_ENOCMP);
-	if (hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	hwp_papi_lock();
-	cmp_disabled = 1;
-	hwp_papi_unlock();
-	return PAPI_OK;
-}
-
-HWPROF_API int PAPI_disable_component_by_name(const char *name)
-{
-	if (!name || (strcmp(name, "perf_event") && strcmp(name, "perf")))
-		return hwp_papi_err(PAPI_EINVAL);
-	return PAPI_disable_component(0);
-}
-
-HWPROF_API int PAPI_num_cmp_hwctrs(int cidx)
-{
-	if (!hwp_papi_inited())
-		return 0;
-	return cidx == 0 ? cmp.num_cntrs : hwp_papi_err(PAPI_ENOCMP);
-}
-
-HWPROF_API int PAPI_num_hwctrs(void)
-{
-	return PAPI_num_cmp_hwctrs(0);
-}
-
-/* ------------------------------------------------------------------ */
 /* Options                                                              */
 
 static int valid_domain(int d)
@@ -478,207 +380,62 @@ HWPROF_API int PAPI_set_granularity(int granularity)
 	return PAPI_set_cmp_granularity(granularity, 0);
 }
 
-HWPROF_API int PAPI_set_opt(int option, PAPI_option_t *ptr)
-{
-	if (option == PAPI_DEBUG) {	/* allowed before init, as in PAPI */
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		return PAPI_set_debug(ptr->debug.level);
-	}
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	if (!ptr && option != PAPI_MULTIPLEX)
-		return hwp_papi_err(PAPI_EINVAL);
-	switch (option) {
-	case PAPI_DEFDOM:
-		return PAPI_set_cmp_domain(ptr->defdomain.domain, ptr->defdomain.def_cidx);
-	case PAPI_DEFGRN:
-		return PAPI_set_cmp_granularity(ptr->defgranularity.granularity,
-						ptr->defgranularity.def_cidx);
-	case PAPI_DOMAIN:
-	case PAPI_GRANUL:
-	case PAPI_INHERIT:
-	case PAPI_ATTACH:
-	case PAPI_DETACH:
-	case PAPI_CPU_ATTACH:
-	case PAPI_MULTIPLEX:
-		return hwp_papi_err(hwp_papi_set_opt(option, ptr));
-	case PAPI_DEF_MPX_NS:
-	case PAPI_DEF_ITIMER:
-	case PAPI_DEF_ITIMER_NS:
-		/* the kernel rotates multiplexed events and times FORCE_SW */
-		return PAPI_OK;
-	case PAPI_DATA_ADDRESS:
-	case PAPI_INSTR_ADDRESS:
-	case PAPI_USER_EVENTS_FILE:
-		return hwp_papi_err(PAPI_ENOSUPP);
-	default:
-		return hwp_papi_err(PAPI_EINVAL);
-	}
-}
-
-HWPROF_API int PAPI_get_cmp_opt(int option, PAPI_option_t *ptr, int cidx)
-{
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	if (cidx != 0)
-		return hwp_papi_err(PAPI_ENOCMP);
-	switch (option) {
-	case PAPI_MAX_HWCTRS:
-		return cmp.num_cntrs;
-	case PAPI_MAX_MPX_CTRS:
-		return cmp.num_mpx_cntrs;
-	case PAPI_DEFDOM:
-		return cmp.default_domain;
-	case PAPI_DEFGRN:
-		return cmp.default_granularity;
-	case PAPI_SHLIBINFO:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->shlib_info = hwp_papi_shlib();
-		return PAPI_OK;
-	case PAPI_COMPONENTINFO:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->cmp_info = &cmp;
-		return PAPI_OK;
-	default:
-		return hwp_papi_err(PAPI_EINVAL);
-	}
-}
-
-HWPROF_API int PAPI_get_opt(int option, PAPI_option_t *ptr)
-{
-	if (option == PAPI_DEBUG) {
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->debug.level = __atomic_load_n(&debug_level, __ATOMIC_RELAXED);
-		ptr->debug.handler = NULL;
-		return PAPI_OK;
-	}
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	switch (option) {
-	case PAPI_LIB_VERSION:
-		return PAPI_VERSION;
-	case PAPI_MAX_HWCTRS:
-	case PAPI_MAX_MPX_CTRS:
-	case PAPI_COMPONENTINFO:
-		return PAPI_get_cmp_opt(option, ptr, 0);
-	case PAPI_DEFDOM:
-		return hwp_papi_defdom();
-	case PAPI_DEFGRN:
-		return hwp_papi_defgrn();
-	case PAPI_MAX_CPUS:
-		return hwp_papi_hw()->totalcpus;
-	case PAPI_CLOCKRATE:
-		return hwp_papi_hw()->cpu_max_mhz;
-	case PAPI_DEF_MPX_NS:
-	case PAPI_DEF_ITIMER_NS:
-		return 0;
-	case PAPI_EXEINFO:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->exe_info = hwp_papi_exe();
-		return PAPI_OK;
-	case PAPI_HWINFO:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->hw_info = hwp_papi_hw();
-		return PAPI_OK;
-	case PAPI_SHLIBINFO:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		ptr->shlib_info = hwp_papi_shlib();
-		return PAPI_OK;
-	case PAPI_PRELOAD:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		memset(&ptr->preload, 0, sizeof(ptr->preload));
-		snprintf(ptr->preload.lib_preload_env, sizeof(ptr->preload.lib_preload_env),
-			 "LD_PRELOAD");
-		ptr->preload.lib_preload_sep = ' ';
-		snprintf(ptr->preload.lib_dir_env, sizeof(ptr->preload.lib_dir_env),
-			 "LD_LIBRARY_PATH");
-		ptr->preload.lib_dir_sep = ':';
-		return PAPI_OK;
-	case PAPI_DEF_ITIMER:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		/* FORCE_SW is driven by the event's own overflow signal */
-		ptr->itimer.itimer_num = -1;
-		ptr->itimer.itimer_sig = SIGRTMIN + 6;
-		ptr->itimer.ns = 0;
-		ptr->itimer.flags = 0;
-		return PAPI_OK;
-	case PAPI_DOMAIN:
-	case PAPI_GRANUL:
-	case PAPI_INHERIT:
-	case PAPI_ATTACH:
-	case PAPI_CPU_ATTACH:
-	case PAPI_MULTIPLEX:
-		if (!ptr)
-			return hwp_papi_err(PAPI_EINVAL);
-		return hwp_papi_err(hwp_papi_get_opt(option, ptr));
-	default:
-		return hwp_papi_err(PAPI_EINVAL);
-	}
-}
-
-/* ------------------------------------------------------------------ */
-/* Timers                                                               */
-
-static long long clock_ns(clockid_t c)
-{
-	struct timespec ts;
-
-	clock_gettime(c, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
-HWPROF_API long long PAPI_get_real_nsec(void)
-{
-	return clock_ns(CLOCK_REALTIME);
-}
-
-HWPROF_API long long PAPI_get_real_usec(void)
-{
-	return clock_ns(CLOCK_REALTIME) / 1000;
-}
-
-HWPROF_API long long PAPI_get_real_cyc(void)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	unsigned int lo, hi;
-
-	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
-	return (long long)(((uint64_t)hi << 32) | lo);
-#else
-	return clock_ns(CLOCK_MONOTONIC);
-#endif
-}
-
-HWPROF_API long long PAPI_get_virt_nsec(void)
-{
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
-}
-
-HWPROF_API long long PAPI_get_virt_usec(void)
-{
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000;
-}
-
-/* The thread's CPU time in cycles of the nominal clock, as PAPI computes
- * it where no virtual cycle counter exists: usec * MHz. */
-HWPROF_API long long PAPI_get_virt_cyc(void)
-{
-	long long mhz = hwp_papi_hw()->cpu_max_mhz > 0 ? hwp_papi_hw()->cpu_max_mhz : 1000;
-
-	return clock_ns(CLOCK_THREAD_CPUTIME_ID) * mhz / 1000;
-}
-
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */
+
+/*
+ * The one -errno -> PAPI code table of every PAPI call, after PAPI 7's
+ * perf_event component (map_perf_event_errors_to_papi()): EPERM and
+ * EACCES are PAPI_EPERM, ENOENT PAPI_ENOEVNT, ENODEV and EOPNOTSUPP
+ * PAPI_ENOSUPP, ENOMEM PAPI_ENOMEM, EMFILE PAPI_ECOUNT, EINVAL
+ * PAPI_EINVAL, and ESRCH (no task to attach to), ENOSYS, EAGAIN, EBADF
+ * PAPI_ESYS. hwprof's own choices: EBUSY and ENOSPC (a PMU or breakpoint
+ * slot taken) are PAPI_ECNFLCT, which PAPI reserves for exactly that;
+ * E2BIG (more sampled events than a session holds) and ENFILE are
+ * PAPI_ECOUNT; an errno not listed is PAPI_ESYS (PAPI says PAPI_EINVAL,
+ * which would blame an argument for a failed system call).
+ *
+ * Two columns, for the one context that legitimately differs: naming or
+ * adding an event (HWP_PAPI_AT_QUERY) asks whether the event exists for
+ * this thread, so whatever keeps it from being counted as named is
+ * PAPI_ENOEVNT, as in PAPI, whose tables hold only the events the
+ * machine has; permission and memory keep their codes. Every other call
+ * (HWP_PAPI_AT_USE: counters, sessions, histograms) takes the rest.
+ * PAPI_strerror(3hwprof) lists the table.
+ */
+static const struct papi_errno {
+	int err;
+	int code[HWP_PAPI_NAT];		/* by enum hwp_papi_at */
+} errno_map[] = {
+	{ EPERM,	{ PAPI_EPERM,	PAPI_EPERM } },
+	{ EACCES,	{ PAPI_EPERM,	PAPI_EPERM } },
+	{ ENOENT,	{ PAPI_ENOEVNT,	PAPI_ENOEVNT } },
+	{ ENODEV,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
+	{ EOPNOTSUPP,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
+	{ EINVAL,	{ PAPI_ENOEVNT,	PAPI_EINVAL } },
+	{ ENOMEM,	{ PAPI_ENOMEM,	PAPI_ENOMEM } },
+	{ EMFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ ENFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ E2BIG,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
+	{ EBUSY,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
+	{ ENOSPC,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
+	{ ESRCH,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ ENOSYS,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ EAGAIN,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ EBADF,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+};
+
+int hwp_papi_errno(int ret, enum hwp_papi_at at)
+{
+	if (ret >= 0)
+		return PAPI_OK;
+	if ((unsigned)at >= HWP_PAPI_NAT)
+		return PAPI_EBUG;
+	for (size_t i = 0; i < sizeof(errno_map) / sizeof(errno_map[0]); i++)
+		if (errno_map[i].err == -ret)
+			return errno_map[i].code[at];
+	return at == HWP_PAPI_AT_QUERY ? PAPI_ENOEVNT : PAPI_ESYS;
+}
 
 static char *const errstr[] = {
 	"No error", "Invalid argument", "Insufficient memory",

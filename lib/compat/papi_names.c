@@ -169,17 +169,11 @@ void hwp_papi_names_free(void)
 	nenum = -1;
 }
 
-/* Can this thread count it: PAPI_OK, ENOEVNT or EPERM. */
+/* Can this thread count it: PAPI_OK, PAPI_ENOEVNT, PAPI_EPERM or
+ * PAPI_ENOMEM (hwp_papi_errno()'s query column). */
 int hwp_papi_probe(const char *name)
 {
-	switch (hwprof_event_probe(name, NULL, 0)) {
-	case 0:
-		return PAPI_OK;
-	case -EACCES:
-		return PAPI_EPERM;
-	default:
-		return PAPI_ENOEVNT;
-	}
+	return hwp_papi_errno(hwprof_event_probe(name, NULL, 0), HWP_PAPI_AT_QUERY);
 }
 
 HWPROF_API int PAPI_event_name_to_code(const char *in, int *out)

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * What the PAPI files share, never installed: the EventSet, the one lock
- * and the rules for user code. papi_names.c turns names into codes,
- * papi_lib.c holds the library's state (init, threads, options),
- * papi_sysinfo.c what PAPI tells about the machine and the process,
- * papi_set.c the EventSets and counting, papi_profil.c
- * profiling, overflow and the FORCE_SW sampler, papi_hl.c the high-level
- * API.
+ * and the rules for user code. The files call downwards only, from the
+ * top: papi_hl.c the high-level API; papi_opts.c PAPI_library_init(),
+ * PAPI_shutdown() and the options; papi_profil.c PAPI_profil(),
+ * PAPI_sprofil() and PAPI_overflow(); papi_set.c the EventSets and
+ * counting; papi_sample.c how profiled and overflowing events sample (a
+ * kernel session, or the FORCE_SW signals); papi_sysinfo.c the component
+ * and what PAPI tells about the machine and the process; papi_names.c
+ * names and codes; papi_lib.c at the bottom, the library's state, the
+ * lock, threads and error codes.
  *
  * Locking: hwp_papi_lock() guards the EventSet table, the native-name
  * table and every EventSet. No user code (overflow handlers) runs while it
@@ -35,6 +38,16 @@ struct hwp_ov_arg {
 	int set;
 	int index;
 	PAPI_overflow_handler_t fn;
+	const int *halted;	/* the session's: no more calls once set */
+};
+
+/* A set's kernel sampling: the session and its sinks' arguments, which
+ * live as long as it does (a session a handler stopped outlives its set). */
+struct hwp_psess {
+	struct hwprof_session *s;
+	int halted;		/* atomic: stopped from a handler */
+	struct hwp_psess *next;	/* waiting to be freed (papi_sample.c) */
+	struct hwp_ov_arg ov[];	/* one per event of the set */
 };
 
 struct hwp_pevent {
@@ -52,7 +65,6 @@ struct hwp_pevent {
 	int ov_threshold;
 	int ov_flags;
 	PAPI_overflow_handler_t handler;
-	struct hwp_ov_arg ov;
 };
 
 struct hwp_pset {
@@ -60,7 +72,7 @@ struct hwp_pset {
 	int state;
 	int nev, cap;
 	struct hwp_pevent *ev;
-	struct hwprof_session *s;	/* kernel sampling while running */
+	struct hwp_psess *ps;		/* kernel sampling while running */
 	int sw;				/* FORCE_SW signals armed */
 	int sw_counted;			/* holds the signal disposition */
 	int draining;			/* busy: PAPI_start()/PAPI_stop() run
@@ -76,47 +88,64 @@ struct hwp_pset {
 	int cpu;			/* -1: any */
 };
 
-/* papi_lib.c */
+/* Where a -errno is turned into a PAPI code: hwp_papi_errno()'s column. */
+enum hwp_papi_at {
+	HWP_PAPI_AT_QUERY,	/* naming or adding an event: does it exist here */
+	HWP_PAPI_AT_USE,	/* anything else: counters, sessions, buffers */
+	HWP_PAPI_NAT
+};
+
+/* papi_lib.c: the bottom */
+int hwp_papi_errno(int ret, enum hwp_papi_at at);	/* ret >= 0: PAPI_OK */
 void hwp_papi_lock(void);
-void hwp_papi_unlock(void);
+void hwp_papi_unlock(void);		/* then runs the deferred handler calls */
+void hwp_papi_defer(int set, void *pc, long long vec,
+		    PAPI_overflow_handler_t fn);	/* signal handler, in a call */
 int hwp_papi_err(int e);		/* records the thread's last error */
 int hwp_papi_inited(void);
+void hwp_papi_set_inited(int level);	/* lock held */
+void hwp_papi_lib_reset(void);		/* lock held: PAPI_shutdown() */
+int hwp_papi_debug(void);
 int hwp_papi_defdom(void);
 int hwp_papi_defgrn(void);
-int hwp_papi_num_cntrs(void);
-int hwp_papi_in_call(void);
+int hwp_papi_in_call(void);		/* this thread holds the lock */
 int hwp_papi_thread_seen(void);		/* lock not held */
-int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */		/* this thread holds the lock */
-
-/* papi_sysinfo.c */
-void hwp_papi_sysinfo_init(void);		/* lock held */
-void hwp_papi_sysinfo_free(void);		/* lock held */
-PAPI_hw_info_t *hwp_papi_hw(void);
-PAPI_exe_info_t *hwp_papi_exe(void);
-PAPI_shlib_info_t *hwp_papi_shlib(void);
-
-/* papi_set.c (lock held) */
-struct hwp_pset *hwp_papi_set(int id);
-int hwp_papi_stopped(int id, struct hwp_pset **s);
-int hwp_papi_index(const struct hwp_pset *s, int code);
-void hwp_papi_sets_free(void);
-void hwp_papi_sets_stop_all(void);		/* lock not held */
-int hwp_papi_set_opt(int option, PAPI_option_t *p);	/* lock not held */
-int hwp_papi_get_opt(int option, PAPI_option_t *p);	/* lock not held */
 
 /* papi_names.c */
 const char *hwp_papi_code_name(int code);	/* lock held */
 int hwp_papi_probe(const char *name);
 int hwp_papi_npresets(void);
+int hwp_papi_num_cntrs(void);
 void hwp_papi_names_free(void);			/* lock held */
 
-/* papi_profil.c */
+/* papi_sysinfo.c */
+void hwp_papi_sysinfo_init(void);		/* lock held */
+void hwp_papi_sysinfo_free(void);		/* lock held */
+void hwp_papi_cmp_init(void);			/* lock held */
+void hwp_papi_cmp_reset(void);			/* lock held */
+int hwp_papi_cmp_disabled(void);	/* PAPI_disable_component() */
+PAPI_hw_info_t *hwp_papi_hw(void);
+PAPI_exe_info_t *hwp_papi_exe(void);
+PAPI_shlib_info_t *hwp_papi_shlib(void);
+
+/* papi_sample.c */
 void hwp_papi_unprofile(struct hwp_pevent *e);
 int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 		     struct perf_event_attr *a);	/* lock held, at start */
 int hwp_papi_sw_arm(struct hwp_pset *s);	/* lock held, at start */
 void hwp_papi_sw_disarm(struct hwp_pset *s);	/* lock held, at stop */
 int hwp_papi_session(struct hwp_pset *s);	/* lock not held, set busy */
-void hwp_papi_deferred(void);			/* lock not held */
+void hwp_papi_psess_free(struct hwp_psess *ps);	/* lock not held */
+int hwp_papi_in_handler(void);	/* this thread runs an overflow handler */
+void hwp_papi_halt(struct hwp_pset *s);		/* lock held, in a handler */
+void hwp_papi_reap(void);			/* lock not held */
+
+/* papi_set.c (lock held) */
+struct hwp_pset *hwp_papi_set(int id);
+int hwp_papi_stopped(int id, struct hwp_pset **s);
+int hwp_papi_index(const struct hwp_pset *s, int code);
+int hwp_papi_state_bits(const struct hwp_pset *s);	/* the option bits */
+void hwp_papi_sets_free(void);
+void hwp_papi_sets_stop_all(void);		/* lock not held */
 
 #endif /* HWPROF_COMPAT_PAPI_PRIV_H */

@@ -15,6 +15,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "lost.h"
 #include "papi_priv.h"
 
 static struct hwp_pset **sets;	/* id -> EventSet, under the PAPI lock */
@@ -314,6 +315,7 @@ HWPROF_API int PAPI_cleanup_eventset(int id)
 	struct hwp_pset *s;
 	int ret;
 
+	hwp_papi_reap();
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(id, &s);
 	if (!ret) {
@@ -334,6 +336,7 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 
 	if (!id)
 		return hwp_papi_err(PAPI_EINVAL);
+	hwp_papi_reap();
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(*id, &s);
 	if (!ret && s->nev)
@@ -350,7 +353,7 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 /* ------------------------------------------------------------------ */
 /* Options of one EventSet                                              */
 
-static int set_state_bits(struct hwp_pset *s)
+int hwp_papi_state_bits(const struct hwp_pset *s)
 {
 	int st = s->state & ~(PAPI_MULTIPLEXING | PAPI_ATTACHED | PAPI_CPU_ATTACHED);
 
@@ -361,191 +364,6 @@ static int set_state_bits(struct hwp_pset *s)
 	if (s->cpu >= 0)
 		st |= PAPI_CPU_ATTACHED;
 	return st;
-}
-
-/* The EventSet an option names: 0 and *id, or -1 for an option that
- * names none. */
-static int opt_set_id(int option, const PAPI_option_t *p, int *id)
-{
-	switch (option) {
-	case PAPI_DOMAIN:
-		*id = p->domain.eventset;
-		return 0;
-	case PAPI_GRANUL:
-		*id = p->granularity.eventset;
-		return 0;
-	case PAPI_INHERIT:
-		*id = p->inherit.eventset;
-		return 0;
-	case PAPI_ATTACH:
-	case PAPI_DETACH:
-		*id = p->attach.eventset;
-		return 0;
-	case PAPI_CPU_ATTACH:
-		*id = p->cpu.eventset;
-		return 0;
-	case PAPI_MULTIPLEX:
-		*id = p->multiplex.eventset;
-		return 0;
-	default:
-		return -1;
-	}
-}
-
-int hwp_papi_set_opt(int option, PAPI_option_t *p)
-{
-	struct hwp_pset *s;
-	int id, ret;
-
-	if (!p || opt_set_id(option, p, &id))
-		return PAPI_EINVAL;
-	hwp_papi_lock();
-	ret = hwp_papi_stopped(id, &s);
-	if (ret)
-		goto out;
-	switch (option) {
-	case PAPI_DOMAIN:
-		if (p->domain.domain < PAPI_DOM_MIN || (p->domain.domain & ~PAPI_DOM_ALL))
-			ret = PAPI_EINVAL;
-		else
-			s->domain = p->domain.domain;
-		break;
-	case PAPI_GRANUL:
-		if (p->granularity.granularity != PAPI_GRN_THR &&
-		    p->granularity.granularity != PAPI_GRN_SYS)
-			ret = PAPI_EINVAL;
-		else
-			s->granularity = p->granularity.granularity;
-		break;
-	case PAPI_INHERIT:
-		s->inherit = p->inherit.inherit ? PAPI_INHERIT_ALL : PAPI_INHERIT_NONE;
-		break;
-	case PAPI_ATTACH:
-		if (s->attach || s->cpu >= 0)
-			ret = PAPI_EINVAL;	/* PAPI: detach first */
-		else if (!p->attach.tid || p->attach.tid > (unsigned long)INT32_MAX)
-			ret = PAPI_EINVAL;
-		else
-			s->attach = (pid_t)p->attach.tid;
-		break;
-	case PAPI_DETACH:
-		if (!s->attach)
-			ret = PAPI_EINVAL;
-		s->attach = 0;
-		break;
-	case PAPI_CPU_ATTACH:
-		if (s->attach || s->cpu >= 0)
-			ret = PAPI_EINVAL;
-		else if (p->cpu.cpu_num >= (unsigned int)sysconf(_SC_NPROCESSORS_CONF))
-			ret = PAPI_EINVAL;
-		else
-			s->cpu = (int)p->cpu.cpu_num;
-		break;
-	case PAPI_MULTIPLEX:
-		if (s->multiplex)
-			ret = PAPI_EINVAL;	/* PAPI: already multiplexed */
-		else
-			s->multiplex = 1;
-		break;
-	}
-	s->state = set_state_bits(s);
-out:
-	hwp_papi_unlock();
-	return ret;
-}
-
-int hwp_papi_get_opt(int option, PAPI_option_t *p)
-{
-	struct hwp_pset *s;
-	int id, ret = PAPI_OK;
-
-	if (opt_set_id(option, p, &id))
-		id = p->multiplex.eventset;
-	hwp_papi_lock();
-	s = hwp_papi_set(id);
-	if (!s) {
-		ret = PAPI_ENOEVST;
-	} else {
-		switch (option) {
-		case PAPI_DOMAIN:
-			p->domain.domain = s->domain;
-			ret = s->domain;
-			break;
-		case PAPI_GRANUL:
-			p->granularity.granularity = s->granularity;
-			ret = s->granularity;
-			break;
-		case PAPI_INHERIT:
-			p->inherit.inherit = s->inherit;
-			ret = s->inherit;
-			break;
-		case PAPI_ATTACH:
-			p->attach.tid = (unsigned long)s->attach;
-			break;
-		case PAPI_CPU_ATTACH:
-			p->cpu.cpu_num = (unsigned int)s->cpu;
-			ret = s->cpu < 0 ? PAPI_EINVAL : PAPI_OK;
-			break;
-		default:
-			p->multiplex.ns = 0;
-			p->multiplex.flags = PAPI_MULTIPLEX_DEFAULT;
-			ret = s->multiplex;
-			break;
-		}
-	}
-	hwp_papi_unlock();
-	return ret;
-}
-
-HWPROF_API int PAPI_multiplex_init(void)
-{
-	/* the kernel multiplexes: nothing to set up */
-	return hwp_papi_inited() ? PAPI_OK : hwp_papi_err(PAPI_ENOINIT);
-}
-
-HWPROF_API int PAPI_set_multiplex(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.multiplex.eventset = id;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_MULTIPLEX, &o));
-}
-
-HWPROF_API int PAPI_get_multiplex(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.multiplex.eventset = id;
-	return hwp_papi_err(hwp_papi_get_opt(PAPI_MULTIPLEX, &o));
-}
-
-HWPROF_API int PAPI_attach(int id, unsigned long tid)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.attach.eventset = id;
-	o.attach.tid = tid;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_ATTACH, &o));
-}
-
-HWPROF_API int PAPI_detach(int id)
-{
-	PAPI_option_t o;
-
-	if (!hwp_papi_inited())
-		return hwp_papi_err(PAPI_ENOINIT);
-	memset(&o, 0, sizeof(o));
-	o.attach.eventset = id;
-	return hwp_papi_err(hwp_papi_set_opt(PAPI_DETACH, &o));
 }
 
 /* ------------------------------------------------------------------ */
@@ -585,30 +403,20 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 	if (fd)
 		return fd;
 	fd = hwp_perf_open(&ev.attr, pid, cpu, -1);
-	if (fd < 0) {
-		switch (fd) {
-		case -EACCES:
-		case -EPERM:
-			return PAPI_EPERM;
-		case -ESRCH:
-			return PAPI_EINVAL;	/* no such thread to attach to */
-		case -EINVAL:
-			return s->inherit ? PAPI_ECOMBO : PAPI_ECNFLCT;
-		default:
-			return PAPI_ECNFLCT;
-		}
-	}
+	if (fd < 0)
+		return hwp_papi_errno(fd, HWP_PAPI_AT_USE);
 	e->fd = fd;
 	return PAPI_OK;
 }
 
 HWPROF_API int PAPI_start(int id)
 {
-	struct hwprof_session *sess = NULL;
+	struct hwp_psess *sess = NULL;
 	struct hwp_pset *s;
 	int ret = PAPI_OK;
 
 	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
+	hwp_papi_reap();
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
@@ -638,8 +446,8 @@ HWPROF_API int PAPI_start(int id)
 	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
 	/* started with this thread's sampling off: armed as the last step,
 	 * so none of this call's own work is in the profile */
-	if (!ret && s->s && hwp_session_start_quiet(s->s))
-		ret = PAPI_ECNFLCT;
+	if (!ret && s->ps)
+		ret = hwp_papi_errno(hwp_session_start_quiet(s->ps->s), HWP_PAPI_AT_USE);
 	hwp_papi_lock();
 	s->draining = 0;
 	if (!ret) {
@@ -652,14 +460,14 @@ HWPROF_API int PAPI_start(int id)
 	}
 	if (ret) {		/* nothing stays open */
 		hwp_papi_sw_disarm(s);
-		sess = s->s;
-		s->s = NULL;
+		sess = s->ps;
+		s->ps = NULL;
 		close_fds(s);
 		goto out;
 	}
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
-	s->state = set_state_bits(s);
+	s->state = hwp_papi_state_bits(s);
 	s->state &= ~PAPI_STOPPED;
 	s->state |= PAPI_RUNNING;
 	for (int i = 0; i < s->nev; i++) {
@@ -668,11 +476,13 @@ HWPROF_API int PAPI_start(int id)
 		if (s->ev[i].handler)
 			s->state |= PAPI_OVERFLOWING;
 	}
-	if (s->s)
-		hwp_session_arm(s->s);	/* runs no handler: safe under our lock */
+	if (s->ps) {
+		hwp_lost_watch(s->ps->s);
+		hwp_session_arm(s->ps->s);	/* runs no handler: safe under our lock */
+	}
 out:
 	hwp_papi_unlock();
-	hwprof_session_free(sess);
+	hwp_papi_psess_free(sess);
 	return hwp_papi_err(ret);
 }
 
@@ -741,13 +551,20 @@ HWPROF_API int PAPI_read(int id, long long *values)
 	return hwp_papi_err(ret);
 }
 
+/*
+ * From an overflow handler (on the drain thread) the set's session cannot
+ * be stopped there: it is halted instead (hwp_papi_halt()), so the stop
+ * takes effect when the handler returns and the set is stopped at once;
+ * the values are the counts at this call.
+ */
 HWPROF_API int PAPI_stop(int id, long long *values)
 {
-	struct hwprof_session *sess = NULL;
+	struct hwp_psess *sess = NULL;
 	struct hwp_pset *s;
 	long long v;
 	int ret = PAPI_OK;
 
+	hwp_papi_reap();
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (!s) {
@@ -758,8 +575,8 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		ret = PAPI_ENOTRUN;
 		goto out;
 	}
-	if (s->s)
-		hwp_session_disarm(s->s);	/* first: the rest is not sampled */
+	if (s->ps)
+		hwp_session_disarm(s->ps->s);	/* first: the rest is not sampled */
 	hwp_papi_sw_disarm(s);
 	for (int i = 0; i < s->nev; i++)
 		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
@@ -767,25 +584,28 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->ev[i].saved = read_one(&s->ev[i], &v) ? 0 : v;
 	for (int i = 0; values && i < s->nev; i++)
 		values[i] = s->ev[i].saved;
-	if (s->s) {
+	if (s->ps && hwp_papi_in_handler()) {
+		hwp_papi_halt(s);
+	} else if (s->ps) {
 		/* Sampling stops and its drain runs overflow handlers, which
 		 * may call PAPI_read() and the like on this EventSet: not
 		 * under our lock. The EventSet cannot change meanwhile
 		 * (draining); it reads the final counts. */
-		sess = s->s;
+		sess = s->ps;
 		s->draining = 1;
 		hwp_papi_unlock();
-		hwprof_session_stop(sess);	/* drains: the buffers are exact */
+		hwprof_session_stop(sess->s);	/* drains: the buffers are exact */
+		hwp_lost_unwatch(sess->s);	/* one stderr line if any was lost */
 		hwp_papi_lock();
 		s->draining = 0;
-		s->s = NULL;
+		s->ps = NULL;
 	}
 	close_fds(s);
-	s->state = set_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
+	s->state = hwp_papi_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
 	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
-	hwprof_session_free(sess);	/* stopped and drained: runs no handler */
+	hwp_papi_psess_free(sess);	/* stopped and drained: runs no handler */
 	return hwp_papi_err(ret);
 }
 

@@ -2,8 +2,9 @@
 /*
  * What PAPI tells about the machine and the process: the hardware (cpuid,
  * /proc/cpuinfo, sysfs topology and caches, cpufreq), the executable's
- * and the shared objects' ranges, and memory use from /proc. Filled once
- * by PAPI_library_init(), read-only afterwards.
+ * and the shared objects' ranges, and memory use from /proc, filled once
+ * by PAPI_library_init() and read-only afterwards; the one component
+ * ("perf_event"); the timers.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -13,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -475,4 +478,215 @@ HWPROF_API int PAPI_get_dmem_info(PAPI_dmem_info_t *d)
 	fclose(f);
 	d->pagesize = sysconf(_SC_PAGESIZE);
 	return PAPI_OK;
+}
+
+/* Filled once, read-only afterwards. */
+static PAPI_component_info_t cmp;
+static int cmp_disabled;
+static int cmp_filled;		/* under the lock */
+
+static void cmp_init(void)
+{
+	struct utsname u;
+
+	if (cmp_filled)
+		return;
+	cmp_filled = 1;
+
+	snprintf(cmp.name, sizeof(cmp.name), "perf_event");
+	snprintf(cmp.short_name, sizeof(cmp.short_name), "perf");
+	snprintf(cmp.description, sizeof(cmp.description),
+		 "Linux perf_event CPU counters (hwprof)");
+	snprintf(cmp.version, sizeof(cmp.version), "5.0");
+	snprintf(cmp.support_version, sizeof(cmp.support_version), "hwprof");
+	if (!uname(&u))
+		snprintf(cmp.kernel_version, sizeof(cmp.kernel_version), "%.63s", u.release);
+	cmp.initialized = 1;
+	cmp.CmpIdx = 0;
+	cmp.num_cntrs = hwp_papi_num_cntrs();
+	cmp.num_mpx_cntrs = HWP_PAPI_MAX_EVENTS;
+	cmp.num_preset_events = hwp_papi_npresets();
+	cmp.default_domain = PAPI_DOM_USER;
+	cmp.available_domains = PAPI_DOM_USER | PAPI_DOM_KERNEL | PAPI_DOM_SUPERVISOR;
+	cmp.default_granularity = PAPI_GRN_THR;
+	cmp.available_granularities = PAPI_GRN_THR | PAPI_GRN_SYS;
+	cmp.hardware_intr_sig = SIGRTMIN + 6;
+	cmp.hardware_intr = 1;
+	cmp.precise_intr = 1;
+	cmp.posix1b_timers = 1;
+	cmp.kernel_profile = 1;
+	cmp.kernel_multiplex = 1;
+	cmp.fast_real_timer = 1;
+	cmp.fast_virtual_timer = 1;
+	cmp.attach = 1;
+	/* as PAPI's perf_event says: its tests ptrace the children they
+	 * attach to on this flag (hwprof itself needs no ptrace) */
+	cmp.attach_must_ptrace = 1;
+	cmp.cntr_umasks = 1;
+	cmp.cpu = 1;
+	cmp.inherit = 1;
+	cmp.pmu_names[0] = "perf";
+}
+
+/* ------------------------------------------------------------------ */
+/* The component ("perf_event")                                                         */
+
+HWPROF_API int PAPI_num_components(void)
+{
+	return 1;
+}
+
+/* As in PAPI, the component is described before PAPI_library_init() too,
+ * so that it can be disabled first. */
+HWPROF_API const PAPI_component_info_t *PAPI_get_component_info(int cidx)
+{
+	if (cidx != 0)
+		return NULL;
+	hwp_papi_lock();
+	cmp_init();
+	hwp_papi_unlock();
+	return &cmp;
+}
+
+/* PAPI_library_init(), the lock held: the component as it starts. */
+void hwp_papi_cmp_init(void)
+{
+	cmp_init();
+	cmp.disabled = cmp_disabled ? PAPI_ECMP_DISABLED : 0;
+	snprintf(cmp.disabled_reason, sizeof(cmp.disabled_reason), "%s",
+		 cmp_disabled ? "Disabled by PAPI_disable_component()" : "");
+}
+
+/* PAPI_shutdown(), the lock held. */
+void hwp_papi_cmp_reset(void)
+{
+	cmp_disabled = 0;
+	cmp.disabled = 0;
+	cmp.disabled_reason[0] = 0;
+}
+
+int hwp_papi_cmp_disabled(void)
+{
+	return hwp_papi_inited() && cmp.disabled;
+}
+
+HWPROF_API int PAPI_get_component_index(const char *name)
+{
+	if (name && (!strcmp(name, "perf_event") || !strcmp(name, "perf")))
+		return 0;
+	return hwp_papi_err(PAPI_ENOCMP);
+}
+
+/* PAPI allows this only before PAPI_library_init(). */
+HWPROF_API int PAPI_disable_component(int cidx)
+{
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	if (hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	hwp_papi_lock();
+	cmp_disabled = 1;
+	hwp_papi_unlock();
+	return PAPI_OK;
+}
+
+HWPROF_API int PAPI_disable_component_by_name(const char *name)
+{
+	if (!name || (strcmp(name, "perf_event") && strcmp(name, "perf")))
+		return hwp_papi_err(PAPI_EINVAL);
+	return PAPI_disable_component(0);
+}
+
+HWPROF_API int PAPI_num_cmp_hwctrs(int cidx)
+{
+	if (!hwp_papi_inited())
+		return 0;
+	return cidx == 0 ? cmp.num_cntrs : hwp_papi_err(PAPI_ENOCMP);
+}
+
+HWPROF_API int PAPI_num_hwctrs(void)
+{
+	return PAPI_num_cmp_hwctrs(0);
+}
+
+HWPROF_API int PAPI_get_cmp_opt(int option, PAPI_option_t *ptr, int cidx)
+{
+	if (!hwp_papi_inited())
+		return hwp_papi_err(PAPI_ENOINIT);
+	if (cidx != 0)
+		return hwp_papi_err(PAPI_ENOCMP);
+	switch (option) {
+	case PAPI_MAX_HWCTRS:
+		return cmp.num_cntrs;
+	case PAPI_MAX_MPX_CTRS:
+		return cmp.num_mpx_cntrs;
+	case PAPI_DEFDOM:
+		return cmp.default_domain;
+	case PAPI_DEFGRN:
+		return cmp.default_granularity;
+	case PAPI_SHLIBINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->shlib_info = hwp_papi_shlib();
+		return PAPI_OK;
+	case PAPI_COMPONENTINFO:
+		if (!ptr)
+			return hwp_papi_err(PAPI_EINVAL);
+		ptr->cmp_info = &cmp;
+		return PAPI_OK;
+	default:
+		return hwp_papi_err(PAPI_EINVAL);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Timers                                                               */
+
+static long long clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+HWPROF_API long long PAPI_get_real_nsec(void)
+{
+	return clock_ns(CLOCK_REALTIME);
+}
+
+HWPROF_API long long PAPI_get_real_usec(void)
+{
+	return clock_ns(CLOCK_REALTIME) / 1000;
+}
+
+HWPROF_API long long PAPI_get_real_cyc(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned int lo, hi;
+
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	return (long long)(((uint64_t)hi << 32) | lo);
+#else
+	return clock_ns(CLOCK_MONOTONIC);
+#endif
+}
+
+HWPROF_API long long PAPI_get_virt_nsec(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID);
+}
+
+HWPROF_API long long PAPI_get_virt_usec(void)
+{
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) / 1000;
+}
+
+/* The thread's CPU time in cycles of the nominal clock, as PAPI computes
+ * it where no virtual cycle counter exists: usec * MHz. */
+HWPROF_API long long PAPI_get_virt_cyc(void)
+{
+	long long mhz = hwp_papi_hw()->cpu_max_mhz > 0 ? hwp_papi_hw()->cpu_max_mhz : 1000;
+
+	return clock_ns(CLOCK_THREAD_CPUTIME_ID) * mhz / 1000;
 }

@@ -14,6 +14,7 @@
 #include <sys/time.h>
 
 #include "classic.h"
+#include "lost.h"
 
 /* Not <unistd.h> nor <hwprof/profil.h>: glibc declares profil()'s buffer
  * nonnull there, which would let the compiler drop the NULL test that
@@ -52,7 +53,10 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 	struct hwprof_session *s = NULL;
 	int ret;
 
-	hwprof_session_free(classic.s);	/* stops: old buffers are exact */
+	if (classic.s)
+		hwprof_session_stop(classic.s);	/* old buffers are exact */
+	hwp_lost_unwatch(classic.s);		/* then its losses are final */
+	hwprof_session_free(classic.s);
 	hwprof_hist_free(classic.h);
 	memset(&classic, 0, sizeof(classic));
 	if (!h && !sink)
@@ -73,6 +77,7 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 	classic.kind = kind;
 	classic.s = s;
 	classic.h = h;
+	hwp_lost_watch(s);
 	return 0;
 }
 
