@@ -18,6 +18,27 @@
 
 #include "engine.h"
 
+/* HWPROF_MMAP_PAGES (hwprof(7)): the data pages of a ring when the caller
+ * did not choose, for the classic and PAPI calls above all; a power of
+ * two up to 65536, else the default with one line to the log. */
+static unsigned int env_pages(void)
+{
+	const char *v = secure_getenv("HWPROF_MMAP_PAGES");
+	char *end;
+	unsigned long p;
+
+	if (!v || !*v)
+		return HWP_DEF_PAGES;
+	errno = 0;
+	p = strtoul(v, &end, 10);
+	if (errno || *end || !p || (p & (p - 1)) || p > (1u << 16)) {
+		hwp_log(HWPROF_LOG_WARN, "hwprof: HWPROF_MMAP_PAGES=%s: not a power of two from 1 to 65536; %u pages a ring",
+			v, HWP_DEF_PAGES);
+		return HWP_DEF_PAGES;
+	}
+	return (unsigned int)p;
+}
+
 HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 				  struct hwprof_session **out)
 {
@@ -39,7 +60,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 		return -ENOMEM;
 	s->mode = o.mode;
 	s->flags = o.flags;
-	s->pages = o.ring_pages ? o.ring_pages : HWP_DEF_PAGES;
+	s->pages = o.ring_pages ? o.ring_pages : env_pages();
 	s->drain_ms = o.drain_ms ? o.drain_ms : HWP_DEF_DRAIN_MS;
 	*out = s;
 	return 0;

@@ -524,6 +524,47 @@ static int case_lost(void)
 	return t_done("lost");
 }
 
+/* HWPROF_MMAP_PAGES sizes the rings of a session that leaves ring_pages
+ * 0 (the classic and PAPI calls); a value that is not a power of two from
+ * 1 to 65536 leaves the default, 16 (hwprof(7)). */
+static int pages_with(const char *env)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
+	struct hwprof_session *s = NULL;
+	struct hwprof_hist *h = hist_at(touch_a, fbuf, 64);
+	int pages = -1;
+
+	if (env)
+		setenv("HWPROF_MMAP_PAGES", env, 1);
+	else
+		unsetenv("HWPROF_MMAP_PAGES");
+	if (!hwprof_session_new(&o, &s) && !hwprof_session_add(s, "page-faults", 1, h) &&
+	    !hwprof_session_start(s)) {
+		pages = (int)sstats(s).ring_pages;
+		hwprof_session_stop(s);
+	}
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return pages;
+}
+
+static int case_mmap_pages(void)
+{
+	int r = need_pf();
+
+	if (r)
+		return r;
+	T_EQ(pages_with(NULL), 16);
+	T_EQ(pages_with("4"), 4);
+	T_EQ(pages_with("64"), 64);
+	T_EQ(pages_with("3"), 16);
+	T_EQ(pages_with("0"), 16);
+	T_EQ(pages_with("131072"), 16);
+	T_EQ(pages_with("8x"), 16);
+	unsetenv("HWPROF_MMAP_PAGES");
+	return t_done("mmap-pages");
+}
+
 /* Every error path, with the errno its man page names (ERRORS). */
 static int case_errors(void)
 {
@@ -744,6 +785,8 @@ int main(int argc, char **argv)
 		return case_lost();
 	if (!strcmp(c, "errors"))
 		return case_errors();
+	if (!strcmp(c, "mmap-pages"))
+		return case_mmap_pages();
 	if (!strcmp(c, "read-reset"))
 		return case_read_reset();
 	if (!strcmp(c, "period"))
