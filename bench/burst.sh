@@ -44,7 +44,7 @@ perf_round() {
 for load in quiet loaded; do
 	if [ $load = loaded ]; then
 		for i in 1 2; do
-			timeout 600 sh -c 'while :; do :; done' &
+			timeout 600 sh -c 'while :; do :; done' >/dev/null 2>&1 &
 			hogs="$hogs $!"
 		done
 	fi
@@ -52,10 +52,11 @@ for load in quiet loaded; do
 		hwprof_round $load
 		perf_round $load
 	done
-done | awk -v want=$((T * P)) '
+done > "$tmp/rounds"
+awk -v want=$((T * P)) '
 	{ print; k[$1" "$2] += $4; l[$1" "$2] += $6; n[$1" "$2]++ }
 	END {
 		for (x in k)
 			printf "%s: kept %.1f%% of %d faults on average, %d lost in %d rounds\n",
 				x, 100 * k[x] / n[x] / want, want, l[x], n[x]
-	}'
+	}' "$tmp/rounds"
