@@ -7,7 +7,8 @@
  *   exit K N | _exit K N | segv N   N faults, then that end
  *   threads T N         T threads, N faults each
  *   workers W N         W forked workers, N faults each, each ends by _exit
- *   spin FILE [T]       T threads (default 1) spin forever once FILE exists
+ *   spin FILE [T]       T threads (default 1) spin forever once FILE exists;
+ *                       all but the main one are named rec-spin
  *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
  *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
@@ -167,7 +168,8 @@ int main(int argc, char **argv)
 		int fd;
 
 		for (long i = 1; i < n; i++)
-			pthread_create(&t, NULL, spinner, NULL);
+			if (!pthread_create(&t, NULL, spinner, NULL))
+				pthread_setname_np(t, "rec-spin");
 		fd = open(argv[2], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			close(fd);

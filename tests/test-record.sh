@@ -290,6 +290,41 @@ attach)
 	check "the target is recorded as ended" sh -c "'$dump' '$tmp/p2' | grep -q '^process $tpid [0-9]* ended '"
 	err "-p 2147483647: no such process" "$hw" record -p 2147483647
 	;;
+attach-thread)
+	# -p of a thread that is not its process's leader records the
+	# process, said in one line: one process, every sample named, and
+	# the threads' names (from /proc at the attach)
+	need task-clock
+	"$prog" spin "$tmp/ready" 3 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	tid=$(ls "/proc/$tpid/task" | grep -vx "$tpid" | head -1)
+	check "a second thread ($tid)" [ -n "$tid" ]
+	"$hw" record -e task-clock -o "$tmp/t" -p "$tid" 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "record attached" said "$tmp/said" recording
+	sleep 1
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	check "said: a thread of process $tpid" \
+		grep -q "^hwprof: -p $tid is a thread of process $tpid: recording process $tpid" "$tmp/said"
+	n=$("$dump" "$tmp/t" | grep -c '^process')
+	check "one process in the file (got $n)" [ "$n" = 1 ]
+	check "it is $tpid" sh -c "'$dump' '$tmp/t' | grep -q '^process $tpid '"
+	"$dump" "$tmp/t" func rec_spin > "$tmp/per"
+	n=$(awk -v p="$tpid" '$1 == p && $3 > 20' "$tmp/per" | wc -l)
+	check "3 threads with samples in rec_spin (got $n)" [ "$n" = 3 ]
+	n=$("$dump" "$tmp/t" | awk '$1 == "sample" && $5 == "-" { n += $7 } END { print n + 0 }')
+	check "no sample outside an object (got $n)" [ "$n" = 0 ]
+	check "the main thread named rec-prog" grep -q "^thread [0-9]* 0 $tpid rec-prog\$" "$tmp/t"
+	n=$(grep -c '^thread [0-9]* 0 [0-9]* rec-spin$' "$tmp/t")
+	check "the 2 others named rec-spin (got $n)" [ "$n" = 2 ]
+	;;
 missed)
 	# issue 9 item 4 / 12 item 6: a thread that could not be covered is
 	# counted, with why, not silently left out

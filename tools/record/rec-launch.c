@@ -7,6 +7,7 @@
  * record.c polls.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -301,13 +302,42 @@ void rec_launch_abort(struct rec_run *run)
 /* ------------------------------------------------------------------ */
 /* Attach                                                               */
 
+/* The process (thread group) of a thread id, 0 when it cannot be read */
+static pid_t tgid_of(pid_t tid)
+{
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	int tgid = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	while (f && getline(&line, &cap, f) > 0)
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	free(line);
+	if (f)
+		fclose(f);
+	return tgid;
+}
+
+/* -p of a thread that is not its process's leader records its process:
+ * the events, the maps and the samples are the whole process's. */
 int rec_attach_target(struct rec_run *run)
 {
+	pid_t tgid;
 	char exe[64];
 
-	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)run->op.pid);
 	if (kill(run->op.pid, 0) && errno == ESRCH)
 		return die("-p %d: no such process", (int)run->op.pid);
+	tgid = tgid_of(run->op.pid);
+	if (tgid > 0 && tgid != run->op.pid) {
+		if (!run->op.quiet)
+			fprintf(stderr, "hwprof: -p %d is a thread of process %d: recording process %d, all its threads\n",
+				(int)run->op.pid, (int)tgid, (int)tgid);
+		run->op.pid = tgid;
+	}
+	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)run->op.pid);
 	run->file = realpath(exe, NULL);
 	if (!run->file)
 		run->file = strdup(exe);
@@ -355,6 +385,38 @@ static int attach_ppid(pid_t pid)
 	return ppid;
 }
 
+/* The threads of pid and their names, from /proc/PID/task: 0, or -1 (out
+ * of memory). */
+static int attach_threads(struct rec *r, pid_t pid)
+{
+	char path[96], comm[64];
+	struct dirent *de;
+	int ret = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	while (d && !ret && (de = readdir(d))) {
+		int tid = atoi(de->d_name), fd;
+		ssize_t n;
+
+		if (tid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", (int)pid, tid);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		n = fd >= 0 ? read(fd, comm, sizeof(comm) - 1) : -1;
+		if (fd >= 0)
+			close(fd);
+		if (n <= 0)
+			continue;	/* it ended */
+		comm[n - (comm[n - 1] == '\n')] = 0;
+		ret = rec_on_comm(r, (int)pid, tid, 0, 0, comm);
+	}
+	if (d)
+		closedir(d);
+	return ret;
+}
+
 int rec_attach(struct rec_run *run)
 {
 	struct rec *r = run->r;
@@ -370,8 +432,9 @@ int rec_attach(struct rec_run *run)
 	if (ret)
 		return die("%s", run->why);
 	say_events(run);
-	/* the maps made before the attach; later ones come as records */
-	if (rec_read_proc_maps(r, pid) == -ENOMEM)
+	/* the maps and thread names from before the attach; later ones
+	 * come as records */
+	if (rec_read_proc_maps(r, pid) == -ENOMEM || attach_threads(r, pid))
 		return die("out of memory");
 	run->pid = pid;
 	return 0;

@@ -3,8 +3,8 @@
  * hwprof record's sampler, shared by its parts: the command side
  * (rec-cmd.h: record.c, rec-events.c, rec-launch.c, rec-write.c: the
  * options, the events, the command's life, signals, the output file),
- * rec-perf.c (per-CPU
- * events and rings on the command's process tree) and rec-maps.c (the
+ * rec-perf.c (per-CPU events and rings on the command's process tree)
+ * and rec-maps.c (the
  * kernel's MMAP2/COMM/FORK/EXIT records as per-process map histories, and
  * samples resolved into (object, ELF address) in the data model).
  */
