@@ -35,6 +35,19 @@ err() {	# expected words, then the command
 		echo "ok: $(cat "$tmp/err")"
 	fi
 }
+# a usage error: one line, starting "hwprof: ", and exit status 2
+usage() {	# expected words, then the command
+	want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	n=$(wc -l < "$tmp/err")
+	if [ $rc != 2 ] || [ "$n" -ne 1 ] || ! grep -q "^hwprof: .*$want" "$tmp/err"; then
+		echo "FAIL: '$*' exited $rc and said:"; cat "$tmp/err"; fail=1
+	else
+		echo "ok: 2: $(cat "$tmp/err")"
+	fi
+}
 need() {	# a raw probe of the event, bypassing hwprof
 	"$prog" probe "$1" || exit $?
 }
@@ -324,6 +337,76 @@ attach-thread)
 	check "the main thread named rec-prog" grep -q "^thread [0-9]* 0 $tpid rec-prog\$" "$tmp/t"
 	n=$(grep -c '^thread [0-9]* 0 [0-9]* rec-spin$' "$tmp/t")
 	check "the 2 others named rec-spin (got $n)" [ "$n" = 2 ]
+	;;
+exit-status)
+	# a file that cannot be written: exit 1 and one line that names it
+	# (RLIMIT_FSIZE's SIGXFSZ must not kill record; its stderr goes
+	# through a pipe, which the limit does not cover)
+	need task-clock
+	{ sh -c "ulimit -f 0; exec '$hw' record -q -e task-clock -o '$tmp/fz' -- true"
+	  echo $? > "$tmp/rc"; } 2>&1 | cat > "$tmp/said"
+	rc=$(cat "$tmp/rc")
+	cat "$tmp/said"
+	check "ulimit -f 0: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one line: the file and EFBIG" grep -qx "hwprof: $tmp/fz: File too large" "$tmp/said"
+	check "nothing else said" [ "$(wc -l < "$tmp/said")" = 1 ]
+	check "no file, no temp file left" [ -z "$(ls -A "$tmp" | grep fz)" ]
+	# usage errors, unknown options and bad values alike: 2
+	usage "unknown option --frob" "$hw" record --frob -- true
+	usage "-c x: not a positive whole number" "$hw" record -c x -- true
+	usage "-c 0: not a positive whole number" "$hw" record -c 0 -- true
+	usage "-c 9223372036854775808: too large" "$hw" record -c 9223372036854775808 -- true
+	usage "-F 2000000000: above the kernel's limit" "$hw" record -F 2000000000 -- true
+	usage "-p x: not a positive whole number" "$hw" record -p x
+	usage "--checkpoint 90000: too large" "$hw" record --checkpoint 90000 -- true
+	usage "--checkpoint needs a value" "$hw" record --checkpoint
+	usage "give -c or -F, not both" "$hw" record -c 1 -F 5 -- true
+	usage "give -p PID or a command, not both" "$hw" record -p 1 -- true
+	usage "-F needs a clock or cycles event" "$hw" record -e page-faults -F 99 -- true
+	usage "mem:foo: only execute breakpoints" "$hw" record -e mem:foo -- true
+	usage "-e: an empty event name" "$hw" record -e '' -- true
+	usage "-o $tmp/a%x: %x is not one of" "$hw" record -o "$tmp/a%x" -- true
+	usage "-o $tmp/: not a file name" "$hw" record -o "$tmp/" -- true
+	"$hw" record > /dev/null 2>&1
+	rc=$?
+	check "no command: 2 (got $rc)" [ $rc = 2 ]
+	# an error of the run, not of the usage: 1
+	"$hw" record -e no-such-event -- true 2> /dev/null
+	rc=$?
+	check "an unknown event: 1 (got $rc)" [ $rc = 1 ]
+	# the period line says "its default" only of a period no option chose
+	# (the kernel lowers its rate limit when sampling costs it too much)
+	f=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	[ "$f" -gt 100000 ] && f=100000
+	"$hw" record -F "$f" -o "$tmp/m" -- true 2> "$tmp/msg"
+	cat "$tmp/msg"
+	check "-F $f: at $f Hz" grep -q "every [0-9]* ns ([0-9.]* [mun]*s, $f Hz)" "$tmp/msg"
+	check "-F $f: not its default" sh -c "! grep -q 'its default' '$tmp/msg'"
+	"$hw" record -F 100 -e task-clock -o "$tmp/m" -- true 2> "$tmp/msg"
+	check "-F 100 -e task-clock: not its default" sh -c "! grep -q 'its default' '$tmp/msg'"
+	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"
+	check "no option: 1 ms, its default" grep -q '(1 ms, 1000 Hz, its default)' "$tmp/msg"
+	;;
+full-disk)
+	# a full file system: exit 1, one line, the old file kept whole
+	need task-clock
+	[ "$(id -u)" = 0 ] && command -v unshare >/dev/null ||
+		{ echo "SKIP: a full file system needs root and unshare to mount one"; exit 77; }
+	mkdir "$tmp/full"
+	unshare -m sh -c "mount -t tmpfs -o size=4k hwprof-full '$tmp/full'" 2> /dev/null ||
+		{ echo "SKIP: cannot mount a tmpfs here"; exit 77; }
+	unshare -m sh -c "mount -t tmpfs -o size=8k hwprof-full '$tmp/full' &&
+		echo old > '$tmp/full/f' &&
+		{ head -c 8192 /dev/zero > '$tmp/full/fill'; true; } 2> /dev/null &&
+		'$hw' record -q -e task-clock -o '$tmp/full/f' -- true 2> '$tmp/said'
+		echo \$? > '$tmp/rc'; cat '$tmp/full/f' > '$tmp/after'; ls -A '$tmp/full' > '$tmp/ls'"
+	rc=$(cat "$tmp/rc")
+	cat "$tmp/said"
+	check "full disk: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one line: the file and ENOSPC" \
+		grep -qx "hwprof: $tmp/full/f: No space left on device" "$tmp/said"
+	check "the old file kept whole" grep -qx old "$tmp/after"
+	check "no temp file left" [ "$(cat "$tmp/ls" | tr '\n' ' ')" = "f fill " ]
 	;;
 missed)
 	# issue 9 item 4 / 12 item 6: a thread that could not be covered is

@@ -117,7 +117,7 @@ static int resolve_func(struct rec_run *run, int e, const char *name,
 	if (!colon || strcmp(colon, ":x") || colon == name + 4 ||
 	    (size_t)(colon - name - 4) >= sizeof(func))
 		return die("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) are supported",
-			   name);
+			   name) + 1;	/* a usage error */
 	snprintf(func, sizeof(func), "%.*s", (int)(colon - name - 4), name + 4);
 	ret = func_addr(run->file, func, &a, &pie);
 	if (ret == -ENOENT)
@@ -160,10 +160,10 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 
 /*
  * The period of event e (0: the kernel's, at -F's rate) and what it is in
- * msg. defaulted: no -e was given.
+ * msg. chosen: -c or -F was given (else the period is the default).
  */
 static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
-		      int defaulted, uint64_t *period, char *msg, size_t len)
+		      int chosen, uint64_t *period, char *msg, size_t len)
 {
 	const struct rec_opts *op = &run->op;
 	struct rec_event *re = &run->r->ev[e];
@@ -185,7 +185,7 @@ static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
 			return 0;
 		} else {
 			return die("-F needs a clock or cycles event; give %s a threshold with -c",
-				   re->name);
+				   re->name) + 1;	/* a usage error */
 		}
 	}
 	applied = re->clock ? hwp_applied_period(1, *period) : *period;
@@ -199,8 +199,7 @@ static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
 			snprintf(hz, sizeof(hz), ", %llu Hz", (unsigned long long)op->hz);
 		snprintf(msg, len, "every %llu ns (%s%s%s)", (unsigned long long)applied, hn,
 			 applied != *period ? ", the kernel's minimum" : hz,
-			 applied != *period ? "" :
-			 defaulted || (!op->count && !op->hz) ? ", its default" : "");
+			 applied == *period && !chosen ? ", its default" : "");
 	}
 	*period = applied;
 	return 0;
@@ -215,10 +214,10 @@ int rec_events_setup(struct rec_run *run)
 {
 	struct rec_opts *op = &run->op;
 	struct rec *r = run->r;
-	int defaulted = !op->nev;
+	int chosen = op->count || op->hz;
 
 	run->nbp = 0;
-	if (defaulted) {
+	if (!op->nev) {
 		op->ev[op->nev++] = hwprof_event_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
 		if (!op->count && !op->hz)
 			op->hz = REC_DEFAULT_HZ;
@@ -237,7 +236,7 @@ int rec_events_setup(struct rec_run *run)
 			return ret;
 		re->attr = ev.attr;
 		re->clock = ev.kind == HWP_EV_CLOCK;
-		ret = set_period(run, e, &ev, defaulted, &period, msg, sizeof(msg));
+		ret = set_period(run, e, &ev, chosen, &period, msg, sizeof(msg));
 		if (ret)
 			return ret;
 		h = hd_add_event(&r->d, re->name, period);

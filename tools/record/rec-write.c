@@ -215,7 +215,7 @@ static int out_prepare(struct rec_out *o, const char *arg)
 
 	o->fd = -1;
 	if (!*arg || arg[strlen(arg) - 1] == '/')
-		return die("-o %s: not a file name", arg);
+		return die("-o %s: not a file name", arg) + 1;	/* a usage error */
 	abs = out_absolute(arg);
 	if (!abs)
 		return 1;

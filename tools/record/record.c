@@ -53,7 +53,10 @@ static const char help[] =
 "See hwprof(1).\n";
 
 /* ------------------------------------------------------------------ */
-/* Options                                                              */
+/* Options: every error in them is a usage error, exit status 2         */
+
+/* one line, as die() does; returns 2 */
+#define usage_error(...) (die(__VA_ARGS__) + 1)
 
 static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *v)
 {
@@ -61,12 +64,13 @@ static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *v)
 
 	errno = 0;
 	if (*s == '-' || *s == '+' || *s == ' ')
-		return die("%s %s: not a positive whole number", opt, s);
+		return usage_error("%s %s: not a positive whole number", opt, s);
 	*v = strtoull(s, &end, 10);
 	if (*end || end == s || !*v)
-		return die("%s %s: not a positive whole number", opt, s);
+		return usage_error("%s %s: not a positive whole number", opt, s);
 	if (errno || *v > max)
-		return die("%s %s: too large (at most %llu)", opt, s, (unsigned long long)max);
+		return usage_error("%s %s: too large (at most %llu)", opt, s,
+				   (unsigned long long)max);
 	return 0;
 }
 
@@ -97,9 +101,9 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 
 	if (is_opt(a, "-e", "--event")) {
 		if (op->nev == REC_MAX_EVENTS)
-			return die("at most %d events", REC_MAX_EVENTS);
+			return usage_error("at most %d events", REC_MAX_EVENTS);
 		if (!*v)
-			return die("%s: an empty event name", a);
+			return usage_error("%s: an empty event name", a);
 		op->ev[op->nev++] = v;
 	} else if (is_opt(a, "-c", "--count")) {
 		return parse_u64("-c", v, INT64_MAX, &op->count);
@@ -108,19 +112,19 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 		uint64_t max = rate > 0 && rate < 1000000000 ? (uint64_t)rate : 1000000000;
 
 		if (parse_u64("-F", v, UINT64_MAX, &op->hz))
-			return 1;
+			return 2;
 		if (op->hz > max)
-			return die("-F %s: above the kernel's limit of %llu samples a second (kernel.perf_event_max_sample_rate)",
+			return usage_error("-F %s: above the kernel's limit of %llu samples a second (kernel.perf_event_max_sample_rate)",
 				   v, (unsigned long long)max);
 	} else if (is_opt(a, "-o", "--output")) {
 		op->out = v;
 	} else if (is_opt(a, "-p", "--pid")) {
 		if (parse_u64("-p", v, INT32_MAX, &x))
-			return 1;
+			return 2;
 		op->pid = (pid_t)x;
 	} else if (is_opt(a, NULL, "--checkpoint")) {
 		if (parse_u64("--checkpoint", v, 86400, &x))
-			return 1;
+			return 2;
 		op->checkpoint = (unsigned int)x;
 	}
 	return 0;
@@ -143,7 +147,7 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 			break;		/* the command */
 		if (takes_value(a)) {
 			if (i + 1 >= argc)
-				return die("%s needs a value", a);
+				return usage_error("%s needs a value", a);
 			ret = parse_value(op, a, argv[++i]);
 			if (ret)
 				return ret;
@@ -153,13 +157,13 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 		} else if (is_opt(a, "-q", "--quiet")) {
 			op->quiet = 1;
 		} else {
-			return die("unknown option %s (see hwprof record --help)", a) + 1;
+			return usage_error("unknown option %s (see hwprof record --help)", a);
 		}
 	}
 	if (op->count && op->hz)
-		return die("give -c or -F, not both");
+		return usage_error("give -c or -F, not both");
 	if (op->pid && i < argc)
-		return die("give -p PID or a command, not both");
+		return usage_error("give -p PID or a command, not both");
 	if (!op->pid && i >= argc)
 		return usage();
 	op->cmd = argv + i;
