@@ -10,6 +10,8 @@
  *   spin FILE [T]       T threads (default 1) spin forever once FILE exists;
  *                       all but the main one are named rec-spin
  *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
+ *   daemon FILE         a child in a session of its own writes its pid into
+ *                       FILE and lives 60 s; exit 0 once FILE is there
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
  *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
  *                       dlclose, then another N faults here, exit 0
@@ -174,6 +176,27 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		spinner(NULL);
+	}
+	if (!strcmp(m, "daemon") && argc > 2) {
+		char tmp[4096];
+		pid_t p = fork();
+		int fd;
+
+		if (p < 0)
+			return 99;
+		if (!p) {	/* its own session, its pid in FILE, 60 s */
+			setsid();
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+			fd = open(tmp, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0 || close(fd) ||
+			    rename(tmp, argv[2]))
+				_exit(99);
+			sleep(60);
+			_exit(0);
+		}
+		for (int i = 0; i < 1000 && access(argv[2], F_OK); i++)
+			usleep(10000);
+		return access(argv[2], F_OK) ? 99 : 0;
 	}
 	if (!strcmp(m, "fsize")) {
 		struct rlimit rl = { 0, 0 };

@@ -408,6 +408,69 @@ full-disk)
 	check "the old file kept whole" grep -qx old "$tmp/after"
 	check "no temp file left" [ "$(cat "$tmp/ls" | tr '\n' ' ')" = "f fill " ]
 	;;
+uncovered)
+	# every file in which an event or a thread was not covered is said
+	# when record writes it: three events under ulimit -n 9..20 (the
+	# command's own exit status stays record's), never a file that lacks
+	# an event's samples without a warning
+	need page-faults
+	# (enough for all: the three and the side-band event on every CPU)
+	top=$(($(nproc --all 2>/dev/null || echo 64) * 4 + 16))
+	warned=0 none=0 clean=0 n=9
+	while [ $n -le 20 ] || [ $n = $top ]; do
+		rm -f "$tmp/u"
+		sh -c "ulimit -n $n; exec '$hw' record -q -e task-clock -e page-faults -e cpu-clock \
+			-o '$tmp/u' -- '$prog' exit 3 10" 2> "$tmp/said"
+		rc=$?
+		[ $rc = 3 ] || { echo "FAIL: ulimit -n $n: exit $rc, not the command's 3"; fail=1; }
+		for ev in task-clock page-faults cpu-clock; do
+			m=$("$dump" "$tmp/u" | awk -v e=$ev '$1 == "event" && $2 == e { print $6 }')
+			w=$(grep -c "^hwprof: warning: $ev[: ].*out-of-file-descriptors" "$tmp/said")
+			if [ "${m:-x}" != 0 ] && [ "$w" != 1 ]; then
+				echo "FAIL: ulimit -n $n: $ev missed ${m:-?} threads, $w warnings:"
+				cat "$tmp/said"; fail=1
+			fi
+			[ "${m:-x}" = 0 ] && [ "$w" != 0 ] &&
+				{ echo "FAIL: ulimit -n $n: a warning for covered $ev"; fail=1; }
+		done
+		grep -q 'opened on no thread' "$tmp/said" && none=$((none + 1))
+		grep -q warning "$tmp/said" && warned=$((warned + 1))
+		[ -s "$tmp/said" ] || clean=$((clean + 1))
+		n=$((n + 1))
+		[ $n = 21 ] && [ $top -gt 20 ] && n=$top
+	done
+	echo "ulimit -n 9..20 and $top: $warned with warnings, $none with an event on no thread, $clean clean"
+	check "some limits warned" [ $warned -gt 0 ]
+	check "some left an event on no thread, said" [ $none -gt 0 ]
+	check "at $top fds nothing is said" [ ! -s "$tmp/said" ]
+	# nothing covered at all: an error before anything is sampled
+	"$prog" spin "$tmp/ready" 2 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	err "no event could be opened on the process" \
+		timeout -s INT 20 sh -c "ulimit -n 6; exec '$hw' record -q -e task-clock -o '$tmp/n' -p $tpid"
+	check "no file written" test ! -e "$tmp/n"
+	;;
+daemon)
+	# a process of the command still running when record writes its
+	# file (a daemon): a warning that names it
+	need task-clock
+	"$hw" record -e task-clock -o "$tmp/d" -- "$prog" daemon "$tmp/pid" 2> "$tmp/said"
+	rc=$?
+	dpid=$(cat "$tmp/pid" 2>/dev/null)
+	bg="$bg $dpid"
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	check "the daemon runs ($dpid)" kill -0 "$dpid"
+	check "said: 1 process still runs, pid $dpid" \
+		grep -q "^hwprof: warning: 1 process of the command still runs (pid $dpid)" "$tmp/said"
+	check "the file has it, running" \
+		sh -c "'$dump' '$tmp/d' | grep -q '^process $dpid [0-9]* running '"
+	kill "$dpid"
+	"$hw" record -q -e task-clock -o "$tmp/e" -- "$prog" exit 0 1 2> "$tmp/said"
+	check "no warning when every process ended" [ ! -s "$tmp/said" ]
+	;;
 missed)
 	# issue 9 item 4 / 12 item 6: a thread that could not be covered is
 	# counted, with why, not silently left out

@@ -56,6 +56,7 @@ struct rec_run {
 	int reaped;		/* the command was waited for */
 	int st;			/* its wait status, -1 before */
 	int stopping;		/* the first stop signal record got, or 0 */
+	size_t ncovered[REC_MAX_EVENTS];	/* each event's fds at the end */
 	char why[512];
 };
 
@@ -64,6 +65,9 @@ struct rec_run {
 int rec_events_setup(struct rec_run *run);
 /* The kernel's perf_event_max_sample_rate */
 long rec_max_rate(void);
+
+/* record.c: the fds opened for event e (UINT32_MAX: any event) */
+size_t rec_fds_of(const struct rec *r, uint32_t e);
 
 /* rec-launch.c */
 int rec_signals_install(void);

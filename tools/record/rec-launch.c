@@ -256,6 +256,21 @@ static int let_go(struct rec_run *run)
 	return 0;
 }
 
+/* After the events are open on the target: 0 when at least one is,
+ * else 1 after one line (nothing would be sampled). */
+static int check_opened(const struct rec_run *run)
+{
+	const struct hd_event *he = &run->r->d.events[run->r->ev[0].hd];
+
+	if (rec_fds_of(run->r, UINT32_MAX))
+		return 0;
+	return die("no event could be opened on %s (%s)%s",
+		   run->op.pid ? "the process" : "the command",
+		   he->missed_why ? he->missed_why : "no thread covered",
+		   he->missed_why && strstr(he->missed_why, "descriptors") ?
+		   ": raise ulimit -n" : "");
+}
+
 int rec_launch(struct rec_run *run)
 {
 	struct rec *r = run->r;
@@ -278,6 +293,8 @@ int rec_launch(struct rec_run *run)
 	ret = rec_perf_open(r, run->pid, 0, run->why, sizeof(run->why));
 	if (ret)
 		return die("%s", run->why);
+	if ((ret = check_opened(run)))
+		return ret;
 	say_events(run);
 	ret = let_go(run);
 	if (!ret && run->nbp)
@@ -431,6 +448,8 @@ int rec_attach(struct rec_run *run)
 	ret = rec_perf_open(r, pid, 1, run->why, sizeof(run->why));
 	if (ret)
 		return die("%s", run->why);
+	if ((ret = check_opened(run)))
+		return ret;
 	say_events(run);
 	/* the maps and thread names from before the attach; later ones
 	 * come as records */

@@ -100,7 +100,7 @@ struct rec {
 	struct rec_ring *rings;		/* one per CPU */
 	int *fds;			/* every event fd */
 	size_t nfds, capfds;
-	struct { uint64_t id; uint32_t ev; } *ids;
+	struct { uint64_t id; uint32_t ev; } *ids;	/* one per fd: its -e index, UINT32_MAX for the side-band event (record.c counts coverage here) */
 	size_t nids, capids;
 	unsigned int ring_pages;	/* data pages per ring */
 	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */

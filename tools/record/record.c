@@ -45,7 +45,7 @@ static const char help[] =
 "                        until it ends or until Ctrl-C\n"
 "      --checkpoint SEC  also write the file every SEC seconds while the\n"
 "                        command runs (at most SEC lost if record is killed)\n"
-"  -q, --quiet           no messages but errors\n"
+"  -q, --quiet           no messages but warnings and errors\n"
 "  -h, --help            this help\n"
 "\n"
 "Exit status: the command's (128+N when signal N ended it); 0 after -p;\n"
@@ -250,6 +250,62 @@ static int loop(struct rec_run *run)
 }
 
 /* ------------------------------------------------------------------ */
+/* What the file lacks, said when it is written (even with -q)         */
+
+size_t rec_fds_of(const struct rec *r, uint32_t e)
+{
+	size_t n = 0;
+
+	/* ids: one per fd, with its event (UINT32_MAX: the side-band one) */
+	for (size_t i = 0; i < r->nids; i++)
+		n += e == UINT32_MAX ? r->ids[i].ev != UINT32_MAX : r->ids[i].ev == e;
+	return n;
+}
+
+/* An event that covered no thread, or not every thread. */
+static void warn_coverage(const struct rec_run *run)
+{
+	const struct rec *r = run->r;
+
+	for (int e = 0; e < r->nev; e++) {
+		const struct hd_event *he = &r->d.events[r->ev[e].hd];
+		const char *why = he->missed_why ? he->missed_why : "?";
+
+		if (!run->ncovered[e])
+			fprintf(stderr, "hwprof: warning: %s was opened on no thread (%s): %s holds none of its samples\n",
+				r->ev[e].name, why, run->op.out);
+		else if (he->missed)
+			fprintf(stderr, "hwprof: warning: %s: %llu thread%s not covered on every CPU (%s): %s lacks their samples there%s\n",
+				r->ev[e].name, (unsigned long long)he->missed,
+				he->missed == 1 ? "" : "s", why, run->op.out,
+				strstr(why, "descriptors") ? "; raise ulimit -n" : "");
+	}
+}
+
+/* Processes of the command that still run: followed no further. */
+static void warn_running(const struct rec_run *run)
+{
+	const struct hd_file *d = &run->r->d;
+	char pids[96] = "";
+	size_t n = 0, at = 0;
+
+	for (size_t i = 0; i < d->nprocs && !run->op.pid; i++) {
+		const struct hd_process *p = &d->procs[i];
+
+		if (p->how != HD_RUNNING || p->pid == run->pid ||
+		    (kill(p->pid, 0) && errno == ESRCH))
+			continue;
+		if (n++ < 4 && at < sizeof(pids))
+			at += (size_t)snprintf(pids + at, sizeof(pids) - at, "%s%d",
+					       at ? ", " : "", p->pid);
+	}
+	if (n)
+		fprintf(stderr, "hwprof: warning: %zu process%s of the command still run%s (pid %s%s): %s holds %s samples up to the command's end only\n",
+			n, n == 1 ? "" : "es", n == 1 ? "s" : "", pids, n > 4 ? ", ..." : "",
+			run->op.out, n == 1 ? "its" : "their");
+}
+
+/* ------------------------------------------------------------------ */
 /* The finish                                                           */
 
 static void say_status(const struct rec_run *run)
@@ -305,10 +361,14 @@ static int finish(struct rec_run *run)
 			break;
 	}
 	status = end_status(run);
+	for (int e = 0; e < r->nev; e++)
+		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
 	rec_perf_close(r);
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));
+	warn_coverage(run);
+	warn_running(run);
 	say_status(run);
 	/*
 	 * A rank whose command died of a signal (a job killed at its walltime,
