@@ -10,6 +10,8 @@
  *   spin FILE [T]       T threads (default 1) spin forever once FILE exists;
  *                       all but the main one are named rec-spin
  *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
+ *   gated DIR N         makes DIR/ready, waits for DIR/go, N faults, makes
+ *                       DIR/done, then a fault every 10 ms until DIR/stop
  *   daemon FILE         a child in a session of its own writes its pid into
  *                       FILE and lives 60 s; exit 0 once FILE is there
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
@@ -176,6 +178,31 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		spinner(NULL);
+	}
+	if (!strcmp(m, "gated") && argc > 3) {
+		char path[4096];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/ready", argv[2]);
+		if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+			return 99;
+		close(fd);
+		snprintf(path, sizeof(path), "%s/go", argv[2]);
+		for (int i = 0; i < 6000 && access(path, F_OK); i++)
+			usleep(10000);
+		faults(atol(argv[3]));
+		snprintf(path, sizeof(path), "%s/done", argv[2]);
+		if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+			return 99;
+		close(fd);
+		/* a fault every 10 ms: the kernel says what it lost with the
+		 * next record it can write */
+		snprintf(path, sizeof(path), "%s/stop", argv[2]);
+		for (int i = 0; i < 6000 && access(path, F_OK); i++) {
+			faults(1);
+			usleep(10000);
+		}
+		return 0;
 	}
 	if (!strcmp(m, "daemon") && argc > 2) {
 		char tmp[4096];

@@ -338,6 +338,50 @@ attach-thread)
 	n=$(grep -c '^thread [0-9]* 0 [0-9]* rec-spin$' "$tmp/t")
 	check "the 2 others named rec-spin (got $n)" [ "$n" = 2 ]
 	;;
+lost)
+	# samples the kernel could not write (record stopped while the
+	# command faults 5000 pages into 2-page rings) are said when the
+	# file is written, with their count and the cure
+	need page-faults
+	mkdir "$tmp/g"
+	"$hw" record -m 2 -e page-faults -c 1 --checkpoint 1 -o "$tmp/l" -- \
+		"$prog" gated "$tmp/g" 5000 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/g/ready"
+	kill -STOP "$rpid"
+	: > "$tmp/g/go"
+	check "the command faulted" waitfile "$tmp/g/done"
+	kill -CONT "$rpid"
+	# the kernel's count of lost samples comes with the next sample it
+	# can write (the command faults on): until a checkpoint holds it
+	i=0
+	until [ "$("$dump" "$tmp/l" 2>/dev/null | awk '$1 == "event" { print $5 }')" -gt 0 ] \
+		2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	: > "$tmp/g/stop"
+	wait "$rpid"
+	rc=$?
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	lost=$("$dump" "$tmp/l" | awk '$1 == "event" { print $5 }')
+	n=$(in_func "$tmp/l" rec_touch)
+	check "most of the 5000 lost (lost $lost, kept $n in rec_touch)" [ "${lost:-0}" -gt 2500 ]
+	check "kept + lost cover the 5000" [ $((${n:-0} + ${lost:-0})) -ge 5000 ]
+	check "said: the count, the event and the cure" grep -qx \
+		"hwprof: warning: lost $lost samples of page-faults (rings full): use -m PAGES for bigger rings (these had 2 pages), or a longer period" \
+		"$tmp/said"
+	"$hw" record -q -m 64 -e page-faults -c 1 -o "$tmp/q" -- "$prog" faults 10 2> "$tmp/said"
+	check "no loss, nothing said" [ ! -s "$tmp/said" ]
+	usage "-m 3: not a power of two" "$hw" record -m 3 -- true
+	usage "-m 1: not a power of two" "$hw" record -m 1 -- true
+	usage "-m 0: not a positive" "$hw" record -m 0 -- true
+	usage "--mmap-pages x: not a positive" "$hw" record --mmap-pages x -- true
+	usage "--mmap-pages needs a value" "$hw" record --mmap-pages
+	usage "-m 2097152: too large" "$hw" record -m 2097152 -- true
+	;;
 exit-status)
 	# a file that cannot be written: exit 1 and one line that names it
 	# (RLIMIT_FSIZE's SIGXFSZ must not kill record; its stderr goes
@@ -518,7 +562,8 @@ cli)
 	"$hw" record --help > "$tmp/help"
 	rc=$?
 	check "--help exits 0" [ $rc = 0 ]
-	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -q --quiet -h --help; do
+	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -m --mmap-pages \
+		-q --quiet -h --help; do
 		check "--help lists $o" grep -q -- "$o[ ,]" "$tmp/help"
 	done
 	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"

@@ -15,6 +15,7 @@
 #include "rec.h"
 
 #define REC_DEFAULT_HZ	1000
+#define REC_MAX_RING_PAGES	(1u << 20)	/* -m: 4 GiB rings of 4 KiB pages */
 
 /* The command line. */
 struct rec_opts {
@@ -25,6 +26,7 @@ struct rec_opts {
 	const char *out;
 	pid_t pid;		/* -p, 0: none */
 	unsigned int checkpoint;
+	unsigned int ring_pages;	/* -m, 0: none */
 	int quiet;
 	char **cmd;
 };
@@ -57,6 +59,7 @@ struct rec_run {
 	int st;			/* its wait status, -1 before */
 	int stopping;		/* the first stop signal record got, or 0 */
 	size_t ncovered[REC_MAX_EVENTS];	/* each event's fds at the end */
+	unsigned int ring_pages;	/* the rings' data pages at the end */
 	char why[512];
 };
 

@@ -102,7 +102,7 @@ struct rec {
 	size_t nfds, capfds;
 	struct { uint64_t id; uint32_t ev; } *ids;	/* one per fd: its -e index, UINT32_MAX for the side-band event (record.c counts coverage here) */
 	size_t nids, capids;
-	unsigned int ring_pages;	/* data pages per ring */
+	unsigned int ring_pages;	/* data pages per ring: -m, or 0 */
 	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */
 	unsigned char *rec_buf;		/* one record copied out of a ring */
 	uint64_t corrupt;

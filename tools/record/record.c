@@ -45,6 +45,9 @@ static const char help[] =
 "                        until it ends or until Ctrl-C\n"
 "      --checkpoint SEC  also write the file every SEC seconds while the\n"
 "                        command runs (at most SEC lost if record is killed)\n"
+"  -m, --mmap-pages PAGES\n"
+"                        data pages of each CPU's ring: a power of two, at\n"
+"                        least 2 (bigger rings lose fewer samples)\n"
 "  -q, --quiet           no messages but warnings and errors\n"
 "  -h, --help            this help\n"
 "\n"
@@ -91,7 +94,8 @@ static int takes_value(const char *a)
 {
 	return is_opt(a, "-e", "--event") || is_opt(a, "-c", "--count") ||
 	       is_opt(a, "-F", "--freq") || is_opt(a, "-o", "--output") ||
-	       is_opt(a, "-p", "--pid") || is_opt(a, NULL, "--checkpoint");
+	       is_opt(a, "-p", "--pid") || is_opt(a, NULL, "--checkpoint") ||
+	       is_opt(a, "-m", "--mmap-pages");
 }
 
 /* One option with its value v: 0, or the exit status after one line. */
@@ -106,12 +110,12 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 			return usage_error("%s: an empty event name", a);
 		op->ev[op->nev++] = v;
 	} else if (is_opt(a, "-c", "--count")) {
-		return parse_u64("-c", v, INT64_MAX, &op->count);
+		return parse_u64(a, v, INT64_MAX, &op->count);
 	} else if (is_opt(a, "-F", "--freq")) {
 		long rate = rec_max_rate();
 		uint64_t max = rate > 0 && rate < 1000000000 ? (uint64_t)rate : 1000000000;
 
-		if (parse_u64("-F", v, UINT64_MAX, &op->hz))
+		if (parse_u64(a, v, UINT64_MAX, &op->hz))
 			return 2;
 		if (op->hz > max)
 			return usage_error("-F %s: above the kernel's limit of %llu samples a second (kernel.perf_event_max_sample_rate)",
@@ -119,13 +123,19 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 	} else if (is_opt(a, "-o", "--output")) {
 		op->out = v;
 	} else if (is_opt(a, "-p", "--pid")) {
-		if (parse_u64("-p", v, INT32_MAX, &x))
+		if (parse_u64(a, v, INT32_MAX, &x))
 			return 2;
 		op->pid = (pid_t)x;
 	} else if (is_opt(a, NULL, "--checkpoint")) {
-		if (parse_u64("--checkpoint", v, 86400, &x))
+		if (parse_u64(a, v, 86400, &x))
 			return 2;
 		op->checkpoint = (unsigned int)x;
+	} else if (is_opt(a, "-m", "--mmap-pages")) {
+		if (parse_u64(a, v, REC_MAX_RING_PAGES, &x))
+			return 2;
+		if (x < 2 || (x & (x - 1)))
+			return usage_error("-m %s: not a power of two of at least 2 pages", v);
+		op->ring_pages = (unsigned int)x;
 	}
 	return 0;
 }
@@ -282,6 +292,20 @@ static void warn_coverage(const struct rec_run *run)
 	}
 }
 
+/* Samples the kernel could not write: the rings were full. */
+static void warn_lost(const struct rec_run *run)
+{
+	const struct rec *r = run->r;
+
+	for (int e = 0; e < r->nev; e++) {
+		const struct hd_event *he = &r->d.events[r->ev[e].hd];
+
+		if (he->lost)
+			fprintf(stderr, "hwprof: warning: lost %llu samples of %s (rings full): use -m PAGES for bigger rings (these had %u pages), or a longer period\n",
+				(unsigned long long)he->lost, r->ev[e].name, run->ring_pages);
+	}
+}
+
 /* Processes of the command that still run: followed no further. */
 static void warn_running(const struct rec_run *run)
 {
@@ -363,10 +387,12 @@ static int finish(struct rec_run *run)
 	status = end_status(run);
 	for (int e = 0; e < r->nev; e++)
 		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
+	run->ring_pages = r->ring_pages;
 	rec_perf_close(r);
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));
+	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
 	say_status(run);
@@ -433,6 +459,7 @@ int cmd_record(int argc, char **argv)
 	if (!run.r)
 		return die("out of memory");
 	rec_maps_init(run.r);
+	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
 	ret = prepare(&run);
 	if (!ret)
 		ret = run.op.pid ? rec_attach(&run) : rec_launch(&run);
