@@ -19,6 +19,8 @@
  *                       dlclose, then another N faults here, exit 0
  *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
  *                       SIGINT, SIGQUIT and SIGHUP at their defaults
+ *   seccomp CMD ARGS... runs CMD under a seccomp filter that denies
+ *                       perf_event_open with EPERM (77 if none can be set)
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -27,7 +29,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -35,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -178,6 +184,24 @@ int main(int argc, char **argv)
 		if (fd >= 0)
 			close(fd);
 		spinner(NULL);
+	}
+	if (!strcmp(m, "seccomp") && argc > 2) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+			printf("SKIP: cannot install a seccomp filter: %s\n", strerror(errno));
+			return 77;
+		}
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 99;
 	}
 	if (!strcmp(m, "gated") && argc > 3) {
 		char path[4096];

@@ -382,6 +382,17 @@ lost)
 	usage "--mmap-pages needs a value" "$hw" record --mmap-pages
 	usage "-m 2097152: too large" "$hw" record -m 2097152 -- true
 	;;
+seccomp)
+	# a seccomp filter that denies perf_event_open is named, not blamed
+	# on perf_event_paranoid; nothing runs, no file
+	need task-clock
+	out=$("$prog" seccomp true) || { echo "$out"; exit 77; }
+	err "perf_event_open is denied by a seccomp filter" \
+		"$prog" seccomp "$hw" record -e task-clock -o "$tmp/s" -- sh -c ": > '$tmp/ran'"
+	check "no sysctl advice" sh -c "! grep -q sysctl '$tmp/err'"
+	check "the command did not run" test ! -e "$tmp/ran"
+	check "no file written" test ! -e "$tmp/s"
+	;;
 exit-status)
 	# a file that cannot be written: exit 1 and one line that names it
 	# (RLIMIT_FSIZE's SIGXFSZ must not kill record; its stderr goes

@@ -22,6 +22,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "internal.h"
 #include "rec.h"
 
 #define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
@@ -185,8 +186,17 @@ static void say_open(char *why, size_t len, const char *name, int err)
 				paranoid = strtol(buf, NULL, 10);
 			close(fd);
 		}
-		snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
-			 name, paranoid);
+		/* user-space events on a task: paranoid 2 allows them, and
+		 * root is not bound by it; a seccomp filter is then the cause */
+		if (hwp_seccomp() && (paranoid <= 2 || !geteuid()))
+			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %ld would allow it): run outside the container's profile or allow perf_event_open",
+				 name, paranoid);
+		else if (hwp_seccomp())
+			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %ld)",
+				 name, paranoid);
+		else
+			snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
+				 name, paranoid);
 		break;
 	case -ENOSPC:
 		snprintf(why, len, "%s: no free debug register (at most 4 breakpoints a thread)",
