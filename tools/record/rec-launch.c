@@ -186,6 +186,21 @@ static void child(int go, int ex, char **cmd, const char *file, int stop)
 	_exit(127);
 }
 
+/* After the events are open on the target: 0 when at least one is,
+ * else 1 after one line (nothing would be sampled). */
+static int check_opened(const struct rec_run *run)
+{
+	const struct hd_event *he = &run->r->d.events[run->r->ev[0].hd];
+
+	if (rec_fds_of(run->r, UINT32_MAX))
+		return 0;
+	return die("no event could be opened on %s (%s)%s",
+		   run->op.pid ? "the process" : "the command",
+		   he->missed_why ? he->missed_why : "no thread covered",
+		   he->missed_why && strstr(he->missed_why, "descriptors") ?
+		   ": raise ulimit -n" : "");
+}
+
 /* Places the mem:FUNC:x breakpoints of a PIE, now loaded in the command
  * (stopped at its exec by ptrace), and opens them. */
 static int place_bps(struct rec_run *run)
@@ -203,6 +218,8 @@ static int place_bps(struct rec_run *run)
 	ret = rec_perf_open_late(r, run->pid, run->why, sizeof(run->why));
 	if (ret)
 		return die("%s", run->why);
+	if ((ret = check_opened(run)))
+		return ret;	/* killed, never run on */
 	ptrace(PTRACE_DETACH, run->pid, NULL, NULL);
 	return 0;
 }
@@ -256,21 +273,6 @@ static int let_go(struct rec_run *run)
 	return 0;
 }
 
-/* After the events are open on the target: 0 when at least one is,
- * else 1 after one line (nothing would be sampled). */
-static int check_opened(const struct rec_run *run)
-{
-	const struct hd_event *he = &run->r->d.events[run->r->ev[0].hd];
-
-	if (rec_fds_of(run->r, UINT32_MAX))
-		return 0;
-	return die("no event could be opened on %s (%s)%s",
-		   run->op.pid ? "the process" : "the command",
-		   he->missed_why ? he->missed_why : "no thread covered",
-		   he->missed_why && strstr(he->missed_why, "descriptors") ?
-		   ": raise ulimit -n" : "");
-}
-
 int rec_launch(struct rec_run *run)
 {
 	struct rec *r = run->r;
@@ -293,7 +295,8 @@ int rec_launch(struct rec_run *run)
 	ret = rec_perf_open(r, run->pid, 0, run->why, sizeof(run->why));
 	if (ret)
 		return die("%s", run->why);
-	if ((ret = check_opened(run)))
+	/* a PIE's breakpoints are checked once placed, the command stopped */
+	if (!run->nbp && (ret = check_opened(run)))
 		return ret;
 	say_events(run);
 	ret = let_go(run);
