@@ -7,13 +7,20 @@
  *   exit K N | _exit K N | segv N   N faults, then that end
  *   threads T N         T threads, N faults each
  *   workers W N         W forked workers, N faults each, each ends by _exit
- *   spin FILE [T]       T threads (default 1) spin forever once FILE exists
+ *   spin FILE [T]       T threads (default 1) spin forever once FILE exists;
+ *                       all but the main one are named rec-spin
  *   fsize N             RLIMIT_FSIZE lowered to 0, then N faults, exit 0
+ *   gated DIR N         makes DIR/ready, waits for DIR/go, N faults, makes
+ *                       DIR/done, then a fault every 10 ms until DIR/stop
+ *   daemon FILE         a child in a session of its own writes its pid into
+ *                       FILE and lives 60 s; exit 0 once FILE is there
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
  *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
  *                       dlclose, then another N faults here, exit 0
  *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
  *                       SIGINT, SIGQUIT and SIGHUP at their defaults
+ *   seccomp CMD ARGS... runs CMD under a seccomp filter that denies
+ *                       perf_event_open with EPERM (77 if none can be set)
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -22,7 +29,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
 #include <linux/perf_event.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
@@ -30,6 +40,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -167,11 +178,76 @@ int main(int argc, char **argv)
 		int fd;
 
 		for (long i = 1; i < n; i++)
-			pthread_create(&t, NULL, spinner, NULL);
+			if (!pthread_create(&t, NULL, spinner, NULL))
+				pthread_setname_np(t, "rec-spin");
 		fd = open(argv[2], O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
 		if (fd >= 0)
 			close(fd);
 		spinner(NULL);
+	}
+	if (!strcmp(m, "seccomp") && argc > 2) {
+		struct sock_filter f[] = {
+			BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+			BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 1),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+			BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog)) {
+			printf("SKIP: cannot install a seccomp filter: %s\n", strerror(errno));
+			return 77;
+		}
+		execvp(argv[2], argv + 2);
+		perror(argv[2]);
+		return 99;
+	}
+	if (!strcmp(m, "gated") && argc > 3) {
+		char path[4096];
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/ready", argv[2]);
+		if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+			return 99;
+		close(fd);
+		snprintf(path, sizeof(path), "%s/go", argv[2]);
+		for (int i = 0; i < 6000 && access(path, F_OK); i++)
+			usleep(10000);
+		faults(atol(argv[3]));
+		snprintf(path, sizeof(path), "%s/done", argv[2]);
+		if ((fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644)) < 0)
+			return 99;
+		close(fd);
+		/* a fault every 10 ms: the kernel says what it lost with the
+		 * next record it can write */
+		snprintf(path, sizeof(path), "%s/stop", argv[2]);
+		for (int i = 0; i < 6000 && access(path, F_OK); i++) {
+			faults(1);
+			usleep(10000);
+		}
+		return 0;
+	}
+	if (!strcmp(m, "daemon") && argc > 2) {
+		char tmp[4096];
+		pid_t p = fork();
+		int fd;
+
+		if (p < 0)
+			return 99;
+		if (!p) {	/* its own session, its pid in FILE, 60 s */
+			setsid();
+			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
+			fd = open(tmp, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
+			if (fd < 0 || dprintf(fd, "%d\n", (int)getpid()) < 0 || close(fd) ||
+			    rename(tmp, argv[2]))
+				_exit(99);
+			sleep(60);
+			_exit(0);
+		}
+		for (int i = 0; i < 1000 && access(argv[2], F_OK); i++)
+			usleep(10000);
+		return access(argv[2], F_OK) ? 99 : 0;
 	}
 	if (!strcmp(m, "fsize")) {
 		struct rlimit rl = { 0, 0 };

@@ -35,6 +35,19 @@ err() {	# expected words, then the command
 		echo "ok: $(cat "$tmp/err")"
 	fi
 }
+# a usage error: one line, starting "hwprof: ", and exit status 2
+usage() {	# expected words, then the command
+	want=$1
+	shift
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	n=$(wc -l < "$tmp/err")
+	if [ $rc != 2 ] || [ "$n" -ne 1 ] || ! grep -q "^hwprof: .*$want" "$tmp/err"; then
+		echo "FAIL: '$*' exited $rc and said:"; cat "$tmp/err"; fail=1
+	else
+		echo "ok: 2: $(cat "$tmp/err")"
+	fi
+}
 need() {	# a raw probe of the event, bypassing hwprof
 	"$prog" probe "$1" || exit $?
 }
@@ -290,6 +303,229 @@ attach)
 	check "the target is recorded as ended" sh -c "'$dump' '$tmp/p2' | grep -q '^process $tpid [0-9]* ended '"
 	err "-p 2147483647: no such process" "$hw" record -p 2147483647
 	;;
+attach-thread)
+	# -p of a thread that is not its process's leader records the
+	# process, said in one line: one process, every sample named, and
+	# the threads' names (from /proc at the attach)
+	need task-clock
+	"$prog" spin "$tmp/ready" 3 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	tid=$(ls "/proc/$tpid/task" | grep -vx "$tpid" | head -1)
+	check "a second thread ($tid)" [ -n "$tid" ]
+	"$hw" record -e task-clock -o "$tmp/t" -p "$tid" 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "record attached" said "$tmp/said" recording
+	sleep 1
+	kill -INT "$rpid"
+	wait "$rpid"
+	rc=$?
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	check "said: a thread of process $tpid" \
+		grep -q "^hwprof: -p $tid is a thread of process $tpid: recording process $tpid" "$tmp/said"
+	n=$("$dump" "$tmp/t" | grep -c '^process')
+	check "one process in the file (got $n)" [ "$n" = 1 ]
+	check "it is $tpid" sh -c "'$dump' '$tmp/t' | grep -q '^process $tpid '"
+	"$dump" "$tmp/t" func rec_spin > "$tmp/per"
+	n=$(awk -v p="$tpid" '$1 == p && $3 > 20' "$tmp/per" | wc -l)
+	check "3 threads with samples in rec_spin (got $n)" [ "$n" = 3 ]
+	n=$("$dump" "$tmp/t" | awk '$1 == "sample" && $5 == "-" { n += $7 } END { print n + 0 }')
+	check "no sample outside an object (got $n)" [ "$n" = 0 ]
+	check "the main thread named rec-prog" grep -q "^thread [0-9]* 0 $tpid rec-prog\$" "$tmp/t"
+	n=$(grep -c '^thread [0-9]* 0 [0-9]* rec-spin$' "$tmp/t")
+	check "the 2 others named rec-spin (got $n)" [ "$n" = 2 ]
+	;;
+lost)
+	# samples the kernel could not write (record stopped while the
+	# command faults 5000 pages into 2-page rings) are said when the
+	# file is written, with their count and the cure
+	need page-faults
+	mkdir "$tmp/g"
+	"$hw" record -m 2 -e page-faults -c 1 --checkpoint 1 -o "$tmp/l" -- \
+		"$prog" gated "$tmp/g" 5000 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/g/ready"
+	kill -STOP "$rpid"
+	: > "$tmp/g/go"
+	check "the command faulted" waitfile "$tmp/g/done"
+	kill -CONT "$rpid"
+	# the kernel's count of lost samples comes with the next sample it
+	# can write (the command faults on): until a checkpoint holds it
+	i=0
+	until [ "$("$dump" "$tmp/l" 2>/dev/null | awk '$1 == "event" { print $5 }')" -gt 0 ] \
+		2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	: > "$tmp/g/stop"
+	wait "$rpid"
+	rc=$?
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	lost=$("$dump" "$tmp/l" | awk '$1 == "event" { print $5 }')
+	n=$(in_func "$tmp/l" rec_touch)
+	check "most of the 5000 lost (lost $lost, kept $n in rec_touch)" [ "${lost:-0}" -gt 2500 ]
+	check "kept + lost cover the 5000" [ $((${n:-0} + ${lost:-0})) -ge 5000 ]
+	check "said: the count, the event and the cure" grep -qx \
+		"hwprof: warning: lost $lost samples of page-faults (rings full): use -m PAGES for bigger rings (these had 2 pages), or a longer period" \
+		"$tmp/said"
+	"$hw" record -q -m 64 -e page-faults -c 1 -o "$tmp/q" -- "$prog" faults 10 2> "$tmp/said"
+	check "no loss, nothing said" [ ! -s "$tmp/said" ]
+	usage "-m 3: not a power of two" "$hw" record -m 3 -- true
+	usage "-m 1: not a power of two" "$hw" record -m 1 -- true
+	usage "-m 0: not a positive" "$hw" record -m 0 -- true
+	usage "--mmap-pages x: not a positive" "$hw" record --mmap-pages x -- true
+	usage "--mmap-pages needs a value" "$hw" record --mmap-pages
+	usage "-m 2097152: too large" "$hw" record -m 2097152 -- true
+	;;
+seccomp)
+	# a seccomp filter that denies perf_event_open is named, not blamed
+	# on perf_event_paranoid; nothing runs, no file
+	need task-clock
+	out=$("$prog" seccomp true) || { echo "$out"; exit 77; }
+	err "perf_event_open is denied by a seccomp filter" \
+		"$prog" seccomp "$hw" record -e task-clock -o "$tmp/s" -- sh -c ": > '$tmp/ran'"
+	check "no sysctl advice" sh -c "! grep -q sysctl '$tmp/err'"
+	check "the command did not run" test ! -e "$tmp/ran"
+	check "no file written" test ! -e "$tmp/s"
+	;;
+exit-status)
+	# a file that cannot be written: exit 1 and one line that names it
+	# (RLIMIT_FSIZE's SIGXFSZ must not kill record; its stderr goes
+	# through a pipe, which the limit does not cover)
+	need task-clock
+	{ sh -c "ulimit -f 0; exec '$hw' record -q -e task-clock -o '$tmp/fz' -- true"
+	  echo $? > "$tmp/rc"; } 2>&1 | cat > "$tmp/said"
+	rc=$(cat "$tmp/rc")
+	cat "$tmp/said"
+	check "ulimit -f 0: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one line: the file and EFBIG" grep -qx "hwprof: $tmp/fz: File too large" "$tmp/said"
+	check "nothing else said" [ "$(wc -l < "$tmp/said")" = 1 ]
+	check "no file, no temp file left" [ -z "$(ls -A "$tmp" | grep fz)" ]
+	# usage errors, unknown options and bad values alike: 2
+	usage "unknown option --frob" "$hw" record --frob -- true
+	usage "-c x: not a positive whole number" "$hw" record -c x -- true
+	usage "-c 0: not a positive whole number" "$hw" record -c 0 -- true
+	usage "-c 9223372036854775808: too large" "$hw" record -c 9223372036854775808 -- true
+	usage "-F 2000000000: above the kernel's limit" "$hw" record -F 2000000000 -- true
+	usage "-p x: not a positive whole number" "$hw" record -p x
+	usage "--checkpoint 90000: too large" "$hw" record --checkpoint 90000 -- true
+	usage "--checkpoint needs a value" "$hw" record --checkpoint
+	usage "give -c or -F, not both" "$hw" record -c 1 -F 5 -- true
+	usage "give -p PID or a command, not both" "$hw" record -p 1 -- true
+	usage "-F needs a clock or cycles event" "$hw" record -e page-faults -F 99 -- true
+	usage "mem:foo: only execute breakpoints" "$hw" record -e mem:foo -- true
+	usage "-e: an empty event name" "$hw" record -e '' -- true
+	usage "-o $tmp/a%x: %x is not one of" "$hw" record -o "$tmp/a%x" -- true
+	usage "-o $tmp/: not a file name" "$hw" record -o "$tmp/" -- true
+	"$hw" record > /dev/null 2>&1
+	rc=$?
+	check "no command: 2 (got $rc)" [ $rc = 2 ]
+	# an error of the run, not of the usage: 1
+	"$hw" record -e no-such-event -- true 2> /dev/null
+	rc=$?
+	check "an unknown event: 1 (got $rc)" [ $rc = 1 ]
+	# the period line says "its default" only of a period no option chose
+	# (the kernel lowers its rate limit when sampling costs it too much)
+	f=$(cat /proc/sys/kernel/perf_event_max_sample_rate)
+	[ "$f" -gt 100000 ] && f=100000
+	"$hw" record -F "$f" -o "$tmp/m" -- true 2> "$tmp/msg"
+	cat "$tmp/msg"
+	check "-F $f: at $f Hz" grep -q "every [0-9]* ns ([0-9.]* [mun]*s, $f Hz)" "$tmp/msg"
+	check "-F $f: not its default" sh -c "! grep -q 'its default' '$tmp/msg'"
+	"$hw" record -F 100 -e task-clock -o "$tmp/m" -- true 2> "$tmp/msg"
+	check "-F 100 -e task-clock: not its default" sh -c "! grep -q 'its default' '$tmp/msg'"
+	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"
+	check "no option: 1 ms, its default" grep -q '(1 ms, 1000 Hz, its default)' "$tmp/msg"
+	;;
+full-disk)
+	# a full file system: exit 1, one line, the old file kept whole
+	need task-clock
+	[ "$(id -u)" = 0 ] && command -v unshare >/dev/null ||
+		{ echo "SKIP: a full file system needs root and unshare to mount one"; exit 77; }
+	mkdir "$tmp/full"
+	unshare -m sh -c "mount -t tmpfs -o size=4k hwprof-full '$tmp/full'" 2> /dev/null ||
+		{ echo "SKIP: cannot mount a tmpfs here"; exit 77; }
+	unshare -m sh -c "mount -t tmpfs -o size=8k hwprof-full '$tmp/full' &&
+		echo old > '$tmp/full/f' &&
+		{ head -c 8192 /dev/zero > '$tmp/full/fill'; true; } 2> /dev/null &&
+		'$hw' record -q -e task-clock -o '$tmp/full/f' -- true 2> '$tmp/said'
+		echo \$? > '$tmp/rc'; cat '$tmp/full/f' > '$tmp/after'; ls -A '$tmp/full' > '$tmp/ls'"
+	rc=$(cat "$tmp/rc")
+	cat "$tmp/said"
+	check "full disk: exit 1 (got $rc)" [ "$rc" = 1 ]
+	check "one line: the file and ENOSPC" \
+		grep -qx "hwprof: $tmp/full/f: No space left on device" "$tmp/said"
+	check "the old file kept whole" grep -qx old "$tmp/after"
+	check "no temp file left" [ "$(cat "$tmp/ls" | tr '\n' ' ')" = "f fill " ]
+	;;
+uncovered)
+	# every file in which an event or a thread was not covered is said
+	# when record writes it: three events under ulimit -n 9..20 (the
+	# command's own exit status stays record's), never a file that lacks
+	# an event's samples without a warning
+	need page-faults
+	# (enough for all: the three and the side-band event on every CPU)
+	top=$(($(nproc --all 2>/dev/null || echo 64) * 4 + 16))
+	warned=0 none=0 clean=0 n=9
+	while [ $n -le 20 ] || [ $n = $top ]; do
+		rm -f "$tmp/u"
+		sh -c "ulimit -n $n; exec '$hw' record -q -e task-clock -e page-faults -e cpu-clock \
+			-o '$tmp/u' -- '$prog' exit 3 10" 2> "$tmp/said"
+		rc=$?
+		[ $rc = 3 ] || { echo "FAIL: ulimit -n $n: exit $rc, not the command's 3"; fail=1; }
+		for ev in task-clock page-faults cpu-clock; do
+			m=$("$dump" "$tmp/u" | awk -v e=$ev '$1 == "event" && $2 == e { print $6 }')
+			w=$(grep -c "^hwprof: warning: $ev[: ].*out-of-file-descriptors" "$tmp/said")
+			if [ "${m:-x}" != 0 ] && [ "$w" != 1 ]; then
+				echo "FAIL: ulimit -n $n: $ev missed ${m:-?} threads, $w warnings:"
+				cat "$tmp/said"; fail=1
+			fi
+			[ "${m:-x}" = 0 ] && [ "$w" != 0 ] &&
+				{ echo "FAIL: ulimit -n $n: a warning for covered $ev"; fail=1; }
+		done
+		grep -q 'opened on no thread' "$tmp/said" && none=$((none + 1))
+		grep -q warning "$tmp/said" && warned=$((warned + 1))
+		[ -s "$tmp/said" ] || clean=$((clean + 1))
+		n=$((n + 1))
+		[ $n = 21 ] && [ $top -gt 20 ] && n=$top
+	done
+	echo "ulimit -n 9..20 and $top: $warned with warnings, $none with an event on no thread, $clean clean"
+	check "some limits warned" [ $warned -gt 0 ]
+	check "some left an event on no thread, said" [ $none -gt 0 ]
+	check "at $top fds nothing is said" [ ! -s "$tmp/said" ]
+	# nothing covered at all: an error before anything is sampled
+	"$prog" spin "$tmp/ready" 2 &
+	tpid=$!
+	bg="$bg $tpid"
+	check "the target started" waitfile "$tmp/ready"
+	err "no event could be opened on the process" \
+		timeout -s INT 20 sh -c "ulimit -n 6; exec '$hw' record -q -e task-clock -o '$tmp/n' -p $tpid"
+	check "no file written" test ! -e "$tmp/n"
+	;;
+daemon)
+	# a process of the command still running when record writes its
+	# file (a daemon): a warning that names it
+	need task-clock
+	"$hw" record -e task-clock -o "$tmp/d" -- "$prog" daemon "$tmp/pid" 2> "$tmp/said"
+	rc=$?
+	dpid=$(cat "$tmp/pid" 2>/dev/null)
+	bg="$bg $dpid"
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	check "the daemon runs ($dpid)" kill -0 "$dpid"
+	check "said: 1 process still runs, pid $dpid" \
+		grep -q "^hwprof: warning: 1 process of the command still runs (pid $dpid)" "$tmp/said"
+	check "the file has it, running" \
+		sh -c "'$dump' '$tmp/d' | grep -q '^process $dpid [0-9]* running '"
+	kill "$dpid"
+	"$hw" record -q -e task-clock -o "$tmp/e" -- "$prog" exit 0 1 2> "$tmp/said"
+	check "no warning when every process ended" [ ! -s "$tmp/said" ]
+	;;
 missed)
 	# a thread that could not be covered is
 	# counted, with why, not silently left out
@@ -337,7 +573,8 @@ cli)
 	"$hw" record --help > "$tmp/help"
 	rc=$?
 	check "--help exits 0" [ $rc = 0 ]
-	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -q --quiet -h --help; do
+	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -m --mmap-pages \
+		-q --quiet -h --help; do
 		check "--help lists $o" grep -q -- "$o[ ,]" "$tmp/help"
 	done
 	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"

@@ -6,9 +6,11 @@
  * knobs that make rings bigger or samples rarer.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "lost.h"
 
@@ -20,11 +22,10 @@ static int at_exit;
 
 uint64_t hwp_lost_tell(struct hwprof_session *s)
 {
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	uint64_t lost = 0;
 
 	for (int i = 0; s; i++) {
-		struct hwprof_session_stats st = { .sz = sizeof(st) };
-
 		if (hwprof_session_stats(s, i, &st))
 			break;
 		lost += st.lost;
@@ -32,6 +33,12 @@ uint64_t hwp_lost_tell(struct hwprof_session *s)
 	if (lost)
 		fprintf(stderr, "hwprof: %llu samples lost (ring full): "
 			"raise HWPROF_MMAP_PAGES or the period\n", (unsigned long long)lost);
+	/* threads never sampled: their events are in no count at all */
+	if (s && st.missed)
+		fprintf(stderr, "hwprof: %u threads not covered (%s): %s\n", st.missed,
+			strerror(-st.missed_err),
+			st.missed_err == -EPERM ? "locked memory is used up: raise ulimit -l, "
+			"or lower HWPROF_MMAP_PAGES" : "raise ulimit -n");
 	return lost;
 }
 

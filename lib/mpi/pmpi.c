@@ -225,7 +225,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 				l = &lo[nlo++];
 				if (!(l->path = strdup(path)))
 					goto out;
-				l->bid = path[0] == '/' ? rp_file_buildid(path) : NULL;
+				l->bid = path[0] == '/' ? sym_file_buildid(path) : NULL;
 				l->size = path[0] == '/' ? sym_file_size(path) : 0;
 				l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
 				l->mpi = hd_object_is_mpi(path);
@@ -333,7 +333,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 	exe = self_exe();
 	d->program = exe;
 	if (exe) {
-		d->program_id = rp_file_buildid(exe);
+		d->program_id = sym_file_buildid(exe);
 		d->program_size = sym_file_size(exe);
 	}
 	d->host = strdup(all[0].host);

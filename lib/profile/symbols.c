@@ -96,7 +96,7 @@ static void elf_buildid(Elf *e, char *out)
 	}
 }
 
-char *rp_file_buildid(const char *path)
+char *sym_file_buildid(const char *path)
 {
 	char bid[HWP_ELF_BUILDID_HEX];
 	int fd;

@@ -68,7 +68,7 @@ void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint
 void sym_obj_load(struct sym_obj *o);
 void sym_obj_free(struct sym_obj *o);
 /* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
-char *rp_file_buildid(const char *path);
+char *sym_file_buildid(const char *path);
 /* A regular file's size in bytes, 0 when unknown (hwprof-data(5): SIZE). */
 uint64_t sym_file_size(const char *path);
 /* The symbol covering addr, or NULL. */

@@ -218,8 +218,17 @@ static void say_open(char *why, size_t len, const char *name, int err)
 				paranoid = strtol(buf, NULL, 10);
 			close(fd);
 		}
-		snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
-			 name, paranoid);
+		/* user-space events on a task: paranoid 2 allows them, and
+		 * root is not bound by it; a seccomp filter is then the cause */
+		if (hwp_seccomp() && (paranoid <= 2 || !geteuid()))
+			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %ld would allow it): run outside the container's profile or allow perf_event_open",
+				 name, paranoid);
+		else if (hwp_seccomp())
+			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %ld)",
+				 name, paranoid);
+		else
+			snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
+				 name, paranoid);
 		break;
 	case -ENOSPC:
 		snprintf(why, len, "%s: no free debug register (at most 4 breakpoints a thread)",
@@ -767,9 +776,8 @@ long rec_perf_drain(struct rec *r, int all)
 /*
  * The overflows the kernel generated for event e: its count over every
  * CPU (an inherited event's count includes its children's, exited ones
- * too) divided by the period; -1 when the period is a frequency or a
- * count cannot be read. Samples kept + samples reported lost must equal
- * it: hwprof record checks that when it writes the file.
+ * too) divided by the period (exact at period 1, a bound above it); -1
+ * when the period is a frequency or a count cannot be read.
  */
 int64_t rec_perf_overflows(const struct rec *r, int e)
 {
@@ -798,28 +806,38 @@ void rec_perf_stop(struct rec *r)
 }
 
 /*
- * After the last drain of stopped events: for each event with a period,
- * samples kept + samples reported lost = overflows the kernel generated,
- * or a warning says how many are unaccounted (throttled ones are not
- * sampled: the kernel says how often it throttled, not how many).
- * Returns the number of events whose books do not balance.
+ * After the last drain of stopped events: for each event sampled at every
+ * event (period 1), samples kept + samples reported lost = the overflows
+ * the kernel counted. The kernel reports a ring's drops in a LOST record
+ * only once it writes again into that ring after the reader made room, so
+ * drops at the very end may never be reported: for period 1 the event's
+ * own count is exact, and lost is made up to it (count - kept). For a
+ * longer period the count bounds the overflows (each inherited child
+ * counts its own period), and kept + lost above it is a warning; so is
+ * kept above the count at period 1. Returns the events whose books do
+ * not balance.
  */
-int rec_perf_account(const struct rec *r)
+int rec_perf_account(struct rec *r)
 {
 	int bad = 0;
 
 	for (int e = 0; e < r->nev; e++) {
-		const struct hd_event *he = &r->d.events[r->ev[e].hd];
+		struct hd_event *he = &r->d.events[r->ev[e].hd];
 		int64_t over = rec_perf_overflows(r, e);
 		uint64_t have = hwp_add_sat(he->samples, he->lost);
 
 		if (over < 0 || have == (uint64_t)over)
 			continue;
+		if (r->ev[e].attr.sample_period == 1 && he->samples <= (uint64_t)over) {
+			he->lost = (uint64_t)over - he->samples;	/* unreported drops */
+			continue;
+		}
+		if (have < (uint64_t)over)
+			continue;	/* a bound, not a count, above period 1 */
 		bad++;
-		fprintf(stderr, "hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost%s\n",
+		fprintf(stderr, "hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost\n",
 			r->ev[e].name, (long long)over, (unsigned long long)he->samples,
-			(unsigned long long)he->lost,
-			he->throttled ? " (it throttled the event: raise the period)" : "");
+			(unsigned long long)he->lost);
 	}
 	if (r->side_lost)
 		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be named [unknown]; use -m PAGES for bigger rings\n",

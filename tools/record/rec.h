@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwprof record's sampler, shared by its parts: record.c (the command line,
- * the command's life, signals, the output file), rec-perf.c (per-CPU
- * events and rings on the command's process tree) and rec-maps.c (the
+ * hwprof record's sampler, shared by its parts: the command side
+ * (rec-cmd.h: record.c, rec-events.c, rec-launch.c, rec-write.c: the
+ * options, the events, the command's life, signals, the output file),
+ * rec-perf.c (per-CPU events and rings on the command's process tree)
+ * and rec-maps.c (the
  * kernel's MMAP2/COMM/FORK/EXIT records as per-process map histories, and
  * samples resolved into (object, ELF address) in the data model).
  */
@@ -97,7 +99,7 @@ struct rec {
 	int nrings;
 	int *fds;			/* every event fd */
 	size_t nfds, capfds;
-	struct { uint64_t id; uint32_t ev; } *ids;
+	struct { uint64_t id; uint32_t ev; } *ids;	/* one per fd: its -e index, UINT32_MAX for the side-band event (record.c counts coverage here) */
 	size_t nids, capids;
 	unsigned int ring_pages;	/* data pages per ring (-m), 0: from
 					 * the locked-memory budget */
@@ -141,7 +143,7 @@ int64_t rec_perf_overflows(const struct rec *r, int e);
 /* Disables every event (before the last drain); then checks the books:
  * kept + lost = overflows, a warning for each event where not. */
 void rec_perf_stop(struct rec *r);
-int rec_perf_account(const struct rec *r);
+int rec_perf_account(struct rec *r);
 /* The ring fds to poll */
 size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap);
 
