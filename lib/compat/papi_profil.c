@@ -15,6 +15,38 @@
 /* ------------------------------------------------------------------ */
 /* Profiling                                                            */
 
+/* The histogram of checked sprofil regions, in PAPI's index formula and
+ * the bucket width flags asks for (PAPI_PROFIL_BUCKET_16 when none). */
+static int build_hist(const PAPI_sprofil_t *prof, int profcnt, int threshold,
+		      int flags, const char *api, struct hwprof_hist **h)
+{
+	struct hwprof_region reg[64], *r = reg;
+	struct hwprof_hist_opts o = { .sz = sizeof(o), .index = HWPROF_INDEX_PAPI,
+		.flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP | HWPROF_HIST_PARTIAL };
+	int buckets = flags & PAPI_PROFIL_BUCKETS, ret, width;
+
+	width = buckets == PAPI_PROFIL_BUCKET_64 ? 64 : buckets == PAPI_PROFIL_BUCKET_32 ? 32 : 16;
+	if (profcnt > 64 && !(r = calloc((size_t)profcnt, sizeof(*r))))
+		return PAPI_ENOMEM;
+	for (int k = 0; k < profcnt; k++)
+		r[k] = (struct hwprof_region){
+			.base = prof[k].pr_base, .size = prof[k].pr_size,
+			.offset = (uint64_t)(uintptr_t)prof[k].pr_off,
+			.scale = prof[k].pr_scale, .width = (uint32_t)width,
+		};
+	o.regions = r;
+	o.nregions = (size_t)profcnt;
+	o.fold = (unsigned int)(flags & (PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
+					 PAPI_PROFIL_COMPRESS));
+	o.threshold = (uint64_t)threshold;
+	ret = hwp_papi_errno(hwprof_hist_new(&o, h), HWP_PAPI_AT_USE);
+	if (!ret)
+		hwp_hist_set_api(*h, api);	/* named if its buffers fault */
+	if (r != reg)
+		free(r);
+	return ret;
+}
+
 /* PAPI_sprofil's checks in PAPI 7's order; @empty: PAPI_profil with
  * bufsiz 0, profiled with nowhere to write. */
 static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
@@ -23,13 +55,10 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	const int known = PAPI_PROFIL_POSIX | PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
 			  PAPI_PROFIL_COMPRESS | PAPI_PROFIL_BUCKETS | PAPI_PROFIL_FORCE_SW |
 			  PAPI_PROFIL_DATA_EAR | PAPI_PROFIL_INST_EAR;
-	struct hwprof_region reg[64], *r = reg;
-	struct hwprof_hist_opts o = { .sz = sizeof(o), .index = HWPROF_INDEX_PAPI,
-		.flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP | HWPROF_HIST_PARTIAL };
 	struct hwprof_hist *h = NULL;
 	struct hwp_pevent *e;
 	struct hwp_pset *s;
-	int ret, i, nprof = 0, buckets, width;
+	int ret, i, nprof = 0, buckets;
 
 	ret = hwp_papi_stopped(id, &s);			/* 1, 2 */
 	if (ret)
@@ -75,25 +104,7 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 		goto set;
 	if (!profcnt)
 		return PAPI_EINVAL;	/* PAPI would dereference NULL at the first sample */
-	width = buckets == PAPI_PROFIL_BUCKET_64 ? 64 : buckets == PAPI_PROFIL_BUCKET_32 ? 32 : 16;
-	if (profcnt > 64 && !(r = calloc((size_t)profcnt, sizeof(*r))))
-		return PAPI_ENOMEM;
-	for (int k = 0; k < profcnt; k++)
-		r[k] = (struct hwprof_region){
-			.base = prof[k].pr_base, .size = prof[k].pr_size,
-			.offset = (uint64_t)(uintptr_t)prof[k].pr_off,
-			.scale = prof[k].pr_scale, .width = (uint32_t)width,
-		};
-	o.regions = r;
-	o.nregions = (size_t)profcnt;
-	o.fold = (unsigned int)(flags & (PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
-					 PAPI_PROFIL_COMPRESS));
-	o.threshold = (uint64_t)threshold;
-	ret = hwp_papi_errno(hwprof_hist_new(&o, &h), HWP_PAPI_AT_USE);
-	if (!ret)
-		hwp_hist_set_api(h, api);	/* named if its buffers fault */
-	if (r != reg)
-		free(r);
+	ret = build_hist(prof, profcnt, threshold, flags, api, &h);
 	if (ret)
 		return ret;
 set:	/* all checked: only now does the EventSet change */

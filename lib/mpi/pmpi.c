@@ -177,6 +177,52 @@ static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj
 	return 0;
 }
 
+/* The local object of path among lo[0 .. *nlo), added when new (lo has
+ * room for one per loaded object); NULL when out of memory. */
+static struct lobj *lobj_of(struct lobj *lo, size_t *nlo, const char *path)
+{
+	struct lobj *l;
+
+	for (size_t k = 0; k < *nlo; k++)
+		if (!strcmp(lo[k].path, path))
+			return &lo[k];
+	l = &lo[(*nlo)++];
+	if (!(l->path = strdup(path)))
+		return NULL;
+	l->bid = path[0] == '/' ? sym_file_buildid(path) : NULL;
+	l->size = path[0] == '/' ? sym_file_size(path) : 0;
+	l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
+	l->mpi = hd_object_is_mpi(path);
+	sym_obj_init(&l->rp, l->path, l->bid, 0);
+	return l;
+}
+
+/* Object o's buckets, each as an address and as its function (the bucket
+ * at the function's start: bucket_sym()); 0 or -1 (out of memory). */
+static int push_buckets(struct hwp_mpi_prof *p, size_t *cap, struct lobj *l,
+			const struct hwprof_object *o, struct rinfo *ri, int rank)
+{
+	sym_obj_load(&l->rp);
+	for (size_t b = 0; b < o->nbuckets; b++) {
+		uint64_t c = o->counts[b], addr;
+		const struct sym_func *sym;
+
+		if (!c)
+			continue;
+		addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
+		sym = bucket_sym(&l->rp, addr);
+		if (sym && sym->lo > addr)
+			addr = sym->lo;	/* inside the function it is named after */
+		if (push(p, cap, HWP_MPI_ADDR, l->hash, addr, c, rank) ||
+		    push(p, cap, HWP_MPI_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
+			return -1;
+		ri->samples += c;
+		if (l->mpi)
+			ri->mpi += c;
+	}
+	return 0;
+}
+
 /*
  * Stops the session and turns its per-object buckets into entries: one per
  * sampled 8-byte bucket (its ELF address) and one per function holding it
@@ -218,40 +264,13 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 					goto out;
 				path = exe;
 			}
-			for (size_t k = 0; k < nlo && !l; k++)
-				if (!strcmp(lo[k].path, path))
-					l = &lo[k];
-			if (!l) {
-				l = &lo[nlo++];
-				if (!(l->path = strdup(path)))
-					goto out;
-				l->bid = path[0] == '/' ? sym_file_buildid(path) : NULL;
-				l->size = path[0] == '/' ? sym_file_size(path) : 0;
-				l->hash = hwp_mpi_objhash(l->bid, l->path, l->size);
-				l->mpi = hd_object_is_mpi(path);
-				sym_obj_init(&l->rp, l->path, l->bid, 0);
-			}
+			if (!(l = lobj_of(lo, &nlo, path)))
+				goto out;
 		}
 		if (!l)
 			continue;	/* no sample in this one */
-		sym_obj_load(&l->rp);
-		for (size_t b = 0; b < o->nbuckets; b++) {
-			uint64_t c = o->counts[b], addr;
-			const struct sym_func *sym;
-
-			if (!c)
-				continue;
-			addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
-			sym = bucket_sym(&l->rp, addr);
-			if (sym && sym->lo > addr)
-				addr = sym->lo;	/* inside the function it is named after */
-			if (push(p, &cap, HWP_MPI_ADDR, l->hash, addr, c, rank) ||
-			    push(p, &cap, HWP_MPI_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
-				goto out;
-			ri->samples += c;
-			if (l->mpi)
-				ri->mpi += c;
-		}
+		if (push_buckets(p, &cap, l, o, ri, rank))
+			goto out;
 	}
 	/* samples in no loaded object: kept, at address 0 of no object */
 	if (st.outside && (push(p, &cap, HWP_MPI_ADDR, 0, 0, st.outside, rank) ||

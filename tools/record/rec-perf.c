@@ -3,11 +3,12 @@
  * hwprof record's events: per CPU, one event per -e name on the command's
  * process (inherit: every thread and child it makes later is counted
  * there; enable_on_exec: nothing before the command's own exec), or on
- * each thread of an attached process. One ring per CPU: the other events
- * of that CPU write into it (PERF_EVENT_IOC_SET_OUTPUT), each sample
- * tagged with its event's id (PERF_SAMPLE_IDENTIFIER). The first event
- * also asks for the side-band records: MMAP2 (with the build-id where the
- * kernel gives it), COMM with exec, FORK and EXIT.
+ * each thread of an attached process. Two rings per CPU, sized from the
+ * locked-memory budget: one that every -e event of that CPU writes into
+ * (PERF_EVENT_IOC_SET_OUTPUT), each sample tagged with its event's id
+ * (PERF_SAMPLE_IDENTIFIER), and one for a dummy event that asks for the
+ * side-band records: MMAP2 (with the build-id where the kernel gives
+ * it), COMM with exec, FORK and EXIT. rec-read.c reads them.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -25,8 +26,6 @@
 #include "internal.h"
 #include "rec.h"
 
-#define SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-		     PERF_SAMPLE_TIME)
 
 static int online_cpus(struct rec *r)
 {
@@ -104,7 +103,7 @@ static int keep_fd(struct rec *r, int fd, uint32_t ev)
 	return 0;
 }
 
-static uint32_t ev_of(const struct rec *r, uint64_t id)
+uint32_t rec_ev_of(const struct rec *r, uint64_t id)
 {
 	size_t lo = 0, hi = r->nids;	/* sorted once all are open */
 
@@ -273,7 +272,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	a.inherit = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	a.sample_type = SAMPLE_TYPE;
+	a.sample_type = REC_SAMPLE_TYPE;
 	a.sample_id_all = 1;
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
@@ -486,363 +485,6 @@ size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap)
 		if (r->rings[c].fd >= 0)
 			fds[n++] = r->rings[c].fd;	/* both kinds */
 	return n;
-}
-
-static inline uint64_t u64_at(const unsigned char *p, size_t off)
-{
-	uint64_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
-static inline uint32_t u32_at(const unsigned char *p, size_t off)
-{
-	uint32_t v;
-
-	memcpy(&v, p + off, sizeof(v));
-	return v;
-}
-
-/* The event a record belongs to, by the id its sample fields or its
- * sample_id trailer carry: UINT32_MAX for the side-band event's own. */
-static uint32_t rec_event(const struct rec *r, const struct perf_event_header *h)
-{
-	struct hwp_rec_id id;
-
-	if (hwp_rec_id(h, SAMPLE_TYPE, 1, &id) || !id.has_id)
-		return UINT32_MAX;
-	return ev_of(r, id.id);
-}
-
-/*
- * Samples the kernel dropped (PERF_RECORD_LOST, LOST_SAMPLES). The kernel
- * counts drops per ring and reports them in the next record it manages to
- * write, for whichever event writes it: the trailer names that event (the
- * body's id is a child event's own for an inherited event, and never
- * known here). The side-band records (MMAP2, COMM, FORK, EXIT) have rings
- * of their own, so a sampling event's ring drops nothing but samples, and
- * the side band's drops are not counted as samples (side_lost).
- */
-static void rec_lost(struct rec *r, const struct perf_event_header *h)
-{
-	uint32_t ev = rec_event(r, h);
-	struct hd_event *he;
-
-	if (ev == UINT32_MAX) {
-		r->side_lost = hwp_add_sat(r->side_lost, hwp_rec_lost(h));
-		return;
-	}
-	he = &r->d.events[r->ev[ev].hd];
-	he->lost = hwp_add_sat(he->lost, hwp_rec_lost(h));
-}
-
-static int rec_mmap2(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
-{
-	/* pid tid addr len pgoff {maj min ino ino_gen | bid} prot flags name */
-	const unsigned char *bid = NULL;
-	size_t bidlen = 0, name = 8 + 56 + 8;
-	struct perf_event_header h;
-	char path[4096];
-	size_t plen;
-
-	memcpy(&h, p, sizeof(h));
-	if (n < name + trailer)
-		return 0;
-	if (h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
-		bidlen = p[40];
-		bid = p + 44;
-		if (bidlen > 20)
-			bidlen = 20;
-	}
-	plen = n - trailer - name;
-	if (plen >= sizeof(path))
-		plen = sizeof(path) - 1;
-	memcpy(path, p + name, plen);
-	path[plen] = 0;
-	return rec_on_mmap(r, (int)u32_at(p, 8), u64_at(p, n - 16), u64_at(p, 16),
-			   u64_at(p, 24), u64_at(p, 32), bid ? 0 : u32_at(p, 40),
-			   bid ? 0 : u32_at(p, 44), bid ? 0 : u64_at(p, 48),
-			   bid ? 0 : u64_at(p, 56), bid, bidlen, path);
-}
-
-static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
-{
-	struct perf_event_header h;
-	char comm[64];
-	size_t clen;
-
-	memcpy(&h, p, sizeof(h));
-	if (n < 16 + trailer)
-		return 0;
-	clen = n - trailer - 16;
-	if (clen >= sizeof(comm))
-		clen = sizeof(comm) - 1;
-	memcpy(comm, p + 16, clen);
-	comm[clen] = 0;
-	return rec_on_comm(r, (int)u32_at(p, 8), (int)u32_at(p, 12), u64_at(p, n - 16),
-			   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
-}
-
-/* One whole record (copied out of its ring), in time order. */
-static int record(struct rec *r, const unsigned char *p, size_t n)
-{
-	const struct perf_event_header *h = (const void *)p;
-	size_t trailer = hwp_rec_trailer(SAMPLE_TYPE, 1);
-	uint32_t ev;
-
-	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		if (n < 8 + 32)
-			return 0;
-		ev = rec_event(r, h);
-		if (ev == UINT32_MAX)
-			return 0;
-		r->d.events[r->ev[ev].hd].samples++;
-		return rec_on_sample(r, ev, (int)u32_at(p, 24), (int)u32_at(p, 28),
-				     u64_at(p, 16), u64_at(p, 32));
-	case PERF_RECORD_MMAP2:
-		return rec_mmap2(r, p, n, trailer);
-	case PERF_RECORD_COMM:
-		return rec_comm(r, p, n, trailer);
-	case PERF_RECORD_FORK:
-		if (n < 32)
-			return 0;
-		return rec_on_fork(r, (int)u32_at(p, 8), (int)u32_at(p, 12), (int)u32_at(p, 16),
-				   (int)u32_at(p, 20), u64_at(p, 24));
-	case PERF_RECORD_EXIT:
-		if (n < 32)
-			return 0;
-		return rec_on_exit(r, (int)u32_at(p, 8), (int)u32_at(p, 16), u64_at(p, 24));
-	case PERF_RECORD_LOST:
-	case PERF_RECORD_LOST_SAMPLES:
-		rec_lost(r, h);
-		return 0;
-	case PERF_RECORD_THROTTLE:
-		ev = rec_event(r, h);
-		if (ev != UINT32_MAX)
-			r->d.events[r->ev[ev].hd].throttled++;
-		return 0;
-	}
-	return 0;
-}
-
-/* The time of a record: every one carries it (sample_id_all). */
-static uint64_t rec_time(const struct perf_event_header *h)
-{
-	struct hwp_rec_id id;
-
-	return hwp_rec_id(h, SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
-}
-
-static int queue(struct rec *r, const struct perf_event_header *h)
-{
-	size_t n = h->size, need = (n + 7) & ~(size_t)7;
-	uint64_t t = rec_time(h);
-	const unsigned char *p = (const void *)h;
-
-	if (r->qlen + need > r->qcap) {
-		size_t c = r->qcap ? 2 * r->qcap : 1 << 20;
-		void *np;
-
-		while (c < r->qlen + need)
-			c *= 2;
-		np = realloc(r->q, c);
-		if (!np)
-			return -1;
-		r->q = np;
-		r->qcap = c;
-	}
-	if (r->nqe == r->capqe) {
-		size_t c = r->capqe ? 2 * r->capqe : 4096;
-		void *np = realloc(r->qe, c * sizeof(*r->qe));
-
-		if (!np)
-			return -1;
-		r->qe = np;
-		r->capqe = c;
-	}
-	memcpy(r->q + r->qlen, p, n);
-	r->qe[r->nqe++] = (struct rec_qent){ t, r->qlen };
-	r->qlen += need;
-	if (t > r->round_max)
-		r->round_max = t;
-	return 0;
-}
-
-static int cmp_qent(const void *a, const void *b)
-{
-	const struct rec_qent *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;	/* ring order */
-}
-
-/*
- * Handles the queued records up to limit in time order, and keeps the
- * rest. A record is written before the event it tells of has effects (an
- * mmap before code runs there), so after one more full pass over the
- * rings, every record older than what the previous pass saw is in.
- */
-static int flush(struct rec *r, uint64_t limit)
-{
-	size_t k, keep = 0, qlen = 0;
-	unsigned char *nq = NULL;
-
-	qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
-	for (k = 0; k < r->nqe && r->qe[k].time <= limit; k++) {
-		const unsigned char *p = r->q + r->qe[k].off;
-		struct perf_event_header h;
-
-		memcpy(&h, p, sizeof(h));
-		if (record(r, p, h.size))
-			return -1;
-	}
-	if (k == r->nqe) {
-		r->nqe = 0;
-		r->qlen = 0;
-		return 0;
-	}
-	/* compact the rest */
-	for (size_t i = k; i < r->nqe; i++) {
-		struct perf_event_header h;
-
-		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
-		qlen += (h.size + 7u) & ~7u;
-	}
-	nq = malloc(qlen ? qlen : 8);
-	if (!nq)
-		return -1;
-	qlen = 0;
-	for (size_t i = k; i < r->nqe; i++) {
-		struct perf_event_header h;
-
-		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
-		memcpy(nq + qlen, r->q + r->qe[i].off, h.size);
-		r->qe[keep++] = (struct rec_qent){ r->qe[i].time, qlen };
-		qlen += (h.size + 7u) & ~7u;
-	}
-	free(r->q);
-	r->q = nq;
-	r->qcap = qlen ? qlen : 8;
-	r->qlen = qlen;
-	r->nqe = keep;
-	return 0;
-}
-
-/* Moves every record of a ring into the time-ordered queue. */
-static long ring_drain(struct rec *r, struct rec_ring *rg)
-{
-	const struct perf_event_header *h;
-	long n = 0;
-
-	if (!hwp_ring_begin(&rg->ring))
-		return 0;
-	while ((h = hwp_ring_next(&rg->ring))) {
-		if (queue(r, h)) {
-			hwp_ring_end(&rg->ring);
-			return -1;
-		}
-		n++;
-	}
-	hwp_ring_end(&rg->ring);
-	return n;
-}
-
-long rec_perf_drain(struct rec *r, int all)
-{
-	long n = 0;
-
-	for (int c = 0; c < r->nrings; c++) {
-		long k;
-
-		if (r->rings[c].fd < 0)
-			continue;
-		k = ring_drain(r, &r->rings[c]);
-		if (k < 0)
-			return -1;
-		n += k;
-	}
-	r->corrupt = 0;
-	for (int c = 0; c < r->nrings; c++)
-		r->corrupt += r->rings[c].ring.stats.corrupt;
-	if (flush(r, all ? UINT64_MAX : r->prev_max))
-		return -1;
-	r->prev_max = r->round_max;
-	return n;
-}
-
-/*
- * The overflows the kernel generated for event e: its count over every
- * CPU (an inherited event's count includes its children's, exited ones
- * too) divided by the period (exact at period 1, a bound above it); -1
- * when the period is a frequency or a count cannot be read.
- */
-int64_t rec_perf_overflows(const struct rec *r, int e)
-{
-	const struct perf_event_attr *a = &r->ev[e].attr;
-	uint64_t sum = 0;
-
-	if (a->freq || !a->sample_period)
-		return -1;
-	for (size_t i = 0; i < r->nfds; i++) {
-		uint64_t v[4];
-
-		if (r->fd_ev[i] != (uint32_t)e)
-			continue;
-		if (read(r->fds[i], v, sizeof(v)) < (ssize_t)sizeof(v[0]))
-			return -1;
-		sum += v[0];
-	}
-	return (int64_t)(sum / a->sample_period);
-}
-
-/* Stops every event: what the rings hold then is all there will be. */
-void rec_perf_stop(struct rec *r)
-{
-	for (size_t i = 0; i < r->nfds; i++)
-		hwp_perf_ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-}
-
-/*
- * After the last drain of stopped events: for each event sampled at every
- * event (period 1), samples kept + samples reported lost = the overflows
- * the kernel counted. The kernel reports a ring's drops in a LOST record
- * only once it writes again into that ring after the reader made room, so
- * drops at the very end may never be reported: for period 1 the event's
- * own count is exact, and lost is made up to it (count - kept). For a
- * longer period the count bounds the overflows (each inherited child
- * counts its own period), and kept + lost above it is a warning; so is
- * kept above the count at period 1. Returns the events whose books do
- * not balance.
- */
-int rec_perf_account(struct rec *r)
-{
-	int bad = 0;
-
-	for (int e = 0; e < r->nev; e++) {
-		struct hd_event *he = &r->d.events[r->ev[e].hd];
-		int64_t over = rec_perf_overflows(r, e);
-		uint64_t have = hwp_add_sat(he->samples, he->lost);
-
-		if (over < 0 || have == (uint64_t)over)
-			continue;
-		if (r->ev[e].attr.sample_period == 1 && he->samples <= (uint64_t)over) {
-			he->lost = (uint64_t)over - he->samples;	/* unreported drops */
-			continue;
-		}
-		if (have < (uint64_t)over)
-			continue;	/* a bound, not a count, above period 1 */
-		bad++;
-		fprintf(stderr, "hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost\n",
-			r->ev[e].name, (long long)over, (unsigned long long)he->samples,
-			(unsigned long long)he->lost);
-	}
-	if (r->side_lost)
-		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be named [unknown]; use -m PAGES for bigger rings\n",
-			(unsigned long long)r->side_lost);
-	return bad;
 }
 
 void rec_perf_close(struct rec *r)

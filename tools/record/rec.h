@@ -138,6 +138,13 @@ int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
  * read, or -1 (out of memory). */
 long rec_perf_drain(struct rec *r, int all);
 void rec_perf_close(struct rec *r);
+/* What every event of record asks the kernel to put in a sample and in
+ * the sample_id trailer of the other records (rec-perf.c opens, rec-read.c
+ * reads). */
+#define REC_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
+			 PERF_SAMPLE_TIME)
+/* The -e index of an event id, UINT32_MAX for the side band's or none. */
+uint32_t rec_ev_of(const struct rec *r, uint64_t id);
 /* The overflows the kernel counted for event e (-1: not known). */
 int64_t rec_perf_overflows(const struct rec *r, int e);
 /* Disables every event (before the last drain); then checks the books:
