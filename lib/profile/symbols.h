@@ -92,6 +92,4 @@ const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file);
 /* Where debug files are looked for (default /usr/lib/debug). */
 extern const char *sym_debug_dir;
 
-int cmd_annotate(int argc, char **argv);
-
 #endif
