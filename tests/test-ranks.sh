@@ -269,7 +269,7 @@ refuse)
 	mkdir "$tmp/other/sub.data"
 	err "empty: a directory with no data files \(\*\.data\) in it$" "$hw" report "$tmp/empty"
 	err "other: a directory with no data files" "$hw" report --ranks "$tmp/other"
-	err "--sort imbalance: only with --ranks" "$hw" report --sort imbalance "$j"
+	uerr "--sort imbalance: only with --ranks" "$hw" report --sort imbalance "$j"
 	;;
 dir)
 	# a directory: its *.data files sorted by name, nothing else, not

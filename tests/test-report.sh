@@ -198,7 +198,7 @@ annotate)
 	check "no debug info: disassembly, said" grep -q '^# disassembly of .*stripped (objdump; no line information)$' "$tmp/c"
 	check "no debug info: 5 at $ha" grep -Eq "^ +5 +100\.00%  $ha:" "$tmp/c"
 	err "nosuch: no such function" "$hw" annotate nosuch "$tmp/d"
-	err "annotate needs a function" "$hw" annotate
+	uerr "annotate needs a function" "$hw" annotate
 	err "--event 3: .* has events 0 to 0" "$hw" annotate hot "$tmp/d" --event 3
 	;;
 rebuilt)
@@ -261,7 +261,7 @@ r = {x[\"tid\"]: x for x in d[\"rows\"]}
 assert r[101][\"samples\"] == 8 and r[101][\"top_function\"] == \"cold\" and r[101][\"top_samples\"] == 6, r
 assert r[101][\"comm\"] == \"worker\\x01\" and r[200][\"pid\"] == 200, r'"
 	check "csv processes" sh -c "'$hw' report '$tmp/d' --processes --format csv | grep -qx '65.00,13,100,0,\"./prog rank0\",\"cold\",7'"
-	err "one at a time" "$hw" report "$tmp/d" --threads --lines
+	uerr "one at a time" "$hw" report "$tmp/d" --threads --lines
 	;;
 merge)
 	h=$(addr "$lines" hot)
@@ -354,8 +354,18 @@ badinput)
 		err "--event $v: not an event number" "$hw" report "$tmp/d" --event "$v"
 	done
 	err "--event 1: .* has events 0 to 0" "$hw" report "$tmp/d" --event 1
-	err "--event needs a value" "$hw" report "$tmp/d" --event
-	err "unknown option --frob" "$hw" report "$tmp/d" --frob
+	uerr "--event needs a value" "$hw" report "$tmp/d" --event
+	uerr "unknown option --frob" "$hw" report "$tmp/d" --frob
+	# usage errors exit 2, as every --help says; a bad file exits 1
+	for u in "report $tmp/d --frob" "report $tmp/d --format xml" "report $tmp/d --sort foo" \
+		 "report $tmp/d --event" "annotate" "annotate hot $tmp/d --frob" "list x"; do
+		"$hw" $u >/dev/null 2>&1
+		rc=$?
+		check "hwprof $u: exit 2 (got $rc)" [ $rc = 2 ]
+	done
+	"$hw" report "$tmp/no.data" >/dev/null 2>&1
+	rc=$?
+	check "a missing file: exit 1 (got $rc)" [ $rc = 1 ]
 	# counts that would wrap saturate; shares stay within 100%
 	"$gen" "$tmp/big" <<-EOF || exit 99
 	command x

@@ -11,13 +11,19 @@ eq() {	# description, got, want
 	if [ "$2" = "$3" ]; then echo "ok: $1 = $3"; else echo "FAIL: $1: got '$2', want '$3'"; fail=1; fi
 }
 # one line on stderr, starting "hwprof: ", exit status 1, nothing on stdout
-err() {	# expected words (grep -E), then the command
+err() {	# expected words (grep -E), then the command: exit 1 and one line
+	err_rc=1 err_status "$@"
+}
+uerr() {	# the same for a usage error: exit 2 and one line
+	err_rc=2 err_status "$@"
+}
+err_status() {
 	want=$1
 	shift
 	"$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	n=$(wc -l < "$tmp/err")
-	if [ $rc -ne 1 ] || [ "$n" -ne 1 ] || ! grep -Eq "^hwprof: .*$want" "$tmp/err"; then
+	if [ $rc -ne "$err_rc" ] || [ "$n" -ne 1 ] || ! grep -Eq "^hwprof: .*$want" "$tmp/err"; then
 		echo "FAIL: '$*' (status $rc) said:"; cat "$tmp/err"; fail=1
 	elif [ -s "$tmp/out" ]; then
 		echo "FAIL: '$*' printed a report:"; head -5 "$tmp/out"; fail=1

@@ -14,6 +14,8 @@ int cmd_list(int argc, char **argv);
 
 /* One line "hwprof: ..." on stderr; returns 1 (the exit status). */
 int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* die() for a usage error: exit status 2, as every --help says */
+#define usage_error(...) (die(__VA_ARGS__) + 1)
 
 /* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
  * when argv[*i] is not that option; *bad is set when the value is missing. */

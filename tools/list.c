@@ -50,11 +50,11 @@ int cmd_list(int argc, char **argv)
 		      "  lists the event names and PAPI presets, whether this machine can\n"
 		      "  sample each (it opens them to see), and why not when it cannot\n"
 		      "  -h, --help   this help\n"
-		      "exit status: 0, or 1 after one line on stderr (see hwprof(1))\n", stdout);
+		      "exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n", stdout);
 		return 0;
 	}
 	if (argc > 1)
-		return die("list takes no arguments (see hwprof list --help)");
+		return usage_error("list takes no arguments (see hwprof list --help)");
 	printf("events (any libpfm4 name works too, e.g. perf::CONTEXT-SWITCHES):\n");
 	printf("  %-24s %-11s %s\n", "name", "available", "what");
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)

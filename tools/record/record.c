@@ -59,7 +59,6 @@ static const char help[] =
 /* Options: every error in them is a usage error, exit status 2         */
 
 /* one line, as die() does; returns 2 */
-#define usage_error(...) (die(__VA_ARGS__) + 1)
 
 static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *v)
 {

@@ -31,7 +31,7 @@ static const char annotate_usage[] =
 	"  --no-demangle   keep C++ names as the object has them\n"
 	"  --debug-dir DIR where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help      this help\n"
-	"exit status: 0, or 1 after one line on stderr (see hwprof(1))\n";
+	"exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n";
 
 struct hit {
 	uint64_t addr, n;
@@ -354,7 +354,7 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
 			sym_debug_dir = v;
 		} else if (bad) {
-			return die("%s needs a value (see hwprof annotate --help)", arg);
+			return usage_error("%s needs a value (see hwprof annotate --help)", arg);
 		} else if (!strcmp(arg, "--asm")) {
 			a->asm_only = 1;
 		} else if (!strcmp(arg, "--no-demangle")) {
@@ -363,13 +363,13 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 			fputs("hwprof: unknown option ", stderr);
 			nm_put(stderr, arg, NM_TEXT);
 			fputs(" (see hwprof annotate --help)\n", stderr);
-			return 1;
+			return 2;
 		}
 	}
 	if (!a->nargs)
 		a->args[a->nargs++] = (char *)"hwprof.data";
 	if (!a->fname)
-		return die("annotate needs a function (see hwprof annotate --help)");
+		return usage_error("annotate needs a function (see hwprof annotate --help)");
 	return 0;
 }
 
@@ -500,7 +500,7 @@ int cmd_annotate(int argc, char **argv)
 	r = annotate_parse(argc, argv, &a);
 	if (r) {
 		free(a.args);
-		return r < 0 ? 0 : 1;
+		return r < 0 ? 0 : r;
 	}
 	if (a.evarg && view_event(a.evarg, NULL, NULL, &event))
 		goto out_args;

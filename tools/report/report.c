@@ -35,7 +35,7 @@ const char report_usage[] =
 	"  --no-demangle        keep C++ names as the object has them\n"
 	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help           this help\n"
-	"exit status: 0, or 1 after one line on stderr (see hwprof(1))\n";
+	"exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n";
 
 static int is_clock(const char *name)
 {
@@ -513,7 +513,7 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 	} else if ((v = cli_value(argc, argv, i, "--debug-dir", &bad))) {
 		sym_debug_dir = v;
 	} else if (bad) {
-		return die("%s needs a value (see hwprof report --help)", arg);
+		return usage_error("%s needs a value (see hwprof report --help)", arg);
 	} else if (!strcmp(arg, "--merge")) {
 		return 0;	/* several files are always merged */
 	} else if (!strcmp(arg, "--ranks")) {
@@ -532,7 +532,7 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		fputs("hwprof: unknown option ", stderr);
 		nm_put(stderr, arg, NM_TEXT);
 		fputs(" (see hwprof report --help)\n", stderr);
-		return 1;
+		return 2;
 	}
 	return 0;
 }
@@ -555,15 +555,15 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 		a->files[a->nfiles++] = (char *)"hwprof.data";
 	if (strcmp(a->sort, "samples") && strcmp(a->sort, "symbol") &&
 	    strcmp(a->sort, "imbalance"))
-		return die("--sort %s: samples, symbol or imbalance", a->sort);
+		return usage_error("--sort %s: samples, symbol or imbalance", a->sort);
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
-		return die("--sort imbalance: only with --ranks");
+		return usage_error("--sort imbalance: only with --ranks");
 	if (a->ranks && a->nview)
-		return die("--ranks: not with --objects, --lines, --threads or --processes");
+		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
 	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json"))
-		return die("--format %s: text, csv or json", a->fmt);
+		return usage_error("--format %s: text, csv or json", a->fmt);
 	if (a->nview > 1)
-		return die("--objects, --lines, --threads and --processes: one at a time");
+		return usage_error("--objects, --lines, --threads and --processes: one at a time");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
 		return 1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -624,7 +624,7 @@ int cmd_report(int argc, char **argv)
 	free(a.files);
 	if (ret || merge_read(&d, in.files, in.n, a.ranks)) {
 		merge_inputs_free(&in);
-		return ret < 0 ? 0 : 1;
+		return ret < 0 ? 0 : ret > 1 ? ret : 1;
 	}
 	file = in.n > 1 ? "the merged files" : in.files[0];
 	if (d.job && a.view == VIEW_THREADS) {
