@@ -36,7 +36,7 @@ static size_t ihash(int k, size_t cap)
 	return (size_t)(((uint32_t)k * 2654435761u) & (cap - 1));
 }
 
-uint32_t rec_imap_get(const struct rec_imap *m, int key)
+static uint32_t rec_imap_get(const struct rec_imap *m, int key)
 {
 	if (!m->cap)
 		return UINT32_MAX;
@@ -79,7 +79,7 @@ static int imap_grow(struct rec_imap *m)
 	return 0;
 }
 
-int rec_imap_put(struct rec_imap *m, int key, uint32_t val)
+static int rec_imap_put(struct rec_imap *m, int key, uint32_t val)
 {
 	size_t j;
 

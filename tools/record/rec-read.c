@@ -308,7 +308,7 @@ long rec_perf_drain(struct rec *r, int all)
  * too) divided by the period (exact at period 1, a bound above it); -1
  * when the period is a frequency or a count cannot be read.
  */
-int64_t rec_perf_overflows(const struct rec *r, int e)
+static int64_t rec_perf_overflows(const struct rec *r, int e)
 {
 	const struct perf_event_attr *a = &r->ev[e].attr;
 	uint64_t sum = 0;

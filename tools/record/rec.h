@@ -145,8 +145,6 @@ void rec_perf_close(struct rec *r);
 			 PERF_SAMPLE_TIME)
 /* The -e index of an event id, UINT32_MAX for the side band's or none. */
 uint32_t rec_ev_of(const struct rec *r, uint64_t id);
-/* The overflows the kernel counted for event e (-1: not known). */
-int64_t rec_perf_overflows(const struct rec *r, int e);
 /* Disables every event (before the last drain); then checks the books:
  * kept + lost = overflows, a warning for each event where not. */
 void rec_perf_stop(struct rec *r);
@@ -178,7 +176,5 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
 struct hd_process *rec_process(struct rec *r, int pid);
 
 /* the index of pid in m, or UINT32_MAX */
-uint32_t rec_imap_get(const struct rec_imap *m, int key);
-int rec_imap_put(struct rec_imap *m, int key, uint32_t val);
 
 #endif

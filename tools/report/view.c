@@ -22,6 +22,8 @@
 #include "symbols.h"
 #include "view.h"
 
+static uint32_t view_intern(struct view_ctx *c, const char *s);
+
 /* --event N: a number from 0 to the file's last event. */
 int view_event(const char *arg, const struct hd_file *d, const char *file, int *out)
 {
@@ -568,7 +570,7 @@ oom:
 }
 
 /* Interns a source file name; returns its number. */
-uint32_t view_intern(struct view_ctx *c, const char *s)
+static uint32_t view_intern(struct view_ctx *c, const char *s)
 {
 	uint64_t h = 1469598103934665603ull;
 	long k;

@@ -102,7 +102,6 @@ int view_sort(struct view_ctx *c, int by_symbol);
 /* The row's name; for an address no symbol covers, made in buf. */
 const char *view_name(const struct view_row *r, char buf[40]);
 void view_ctx_free(struct view_ctx *c);
-uint32_t view_intern(struct view_ctx *c, const char *s);
 double view_pct(uint64_t n, uint64_t total);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
