@@ -23,11 +23,7 @@ cleanup() {
 }
 trap cleanup EXIT
 fail=0
-check() {	# description, then a command that must succeed
-	d=$1
-	shift
-	if "$@"; then echo "ok: $d"; else echo "FAIL: $d"; fail=1; fi
-}
+. "$(dirname "$0")/tlib.sh"
 "$prog" probe page-faults || exit $?
 run=
 if [ "$(id -u)" = 0 ]; then

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: MIT
 # Shell helpers of the CLI tests (tests/test-report.sh, test-ranks.sh,
-# test-mpi.sh), sourced after they set $tmp and fail=0.
+# test-mpi.sh, test-burst.sh), sourced after they set $tmp and fail=0.
 
 check() {	# description, then a command that must succeed
 	d=$1
