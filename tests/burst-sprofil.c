@@ -64,7 +64,7 @@ int main(int argc, char **argv)
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 64 * 1024);
 	pthread_barrier_init(&bar, NULL, (unsigned int)nt);
-	if (!t || sprofil(&pr, 1, NULL, 0)) {
+	if (!t || sprofil(&pr, 1, NULL, PROF_UINT)) {	/* 32-bit buckets */
 		perror("sprofil");
 		return 99;
 	}
