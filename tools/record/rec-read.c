@@ -219,7 +219,8 @@ static int flush(struct rec *r, uint64_t limit)
 	size_t k, keep = 0, qlen = 0;
 	unsigned char *nq = NULL;
 
-	qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
+	if (r->nqe)
+		qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
 	for (k = 0; k < r->nqe && r->qe[k].time <= limit; k++) {
 		const unsigned char *p = r->q + r->qe[k].off;
 		struct perf_event_header h;
