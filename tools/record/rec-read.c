@@ -118,18 +118,18 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 {
 	const struct perf_event_header *h = (const void *)p;
 	size_t trailer = hwp_rec_trailer(REC_SAMPLE_TYPE, 1);
+	struct hwp_rec_id id;
 	uint32_t ev;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:
-		if (n < 8 + 32)
+	case PERF_RECORD_SAMPLE:	/* its fields through the one parser */
+		if (hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_id || !id.has_time)
 			return 0;
-		ev = rec_event(r, h);
+		ev = rec_ev_of(r, id.id);
 		if (ev == UINT32_MAX)
 			return 0;
 		r->d.events[r->ev[ev].hd].samples++;
-		return rec_on_sample(r, ev, (int)u32_at(p, 24), (int)u32_at(p, 28),
-				     u64_at(p, 16), u64_at(p, 32));
+		return rec_on_sample(r, ev, (int)id.pid, (int)id.tid, id.ip, id.time);
 	case PERF_RECORD_MMAP2:
 		return rec_mmap2(r, p, n, trailer);
 	case PERF_RECORD_COMM:
