@@ -104,8 +104,7 @@ static void fold_guarded(struct hwprof_hist *h, const uint64_t *ips, size_t n,
 	hwp_guard_say(hwp_hist_api(h), what, at, 0);
 }
 
-static void fold_into(struct hwp_sev *e, struct hwp_slot *sl, const uint64_t *ips,
-		      size_t n)
+static void fold_into(struct hwp_sev *e, uint32_t *lcg, const uint64_t *ips, size_t n)
 {
 	struct hwprof_hist_stats a = { .sz = sizeof(a) }, b = { .sz = sizeof(b) };
 
@@ -119,27 +118,28 @@ static void fold_into(struct hwp_sev *e, struct hwp_slot *sl, const uint64_t *ip
 	}
 	hwprof_hist_stats(e->hist, &a);
 	if (e->objs)		/* the buckets are ours */
-		hwprof_hist_fold(e->hist, ips, NULL, n, &sl->lcg);
+		hwprof_hist_fold(e->hist, ips, NULL, n, lcg);
 	else
-		fold_guarded(e->hist, ips, n, &sl->lcg);
+		fold_guarded(e->hist, ips, n, lcg);
 	hwprof_hist_stats(e->hist, &b);
 	e->st.folded += b.folded - a.folded;
 	e->st.outside += b.outside - a.outside;
 	e->st.saturated += b.saturated - a.saturated;
 }
 
-void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
+/* Folds what ring r of event ev holds. */
+void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg)
 {
-	struct hwp_sev *e = &s->ev[sl->ev];
+	struct hwp_sev *e = &s->ev[ev];
 	uint64_t ips[HWP_BATCH];
 	size_t n;
 
-	if (!sl->ring.page)
+	if (!r->page)
 		return;
 	if (!in_pass)
 		guard_state = 0;
 	do {
-		n = hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH);
+		n = hwp_ring_read_ips(r, ips, HWP_BATCH);
 		e->st.samples += n;
 		if (!n)
 			break;
@@ -147,8 +147,15 @@ void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
 		 * dlopen'ed just before its code was sampled is in it */
 		if (e->objs && !hwp_objects_refresh(e->objs))
 			e->hist = e->objs->hist;
-		fold_into(e, sl, ips, n);
+		fold_into(e, lcg, ips, n);
 	} while (n == HWP_BATCH);
+}
+
+/* Folds what a thread's own ring holds (a slot that writes into a shared
+ * ring has none: those are drained per CPU). */
+void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl)
+{
+	hwp_drain_ring(s, sl->ev, &sl->ring, &sl->lcg);
 }
 
 /* Folds everything the rings hold (hwp_drain_slot() brings an object
@@ -160,6 +167,8 @@ void hwp_drain(struct hwprof_session *s)
 	in_pass = 1;
 	for (size_t i = 0; i < s->nslot; i++)
 		hwp_drain_slot(s, &s->slot[i]);
+	for (size_t i = 0; s->cring && i < s->nev * s->ncpu; i++)
+		hwp_drain_ring(s, (int)(i / s->ncpu), &s->cring[i].ring, &s->cring[i].lcg);
 	in_pass = 0;
 	for (size_t i = 0; i < s->nev; i++) {
 		struct hwp_sev *e = &s->ev[i];

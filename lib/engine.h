@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sampling engine's private state, shared by its files, from the
- * bottom up: drain.c (folding, sinks, the lock), threads.c (one fd and
- * ring per thread and event), drainer.c (the drain thread), follow.c (new
- * threads, fork) and session.c (the public calls).
+ * bottom up: drain.c (folding, sinks, the lock), crings.c (rings shared
+ * per CPU), threads.c (a thread's fds, and their rings), drainer.c (the
+ * drain thread), follow.c (new threads, fork) and session.c (the public
+ * calls).
  *
  * Locking: one mutex, hwp_eng, guards the list of running sessions and
  * every session's slots and counters. Draining and folding run under it.
@@ -25,10 +26,28 @@
 #define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
 #define HWP_FIT_THREADS	1024	/* unprivileged rings are sized to fit these */
 #define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
+#define HWP_CPU_RINGS_MAX 8	/* CPUs up to which rings are shared per CPU */
+#define HWP_DEF_CPU_PAGES 256	/* data pages of a shared ring by default */
 
-struct hwp_slot {			/* one thread x one event */
+/*
+ * Where a thread's samples go (hwprof_session_new(3), "Rings"): a ring of
+ * its own per event, or, in a process-wide session on a machine of up to
+ * HWP_CPU_RINGS_MAX CPUs, one ring per event and CPU that every thread's
+ * fd for that CPU writes into (a fd per thread, event and CPU). Shared
+ * rings are few, so they can be large within the locked-memory budget,
+ * and a thread costs no mmap.
+ */
+struct hwp_cring {			/* one event's ring on one CPU */
+	struct hwp_ring ring;
+	int fd;			/* the event it is mapped on, or -1 */
+	uint64_t dev, ino, id;	/* that fd's identity (hwp_slot_ours()) */
+	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
+};
+
+struct hwp_slot {			/* one thread x one event (x one CPU) */
 	int fd;
 	int ev;
+	int cr;			/* index in s->cring, or -1: a ring of its own */
 	pid_t tid;
 	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
 	int fmt_lost;		/* read() gives {value, lost} */
@@ -53,12 +72,18 @@ struct hwp_sev {			/* one event of a session */
 	uint64_t *pend;			/* pcs read, not yet given to the sink */
 	size_t npend, cappend;
 	struct hwp_counts st;		/* folded so far, and from closed rings */
+	int percpu;			/* its threads write into s->cring */
 };
 
 struct hwprof_session {
 	unsigned int mode;
 	unsigned int flags;
 	unsigned int pages;	/* data pages a ring is given */
+	int pages_set;		/* chosen by the caller or HWPROF_MMAP_PAGES */
+	unsigned int cpages;	/* data pages of a shared ring */
+	struct hwp_cring *cring;	/* nev x ncpu, for events with percpu */
+	size_t ncpu;
+	int no_fdout;		/* the kernel refused PERF_FLAG_FD_OUTPUT */
 	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
 	uint64_t surplus;	/* budget pages beyond that, for bigger rings */
 	unsigned int drain_ms;
@@ -88,6 +113,17 @@ extern int hwp_nprocess;		/* running process-mode sessions */
 void hwp_eng_lock(void);
 void hwp_eng_unlock(void);
 
+/* crings.c */
+void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages);
+int hwp_crings_alloc(struct hwprof_session *s);
+struct hwp_cring *hwp_cring_of(struct hwprof_session *s, const struct hwp_slot *sl);
+int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu);
+int hwp_cring_ours(const struct hwp_cring *cr);
+void hwp_crings_close(struct hwprof_session *s);
+void hwp_crings_forget(struct hwprof_session *s);
+void hwp_crings_stats(const struct hwprof_session *s, int ev, uint64_t *lost,
+		      uint64_t *throttled);
+
 /* threads.c */
 int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
 void hwp_attach_new(struct hwprof_session *s, pid_t tid);
@@ -96,6 +132,7 @@ void hwp_reap(struct hwprof_session *s, int all);
 void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
 void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
+void hwp_slots_stop(struct hwprof_session *s, pid_t tid);
 uint64_t hwp_slot_lost(const struct hwp_slot *sl);
 int hwp_slot_ours(const struct hwp_slot *sl);
 void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
@@ -103,6 +140,7 @@ void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
 
 /* drain.c */
+void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg);
 void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl);
 void hwp_drain(struct hwprof_session *s);
 void hwp_deliver(struct hwprof_session *s);

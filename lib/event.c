@@ -521,7 +521,7 @@ static int paranoid_needed(const struct hwp_event *ev, pid_t pid)
  * -EOPNOTSUPP (cannot sample here), -EACCES (forbidden) or another -errno,
  * with the reason in why.
  */
-int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
+int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len)
 {
 	int level = ev->kind == HWP_EV_HARDWARE ? 3 : 0;
@@ -530,7 +530,12 @@ int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
 
 	for (;; level--) {
 		ev->attr.precise_ip = (unsigned int)level;
-		fd = hwp_perf_open(&ev->attr, pid, cpu, -1);
+		/* the kernel attaches the ring before it installs the event,
+		 * so one born enabled loses no sample to a missing ring */
+		ev->attr.disabled = out_fd < 0;
+		fd = hwp_perf_open_flags(&ev->attr, pid, cpu, out_fd,
+					 out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
+		ev->attr.disabled = 1;
 		if (fd >= 0) {
 			if (precise)
 				*precise = level;
@@ -580,7 +585,7 @@ int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)
 
 	hwp_event_sampling(&e, e.default_period, 0, 0);
 	e.attr.read_format = 0;
-	fd = hwp_event_open(&e, 0, -1, NULL, why, len);
+	fd = hwp_event_open(&e, 0, -1, -1, NULL, why, len);
 	if (fd < 0)
 		return fd;
 	close(fd);

@@ -84,6 +84,7 @@ static void fork_child(void)
 			if (hwp_slot_ours(&s->slot[i]))
 				close(s->slot[i].fd);
 		}
+		hwp_crings_forget(s);
 		for (size_t i = 0; i < s->nev; i++)
 			s->ev[i].npend = 0;	/* the parent's to deliver */
 		s->nslot = 0;

@@ -40,6 +40,9 @@ void hwp_log_release(void);
 
 /* sys.c: system calls, each returning -errno */
 int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
+/* The same with perf_event_open(2) flags besides PERF_FLAG_FD_CLOEXEC. */
+int hwp_perf_open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			unsigned long flags);
 int hwp_perf_ioctl(int fd, unsigned long req, unsigned long arg);
 int hwp_perf_read(int fd, uint64_t *v, size_t n);
 pid_t hwp_gettid(void);
@@ -114,7 +117,10 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 /* The sampling attr of a resolved event, built in this one place. */
 void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 			uint64_t sample_type, int no_wakeup);
-int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int *precise,
+/* Opens ev for pid on cpu (-1: any), disabled; or, with out_fd >= 0 (an
+ * event of the same cpu whose ring is mapped), enabled and writing into
+ * out_fd's ring from its first sample (PERF_FLAG_FD_OUTPUT). */
+int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
 /* 1: execute breakpoints fire here; 0: they open but never count (or

@@ -60,6 +60,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 		return -ENOMEM;
 	s->mode = o.mode;
 	s->flags = o.flags;
+	s->pages_set = o.ring_pages || env_pages() != HWP_DEF_PAGES;
 	s->pages = o.ring_pages ? o.ring_pages : env_pages();
 	s->drain_ms = o.drain_ms ? o.drain_ms : HWP_DEF_DRAIN_MS;
 	*out = s;
@@ -304,6 +305,7 @@ static int start(struct hwprof_session *s, int self_on)
 	}
 	if (ret) {
 		hwp_reap(s, 1);
+		hwp_crings_close(s);
 		hwp_drainer_stop();
 		goto out;
 	}
@@ -374,10 +376,11 @@ static void stop_locked(struct hwprof_session *s)
 {
 	struct hwprof_session **pp;
 
-	hwp_slots_enable(s, hwp_gettid(), 0);
-	hwp_slots_enable(s, 0, 0);
+	hwp_slots_stop(s, hwp_gettid());
+	hwp_slots_stop(s, 0);
 	hwp_drain(s);
 	hwp_reap(s, 1);
+	hwp_crings_close(s);
 	for (pp = &hwp_running; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
 			*pp = s->next;
@@ -460,6 +463,13 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		if (sl->fmt_lost && hwp_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
 			sl->lost_base = v[1];
 	}
+	for (size_t i = 0; s->cring && i < s->nev * s->ncpu; i++) {
+		struct hwp_ring *r = &s->cring[i].ring;
+
+		while (r->page && hwp_ring_read_ips(r, ips, HWP_BATCH))
+			;
+		memset(&r->stats, 0, sizeof(r->stats));
+	}
 	for (size_t i = 0; i < s->nev; i++) {
 		memset(&s->ev[i].st, 0, sizeof(s->ev[i].st));
 		s->ev[i].npend = 0;
@@ -492,6 +502,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 		v.lost += hwp_slot_lost(&s->slot[i]);
 		v.throttled += s->slot[i].ring.stats.throttled;
 	}
+	hwp_crings_stats(s, event, &v.lost, &v.throttled);
 	v.folded = e->st.folded;
 	v.outside = e->st.outside;
 	v.saturated = e->st.saturated;
@@ -500,7 +511,10 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	v.threads = s->threads;
 	v.missed = s->missed;
 	v.missed_err = s->missed_err;
-	v.ring_pages = s->fit && s->fit < s->pages ? s->fit : s->pages;
+	if (e->percpu)
+		v.ring_pages = s->cpages;
+	else
+		v.ring_pages = s->fit && s->fit < s->pages ? s->fit : s->pages;
 	hwp_eng_unlock();
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -552,6 +566,7 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	}
 	free(s->ev);
 	free(s->slot);
+	free(s->cring);
 	free(s->snap);
 	free(s->missed_tid);
 	free(s);

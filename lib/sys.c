@@ -13,8 +13,14 @@
 
 int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
 {
+	return hwp_perf_open_flags(attr, pid, cpu, group, 0);
+}
+
+int hwp_perf_open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			unsigned long flags)
+{
 	long fd = syscall(SYS_perf_event_open, attr, pid, cpu, group,
-			  PERF_FLAG_FD_CLOEXEC);
+			  PERF_FLAG_FD_CLOEXEC | flags);
 
 	return fd < 0 ? -errno : (int)fd;
 }

@@ -16,6 +16,10 @@
  *              the locked-memory budget; with HWPROF_TEST_NOFILE_HARD
  *              below the thread count, the threads left without an fd
  *              are counted missed and the rest is exact
+ *   threads-parked
+ *              the same with the threads made before the session starts:
+ *              exact, none missed, no ring of a single page, one fd per
+ *              thread and CPU where rings are shared per CPU
  *   paranoid   as nobody, an event asking for kernel samples is refused
  *              with perf_event_paranoid's value and the sysctl to change
  *   unlocked   the log callback and sinks run with no hwprof lock held:
@@ -395,6 +399,93 @@ static int case_threads(char **argv)
 	return t_done("threads");
 }
 
+/* The perf fds this process has open now. */
+static int perf_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	char path[300], link[64];
+	int n = 0;
+
+	while (d && (de = readdir(d))) {
+		ssize_t k;
+
+		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
+		k = readlink(path, link, sizeof(link) - 1);
+		if (k > 0) {
+			link[k] = 0;
+			n += !strcmp(link, "anon_inode:[perf_event]");
+		}
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/*
+ * threads-parked: 1024 threads made before the session starts (the scan
+ * attaches them, several at once), then each faults TPAGES pages: exactly
+ * 1024 x TPAGES samples, none missed, and no ring of a single page. Where
+ * rings are shared per CPU (up to 8 CPUs, HWPROF_RINGS unset), the fds
+ * are one per thread and CPU plus one per CPU for the rings.
+ */
+static int case_parked(char **argv)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	struct hwprof_session *s = NULL;
+	struct hwprof_hist *h;
+	static pthread_t t[NTHREADS];
+	pthread_attr_t pa;
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	const char *layout = getenv("HWPROF_RINGS");
+	int r = as_nobody(argv), made = 0, fds;
+
+	if (r >= 0)
+		return r;
+	if ((r = need_faults()))
+		return r;
+	tpages = fresh((size_t)NTHREADS * TPAGES);
+	h = hist_fn_bin();
+	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, 64 * 1024);
+	for (int i = 0; i < NTHREADS; i++) {
+		if (pthread_create(&t[i], &pa, fault_worker, (void *)(uintptr_t)i)) {
+			printf("ERROR: pthread_create %d: %s\n", i, strerror(errno));
+			return T_ERROR;
+		}
+		made++;
+	}
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	fds = perf_fds();
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < made; i++)
+		pthread_join(t[i], NULL);
+	T_EQ(hwprof_session_stop(s), 0);
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	printf("parked: %u threads covered, %u missed, %d perf fds on %ld CPUs, rings of %u pages, %llu samples, %llu lost, %llu in touch_pages\n",
+	       st.threads, st.missed, fds, ncpu, st.ring_pages, (unsigned long long)st.samples,
+	       (unsigned long long)st.lost, (unsigned long long)fn_sum());
+	T_EQ(st.missed, 0);
+	T_CHECK(st.threads >= NTHREADS + 1, "threads covered %u", st.threads);
+	T_CHECK(fn_sum() == (uint64_t)NTHREADS * TPAGES, "%llu samples in touch_pages, want %d",
+		(unsigned long long)fn_sum(), NTHREADS * TPAGES);
+	T_EQ(st.lost, 0);
+	if (!layout && ncpu <= 8) {
+		T_CHECK(st.ring_pages > 1, "rings of %u pages", st.ring_pages);
+		T_CHECK(fds == (int)(st.threads * ncpu + ncpu), "%d perf fds for %u threads",
+			fds, st.threads);
+	}
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return t_done("threads-parked");
+}
+
 static int case_paranoid(char **argv)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o) };
@@ -564,6 +655,8 @@ int main(int argc, char **argv)
 		return case_bp_off();
 	if (!strcmp(argv[1], "threads"))
 		return case_threads(argv);
+	if (!strcmp(argv[1], "threads-parked"))
+		return case_parked(argv);
 	if (!strcmp(argv[1], "paranoid"))
 		return case_paranoid(argv);
 	if (!strcmp(argv[1], "unlocked"))

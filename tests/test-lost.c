@@ -117,6 +117,10 @@ static int case_profil(int many)
 		return r;
 	setenv("HWPROF_EVENT", "page-faults", 1);
 	setenv("HWPROF_PERIOD", "1", 1);
+	/* one data page a ring (256 samples): a process-wide session's
+	 * shared rings would hold the whole burst by default */
+	if (many)
+		setenv("HWPROF_MMAP_PAGES", "1", 1);
 	T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000), 0);
 	if (many)
 		fault_locked(&pool, n);
@@ -155,6 +159,7 @@ static int case_exit(void)
 	if (!pid) {
 		setenv("HWPROF_EVENT", "page-faults", 1);
 		setenv("HWPROF_PERIOD", "1", 1);
+		setenv("HWPROF_MMAP_PAGES", "1", 1);
 		if (profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000))
 			_exit(T_ERROR);
 		fault_locked(&pool, MANY);
