@@ -175,7 +175,7 @@ HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
 struct hwprof_session_opts {
 	size_t sz;		/* sizeof(struct hwprof_session_opts) */
 	unsigned int mode;	/* HWPROF_SESSION_THREAD or _PROCESS */
-	unsigned int ring_pages;	/* data pages per ring, power of 2; 0: 16 */
+	unsigned int ring_pages;	/* data pages per ring, power of 2; 0: 16 (256 shared) */
 	unsigned int drain_ms;	/* longest wait between drains; 0: 100 */
 	unsigned int flags;	/* HWPROF_SESSION_NO_WAKEUP */
 };
@@ -194,7 +194,7 @@ struct hwprof_session_stats {
 	uint32_t missed;	/* threads that could not be covered */
 	int32_t missed_err;	/* why the first of them: -EPERM locked memory,
 				 * -EMFILE open files, or another -errno */
-	uint32_t ring_pages;	/* data pages of a thread's ring now */
+	uint32_t ring_pages;	/* data pages of a ring now (a thread's or a CPU's) */
 };
 
 /* One loaded object's executable range and its buckets (see

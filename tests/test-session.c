@@ -18,6 +18,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "hwprof.h"
@@ -565,6 +566,69 @@ static int case_mmap_pages(void)
 	return t_done("mmap-pages");
 }
 
+/* The ring size of a process-wide session with HWPROF_RINGS set to env
+ * (NULL: unset), and HWPROF_MMAP_PAGES to pages (NULL: unset). */
+static int rings_with(const char *env, const char *pages)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
+	struct hwprof_session *s = NULL;
+	struct hwprof_hist *h = hist_at(touch_a, fbuf, 64);
+	int got = -1;
+
+	if (env)
+		setenv("HWPROF_RINGS", env, 1);
+	else
+		unsetenv("HWPROF_RINGS");
+	if (pages)
+		setenv("HWPROF_MMAP_PAGES", pages, 1);
+	else
+		unsetenv("HWPROF_MMAP_PAGES");
+	if (!hwprof_session_new(&o, &s) && !hwprof_session_add(s, "page-faults", 1, h) &&
+	    !hwprof_session_start(s)) {
+		got = (int)sstats(s).ring_pages;
+		hwprof_session_stop(s);
+	}
+	hwprof_session_free(s);
+	hwprof_hist_free(h);
+	return got;
+}
+
+static void capture(int level, const char *msg, void *arg);
+static char logged[1024];
+
+/* HWPROF_RINGS (hwprof(7)): thread rings of 16 pages (fewer for an
+ * unprivileged user, fitted to the budget), shared per-CPU rings of 256
+ * (or HWPROF_MMAP_PAGES), auto: shared up to 8 CPUs; another value is
+ * auto with one line to the log. */
+static int case_rings(void)
+{
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	struct rlimit nf;
+	int shared, r = need_pf(), thr;
+
+	if (r)
+		return r;
+	getrlimit(RLIMIT_NOFILE, &nf);
+	shared = ncpu <= 8 && (nf.rlim_max == RLIM_INFINITY || nf.rlim_max >= (rlim_t)ncpu * 1024 + 64);
+	thr = rings_with("thread", NULL);
+	T_CHECK(thr >= 1 && thr <= 16, "thread rings of %d pages", thr);
+	if (geteuid() == 0)
+		T_EQ(thr, 16);
+	T_EQ(rings_with("cpu", NULL), 256);
+	T_EQ(rings_with("cpu", "8"), 8);
+	T_EQ(rings_with(NULL, NULL), shared ? 256 : thr);
+	T_EQ(rings_with("auto", NULL), shared ? 256 : thr);
+	hwprof_set_log(capture, NULL, HWPROF_LOG_WARN);
+	logged[0] = 0;
+	T_EQ(rings_with("percpu", NULL), shared ? 256 : thr);
+	T_CHECK(strstr(logged, "HWPROF_RINGS=percpu: not thread, cpu or auto; auto"),
+		"log: %s", logged);
+	hwprof_set_log(NULL, NULL, 0);
+	unsetenv("HWPROF_RINGS");
+	unsetenv("HWPROF_MMAP_PAGES");
+	return t_done("rings");
+}
+
 /* Every error path, with the errno its man page names (ERRORS). */
 static int case_errors(void)
 {
@@ -681,7 +745,6 @@ static int case_dlopen(const char *self)
 }
 
 /* A period the kernel will not honour is reported, not silently raised. */
-static char logged[1024];
 
 static void capture(int level, const char *msg, void *arg)
 {
@@ -787,6 +850,8 @@ int main(int argc, char **argv)
 		return case_errors();
 	if (!strcmp(c, "mmap-pages"))
 		return case_mmap_pages();
+	if (!strcmp(c, "rings"))
+		return case_rings();
 	if (!strcmp(c, "read-reset"))
 		return case_read_reset();
 	if (!strcmp(c, "period"))
