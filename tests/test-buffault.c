@@ -3,7 +3,8 @@
  * A buffer the program unmaps or makes read-only while profiling into it
  * runs: profiling of it stops with one line on stderr and the program
  * goes on, in every API that writes the caller's memory (profil(3),
- * sprofil(3), PAPI_profil(3), pcsample(3), monitor(3), a caller's
+ * sprofil(3), PAPI_profil(3) with and without PAPI_PROFIL_FORCE_SW,
+ * pcsample(3), monitor(3), a caller's
  * histogram given to hwprof_session_add(3)). Each case runs in a child
  * whose stderr is kept: it must exit 0 and have said exactly one such line.
  * usage: test-buffault API-munmap|API-mprotect
@@ -91,8 +92,12 @@ static int start(const char *api, void *buf, size_t len)
 	if (!strcmp(api, "monitor"))
 		return monitor((caddr_t_)lo, (caddr_t_)(lo + len),
 			       (unsigned short *)buf, (int)(len / 2), 0);
-	if (!strcmp(api, "PAPI_profil")) {
-		int code;
+	if (!strcmp(api, "PAPI_profil") || !strcmp(api, "PAPI_profil_sw")) {
+		int flags = PAPI_PROFIL_POSIX, code;
+
+		/* FORCE_SW: folded in a signal handler on this thread */
+		if (!strcmp(api, "PAPI_profil_sw"))
+			flags |= PAPI_PROFIL_FORCE_SW;
 
 		if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 			return -1;
@@ -101,7 +106,7 @@ static int start(const char *api, void *buf, size_t len)
 		    PAPI_event_name_to_code("page-faults", &code) ||
 		    PAPI_add_event(papi_es, code) ||
 		    PAPI_profil(buf, (unsigned)len, (vptr_t)lo, 0x10000, papi_es,
-				code, 1, PAPI_PROFIL_POSIX))
+				code, 1, flags))
 			return -1;
 		return PAPI_start(papi_es);
 	}
@@ -136,7 +141,7 @@ static int stop(const char *api)
 		return pcsample(NULL, 0) < 0;
 	if (!strcmp(api, "monitor"))
 		return monitor(0);
-	if (!strcmp(api, "PAPI_profil"))
+	if (!strcmp(api, "PAPI_profil") || !strcmp(api, "PAPI_profil_sw"))
 		return PAPI_stop(papi_es, &v);
 	hwprof_session_free(ses);
 	return 0;
@@ -218,7 +223,8 @@ static int run(const char *api, int unmap)
 	n = lines_with(text, SAY, first, sizeof(first));
 	T_CHECK(n == 1, "%d lines say \"%s\", want 1", n, SAY);
 	snprintf(want, sizeof(want), "hwprof: %s: ",
-		 strcmp(api, "hist") ? api : "hwprof_hist_new");
+		 !strcmp(api, "hist") ? "hwprof_hist_new" :
+		 !strcmp(api, "PAPI_profil_sw") ? "PAPI_profil" : api);
 	T_CHECK(!strncmp(first, want, strlen(want)) &&
 		strstr(first, "profiling into it stopped"),
 		"the line does not name %s and the stop: %s", api, first);
@@ -228,7 +234,8 @@ static int run(const char *api, int unmap)
 int main(int argc, char **argv)
 {
 	static const char *const apis[] = {
-		"profil", "sprofil", "pcsample", "monitor", "PAPI_profil", "hist",
+		"profil", "sprofil", "pcsample", "monitor", "PAPI_profil", "PAPI_profil_sw",
+		"hist",
 	};
 	const char *c = argc > 1 ? argv[1] : "", *dash = strrchr(c, '-');
 	char tmpl[] = "/tmp/hwprof-buffault-XXXXXX";

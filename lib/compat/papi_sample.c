@@ -65,6 +65,36 @@ void hwp_papi_unprofile(struct hwp_pevent *e)
 /* ------------------------------------------------------------------ */
 /* FORCE_SW                                                             */
 
+struct sw_fold {
+	struct hwprof_hist *h;
+	uint64_t *pc, *weight;
+};
+
+static void sw_fold_cb(void *arg)
+{
+	struct sw_fold *f = arg;
+
+	hwprof_hist_fold(f->h, f->pc, f->weight, 1, NULL);
+}
+
+/* One sample into the caller's buffer under the fault guard (lib/guard.c,
+ * armed when FORCE_SW is): a buffer the program unmapped or made
+ * read-only turns this histogram off with one line, as the engine's drain
+ * does (lib/drain.c); the handler goes on. Async-signal-safe. */
+static void sw_fold(struct hwprof_hist *h, uint64_t *pc, uint64_t *weight)
+{
+	struct sw_fold f = { .h = h, .pc = pc, .weight = weight };
+	uintptr_t at = 0;
+	char what[160];
+
+	if (hwp_hist_is_off(h) ||
+	    !hwp_guard_run(sw_fold_cb, &f, hwp_hist_owns, h, &at))
+		return;
+	hwp_hist_turn_off(h);
+	hwp_hist_describe(h, at, what, sizeof(what));
+	hwp_guard_say(hwp_hist_api(h), what, at, 1);
+}
+
 static void sw_tick(int sig, siginfo_t *si, void *ctx)
 {
 	struct hwp_pset *s = sw_set;
@@ -93,8 +123,7 @@ static void sw_tick(int sig, siginfo_t *si, void *ctx)
 		excess = v[0] - (uint64_t)e->deadline;
 		e->deadline += (long long)(excess / (uint64_t)thr + 1) * thr;
 		if (sw_profiled(e) && e->hist)
-			hwprof_hist_fold(e->hist, &pc, (e->flags & PAPI_PROFIL_WEIGHTED) ?
-					 &excess : NULL, 1, NULL);
+			sw_fold(e->hist, &pc, (e->flags & PAPI_PROFIL_WEIGHTED) ? &excess : NULL);
 		if (!sw_overflow(e))
 			continue;
 		if (!hwp_papi_in_call())
@@ -132,6 +161,10 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 		return PAPI_OK;
 	if (sw_set && sw_set != s)
 		return PAPI_ECNFLCT;	/* one FORCE_SW EventSet per thread */
+	/* sw_fold()'s guard: in front of SIGSEGV and SIGBUS now, not in the
+	 * handler (sigaction there is safe, its lock is not); where it cannot
+	 * stay (a sanitizer's handler), faults are not caught */
+	(void)hwp_guard_arm();
 	sigemptyset(&sa.sa_mask);
 	pthread_mutex_lock(&sw_lock);
 	if (!sw_users && sigaction(SW_SIGNAL, &sa, &sw_saved)) {
