@@ -2,7 +2,7 @@
 /*
  * The data file module of the profile library (lib/profile/data*.c): a version 2
  * round trip with every field and awkward strings, a version 1 file read
- * into the same model, counting that merges equal keys, and malformed
+ * into the same model, a job file and version 4's call paths round trip, counting that merges equal keys, and malformed
  * files refused with one line naming the file and the line.
  */
 #define _GNU_SOURCE
@@ -88,7 +88,7 @@ static void round_trip(void)
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_EQ(r.nprocs, 4);
 	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 4) {
-		T_EQ(r.version, HD_VERSION);
+		T_EQ(r.version, 3);	/* no call paths */
 		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
 		T_EQ(r.rank, 3);
 		T_EQ(r.size, 8);
@@ -212,7 +212,7 @@ static void job_round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
-	T_EQ(r.version, 3);
+	T_EQ(r.version, 3);	/* no call paths: what 0.2 reads */
 	T_EQ(r.job, 1);
 	T_EQ(r.size, 4);
 	T_EQ(r.rank, -1);
@@ -241,6 +241,72 @@ static void job_round_trip(void)
 	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
 	T_EQ(hd_object_is_mpi("/home/u/mpiapp"), 0);
 	T_EQ(hd_object_is_mpi(NULL), 0);
+}
+
+/* Version 4's call paths: the tree's nodes shared by paths, counts per
+ * (event, thread, node) merged, the frames of a path innermost first, and
+ * what a file says of each event's paths. */
+static void paths_round_trip(void)
+{
+	struct hd_file d, r;
+	char path[300], err[512];
+	uint32_t fr[8];
+	long m, a, b, b2, x;
+	FILE *f;
+
+	hd_init(&d);
+	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+	T_EQ(hd_add_event(&d, "task-clock", 1000000), 1);
+	T_EQ(hd_add_process(&d, 10, 0, "./p"), 0);
+	T_EQ(hd_add_thread(&d, 10, 0, "p"), 0);
+	T_EQ(hd_object(&d, "/bin/p", "ab", 4096), 0);
+	d.events[0].callgraph = HD_CG_FP;
+	d.events[0].chains = 7;
+	d.events[0].cut = 2;
+	m = hd_node(&d, HD_NO_NODE, 0, 0x1000);		/* main */
+	a = hd_node(&d, (uint32_t)m, 0, 0x1010);	/* main -> a */
+	b = hd_node(&d, (uint32_t)a, 0, 0x1100);	/* main -> a -> b */
+	b2 = hd_node(&d, (uint32_t)m, 0, 0x1100);	/* main -> b */
+	x = hd_node(&d, HD_NO_NODE, HD_NO_OBJECT, 0x7f00);	/* JIT, no caller */
+	T_EQ(m, 0);
+	T_EQ(a, 1);
+	T_EQ(b, 2);
+	T_EQ(b2, 3);
+	T_EQ(x, 4);
+	T_EQ(hd_node(&d, (uint32_t)a, 0, 0x1100), b);	/* found, not added */
+	T_EQ(hd_node(&d, 99, 0, 0x1100), -1);		/* no such parent */
+	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b, 4), 0);
+	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b, 1), 0);
+	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b2, 2), 0);
+	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)x, 1), 0);
+	T_EQ(d.npaths, 3);
+	T_EQ(hd_path_frames(&d, (uint32_t)b, fr, 8), 3);
+	T_EQ(fr[0], (uint32_t)b);
+	T_EQ(fr[1], (uint32_t)a);
+	T_EQ(fr[2], (uint32_t)m);
+	T_EQ(hd_path_frames(&d, (uint32_t)b, fr, 1), 3);	/* depth beyond cap */
+	snprintf(path, sizeof(path), "%s/paths", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 4);
+	T_EQ(r.nnodes, 5);
+	T_EQ(r.npaths, 3);
+	T_EQ(r.events[0].callgraph, HD_CG_FP);
+	T_EQ(r.events[0].chains, 7);
+	T_EQ(r.events[0].cut, 2);
+	T_EQ(r.events[1].callgraph, HD_CG_NONE);
+	if (r.nnodes == 5 && r.npaths == 3) {
+		T_CHECK(!memcmp(r.nodes, d.nodes, 5 * sizeof(*r.nodes)), "nodes");
+		T_EQ(r.paths[0].count, 5);
+		T_EQ(r.paths[0].node, (uint32_t)b);
+		T_EQ(r.paths[2].count, 1);
+		T_EQ(r.nodes[4].object, HD_NO_OBJECT);
+	}
+	hd_free(&r);
+	hd_free(&d);
 }
 
 static void refused(const char *name, const char *text, const char *want)
@@ -280,6 +346,7 @@ int main(void)
 	version1();
 	empty_rest();
 	job_round_trip();
+	paths_round_trip();
 	refused("empty", "", "not an hwprof data file");
 	refused("foreign", "P6\n", "not an hwprof data file");
 	refused("v9", "hwprof-data 9\nend\n", "version 9");
@@ -339,6 +406,20 @@ int main(void)
 	refused("v3-program-size", "hwprof-data 3\nprogram abc 12x /p\nend\n", "line 2");
 	refused("v3-object-no-size", "hwprof-data 3\nobject 0 abc /x\nend\n", "line 2");
 	refused("v3-object-size", "hwprof-data 3\nobject 0 abc -5 /x\nend\n", "line 2");
+	refused("v4-node-order", "hwprof-data 4\nn 1 - - 10\nend\n", "line 2");
+	refused("v4-node-parent", "hwprof-data 4\nn 0 0 - 10\nend\n", "line 2");
+	refused("v4-node-twice", "hwprof-data 4\nn 0 - - 10\nn 1 - - 10\nend\n",
+		"node given twice");
+	refused("v4-node-object", "hwprof-data 4\nn 0 - 3 10\nend\n", "line 2");
+	refused("v4-c-no-paths", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "n 0 - - 10\nc 0 0 0 5\nend\n",
+		"without its paths line");
+	refused("v4-c-node", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\nn 0 - - 10\nc 0 0 1 5\nend\n",
+		"line 7");
+	refused("v4-paths-kind", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 lbr 5 0\nend\n", "line 5");
+	refused("v4-paths-cut", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 6\nend\n", "line 5");
+	refused("v4-paths-twice", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\npaths 0 fp 5 0\nend\n",
+		"given twice");
+	refused("v3-n", "hwprof-data 3\nn 0 - - 10\nend\n", "malformed");
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
 	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
 		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Reading the data file (hwprof-data(5)), versions 1, 2 and 3. Lines are
+ * Reading the data file (hwprof-data(5)), versions 1 to 4. Lines are
  * read in one pass and every index a line names must have been declared by
  * an earlier line, so a reader never follows a reference it has not
  * checked. A file that breaks a rule is refused with one line naming the
@@ -240,6 +240,60 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
+/* The lines version 4 added: paths, n, c. 1 when kw is none of them. */
+static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
+{
+	uint64_t a, b, c, e;
+	char *k;
+	long x;
+
+	if (!strcmp(kw, "paths")) {
+		struct hd_event *ev;
+
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents || !(k = field(r)) ||
+		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) || r->p || c > b)
+			return -1;
+		ev = &d->events[a];
+		if (ev->callgraph != HD_CG_NONE)
+			return fail(r, "paths of event %llu given twice", (unsigned long long)a);
+		if (!strcmp(k, "fp"))
+			ev->callgraph = HD_CG_FP;
+		else if (!strcmp(k, "dwarf"))
+			ev->callgraph = HD_CG_DWARF;
+		else
+			return -1;
+		ev->chains = b;
+		ev->cut = c;
+	} else if (!strcmp(kw, "n")) {
+		/* each node once, numbered in order, its parent before it */
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nnodes ||
+		    index_or_dash(r, d->nnodes, HD_NO_NODE, &b) ||
+		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &c) ||
+		    num(r, 16, UINT64_MAX, &e) || r->p)
+			return -1;
+		x = hd_node(d, (uint32_t)b, (uint32_t)c, e);
+		if (x < 0)
+			return fail(r, "out of memory");
+		if (x != (long)a)
+			return fail(r, "node given twice");
+	} else if (!strcmp(kw, "c")) {
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
+		    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
+			      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
+		    num(r, 10, UINT32_MAX, &c) || c >= d->nnodes ||
+		    num(r, 10, UINT64_MAX, &e) || r->p)
+			return -1;
+		if (d->events[a].callgraph == HD_CG_NONE)
+			return fail(r, "call-path samples of event %llu without its paths line",
+				    (unsigned long long)a);
+		if (hd_count_path(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e))
+			return fail(r, "out of memory");
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
 /* "event I PERIOD SAMPLES LOST THROTTLED MISSED WHY NAME" */
 static int read_event(struct rd *r, struct hd_file *d)
 {
@@ -410,6 +464,8 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 		return read_sample(r, d);
 	} else if (d->version >= 3) {
 		v3 = read_v3_line(r, d, kw);
+		if (v3 == 1 && d->version >= 4)
+			v3 = read_v4_line(r, d, kw);
 		return v3 == 1 ? -1 : v3;
 	} else {
 		return -1;
@@ -562,9 +618,9 @@ static int read_magic(struct rd *r, FILE *f, char **line, size_t *cap, int *vers
 	if (n <= 0 || sscanf(*line, "hwprof-data %d", version) != 1 ||
 	    strncmp(*line, "hwprof-data ", 12))
 		return fail(r, "not an hwprof data file");
-	if (*version < 1 || *version > 3)
-		return fail(r, "data file version %d; this hwprof reads versions 1 to 3",
-			    *version);
+	if (*version < 1 || *version > HD_VERSION)
+		return fail(r, "data file version %d; this hwprof reads versions 1 to %d",
+			    *version, HD_VERSION);
 	r->lineno = 1;
 	return 0;
 }

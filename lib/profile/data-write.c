@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Writing the data file (hwprof-data(5)), always as the newest version, one
- * line per entry, every string escaped so that it fits on its line.
+ * Writing the data file (hwprof-data(5)): version 4 when it holds call
+ * paths, else 3 (the same lines less 4's), one line per entry, every string escaped so that it fits on its line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -57,7 +57,12 @@ static const char *how_name(enum hd_how h)
 /* The header lines: version, host, rank, job, program, command. */
 static void write_head(FILE *f, const struct hd_file *d)
 {
-	fprintf(f, "hwprof-data %d\n", HD_VERSION);
+	int paths = 0;
+
+	/* version 3 where nothing needs 4: readers of hwprof 0.2 read it */
+	for (size_t i = 0; i < d->nevents; i++)
+		paths |= d->events[i].callgraph != HD_CG_NONE;
+	fprintf(f, "hwprof-data %d\n", paths || d->nnodes ? HD_VERSION : 3);
 	if (d->host) {
 		fputs("host ", f);
 		hd_put_escaped(f, d->host, 1);
@@ -123,6 +128,43 @@ static void write_tables(FILE *f, const struct hd_file *d)
 	}
 }
 
+static const char *cg_name(int cg)
+{
+	return cg == HD_CG_DWARF ? "dwarf" : "fp";
+}
+
+/* Version 4: each event's call-path counts, the tree's nodes (parents
+ * first), the samples per path. */
+static void write_paths(FILE *f, const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nevents; i++) {
+		const struct hd_event *e = &d->events[i];
+
+		if (e->callgraph != HD_CG_NONE)
+			fprintf(f, "paths %zu %s %llu %llu\n", i, cg_name(e->callgraph),
+				(unsigned long long)e->chains, (unsigned long long)e->cut);
+	}
+	for (size_t i = 0; i < d->nnodes; i++) {
+		const struct hd_node *x = &d->nodes[i];
+		char pa[16] = "-", o[16] = "-";
+
+		if (x->parent != HD_NO_NODE)
+			snprintf(pa, sizeof(pa), "%u", x->parent);
+		if (x->object != HD_NO_OBJECT)
+			snprintf(o, sizeof(o), "%u", x->object);
+		fprintf(f, "n %zu %s %s %llx\n", i, pa, o, (unsigned long long)x->addr);
+	}
+	for (size_t i = 0; i < d->npaths; i++) {
+		const struct hd_path *p = &d->paths[i];
+		char t[16] = "-";
+
+		if (p->thread != HD_NO_THREAD)
+			snprintf(t, sizeof(t), "%u", p->thread);
+		fprintf(f, "c %u %s %u %llu\n", p->event, t, p->node,
+			(unsigned long long)p->count);
+	}
+}
+
 /* The sample lines, then a job file's rt, f and fr lines. */
 static void write_counts(FILE *f, const struct hd_file *d)
 {
@@ -163,6 +205,7 @@ int hd_write(FILE *f, const struct hd_file *d)
 	write_head(f, d);
 	write_tables(f, d);
 	write_counts(f, d);
+	write_paths(f, d);
 	fputs("end\n", f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

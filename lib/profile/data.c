@@ -49,6 +49,10 @@ void hd_free(struct hd_file *d)
 	free(d->funcs);
 	free(d->fcounts);
 	free(d->rtotals);
+	free(d->nodes);
+	free(d->paths);
+	free(d->nslots);
+	free(d->pslots);
 	hd_init(d);
 }
 

@@ -13,7 +13,7 @@
 
 #include "../sat.h"
 
-#define HD_VERSION	3	/* the version hd_write() writes */
+#define HD_VERSION	4	/* the version hd_write() writes */
 
 struct hd_event {
 	char *name;
@@ -23,7 +23,14 @@ struct hd_event {
 	uint64_t throttled;	/* times the kernel throttled the event */
 	uint64_t missed;	/* threads that could not be covered */
 	char *missed_why;	/* a short reason when missed > 0, else NULL */
+	/* call paths (version 4, hwprof record -g): */
+	int callgraph;		/* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
+	uint64_t chains;	/* samples that came with a call path */
+	uint64_t cut;		/* of them, cut short (the kernel's depth limit,
+				 * a stack copy too small, an unwind that failed) */
 };
+
+enum { HD_CG_NONE, HD_CG_FP, HD_CG_DWARF };
 
 enum hd_how {
 	HD_RUNNING = 0,		/* not seen to end (attached, or still running) */
@@ -63,6 +70,29 @@ struct hd_sample {
 	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
 	uint64_t addr;		/* ELF virtual address in the object; the pc
 				 * itself when object is HD_NO_OBJECT */
+	uint64_t count;
+};
+
+/*
+ * Call paths (version 4) as a calling-context tree: a node is one frame
+ * under its caller's node, so a path is stored once however many samples
+ * take it, and a file grows with the program's distinct paths, not with
+ * the run's length.
+ */
+#define HD_NO_NODE	UINT32_MAX
+
+struct hd_node {
+	uint32_t parent;	/* index into nodes, or HD_NO_NODE: the outermost frame */
+	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;		/* ELF address, as in samples: the sampled pc
+				 * where a path ends here, the return address
+				 * where it goes on to a callee */
+};
+
+struct hd_path {		/* samples whose call path ends at node */
+	uint32_t event;
+	uint32_t thread;	/* index into threads (HD_NO_THREAD: job file) */
+	uint32_t node;		/* the path's innermost frame */
 	uint64_t count;
 };
 
@@ -122,9 +152,16 @@ struct hd_file {
 	size_t nfcounts;
 	struct hd_rtotal *rtotals;
 	size_t nrtotals;
-	/* private: the index that hd_count() keeps */
+	struct hd_node *nodes;	/* parents before children */
+	size_t nnodes;
+	struct hd_path *paths;
+	size_t npaths;
+	/* private: the indexes that hd_count(), hd_node() and
+	 * hd_count_path() keep */
 	size_t *slot;
 	size_t nslot;
+	size_t *nslots, nnslot;
+	size_t *pslots, npslot;
 };
 
 /* An empty file: version HD_VERSION, rank and size -1. */
@@ -132,12 +169,13 @@ void hd_init(struct hd_file *d);
 void hd_free(struct hd_file *d);
 
 /*
- * Reads a data file of version 1, 2 or 3. Returns 0, or -1 after writing one
+ * Reads a data file of version 1 to 4. Returns 0, or -1 after writing one
  * line saying what is wrong (with the file name) into err.
  */
 int hd_read(const char *path, struct hd_file *d, char *err, size_t len);
 
-/* Writes d as version HD_VERSION; returns 0 or -errno. */
+/* Writes d as version HD_VERSION when it holds call paths, else as 3
+ * (which has every other line); returns 0 or -errno. */
 int hd_write(FILE *f, const struct hd_file *d);
 
 /* Appends one entry; returns its index, or -1 when out of memory. The
@@ -184,6 +222,18 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n);
 /* Rebuilds the index of hd_count(); 0 or -1. */
 int hd_reindex(struct hd_file *d);
+
+/* The node (parent, object, addr), added when new: its index, or -1 (out
+ * of memory, or more nodes than an index holds). parent is HD_NO_NODE or
+ * an earlier node. */
+long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr);
+/* Adds n samples whose call path ends at node, merging with an equal key
+ * (event, thread, node). 0 or -1. */
+int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t node,
+		  uint64_t n);
+/* The frames of node's path, innermost first, into out (at most cap);
+ * returns the path's depth (which may exceed cap). */
+size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap);
 
 /* Writes s with \\, \n, \t, \r and other control bytes (and, when token is
  * set, spaces) escaped, so it fits on one line (or in one field). */

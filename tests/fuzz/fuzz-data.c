@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target: the data file reader of the hwprof command
- * (lib/profile/data-read.c hd_read(), versions 1, 2 and 3) on arbitrary files. A file
+ * (lib/profile/data-read.c hd_read(), versions 1 to 4) on arbitrary files. A file
  * read must either be refused with one line naming it, or give a model
  * whose every index is in range; a model read is written out again and
  * must read back the same (hd_write() and hd_read() agree).
@@ -52,6 +52,23 @@ static void check(const struct hd_file *d)
 	for (size_t i = 0; i < d->nrtotals; i++)
 		if (d->rtotals[i].proc >= d->nprocs || d->rtotals[i].event >= d->nevents)
 			abort();
+	/* version 4: a node's parent comes before it; a path's event has a
+	 * paths line */
+	for (size_t i = 0; i < d->nnodes; i++)
+		if ((d->nodes[i].parent != HD_NO_NODE && d->nodes[i].parent >= i) ||
+		    bad_object(d, d->nodes[i].object))
+			abort();
+	for (size_t i = 0; i < d->npaths; i++) {
+		const struct hd_path *p = &d->paths[i];
+
+		if (p->event >= d->nevents || p->node >= d->nnodes ||
+		    d->events[p->event].callgraph == HD_CG_NONE ||
+		    (d->job ? p->thread != HD_NO_THREAD : p->thread >= d->nthreads))
+			abort();
+	}
+	for (size_t i = 0; i < d->nevents; i++)
+		if (d->events[i].cut > d->events[i].chains)
+			abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -86,8 +103,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    e.nthreads != d.nthreads || e.nobjects != d.nobjects ||
 		    e.nsamples != d.nsamples || e.job != d.job || e.size != d.size ||
 		    e.top != d.top || e.nfuncs != d.nfuncs || e.nfcounts != d.nfcounts ||
-		    e.nrtotals != d.nrtotals || e.program_size != d.program_size)
+		    e.nrtotals != d.nrtotals || e.program_size != d.program_size ||
+		    e.nnodes != d.nnodes || e.npaths != d.npaths)
 			abort();
+		if (d.nnodes && memcmp(e.nodes, d.nodes, d.nnodes * sizeof(*d.nodes)))
+			abort();
+		if (d.npaths && memcmp(e.paths, d.paths, d.npaths * sizeof(*d.paths)))
+			abort();
+		for (size_t i = 0; i < d.nevents; i++)
+			if (e.events[i].callgraph != d.events[i].callgraph ||
+			    e.events[i].chains != d.events[i].chains ||
+			    e.events[i].cut != d.events[i].cut)
+				abort();
 		for (size_t i = 0; i < d.nobjects; i++)
 			if (e.objects[i].size != d.objects[i].size)
 				abort();
