@@ -27,6 +27,7 @@ struct rec_opts {
 	pid_t pid;		/* -p, 0: none */
 	unsigned int checkpoint;
 	unsigned int ring_pages;	/* -m, 0: none */
+	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
 	int quiet;
 	char **cmd;
 };

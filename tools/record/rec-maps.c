@@ -736,17 +736,15 @@ int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time)
 	return 0;
 }
 
-/* A sample: its object and ELF address through the map history. */
-int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
-		  uint64_t time)
+/* Where pc was at time in process p: its object (REC_NO_OBJ: none) and
+ * ELF address (the pc itself without an object), through the map
+ * history. */
+static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
+		    uint32_t *obj, uint64_t *addr)
 {
-	long t = thread_of(r, pid, tid), p;
 	const struct rec_map *m = NULL;
-	long im;
+	long im = img_at(r, &r->procs[p], time);
 
-	if (t < 0 || (p = proc_of(r, pid)) < 0)
-		return -1;
-	im = img_at(r, &r->procs[p], time);
 	while (im >= 0) {
 		const struct rec_image *img = &r->imgs[im];
 
@@ -758,10 +756,72 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
 	}
 	if (m && m->obj != REC_NO_OBJ) {
 		const struct rec_obj *o = &r->objs[m->obj];
-		uint64_t off = pc - m->start + m->pgoff;
 
-		return hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, o->hd, obj_vaddr(o, off), 1);
+		*obj = o->hd;
+		*addr = obj_vaddr(o, pc - m->start + m->pgoff);
+		return;
 	}
-	return hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, HD_NO_OBJECT, pc, 1);
+	*obj = HD_NO_OBJECT;
+	*addr = pc;
 }
 
+/*
+ * A sample's call path (PERF_SAMPLE_CALLCHAIN, user space only: the
+ * kernel's context markers are skipped), stored from the outermost frame
+ * in as nodes of the data file's tree, the sampled pc innermost; the
+ * samples of the path counted at that node. A path the kernel cut at its
+ * depth limit (max_stack frames) is counted cut.
+ */
+static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t pc,
+		      uint64_t time, const uint64_t *chain, size_t n)
+{
+	struct hd_event *he = &r->d.events[r->ev[ev].hd];
+	uint32_t parent = HD_NO_NODE, obj;
+	size_t user = 0, skip = 0;
+	uint64_t addr;
+	long node;
+
+	for (size_t i = 0; i < n; i++)
+		user += chain[i] < PERF_CONTEXT_MAX;
+	/* the first user frame is the sampled pc itself */
+	for (size_t i = 0; i < n; i++) {
+		if (chain[i] >= PERF_CONTEXT_MAX)
+			continue;
+		skip = chain[i] == pc ? i + 1 : 0;
+		break;
+	}
+	he->chains = hwp_add_sat(he->chains, 1);
+	if (r->max_stack > 0 && user >= (size_t)r->max_stack)
+		he->cut = hwp_add_sat(he->cut, 1);
+	for (size_t i = n; i-- > skip;) {
+		if (chain[i] >= PERF_CONTEXT_MAX)
+			continue;
+		resolve(r, p, chain[i], time, &obj, &addr);
+		node = hd_node(&r->d, parent, obj, addr);
+		if (node < 0)
+			return -1;
+		parent = (uint32_t)node;
+	}
+	resolve(r, p, pc, time, &obj, &addr);
+	node = hd_node(&r->d, parent, obj, addr);
+	if (node < 0)
+		return -1;
+	return hd_count_path(&r->d, r->ev[ev].hd, t, (uint32_t)node, 1);
+}
+
+/* A sample: its object and ELF address through the map history, and its
+ * call path when it came with one (chain, n entries; NULL: none). */
+int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
+		  uint64_t time, const uint64_t *chain, size_t n)
+{
+	long t = thread_of(r, pid, tid), p;
+	uint32_t obj;
+	uint64_t addr;
+
+	if (t < 0 || (p = proc_of(r, pid)) < 0)
+		return -1;
+	resolve(r, p, pc, time, &obj, &addr);
+	if (hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, obj, addr, 1))
+		return -1;
+	return chain ? count_path(r, ev, (uint32_t)t, p, pc, time, chain, n) : 0;
+}

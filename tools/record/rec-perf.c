@@ -274,6 +274,12 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	a.exclude_hv = 1;
 	a.sample_type = REC_SAMPLE_TYPE;
 	a.sample_id_all = 1;
+	if (e >= 0 && r->callgraph == HD_CG_FP) {
+		/* user space only: the frame pointers the kernel walks */
+		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.exclude_callchain_kernel = 1;
+		a.sample_max_stack = (uint16_t)r->max_stack;
+	}
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
 					(size_t)pg / 4);
@@ -415,6 +421,15 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 
 	r->bid_in_mmap = 1;
 	r->pages_asked = r->ring_pages != 0;
+	if (r->callgraph) {
+		long ms = hwp_read_long("/proc/sys/kernel/perf_event_max_stack",
+					PERF_MAX_STACK_DEPTH);
+
+		r->max_stack = ms > 0 && ms < PERF_MAX_STACK_DEPTH ? (int)ms :
+			       PERF_MAX_STACK_DEPTH;
+		for (int e = 0; e < r->nev; e++)
+			r->d.events[r->ev[e].hd].callgraph = r->callgraph;
+	}
 	ret = online_cpus(r);	/* before the ring size: it divides the budget */
 	if (ret) {
 		snprintf(why, len, "cannot list the online CPUs");

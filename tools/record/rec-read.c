@@ -113,6 +113,29 @@ static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trai
 			   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
 }
 
+/* A sample of event ev: with -g, its call path follows the fields
+ * REC_SAMPLE_TYPE names (8 bytes each after the header): nr, then nr
+ * addresses, at most r->max_stack of them user space (rec-perf.c asks
+ * for no more than PERF_MAX_STACK_DEPTH) and a few context markers. */
+static int sample(struct rec *r, uint32_t ev, const unsigned char *p, size_t n,
+		  const struct hwp_rec_id *id)
+{
+	const size_t at = sizeof(struct perf_event_header) + 4 * 8;
+	uint64_t nr, chain[PERF_MAX_STACK_DEPTH + 16];
+
+	if (r->callgraph != HD_CG_FP || n < at + 8)
+		return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, id->ip, id->time,
+				     NULL, 0);
+	nr = u64_at(p, at);
+	if (nr > (n - at - 8) / 8)
+		nr = (n - at - 8) / 8;	/* a record shorter than it says */
+	if (nr > sizeof(chain) / sizeof(chain[0]))
+		nr = sizeof(chain) / sizeof(chain[0]);
+	memcpy(chain, p + at + 8, nr * 8);
+	return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, id->ip, id->time, chain,
+			     (size_t)nr);
+}
+
 /* One whole record (copied out of its ring), in time order. */
 static int record(struct rec *r, const unsigned char *p, size_t n)
 {
@@ -129,7 +152,7 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 		if (ev == UINT32_MAX)
 			return 0;
 		r->d.events[r->ev[ev].hd].samples++;
-		return rec_on_sample(r, ev, (int)id.pid, (int)id.tid, id.ip, id.time);
+		return sample(r, ev, p, n, &id);
 	case PERF_RECORD_MMAP2:
 		return rec_mmap2(r, p, n, trailer);
 	case PERF_RECORD_COMM:

@@ -127,6 +127,10 @@ struct rec {
 	struct rec_imap pid_proc;	/* pid -> current procs index */
 	struct rec_imap tid_thread;	/* tid -> current data threads index */
 	int first_pid;			/* the command, or the attached pid */
+
+	/* call paths (-g) */
+	int callgraph;			/* HD_CG_NONE or HD_CG_FP */
+	int max_stack;			/* the kernel's depth limit for them */
 };
 
 /* rec-perf.c: per-CPU events on pid's process tree, one ring per CPU. */
@@ -171,7 +175,7 @@ int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
 		uint64_t time);
 int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time);
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
-		  uint64_t time);
+		  uint64_t time, const uint64_t *chain, size_t n);
 /* The data-file process of a pid, or NULL */
 struct hd_process *rec_process(struct rec *r, int pid);
 

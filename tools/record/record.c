@@ -45,6 +45,9 @@ static const char help[] =
 "                        until it ends or until Ctrl-C\n"
 "      --checkpoint SEC  also write the file every SEC seconds while the\n"
 "                        command runs (at most SEC lost if record is killed)\n"
+"  -g                    record each sample's call path (user space, frame\n"
+"                        pointers: build with -fno-omit-frame-pointer)\n"
+"      --call-graph fp   the same as -g\n"
 "  -m, --mmap-pages PAGES\n"
 "                        data pages of each CPU's ring: a power of two, at\n"
 "                        least 2 (bigger rings lose fewer samples)\n"
@@ -94,7 +97,7 @@ static int takes_value(const char *a)
 	return is_opt(a, "-e", "--event") || is_opt(a, "-c", "--count") ||
 	       is_opt(a, "-F", "--freq") || is_opt(a, "-o", "--output") ||
 	       is_opt(a, "-p", "--pid") || is_opt(a, NULL, "--checkpoint") ||
-	       is_opt(a, "-m", "--mmap-pages");
+	       is_opt(a, "-m", "--mmap-pages") || is_opt(a, NULL, "--call-graph");
 }
 
 /* One option with its value v: 0, or the exit status after one line. */
@@ -129,6 +132,10 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 		if (parse_u64(a, v, 86400, &x))
 			return 2;
 		op->checkpoint = (unsigned int)x;
+	} else if (is_opt(a, NULL, "--call-graph")) {
+		if (strcmp(v, "fp"))
+			return usage_error("--call-graph %s: the call-graph modes are fp", v);
+		op->callgraph = HD_CG_FP;
 	} else if (is_opt(a, "-m", "--mmap-pages")) {
 		if (parse_u64(a, v, REC_MAX_RING_PAGES, &x))
 			return 2;
@@ -165,6 +172,8 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 			return -1;
 		} else if (is_opt(a, "-q", "--quiet")) {
 			op->quiet = 1;
+		} else if (!strcmp(a, "-g")) {
+			op->callgraph = HD_CG_FP;
 		} else {
 			return usage_error("unknown option %s (see hwprof record --help)", a);
 		}
@@ -462,6 +471,7 @@ int cmd_record(int argc, char **argv)
 		return die("out of memory");
 	rec_maps_init(run.r);
 	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
+	run.r->callgraph = run.op.callgraph;
 	ret = prepare(&run);
 	if (!ret)
 		ret = run.op.pid ? rec_attach(&run) : rec_launch(&run);

@@ -43,6 +43,12 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 	me->lost = hwp_add_sat(me->lost, e->lost);
 	me->throttled = hwp_add_sat(me->throttled, e->throttled);
 	me->missed = hwp_add_sat(me->missed, e->missed);
+	/* call paths: the kind of the first file that has them; a file
+	 * without them adds samples with no path (counted, not cut) */
+	if (me->callgraph == HD_CG_NONE)
+		me->callgraph = e->callgraph;
+	me->chains = hwp_add_sat(me->chains, e->chains);
+	me->cut = hwp_add_sat(me->cut, e->cut);
 	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
 		return -1;
 	return i;
@@ -57,6 +63,43 @@ static long merge_object(struct hd_file *m, const struct hd_object *o)
 			if (m->objects[k].buildid && !strcasecmp(m->objects[k].buildid, o->buildid))
 				return (long)k;
 	return hd_object(m, o->path, o->buildid, o->size);
+}
+
+/* f's call paths into m: its nodes found or added (the same path in two
+ * files is one), its path counts renumbered (threads from t0). 0 or -1. */
+static int merge_paths(struct hd_file *m, const struct hd_file *f, const long *ev,
+		       const long *ob, size_t t0)
+{
+	uint32_t *nm;
+	int ret = -1;
+
+	if (!f->nnodes)
+		return 0;
+	nm = malloc(f->nnodes * sizeof(*nm));
+	if (!nm)
+		return -1;
+	for (size_t i = 0; i < f->nnodes; i++) {
+		const struct hd_node *x = &f->nodes[i];
+		long k = hd_node(m, x->parent == HD_NO_NODE ? HD_NO_NODE : nm[x->parent],
+				 x->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[x->object],
+				 x->addr);
+
+		if (k < 0)
+			goto out;
+		nm[i] = (uint32_t)k;
+	}
+	for (size_t i = 0; i < f->npaths; i++) {
+		const struct hd_path *p = &f->paths[i];
+
+		if (hd_count_path(m, (uint32_t)ev[p->event],
+				  p->thread == HD_NO_THREAD ? HD_NO_THREAD : (uint32_t)(t0 + p->thread),
+				  nm[p->node], p->count))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(nm);
+	return ret;
 }
 
 /* Adds file f into m (processes and threads side by side, events by
@@ -96,6 +139,8 @@ static int merge(struct hd_file *m, struct hd_file *f)
 		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
 				  f->threads[i].comm) < 0)
 			goto out;
+	if (merge_paths(m, f, ev, ob, t0))
+		goto out;
 	/* its threads are new in m: so are its keys, appended as they are
 	 * (f's samples renumbered in place; f is read no more), unless two
 	 * of its events have one name */

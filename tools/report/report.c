@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "paths.h"
 #include "symbols.h"
 #include "view.h"
 
@@ -21,15 +22,21 @@ const char report_usage[] =
 	"  DIR                  its *.data files, merged (the ranks of an MPI job)\n"
 	"  --merge              accepted for compatibility: several files are merged\n"
 	"  --event N            report the file's event N (default 0)\n"
-	"  --sort samples|symbol|imbalance  most samples first (default), by name,\n"
-	"                       or (--ranks) by max/mean over the ranks\n"
+	"  --sort samples|total|symbol|imbalance  most samples first (default), most\n"
+	"                       samples on call paths through it, by name, or\n"
+	"                       (--ranks) by max/mean over the ranks\n"
 	"  --ranks              per function: total, min, mean, max over the MPI ranks,\n"
 	"                       max/mean and the rank of the max; per-rank totals\n"
 	"  --objects            one row per object\n"
 	"  --lines              one row per source line (needs debug info)\n"
 	"  --threads            one row per thread, with its top function\n"
 	"  --processes          one row per process, with its top function\n"
-	"  --format text|csv|json  the output (default text)\n"
+	"  --format text|csv|json|folded  the output (default text); folded: one line\n"
+	"                       per call path, FlameGraph's collapsed stacks\n"
+	"  --callers FUNC       (call paths) who calls FUNC, with the samples of each\n"
+	"  --callees FUNC       (call paths) what FUNC calls\n"
+	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
+	"  --min PCT            --tree: leave out nodes under PCT %% (default 0.5)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
 	"                       with --ranks, the per-rank spread of the top functions\n"
 	"  --no-demangle        keep C++ names as the object has them\n"
@@ -44,13 +51,17 @@ static int is_clock(const char *name)
 
 /* The warnings of the reported event: threads it could not see, samples
  * the kernel dropped; to stderr and, with prefix, into the output. */
+/* Call paths of the reported event that end short of a thread's entry
+ * (paths.c counts them when the report has call paths), or UINT64_MAX. */
+static uint64_t paths_short = UINT64_MAX;
+
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
 		 int json)
 {
 	const struct hd_event *e = &d->events[event];
 	int first = 1;
 
-	for (int k = 0; k < 2; k++) {
+	for (int k = 0; k < 4; k++) {
 		char msg[512];
 
 		if (k == 0 && e->missed)
@@ -62,6 +73,20 @@ void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
 			snprintf(msg, sizeof(msg), "warning: %llu sample%s lost: the kernel "
 				 "dropped %s", (unsigned long long)e->lost,
 				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
+		else if (k == 2 && e->callgraph != HD_CG_NONE && e->cut)
+			snprintf(msg, sizeof(msg), "warning: %llu of %llu call paths (%.2f%%) were "
+				 "cut short when recorded (the kernel's depth limit, "
+				 "kernel.perf_event_max_stack): callers beyond it are missing",
+				 (unsigned long long)e->cut, (unsigned long long)e->chains,
+				 view_pct(e->cut, e->chains));
+		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_short != UINT64_MAX &&
+			 paths_short)
+			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
+				 "call path that ends short of a thread's entry (_start, "
+				 "__libc_start_main, start_thread, clone): a frame without a "
+				 "frame pointer hid its callers; build with "
+				 "-fno-omit-frame-pointer", (unsigned long long)paths_short,
+				 (unsigned long long)e->chains, view_pct(paths_short, e->chains));
 		else
 			continue;
 		if (f == stderr) {
@@ -112,6 +137,10 @@ void report_text_header(const struct view_ctx *c)
 			fputc(')', stdout);
 		}
 		fputc('\n', stdout);
+		if (e->callgraph != HD_CG_NONE)
+			printf("#   call paths (%s): %llu samples with one, %llu cut short when "
+			       "recorded\n", e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
+			       (unsigned long long)e->chains, (unsigned long long)e->cut);
 	}
 	report_warnings(stdout, "# ", d, c->event, 0);
 	if (nm_demangle_missing)
@@ -224,7 +253,11 @@ static void text_rows(const struct view_ctx *c)
 
 	switch (c->view) {
 	case VIEW_FUNCS:
-		printf("%8s %10s  %-40s %s\n", "percent", "samples", "function", "object");
+		if (c->has_totals)
+			printf("%8s %10s  %8s %10s  %-40s %s\n", "self", "samples", "total",
+			       "samples", "function", "object");
+		else
+			printf("%8s %10s  %-40s %s\n", "percent", "samples", "function", "object");
 		break;
 	case VIEW_OBJECTS:
 		printf("%8s %10s  %-40s %s\n", "percent", "samples", "object", "path");
@@ -250,6 +283,8 @@ static void text_rows(const struct view_ctx *c)
 		lead(r->n, c->total);
 		switch (c->view) {
 		case VIEW_FUNCS:
+			if (c->has_totals)
+				lead(r->total, c->total);
 			cell(name, 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
@@ -298,14 +333,15 @@ static void csv_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 	static const char *const head[] = {
-		[VIEW_FUNCS] = "percent,samples,function,object",
+		[VIEW_FUNCS] = "percent,samples,function,object",	/* then total_* */
 		[VIEW_OBJECTS] = "percent,samples,object,path",
 		[VIEW_LINES] = "percent,samples,file,line,function,object,path",
 		[VIEW_THREADS] = "percent,samples,tid,pid,comm,top_function,top_samples",
 		[VIEW_PROCS] = "percent,samples,pid,ppid,command,top_function,top_samples",
 	};
 
-	puts(head[c->view]);
+	fputs(head[c->view], stdout);
+	puts(c->has_totals ? ",total_percent,total_samples" : "");
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
@@ -323,6 +359,9 @@ static void csv_rows(const struct view_ctx *c)
 				nm_put(stdout, obj_name(c, r->obj), NM_CSV);
 			else
 				nm_put(stdout, view_obj_path(c, r->obj), NM_CSV);
+			if (c->has_totals)
+				printf(",%s,%llu", share(r->total, c->total, sb),
+				       (unsigned long long)r->total);
 			break;
 		case VIEW_LINES:
 			nm_put(stdout, r->file ? r->file : "", NM_CSV);
@@ -382,6 +421,13 @@ static void json_event(const struct hd_event *e)
 		nm_put(stdout, e->missed_why, NM_JSON);
 	else
 		printf("null");
+	printf(", \"call_paths\": ");
+	if (e->callgraph == HD_CG_NONE)
+		printf("null");
+	else
+		printf("{\"mode\": \"%s\", \"samples\": %llu, \"cut\": %llu}",
+		       e->callgraph == HD_CG_DWARF ? "dwarf" : "fp", (unsigned long long)e->chains,
+		       (unsigned long long)e->cut);
 }
 
 static void json_rows(const struct view_ctx *c)
@@ -429,6 +475,9 @@ static void json_rows(const struct view_ctx *c)
 			printf(", \"line\": %d, ", r->file ? r->line : 0);
 			/* fall through */
 		case VIEW_FUNCS:
+			if (c->has_totals)
+				printf("\"total_percent\": %s, \"total_samples\": %llu, ",
+				       share(r->total, c->total, sb), (unsigned long long)r->total);
 			printf("\"function\": ");
 			nm_put(stdout, name, NM_JSON);
 			printf(", ");
@@ -486,6 +535,8 @@ const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 
 struct report_args {
 	const char *sort, *fmt, *svgout, *evarg;
+	const char *callers, *callees, *tree;	/* call-path views, or NULL */
+	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
 	enum view_kind view;
 	char **files;		/* files and directories */
@@ -510,6 +561,18 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		a->svgout = v;
 	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
 		a->evarg = v;
+	} else if ((v = cli_value(argc, argv, i, "--callers", &bad))) {
+		a->callers = v;
+	} else if ((v = cli_value(argc, argv, i, "--callees", &bad))) {
+		a->callees = v;
+	} else if ((v = cli_value(argc, argv, i, "--tree", &bad))) {
+		a->tree = v;
+	} else if ((v = cli_value(argc, argv, i, "--min", &bad))) {
+		char *end;
+
+		a->min_pct = strtod(v, &end);
+		if (*end || end == v || !(a->min_pct >= 0 && a->min_pct <= 100))
+			return usage_error("--min %s: a percentage from 0 to 100", v);
 	} else if ((v = cli_value(argc, argv, i, "--debug-dir", &bad))) {
 		sym_debug_dir = v;
 	} else if (bad) {
@@ -554,14 +617,25 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 	if (!a->nfiles)
 		a->files[a->nfiles++] = (char *)"hwprof.data";
 	if (strcmp(a->sort, "samples") && strcmp(a->sort, "symbol") &&
-	    strcmp(a->sort, "imbalance"))
-		return usage_error("--sort %s: samples, symbol or imbalance", a->sort);
+	    strcmp(a->sort, "imbalance") && strcmp(a->sort, "total"))
+		return usage_error("--sort %s: samples, total, symbol or imbalance", a->sort);
+	if (a->tree && strcmp(a->tree, "top-down") && strcmp(a->tree, "bottom-up"))
+		return usage_error("--tree %s: top-down or bottom-up", a->tree);
+	if (!!a->callers + !!a->callees + !!a->tree > 1)
+		return usage_error("--callers, --callees and --tree: one at a time");
+	if ((a->callers || a->callees || a->tree) &&
+	    (a->ranks || a->nview || strcmp(a->fmt, "text") || a->svgout))
+		return usage_error("--callers, --callees and --tree: text, without --ranks, --svg "
+				   "or another view");
+	if (!strcmp(a->fmt, "folded") && (a->ranks || a->nview))
+		return usage_error("--format folded: functions only (no --ranks or other view)");
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
 		return usage_error("--sort imbalance: only with --ranks");
 	if (a->ranks && a->nview)
 		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
-	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json"))
-		return usage_error("--format %s: text, csv or json", a->fmt);
+	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json") &&
+	    strcmp(a->fmt, "folded"))
+		return usage_error("--format %s: text, csv, json or folded", a->fmt);
 	if (a->nview > 1)
 		return usage_error("--objects, --lines, --threads and --processes: one at a time");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
@@ -573,6 +647,48 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 
 /* Builds the view of the read files and prints it: 0, or 1 after one
  * line on stderr. */
+/* The call-path views (--callers, --callees, --tree, --format folded) and
+ * the functions' totals: 0, 1 after one line on stderr, or -1 when the
+ * report goes on to its rows. */
+static int report_paths(struct view_ctx *c, const struct report_args *a, const char *file)
+{
+	const struct hd_event *e = &c->d->events[c->event];
+	int want = a->callers || a->callees || a->tree, ret = -1;
+	struct cp p;
+
+	if (want && e->callgraph == HD_CG_NONE) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, file, NM_TEXT);
+		fputs(": no call paths (record with hwprof record -g)\n", stderr);
+		return 1;
+	}
+	if (!strcmp(a->sort, "total") && e->callgraph == HD_CG_NONE)
+		return usage_error("--sort total: the file has no call paths (record with -g)");
+	if (e->callgraph == HD_CG_NONE && strcmp(a->fmt, "folded"))
+		return -1;
+	if (cp_init(&p, c))
+		return die("out of memory");
+	if (e->callgraph != HD_CG_NONE) {
+		paths_short = cp_short(&p);
+		if (paths_short == UINT64_MAX)
+			ret = die("out of memory");
+	}
+	if (ret >= 0)
+		;
+	else if (a->callers || a->callees)
+		ret = cp_neighbours(&p, a->callers ? a->callers : a->callees, !!a->callers);
+	else if (a->tree)
+		ret = cp_tree(&p, !strcmp(a->tree, "bottom-up"), a->min_pct);
+	else if (!strcmp(a->fmt, "folded"))
+		ret = cp_folded(&p);
+	else if (c->view == VIEW_FUNCS && cp_totals(&p))
+		ret = die("out of memory");
+	if (ret == 0 && want && paths_short)
+		report_warnings(stderr, "", c->d, c->event, 0);
+	cp_free(&p);
+	return ret;
+}
+
 static int report_print(const struct hd_file *d, int event, const struct report_args *a,
 			const struct merge_inputs *in)
 {
@@ -581,9 +697,11 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 
 	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
 		ret = die("out of memory");
-	} else if (a->ranks) {
+	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
+		/* a call-path view, printed (0), or an error (1) */
+	} else if (!(ret = 0) && a->ranks) {
 		ret = rk_report(&c, a->sort, a->fmt, a->svgout, in->files, in->n);
-	} else if (view_sort(&c, !strcmp(a->sort, "symbol"))) {
+	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		ret = die("out of memory");
 	} else {
 		report_warnings(stderr, "", d, event, 0);
@@ -606,7 +724,8 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { "samples", "text", NULL, NULL, 0, 0, VIEW_FUNCS, NULL, 0 };
+	struct report_args a = { .sort = "samples", .fmt = "text", .min_pct = 0.5,
+				 .view = VIEW_FUNCS };
 	struct merge_inputs in = { 0 };
 	const char *file;
 	int event = 0, ret;
@@ -642,5 +761,5 @@ int cmd_report(int argc, char **argv)
 	}
 	hd_free(&d);
 	merge_inputs_free(&in);
-	return ret ? 1 : 0;
+	return ret == 2 ? 2 : ret ? 1 : 0;	/* 2: a usage error found with the file */
 }

@@ -639,6 +639,16 @@ static int by_samples(const void *x, const void *y)
 	return a->obj < b->obj ? -1 : a->obj > b->obj;
 }
 
+/* Most samples on paths through it first (call paths), then as above. */
+static int by_total(const void *x, const void *y)
+{
+	const struct view_row *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	return by_samples(x, y);
+}
+
 static int by_name(const void *x, const void *y)
 {
 	const struct view_row *a = x, *b = y;
@@ -651,11 +661,11 @@ static int by_name(const void *x, const void *y)
 	return by_samples(x, y);
 }
 
-/* Sorts the rows; the table's index is of no use afterwards. Returns 0,
- * or -1 when out of memory. */
+/* Sorts the rows (by_symbol 1: by name, 2: by total); the table's index is
+ * of no use afterwards. Returns 0, or -1 when out of memory. */
 int view_sort(struct view_ctx *c, int by_symbol)
 {
-	for (size_t i = 0; by_symbol && i < c->rows.n; i++) {
+	for (size_t i = 0; by_symbol == 1 && i < c->rows.n; i++) {
 		struct view_row *r = &c->rows.rows[i];
 		char buf[40];
 
@@ -664,7 +674,7 @@ int view_sort(struct view_ctx *c, int by_symbol)
 	}
 	if (c->rows.n)
 		qsort(c->rows.rows, c->rows.n, sizeof(*c->rows.rows),
-		      by_symbol ? by_name : by_samples);
+		      by_symbol == 1 ? by_name : by_symbol == 2 ? by_total : by_samples);
 	free(c->rows.slot);
 	c->rows.slot = NULL;
 	c->rows.nslot = 0;

@@ -31,6 +31,7 @@ struct view_row {
 	long parent;		/* function row (lines view), or -1 */
 	char *top;		/* top function (threads, processes) */
 	uint64_t topn;
+	uint64_t total;		/* functions: samples of paths through it (paths.c) */
 };
 
 struct rows_table {
@@ -59,6 +60,7 @@ struct view_ctx {
 	struct rows_table strs;	/* interned source file names */
 	struct rows_table flines;	/* lines view: (function, line) rows, parent set */
 	int funcs_are_rows;
+	int has_totals;		/* rows carry inclusive totals (call paths) */
 	uint64_t total;		/* samples of the event, saturating */
 };
 

@@ -1,0 +1,141 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Call paths end to end: hwprof record -g of tests/cg-prog.c (known paths
+# with exact page-fault counts), then every call-path view of hwprof
+# report: totals, callers, callees, both trees, folded stacks, merging,
+# paths cut at the kernel's depth limit, a file's size against its
+# samples, and the refusals. Exact counts only.
+# usage: test-paths.sh CASE HWPROF CG-PROG
+set -u
+case_=$1 hw=$2 prog=$3
+tmp=$(mktemp -d) || exit 99
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+. "$(dirname "$0")/tlib.sh"
+
+need_pf() {
+	"$hw" list 2>/dev/null | grep -q '^  page-faults *yes' ||
+		{ echo "SKIP: page-fault events cannot be sampled here"; exit 77; }
+}
+rec() {	# output, then cg-prog's arguments
+	o=$1
+	shift
+	"$hw" record -q -g -e page-faults -c 1 -o "$o" -- "$prog" "$@" ||
+		{ echo "FAIL: hwprof record -g $prog $*"; exit 1; }
+}
+# the samples column of FUNC's line in a --callers/--callees listing
+edge() {	# listing file, function
+	awk -v f="$2" '!/^#/ && $3 == f { print $2 }' "$1"
+}
+
+case $case_ in
+fp)
+	need_pf
+	rec "$tmp/d" paths
+	check "version 4, with the event's paths line" sh -c \
+		"head -1 '$tmp/d' | grep -qx 'hwprof-data 4' && grep -q '^paths 0 fp ' '$tmp/d'"
+	"$hw" report "$tmp/d" > "$tmp/r" 2>/dev/null
+	sed -n '1,12p' "$tmp/r"
+	check "header: the call paths" grep -q '^#   call paths (frame pointers): [0-9]* samples with one' "$tmp/r"
+	check "leaf: self 400, total 400" grep -Eq '^ *[0-9.]+% +400 +[0-9.]+% +400  leaf ' "$tmp/r"
+	check "top: self 0, total 400" grep -Eq '^ *0\.00% +0 +[0-9.]+% +400  top ' "$tmp/r"
+	check "main: total 400 at least" sh -c \
+		"awk '\$5 == \"main\" && \$4 >= 400 { ok = 1 } END { exit !ok }' '$tmp/r'"
+	"$hw" report "$tmp/d" --sort total 2>/dev/null | awk '!/^#/ && $1 ~ /%$/' > "$tmp/t"
+	check "--sort total: totals never grow down the list" sh -c \
+		"awk 'NR > 1 && \$4 > prev { bad = 1 } { prev = \$4 } END { exit bad }' '$tmp/t'"
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	cat "$tmp/c"
+	check "callers of leaf: mid_a 300" [ "$(edge "$tmp/c" mid_a)" = 300 ]
+	check "callers of leaf: mid_b 100" [ "$(edge "$tmp/c" mid_b)" = 100 ]
+	check "callers of leaf: no other" [ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/c" | wc -l)" = 2 ]
+	"$hw" report "$tmp/d" --callees top > "$tmp/e" 2>/dev/null
+	cat "$tmp/e"
+	check "callees of top: mid_a 300" [ "$(edge "$tmp/e" mid_a)" = 300 ]
+	check "callees of top: mid_b 100" [ "$(edge "$tmp/e" mid_b)" = 100 ]
+	"$hw" report "$tmp/d" --callees leaf > "$tmp/s" 2>/dev/null
+	check "callees of leaf: its own 400" grep -Eq '^ *100\.00% +400  \[self' "$tmp/s"
+	"$hw" report "$tmp/d" --tree top-down > "$tmp/td" 2>/dev/null
+	grep -E ' (main|top|mid_a|mid_b|leaf) ' "$tmp/td"
+	check "top-down: main > top > mid_a > leaf, 300 deep" sh -c \
+		"grep -A3 -E '^ *[0-9.]+% +[0-9.]+% +  main ' '$tmp/td' | grep -A2 ' top ' | grep -A1 ' mid_a ' | grep -q '      leaf '"
+	"$hw" report "$tmp/d" --tree bottom-up --min 0 > "$tmp/bu" 2>/dev/null
+	check "bottom-up: leaf first, then its callers" sh -c \
+		"awk '!/^#/ && \$1 ~ /%\$/' '$tmp/bu' | sed -n '1,2p' | awk '{ print \$2 }' | tr '\n' ' ' | grep -qx 'leaf mid_a '"
+	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
+	grep leaf "$tmp/f"
+	check "folded: ...;main;top;mid_a;leaf 300" grep -Eq '(^|;)main;top;mid_a;leaf 300$' "$tmp/f"
+	check "folded: ...;main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"
+	check "folded: its counts add up to the samples" sh -c \
+		"[ \"\$(awk '{ n += \$NF } END { print n }' '$tmp/f')\" = \"\$(awk '\$1 == \"paths\" { print \$4 }' '$tmp/d')\" ]"
+	"$hw" report "$tmp/d" --format json > "$tmp/j" 2>/dev/null
+	check "json: the event's call paths" grep -q '"call_paths": {"mode": "fp", "samples": ' "$tmp/j"
+	check "json: top's total" grep -q '"samples": 0, "total_percent": [0-9.]*, "total_samples": 400, "function": "top"' "$tmp/j"
+	"$hw" report "$tmp/d" --format csv > "$tmp/v" 2>/dev/null
+	check "csv: total columns" sh -c "head -1 '$tmp/v' | grep -qx 'percent,samples,function,object,total_percent,total_samples'"
+	check "csv: leaf" grep -Eq '^[0-9.]+,400,"leaf","cg-prog",[0-9.]+,400$' "$tmp/v"
+	for v in --threads --processes --objects --lines; do
+		check "$v of a file with paths" sh -c "'$hw' report '$tmp/d' $v >/dev/null 2>&1"
+	done
+	;;
+merge)
+	need_pf
+	rec "$tmp/a" paths
+	rec "$tmp/b" paths 2
+	"$hw" report "$tmp/a" "$tmp/b" --callers leaf > "$tmp/c" 2>/dev/null
+	cat "$tmp/c"
+	check "merged callers of leaf: mid_a 300 + 600" [ "$(edge "$tmp/c" mid_a)" = 900 ]
+	check "merged callers of leaf: mid_b 100 + 200" [ "$(edge "$tmp/c" mid_b)" = 300 ]
+	"$hw" report "$tmp/a" "$tmp/b" --format folded 2>/dev/null > "$tmp/f"
+	check "merged: one folded line per path" grep -Eq '(^|;)main;top;mid_a;leaf 900$' "$tmp/f"
+	;;
+deep)
+	# 200 frames of recursion: beyond the kernel's limit (at most 127)
+	need_pf
+	rec "$tmp/d" deep 200
+	cut=$(awk '$1 == "paths" { print $5 }' "$tmp/d")
+	check "paths cut at the depth limit counted: 10 or more (got $cut)" [ "${cut:-0}" -ge 10 ]
+	"$hw" report "$tmp/d" > "$tmp/r" 2>"$tmp/err"
+	check "the warning in the header" grep -q '^# warning: [0-9]* of [0-9]* call paths .* were cut short when recorded' "$tmp/r"
+	check "and on stderr" grep -q 'were cut short when recorded' "$tmp/err"
+	"$hw" report "$tmp/d" --format json 2>/dev/null | grep -q '"warnings": \["warning: [0-9]* of [0-9]* call paths' 
+	check "and in the JSON warnings" [ $? = 0 ]
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	check "the cut paths still end in leaf, called by deep" [ "$(edge "$tmp/c" deep)" = 10 ]
+	;;
+size)
+	# a file grows with distinct paths, not with samples: 10 times the
+	# samples on the same paths, at most 1.2 times the size
+	need_pf
+	rec "$tmp/a" paths 1
+	rec "$tmp/b" paths 10
+	sa=$(wc -c < "$tmp/a") sb=$(wc -c < "$tmp/b")
+	echo "400 faults: $sa bytes; 4000 faults: $sb bytes"
+	check "size of 10x the samples <= 1.2 x ($sb vs $sa)" [ $((sb * 10)) -le $((sa * 12)) ]
+	;;
+refusals)
+	need_pf
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/flat" -- "$prog" paths || exit 1
+	rec "$tmp/d" paths
+	err "no call paths .record with hwprof record -g." "$hw" report "$tmp/flat" --callers leaf
+	err "no call paths" "$hw" report "$tmp/flat" --tree top-down
+	uerr "--sort total: the file has no call paths" "$hw" report "$tmp/flat" --sort total
+	"$hw" report "$tmp/flat" --format folded > "$tmp/f" 2>/dev/null
+	check "folded without paths: the innermost frame alone" grep -qx 'leaf 400' "$tmp/f"
+	uerr "--tree sideways: top-down or bottom-up" "$hw" report "$tmp/d" --tree sideways
+	uerr "one at a time" "$hw" report "$tmp/d" --callers leaf --callees top
+	uerr "text, without --ranks" "$hw" report "$tmp/d" --callers leaf --format json
+	uerr "--min 200: a percentage" "$hw" report "$tmp/d" --tree top-down --min 200
+	uerr "--call-graph lbr: the call-graph modes are" "$hw" record --call-graph lbr -- true
+	err "nosuchfunction: no function of that name" "$hw" report "$tmp/d" --callers nosuchfunction
+	"$hw" report "$tmp/d" --callers mid_ > "$tmp/o" 2> "$tmp/e"
+	rc=$?
+	cat "$tmp/e"
+	check "an ambiguous name: exit 1" [ $rc = 1 ]
+	check "the candidates listed" sh -c "grep -q '2 functions match' '$tmp/e' && grep -q '  mid_a (cg-prog)' '$tmp/e' && grep -q '  mid_b (cg-prog)' '$tmp/e'"
+	;;
+*)
+	echo "unknown case $case_"; exit 99 ;;
+esac
+[ $fail = 0 ] && echo "$case_: all checks passed"
+exit $fail

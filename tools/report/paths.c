@@ -1,0 +1,520 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwprof report's call-path views (hwprof-data(5), version 4): each
+ * sample's path as function rows of the view, the inclusive ("total")
+ * samples of every function, the callers and callees of one, the
+ * top-down and bottom-up trees, and FlameGraph's folded stacks. A path's
+ * innermost frame is named by the sampled pc, every other one by its
+ * return address less one, which lies in the call instruction (the line
+ * of the call, not the line after it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "names.h"
+#include "paths.h"
+
+#define CP_UNKNOWN	(-2)
+
+int cp_init(struct cp *p, struct view_ctx *c)
+{
+	size_t n = c->d->nnodes;
+
+	memset(p, 0, sizeof(*p));
+	p->c = c;
+	p->cap = 64;
+	p->fn = malloc((2 * n + 1) * sizeof(*p->fn));
+	p->frames = malloc(p->cap * sizeof(*p->frames));
+	p->fns = malloc(p->cap * sizeof(*p->fns));
+	if (!p->fn || !p->frames || !p->fns) {
+		cp_free(p);
+		return -1;
+	}
+	for (size_t i = 0; i < 2 * n; i++)
+		p->fn[i] = CP_UNKNOWN;
+	return 0;
+}
+
+void cp_free(struct cp *p)
+{
+	free(p->fn);
+	free(p->frames);
+	free(p->fns);
+	memset(p, 0, sizeof(*p));
+}
+
+/* The function row of node as a path's innermost frame (leaf) or as a
+ * caller; -1 when out of memory. */
+static long node_fn(struct cp *p, uint32_t node, int leaf)
+{
+	long *f = &p->fn[2 * (size_t)node + !leaf];
+
+	if (*f == CP_UNKNOWN) {
+		const struct hd_node *x = &p->c->d->nodes[node];
+
+		*f = view_func_row(p->c, x->object, leaf || !x->addr ? x->addr : x->addr - 1);
+	}
+	return *f;
+}
+
+long cp_path(struct cp *p, const struct hd_path *h)
+{
+	size_t n = hd_path_frames(p->c->d, h->node, p->frames, p->cap);
+
+	if (n > p->cap) {
+		size_t cap = n + 64;
+		uint32_t *nf = realloc(p->frames, cap * sizeof(*nf));
+		long *nfn = realloc(p->fns, cap * sizeof(*nfn));
+
+		if (nf)
+			p->frames = nf;
+		if (nfn)
+			p->fns = nfn;
+		if (!nf || !nfn)
+			return -1;
+		p->cap = cap;
+		n = hd_path_frames(p->c->d, h->node, p->frames, p->cap);
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((p->fns[i] = node_fn(p, p->frames[i], i == 0)) < 0)
+			return -1;
+	return (long)n;
+}
+
+/* Whether f is among the first n of fns. */
+static int seen(const long *fns, size_t n, long f)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fns[i] == f)
+			return 1;
+	return 0;
+}
+
+int cp_totals(struct cp *p)
+{
+	struct view_ctx *c = p->c;
+	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+
+	for (size_t i = 0; i < c->d->npaths; i++) {
+		const struct hd_path *h = &c->d->paths[i];
+		long n;
+
+		if (h->event != (uint32_t)c->event)
+			continue;
+		n = cp_path(p, h);
+		if (n < 0)
+			return -1;
+		/* a function counts a sample once, however often it recurs */
+		for (long k = 0; k < n; k++)
+			if (!seen(p->fns, (size_t)k, p->fns[k]))
+				t->rows[p->fns[k]].total = hwp_add_sat(t->rows[p->fns[k]].total,
+								       h->count);
+	}
+	c->has_totals = 1;
+	return 0;
+}
+
+/* Where a thread's call path starts when it is whole: the C runtime's
+ * entry and the thread-start routines of glibc and musl. */
+static int is_entry(const char *name)
+{
+	static const char *const entry[] = {
+		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
+		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
+		"thread_start", "start",
+	};
+
+	for (size_t i = 0; i < sizeof(entry) / sizeof(entry[0]); i++)
+		if (!strcmp(name, entry[i]))
+			return 1;
+	return 0;
+}
+
+uint64_t cp_short(struct cp *p)
+{
+	struct view_ctx *c = p->c;
+	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	uint64_t n = 0;
+	char buf[40];
+
+	for (size_t i = 0; i < c->d->npaths; i++) {
+		const struct hd_path *h = &c->d->paths[i];
+		long k;
+
+		if (h->event != (uint32_t)c->event)
+			continue;
+		if ((k = cp_path(p, h)) < 0)
+			return UINT64_MAX;
+		t = c->funcs_are_rows ? &c->rows : &c->funcs;	/* may have grown */
+		if (!is_entry(view_name(&t->rows[p->fns[k - 1]], buf)))
+			n = hwp_add_sat(n, h->count);
+	}
+	return n;
+}
+
+/* ------------------------------------------------------------------ */
+/* One function's callers and callees                                   */
+
+/* Case-sensitive substring search over the function rows' names. */
+long cp_find(struct cp *p, const char *name)
+{
+	struct view_ctx *c = p->c;
+	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	long exact = -1, part = -1;
+	size_t nexact = 0, npart = 0;
+	char buf[40];
+
+	for (size_t i = 0; i < t->n; i++) {
+		const char *s = view_name(&t->rows[i], buf);
+
+		if (!strcmp(s, name)) {
+			exact = (long)i;
+			nexact++;
+		} else if (strstr(s, name)) {
+			part = (long)i;
+			npart++;
+		}
+	}
+	if (nexact == 1)
+		return exact;
+	if (!nexact && npart == 1)
+		return part;
+	fputs("hwprof: ", stderr);
+	nm_put(stderr, name, NM_TEXT);
+	if (!nexact && !npart) {
+		fputs(": no function of that name took samples on a call path\n", stderr);
+		return -1;
+	}
+	fprintf(stderr, ": %zu functions match; give one of:\n", nexact ? nexact : npart);
+	for (size_t i = 0, k = 0; i < t->n && k < 20; i++) {
+		const char *s = view_name(&t->rows[i], buf);
+
+		if (nexact ? !strcmp(s, name) : !!strstr(s, name)) {
+			fputs("hwprof:   ", stderr);
+			nm_put(stderr, s, NM_TEXT);
+			fprintf(stderr, " (%s)\n", t->rows[i].obj == HD_NO_OBJECT ? "[unknown]" :
+				view_base(c->d->objects[t->rows[i].obj].path));
+			k++;
+		}
+	}
+	return -1;
+}
+
+struct edge {
+	long fn;		/* -1: none (the path's end) */
+	uint64_t n;
+};
+
+static int by_count(const void *x, const void *y)
+{
+	const struct edge *a = x, *b = y;
+
+	return a->n != b->n ? (a->n < b->n ? 1 : -1) : (a->fn > b->fn) - (a->fn < b->fn);
+}
+
+/* Adds n to the edge to fn in e (of *ne), once per path (done). */
+static int edge_add(struct edge **e, size_t *ne, long fn, uint64_t n)
+{
+	for (size_t i = 0; i < *ne; i++)
+		if ((*e)[i].fn == fn) {
+			(*e)[i].n = hwp_add_sat((*e)[i].n, n);
+			return 0;
+		}
+	if (hd_grow(e, *ne, sizeof(**e)))
+		return -1;
+	(*e)[(*ne)++] = (struct edge){ fn, n };
+	return 0;
+}
+
+int cp_neighbours(struct cp *p, const char *name, int callers)
+{
+	struct view_ctx *c = p->c;
+	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	struct edge *e = NULL;
+	size_t ne = 0;
+	uint64_t total = 0;
+	long f = cp_find(p, name), *one = NULL;
+	char buf[40];
+	int ret = 1;
+
+	if (f < 0)
+		return 1;
+	for (size_t i = 0; i < c->d->npaths; i++) {
+		const struct hd_path *h = &c->d->paths[i];
+		size_t none = 0;
+		long n;
+
+		if (h->event != (uint32_t)c->event)
+			continue;
+		n = cp_path(p, h);
+		if (n < 0)
+			goto oom;
+		if (!seen(p->fns, (size_t)n, f))
+			continue;
+		total = hwp_add_sat(total, h->count);
+		free(one);
+		one = malloc(((size_t)n + 1) * sizeof(*one));
+		if (!one)
+			goto oom;
+		/* fns is innermost first: a caller is the next one out */
+		for (long k = 0; k < n; k++) {
+			long nb;
+
+			if (p->fns[k] != f)
+				continue;
+			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) : (k ? p->fns[k - 1] : -1);
+			if (seen(one, none, nb))
+				continue;
+			one[none++] = nb;
+			if (edge_add(&e, &ne, nb, h->count))
+				goto oom;
+		}
+	}
+	qsort(e, ne, sizeof(*e), by_count);
+	printf("# %s of ", callers ? "callers" : "callees");
+	nm_put(stdout, view_name(&t->rows[f], buf), NM_TEXT);
+	printf(": %llu samples on call paths through it (100%%); a path counts once "
+	       "for each %s\n", (unsigned long long)total, callers ? "caller" : "callee");
+	printf("%8s %10s  %s\n", "percent", "samples", callers ? "caller" : "callee");
+	for (size_t i = 0; i < ne; i++) {
+		printf("%7.2f%% %10llu  ", view_pct(e[i].n, total), (unsigned long long)e[i].n);
+		if (e[i].fn < 0)
+			fputs(callers ? "[no caller: the path's outermost frame]" :
+			      "[self: samples in it]", stdout);
+		else
+			nm_put(stdout, view_name(&t->rows[e[i].fn], buf), NM_TEXT);
+		putchar('\n');
+	}
+	ret = 0;
+	goto out;
+oom:
+	ret = die("out of memory");
+out:
+	free(one);
+	free(e);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Trees                                                                */
+
+struct tnode {
+	long parent, fn;
+	uint64_t total, self;
+	size_t first, nkids;	/* its children in the sorted order */
+};
+
+struct tree {
+	struct tnode *n;
+	size_t nn;
+	struct rows_table idx;	/* (parent + 1, fn) -> node */
+	size_t *kids;		/* nodes sorted by parent, then by total */
+};
+
+static long tree_get(struct tree *tr, long parent, long fn)
+{
+	long i = rows_get(&tr->idx, (uint64_t)(parent + 1), (uint64_t)fn);
+
+	if (i < 0)
+		return -1;
+	if ((size_t)i == tr->nn) {
+		if (hd_grow(&tr->n, tr->nn, sizeof(*tr->n)))
+			return -1;
+		tr->n[tr->nn++] = (struct tnode){ parent, fn, 0, 0, 0, 0 };
+	}
+	return i;
+}
+
+static const struct tree *sort_tree;
+
+static int by_parent_total(const void *x, const void *y)
+{
+	const struct tnode *a = &sort_tree->n[*(const size_t *)x];
+	const struct tnode *b = &sort_tree->n[*(const size_t *)y];
+
+	if (a->parent != b->parent)
+		return a->parent < b->parent ? -1 : 1;
+	if (a->total != b->total)
+		return a->total < b->total ? 1 : -1;
+	return (a->fn > b->fn) - (a->fn < b->fn);
+}
+
+static void tree_print(const struct cp *p, const struct tree *tr, size_t from, size_t n,
+		       int depth, uint64_t all, uint64_t min, int bottom_up)
+{
+	const struct view_ctx *c = p->c;
+	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	char buf[40];
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct tnode *x = &tr->n[tr->kids[k]];
+		const struct view_row *r = &t->rows[x->fn];
+
+		if (x->total < min)
+			break;		/* sorted: the rest are smaller */
+		printf("%7.2f%% ", view_pct(x->total, all));
+		if (!bottom_up)
+			printf("%7.2f%% ", view_pct(x->self, all));
+		for (int i = 0; i < depth && i < 64; i++)
+			fputs("  ", stdout);
+		nm_put(stdout, view_name(r, buf), NM_TEXT);
+		printf("  %s\n", r->obj == HD_NO_OBJECT ? "[unknown]" :
+		       view_base(c->d->objects[r->obj].path));
+		tree_print(p, tr, x->first, x->nkids, depth + 1, all, min, bottom_up);
+	}
+}
+
+int cp_tree(struct cp *p, int bottom_up, double min_pct)
+{
+	struct view_ctx *c = p->c;
+	struct tree tr = { 0 };
+	uint64_t all = 0;
+	size_t roots = 0;
+	int ret = 1;
+
+	for (size_t i = 0; i < c->d->npaths; i++) {
+		const struct hd_path *h = &c->d->paths[i];
+		long n, parent = -1, x;
+
+		if (h->event != (uint32_t)c->event)
+			continue;
+		if ((n = cp_path(p, h)) < 0)
+			goto oom;
+		all = hwp_add_sat(all, h->count);
+		for (long k = 0; k < n; k++) {
+			long fn = p->fns[bottom_up ? k : n - 1 - k];
+
+			if ((x = tree_get(&tr, parent, fn)) < 0)
+				goto oom;
+			tr.n[x].total = hwp_add_sat(tr.n[x].total, h->count);
+			if (k == n - 1 && !bottom_up)
+				tr.n[x].self = hwp_add_sat(tr.n[x].self, h->count);
+			parent = x;
+		}
+	}
+	tr.kids = malloc((tr.nn + 1) * sizeof(*tr.kids));
+	if (!tr.kids)
+		goto oom;
+	for (size_t i = 0; i < tr.nn; i++)
+		tr.kids[i] = i;
+	sort_tree = &tr;
+	qsort(tr.kids, tr.nn, sizeof(*tr.kids), by_parent_total);
+	for (size_t k = 0; k < tr.nn; k++) {
+		struct tnode *x = &tr.n[tr.kids[k]];
+
+		if (x->parent < 0) {
+			roots++;
+			continue;
+		}
+		if (!tr.n[x->parent].nkids++)
+			tr.n[x->parent].first = k;
+	}
+	printf("# %s tree of the call paths: %s; nodes under %.2f%% of the %llu samples "
+	       "with a path are left out\n", bottom_up ? "bottom-up" : "top-down",
+	       bottom_up ? "each function where samples fell, then its callers, outward; "
+			   "total: samples of that path suffix" :
+			   "from the outermost frames in; total: samples in the node and below, "
+			   "self: in the node itself",
+	       min_pct, (unsigned long long)all);
+	printf(bottom_up ? "%8s  %s\n" : "%8s %8s  %s\n", "total", bottom_up ? "function" : "self",
+	       "function");
+	tree_print(p, &tr, 0, roots, 0, all, (uint64_t)((double)all * min_pct / 100.0),
+		   bottom_up);
+	ret = 0;
+	goto out;
+oom:
+	ret = die("out of memory");
+out:
+	free(tr.n);
+	free(tr.kids);
+	rows_free(&tr.idx);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Folded stacks                                                        */
+
+struct fline {
+	char *s;
+	uint64_t n;
+};
+
+static int by_str(const void *x, const void *y)
+{
+	return strcmp(((const struct fline *)x)->s, ((const struct fline *)y)->s);
+}
+
+/* One frame's name as FlameGraph's collapsed format takes it: on one line,
+ * with no ';' (the frame separator). */
+static void put_frame(FILE *f, const char *name)
+{
+	for (const char *s = name; *s; s++)
+		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
+}
+
+int cp_folded(struct cp *p)
+{
+	struct view_ctx *c = p->c;
+	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	struct fline *l = NULL;
+	size_t nl = 0;
+	int ret = 1, paths = c->d->events[c->event].callgraph != HD_CG_NONE;
+	char buf[40];
+
+	/* with paths, one line per path; without, one per innermost frame */
+	for (size_t i = 0; i < (paths ? c->d->npaths : c->d->nsamples); i++) {
+		const struct hd_path *h = paths ? &c->d->paths[i] : NULL;
+		const struct hd_sample *s = paths ? NULL : &c->d->samples[i];
+		size_t len = 0;
+		long n, one;
+		FILE *m;
+
+		if ((h ? h->event : s->event) != (uint32_t)c->event)
+			continue;
+		if (h) {
+			n = cp_path(p, h);
+		} else {
+			one = view_func_row(c, s->object, s->addr);
+			n = one < 0 ? -1 : 1;
+			p->fns[0] = one;
+		}
+		if (n < 0 || hd_grow(&l, nl, sizeof(*l)))
+			goto oom;
+		l[nl].s = NULL;
+		m = open_memstream(&l[nl].s, &len);
+		if (!m)
+			goto oom;
+		for (long k = n - 1; k >= 0; k--) {
+			put_frame(m, view_name(&t->rows[p->fns[k]], buf));
+			if (k)
+				fputc(';', m);
+		}
+		if (fclose(m) || !l[nl].s)
+			goto oom;
+		l[nl++].n = h ? h->count : s->count;
+	}
+	if (nl)
+		qsort(l, nl, sizeof(*l), by_str);
+	for (size_t i = 0; i < nl;) {
+		uint64_t n = 0;
+		size_t j = i;
+
+		for (; j < nl && !strcmp(l[j].s, l[i].s); j++)
+			n = hwp_add_sat(n, l[j].n);
+		printf("%s %llu\n", l[i].s, (unsigned long long)n);
+		i = j;
+	}
+	ret = 0;
+	goto out;
+oom:
+	ret = die("out of memory");
+out:
+	for (size_t i = 0; i < nl; i++)
+		free(l[i].s);
+	free(l);
+	return ret;
+}

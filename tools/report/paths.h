@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* hwprof report's call-path views (tools/report/paths.c). */
+#ifndef HWPROF_TOOLS_PATHS_H
+#define HWPROF_TOOLS_PATHS_H
+
+#include "view.h"
+
+struct cp {
+	struct view_ctx *c;
+	long *fn;		/* per node: its function row as a leaf [2i] and as
+				 * a caller [2i+1], found when first asked */
+	uint32_t *frames;	/* the path being read: its nodes, innermost first */
+	long *fns;		/* and their function rows */
+	size_t cap;
+};
+
+/* For a built view c (functions, or any view: its function table). */
+int cp_init(struct cp *p, struct view_ctx *c);
+void cp_free(struct cp *p);
+/* The function rows of path h into p->fns, innermost first: their
+ * number, or -1 (out of memory). */
+long cp_path(struct cp *p, const struct hd_path *h);
+/* Every function's inclusive samples (paths through it, once each) into
+ * its row's total, before the view is sorted. 0 or -1. */
+int cp_totals(struct cp *p);
+/* The function row named name (exact, else a unique substring); -1 after
+ * saying on stderr that none or several match (listing them). */
+long cp_find(struct cp *p, const char *name);
+/* The samples whose path ends short of a thread's entry (_start, clone,
+ * start_thread...: its outermost frame is another function), or
+ * UINT64_MAX when out of memory. */
+uint64_t cp_short(struct cp *p);
+/* --callers / --callees name as text: 0, or 1 after one line on stderr. */
+int cp_neighbours(struct cp *p, const char *name, int callers);
+/* --tree top-down or bottom-up, leaving out nodes under min_pct. */
+int cp_tree(struct cp *p, int bottom_up, double min_pct);
+/* --format folded: FlameGraph's collapsed stacks (the innermost frame
+ * alone for a flat profile). */
+int cp_folded(struct cp *p);
+
+#endif
