@@ -144,7 +144,7 @@ errors)
 	err "malformed line" "$hw" report "$tmp/bad"
 	printf 'hwprof-data 1\n' > "$tmp/trunc"
 	err "truncated" "$hw" report "$tmp/trunc"
-	err "--format xml: text, csv, json or folded" "$hw" report "$tmp/trunc" --format xml
+	err "--format xml: text, csv, json, folded or pprof" "$hw" report "$tmp/trunc" --format xml
 	err "unknown command" "$hw" frobnicate
 	err "-c 0: not a positive" "$hw" record -c 0 -- "$demo"
 	err "-F needs a clock or cycles event" "$hw" record -e page-faults -F 99 -- "$demo"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # Call paths end to end: hwprof record -g of tests/cg-prog.c (known paths
 # with exact page-fault counts), then every call-path view of hwprof
-# report: totals, callers, callees, both trees, folded stacks, merging,
+# report: totals, callers, callees, both trees, folded stacks, pprof
+# (checked with go tool pprof), merging,
 # paths cut at the kernel's depth limit, a file's size against its
 # samples, and the refusals. Exact counts only.
 # usage: test-paths.sh CASE HWPROF CG-PROG
@@ -112,6 +113,47 @@ size)
 	sa=$(wc -c < "$tmp/a") sb=$(wc -c < "$tmp/b")
 	echo "400 faults: $sa bytes; 4000 faults: $sb bytes"
 	check "size of 10x the samples <= 1.2 x ($sb vs $sa)" [ $((sb * 10)) -le $((sa * 12)) ]
+	;;
+pprof)
+	# go tool pprof reads what --format pprof writes, and its -top agrees
+	# with hwprof report function by function (self = flat, total = cum),
+	# with call paths and without
+	need_pf
+	go=$(command -v go) || { echo "SKIP: no go (Debian's golang-go) for go tool pprof"; exit 77; }
+	export HOME="$tmp" GOCACHE="$tmp/gocache" GOFLAGS=
+	rec "$tmp/g" paths
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/flat" -- "$prog" paths || exit 1
+	for f in g flat; do
+		"$hw" report "$tmp/$f" --format pprof > "$tmp/$f.pb.gz" 2>/dev/null
+		check "$f: gzip" sh -c "gzip -t '$tmp/$f.pb.gz'"
+		"$go" tool pprof -top -nodefraction=0 -nodecount=100000 "$tmp/$f.pb.gz" \
+			> "$tmp/$f.top" 2> "$tmp/$f.err" || { cat "$tmp/$f.err"; fail=1; }
+		# name flat cum, summed by name (pprof merges functions by name)
+		awk 'go && NF >= 6 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i
+			f[n] += $1; c[n] += $4 }
+			$1 == "flat" { go = 1 }
+			END { for (n in f) print n "\t" f[n] "\t" c[n] }' "$tmp/$f.top" | sort > "$tmp/$f.go"
+		# CSV: percent,samples,"function","object"[,total_percent,total_samples]
+		if [ $f = g ]; then
+			"$hw" report "$tmp/$f" --format csv 2>/dev/null | awk -F'","' 'NR > 1 {
+				split($1, h, ","); fn = substr($1, index($1, "\"") + 1)
+				split($2, t, ","); print fn "\t" h[2] "\t" t[3] }' > "$tmp/$f.hw0"
+		else
+			"$hw" report "$tmp/$f" --format csv 2>/dev/null | awk -F'","' 'NR > 1 && NF > 1 {
+				split($1, h, ","); fn = substr($1, index($1, "\"") + 1)
+				print fn "\t" h[2] "\t" h[2] }' > "$tmp/$f.hw0"
+		fi
+		awk -F'\t' '$2 + $3 > 0 { f[$1] += $2; c[$1] += $3 }
+			END { for (n in f) print n "\t" f[n] "\t" c[n] }' "$tmp/$f.hw0" | sort > "$tmp/$f.hw"
+		head -3 "$tmp/$f.hw"
+		check "$f: go tool pprof -top = hwprof report, function by function ($(wc -l < "$tmp/$f.hw") functions)" \
+			cmp -s "$tmp/$f.go" "$tmp/$f.hw"
+		diff "$tmp/$f.go" "$tmp/$f.hw" | head -10
+	done
+	check "pprof: leaf 400 flat, 400 cum" grep -q "^leaf	400	400$" "$tmp/g.go"
+	check "pprof: top 0 flat, 400 cum" grep -q "^top	0	400$" "$tmp/g.go"
+	"$go" tool pprof -traces "$tmp/g.pb.gz" 2>/dev/null > "$tmp/tr"
+	check "pprof: thread and pid labels" sh -c "grep -q ' thread: ' '$tmp/tr' && grep -q ' pid: ' '$tmp/tr'"
 	;;
 refusals)
 	need_pf

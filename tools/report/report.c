@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "paths.h"
+#include "pprof.h"
 #include "symbols.h"
 #include "view.h"
 
@@ -31,8 +33,9 @@ const char report_usage[] =
 	"  --lines              one row per source line (needs debug info)\n"
 	"  --threads            one row per thread, with its top function\n"
 	"  --processes          one row per process, with its top function\n"
-	"  --format text|csv|json|folded  the output (default text); folded: one line\n"
-	"                       per call path, FlameGraph's collapsed stacks\n"
+	"  --format text|csv|json|folded|pprof  the output (default text); folded: one\n"
+	"                       line per call path, FlameGraph's collapsed stacks;\n"
+	"                       pprof: gzip-compressed profile.proto (go tool pprof)\n"
 	"  --callers FUNC       (call paths) who calls FUNC, with the samples of each\n"
 	"  --callees FUNC       (call paths) what FUNC calls\n"
 	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
@@ -627,15 +630,18 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 	    (a->ranks || a->nview || strcmp(a->fmt, "text") || a->svgout))
 		return usage_error("--callers, --callees and --tree: text, without --ranks, --svg "
 				   "or another view");
-	if (!strcmp(a->fmt, "folded") && (a->ranks || a->nview))
-		return usage_error("--format folded: functions only (no --ranks or other view)");
+	if ((!strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")) && (a->ranks || a->nview))
+		return usage_error("--format %s: functions only (no --ranks or other view)", a->fmt);
+	if (!strcmp(a->fmt, "pprof") && isatty(STDOUT_FILENO))
+		return usage_error("--format pprof writes a gzip-compressed file: redirect the output "
+				   "(> profile.pb.gz)");
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
 		return usage_error("--sort imbalance: only with --ranks");
 	if (a->ranks && a->nview)
 		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
 	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json") &&
-	    strcmp(a->fmt, "folded"))
-		return usage_error("--format %s: text, csv, json or folded", a->fmt);
+	    strcmp(a->fmt, "folded") && strcmp(a->fmt, "pprof"))
+		return usage_error("--format %s: text, csv, json, folded or pprof", a->fmt);
 	if (a->nview > 1)
 		return usage_error("--objects, --lines, --threads and --processes: one at a time");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
@@ -664,7 +670,7 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	}
 	if (!strcmp(a->sort, "total") && e->callgraph == HD_CG_NONE)
 		return usage_error("--sort total: the file has no call paths (record with -g)");
-	if (e->callgraph == HD_CG_NONE && strcmp(a->fmt, "folded"))
+	if (e->callgraph == HD_CG_NONE && strcmp(a->fmt, "folded") && strcmp(a->fmt, "pprof"))
 		return -1;
 	if (cp_init(&p, c))
 		return die("out of memory");
@@ -681,6 +687,8 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 		ret = cp_tree(&p, !strcmp(a->tree, "bottom-up"), a->min_pct);
 	else if (!strcmp(a->fmt, "folded"))
 		ret = cp_folded(&p);
+	else if (!strcmp(a->fmt, "pprof"))
+		ret = pprof_write(c, stdout);
 	else if (c->view == VIEW_FUNCS && cp_totals(&p))
 		ret = die("out of memory");
 	if (ret == 0 && want && paths_short)
