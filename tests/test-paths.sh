@@ -3,7 +3,7 @@
 # Call paths end to end: hwprof record -g of tests/cg-prog.c (known paths
 # with exact page-fault counts), then every call-path view of hwprof
 # report: totals, callers, callees, both trees, folded stacks, pprof
-# (checked with go tool pprof), merging,
+# (checked with go tool pprof), the flame graph (in Chromium), merging,
 # paths cut at the kernel's depth limit, a file's size against its
 # samples, and the refusals. Exact counts only.
 # usage: test-paths.sh CASE HWPROF CG-PROG
@@ -154,6 +154,73 @@ pprof)
 	check "pprof: top 0 flat, 400 cum" grep -q "^top	0	400$" "$tmp/g.go"
 	"$go" tool pprof -traces "$tmp/g.pb.gz" 2>/dev/null > "$tmp/tr"
 	check "pprof: thread and pid labels" sh -c "grep -q ' thread: ' '$tmp/tr' && grep -q ' pid: ' '$tmp/tr'"
+	;;
+svg)
+	# a flame graph: each path's functions stacked, as wide as their
+	# samples, well-formed; then in Chromium, headless: the DOM holds the
+	# frames, #zoom= and #search= run the script (a click and a search do
+	# the same), and the screenshot has colour
+	need_pf
+	rec "$tmp/d" paths
+	"$hw" report "$tmp/d" --svg "$tmp/f.svg" > /dev/null 2>&1
+	check "svg written" [ -s "$tmp/f.svg" ]
+	check "well-formed, with a script and 'leaf' 400 wide as 'mid_a' 300 + 'mid_b' 100" python3 -c "
+import xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+r = ET.parse('$tmp/f.svg').getroot()
+assert r.find(ns + 'script') is not None
+w = {}
+for g in r.iter(ns + 'g'):
+    n = g.get('data-n'); s = int(g.get('data-s'))
+    w.setdefault(n, []).append((s, float(g.get('data-w')), int(g.get('data-d'))))
+leaf = sorted(w['leaf']); ma = w['mid_a']; mb = w['mid_b']
+assert [x[0] for x in leaf] == [100, 300], leaf
+assert ma[0][0] == 300 and mb[0][0] == 100
+assert abs(leaf[1][1] - 3 * leaf[0][1]) < 0.01 and leaf[1][2] == ma[0][2] + 1
+assert w['top'][0][0] == 400 and w['main'][0][0] == 400
+"
+	br=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+	[ -n "$br" ] || { echo "SKIP part: no chromium here to run the flame graph"; exit $fail; }
+	prof=$(mktemp -d)
+	set -- --headless --no-sandbox --disable-gpu --no-first-run \
+		--disable-background-networking --disable-component-update \
+		--disable-sync --user-data-dir="$prof" --virtual-time-budget=3000
+	timeout 120 "$br" "$@" --dump-dom "file://$tmp/f.svg" > "$tmp/dom" 2>/dev/null
+	timeout 120 "$br" "$@" --dump-dom "file://$tmp/f.svg#zoom=mid_a" > "$tmp/zoom" 2>/dev/null
+	timeout 120 "$br" "$@" --dump-dom "file://$tmp/f.svg#search=%5Emid_" > "$tmp/search" 2>/dev/null
+	h=$(sed -n 's/.*<svg[^>]* height="\([0-9]*\)".*/\1/p' "$tmp/f.svg" | head -1)
+	timeout 120 "$br" "$@" --screenshot="$tmp/shot.png" --window-size=1220,"$h" \
+		"file://$tmp/f.svg" >/dev/null 2>&1
+	rm -rf "$prof"
+	check "chromium: the frames in the DOM" sh -c "grep -q '<title>leaf (cg-prog): 300 samples' '$tmp/dom' && grep -q '<title>mid_b (cg-prog): 100 samples' '$tmp/dom'"
+	check "chromium: #zoom=mid_a stretches mid_a over the width" sh -c \
+		"grep -o 'data-n=\"mid_a\"[^<]*<title>[^<]*</title><rect[^>]*>' '$tmp/zoom' | grep -q ' width=\"1180\"'"
+	check "chromium: and says so" grep -q 'zoomed into mid_a' "$tmp/zoom"
+	check "chromium: and hides mid_b" sh -c "grep -o '<g class=\"f\"[^>]*data-n=\"mid_b\"[^>]*>' '$tmp/zoom' | grep -q 'display: none'"
+	pct=$(awk '$1 == "paths" { printf "%.2f", 40000 / $4 }' "$tmp/d")
+	check "chromium: #search=^mid_ matches $pct% of the samples" grep -q "matched ^mid_: $pct% of the samples" "$tmp/search"
+	check "chromium: screenshot with colour" python3 -c "
+import zlib, struct
+b = open('$tmp/shot.png', 'rb').read()
+assert b[:8] == b'\x89PNG\r\n\x1a\n'
+w, h, depth, ctype = struct.unpack('>IIBB', b[16:26])
+idat = b''
+i = 8
+while i < len(b):
+    n = struct.unpack('>I', b[i:i+4])[0]
+    if b[i+4:i+8] == b'IDAT':
+        idat += b[i+8:i+8+n]
+    i += 12 + n
+raw = zlib.decompress(idat)
+bpp = 4 if ctype == 6 else 3
+stride = 1 + w * bpp
+colours = set()
+for y in range(h - 120, h, 2):
+    row = raw[y*stride+1:(y+1)*stride]
+    for x in range(0, w*bpp, bpp*4):
+        colours.add(row[x:x+3])
+assert len(colours) >= 4, len(colours)
+"
 	;;
 refusals)
 	need_pf

@@ -302,39 +302,26 @@ out:
 /* ------------------------------------------------------------------ */
 /* Trees                                                                */
 
-struct tnode {
-	long parent, fn;
-	uint64_t total, self;
-	size_t first, nkids;	/* its children in the sorted order */
-};
-
-struct tree {
-	struct tnode *n;
-	size_t nn;
-	struct rows_table idx;	/* (parent + 1, fn) -> node */
-	size_t *kids;		/* nodes sorted by parent, then by total */
-};
-
-static long tree_get(struct tree *tr, long parent, long fn)
+static long tree_get(struct cp_tree *tr, struct rows_table *idx, long parent, long fn)
 {
-	long i = rows_get(&tr->idx, (uint64_t)(parent + 1), (uint64_t)fn);
+	long i = rows_get(idx, (uint64_t)(parent + 1), (uint64_t)fn);
 
 	if (i < 0)
 		return -1;
 	if ((size_t)i == tr->nn) {
 		if (hd_grow(&tr->n, tr->nn, sizeof(*tr->n)))
 			return -1;
-		tr->n[tr->nn++] = (struct tnode){ parent, fn, 0, 0, 0, 0 };
+		tr->n[tr->nn++] = (struct cp_tnode){ parent, fn, 0, 0, 0, 0 };
 	}
 	return i;
 }
 
-static const struct tree *sort_tree;
+static const struct cp_tree *sort_tree;
 
 static int by_parent_total(const void *x, const void *y)
 {
-	const struct tnode *a = &sort_tree->n[*(const size_t *)x];
-	const struct tnode *b = &sort_tree->n[*(const size_t *)y];
+	const struct cp_tnode *a = &sort_tree->n[*(const size_t *)x];
+	const struct cp_tnode *b = &sort_tree->n[*(const size_t *)y];
 
 	if (a->parent != b->parent)
 		return a->parent < b->parent ? -1 : 1;
@@ -343,39 +330,12 @@ static int by_parent_total(const void *x, const void *y)
 	return (a->fn > b->fn) - (a->fn < b->fn);
 }
 
-static void tree_print(const struct cp *p, const struct tree *tr, size_t from, size_t n,
-		       int depth, uint64_t all, uint64_t min, int bottom_up)
-{
-	const struct view_ctx *c = p->c;
-	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
-	char buf[40];
-
-	for (size_t k = from; k < from + n; k++) {
-		const struct tnode *x = &tr->n[tr->kids[k]];
-		const struct view_row *r = &t->rows[x->fn];
-
-		if (x->total < min)
-			break;		/* sorted: the rest are smaller */
-		printf("%7.2f%% ", view_pct(x->total, all));
-		if (!bottom_up)
-			printf("%7.2f%% ", view_pct(x->self, all));
-		for (int i = 0; i < depth && i < 64; i++)
-			fputs("  ", stdout);
-		nm_put(stdout, view_name(r, buf), NM_TEXT);
-		printf("  %s\n", r->obj == HD_NO_OBJECT ? "[unknown]" :
-		       view_base(c->d->objects[r->obj].path));
-		tree_print(p, tr, x->first, x->nkids, depth + 1, all, min, bottom_up);
-	}
-}
-
-int cp_tree(struct cp *p, int bottom_up, double min_pct)
+int cp_tree_build(struct cp *p, int bottom_up, struct cp_tree *tr)
 {
 	struct view_ctx *c = p->c;
-	struct tree tr = { 0 };
-	uint64_t all = 0;
-	size_t roots = 0;
-	int ret = 1;
+	struct rows_table idx = { 0 };
 
+	memset(tr, 0, sizeof(*tr));
 	for (size_t i = 0; i < c->d->npaths; i++) {
 		const struct hd_path *h = &c->d->paths[i];
 		long n, parent = -1, x;
@@ -384,55 +344,94 @@ int cp_tree(struct cp *p, int bottom_up, double min_pct)
 			continue;
 		if ((n = cp_path(p, h)) < 0)
 			goto oom;
-		all = hwp_add_sat(all, h->count);
+		tr->all = hwp_add_sat(tr->all, h->count);
 		for (long k = 0; k < n; k++) {
 			long fn = p->fns[bottom_up ? k : n - 1 - k];
 
-			if ((x = tree_get(&tr, parent, fn)) < 0)
+			if ((x = tree_get(tr, &idx, parent, fn)) < 0)
 				goto oom;
-			tr.n[x].total = hwp_add_sat(tr.n[x].total, h->count);
+			tr->n[x].total = hwp_add_sat(tr->n[x].total, h->count);
 			if (k == n - 1 && !bottom_up)
-				tr.n[x].self = hwp_add_sat(tr.n[x].self, h->count);
+				tr->n[x].self = hwp_add_sat(tr->n[x].self, h->count);
 			parent = x;
 		}
 	}
-	tr.kids = malloc((tr.nn + 1) * sizeof(*tr.kids));
-	if (!tr.kids)
+	rows_free(&idx);
+	tr->kids = malloc((tr->nn + 1) * sizeof(*tr->kids));
+	if (!tr->kids)
 		goto oom;
-	for (size_t i = 0; i < tr.nn; i++)
-		tr.kids[i] = i;
-	sort_tree = &tr;
-	qsort(tr.kids, tr.nn, sizeof(*tr.kids), by_parent_total);
-	for (size_t k = 0; k < tr.nn; k++) {
-		struct tnode *x = &tr.n[tr.kids[k]];
+	for (size_t i = 0; i < tr->nn; i++)
+		tr->kids[i] = i;
+	sort_tree = tr;
+	qsort(tr->kids, tr->nn, sizeof(*tr->kids), by_parent_total);
+	for (size_t k = 0; k < tr->nn; k++) {
+		struct cp_tnode *x = &tr->n[tr->kids[k]];
 
 		if (x->parent < 0) {
-			roots++;
+			tr->nroots++;
 			continue;
 		}
-		if (!tr.n[x->parent].nkids++)
-			tr.n[x->parent].first = k;
+		if (!tr->n[x->parent].nkids++)
+			tr->n[x->parent].first = k;
 	}
+	return 0;
+oom:
+	rows_free(&idx);
+	cp_tree_free(tr);
+	return -1;
+}
+
+void cp_tree_free(struct cp_tree *tr)
+{
+	free(tr->n);
+	free(tr->kids);
+	memset(tr, 0, sizeof(*tr));
+}
+
+static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from, size_t n,
+		       int depth, uint64_t min, int bottom_up)
+{
+	const struct view_ctx *c = p->c;
+	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	char buf[40];
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct cp_tnode *x = &tr->n[tr->kids[k]];
+		const struct view_row *r = &t->rows[x->fn];
+
+		if (x->total < min)
+			break;		/* sorted: the rest are smaller */
+		printf("%7.2f%% ", view_pct(x->total, tr->all));
+		if (!bottom_up)
+			printf("%7.2f%% ", view_pct(x->self, tr->all));
+		for (int i = 0; i < depth && i < 64; i++)
+			fputs("  ", stdout);
+		nm_put(stdout, view_name(r, buf), NM_TEXT);
+		printf("  %s\n", r->obj == HD_NO_OBJECT ? "[unknown]" :
+		       view_base(c->d->objects[r->obj].path));
+		tree_print(p, tr, x->first, x->nkids, depth + 1, min, bottom_up);
+	}
+}
+
+int cp_tree(struct cp *p, int bottom_up, double min_pct)
+{
+	struct cp_tree tr;
+
+	if (cp_tree_build(p, bottom_up, &tr))
+		return die("out of memory");
 	printf("# %s tree of the call paths: %s; nodes under %.2f%% of the %llu samples "
 	       "with a path are left out\n", bottom_up ? "bottom-up" : "top-down",
 	       bottom_up ? "each function where samples fell, then its callers, outward; "
 			   "total: samples of that path suffix" :
 			   "from the outermost frames in; total: samples in the node and below, "
 			   "self: in the node itself",
-	       min_pct, (unsigned long long)all);
+	       min_pct, (unsigned long long)tr.all);
 	printf(bottom_up ? "%8s  %s\n" : "%8s %8s  %s\n", "total", bottom_up ? "function" : "self",
 	       "function");
-	tree_print(p, &tr, 0, roots, 0, all, (uint64_t)((double)all * min_pct / 100.0),
+	tree_print(p, &tr, 0, tr.nroots, 0, (uint64_t)((double)tr.all * min_pct / 100.0),
 		   bottom_up);
-	ret = 0;
-	goto out;
-oom:
-	ret = die("out of memory");
-out:
-	free(tr.n);
-	free(tr.kids);
-	rows_free(&tr.idx);
-	return ret;
+	cp_tree_free(&tr);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -32,6 +32,25 @@ long cp_find(struct cp *p, const char *name);
 uint64_t cp_short(struct cp *p);
 /* --callers / --callees name as text: 0, or 1 after one line on stderr. */
 int cp_neighbours(struct cp *p, const char *name, int callers);
+/* The calling-context tree of functions: top-down from the outermost
+ * frames, or bottom-up from the innermost. Children are contiguous in
+ * kids, most samples first; the roots come first. */
+struct cp_tnode {
+	long parent, fn;	/* node index (-1: a root), function row */
+	uint64_t total, self;	/* samples in it and below; in it (top-down) */
+	size_t first, nkids;	/* its children: kids[first .. first + nkids) */
+};
+
+struct cp_tree {
+	struct cp_tnode *n;
+	size_t nn;
+	size_t *kids;		/* node indexes sorted by parent, then total */
+	size_t nroots;		/* kids[0 .. nroots) */
+	uint64_t all;		/* samples with a path */
+};
+
+int cp_tree_build(struct cp *p, int bottom_up, struct cp_tree *tr);
+void cp_tree_free(struct cp_tree *tr);
 /* --tree top-down or bottom-up, leaving out nodes under min_pct. */
 int cp_tree(struct cp *p, int bottom_up, double min_pct);
 /* --format folded: FlameGraph's collapsed stacks (the innermost frame

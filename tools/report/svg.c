@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwprof report --svg: the profile as an icicle, the whole run on top, then
+ * hwprof report --svg: the profile as an icicle (a file with call paths:
+ * a flame graph, tools/report/flame.c), the whole run on top, then
  * its objects, their functions and (with --lines) their source lines, each
  * as wide as its share of the samples. Names that do not fit are cut with
  * an ellipsis; hovering any box shows its full name and counts (<title>).
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "flame.h"
 #include "view.h"
 
 #define W	1200.0		/* drawing width */
@@ -350,6 +352,21 @@ static int draw_lines(struct icicle *ic)
 	return 0;
 }
 
+/* Flushes and closes f: 0, or 1 after one line. */
+static int draw_tail_close(FILE *f, const char *out)
+{
+	if (fflush(f) || ferror(f)) {
+		fputs("hwprof: --svg ", stderr);
+		nm_put(stderr, out, NM_TEXT);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		fclose(f);
+		return 1;
+	}
+	if (fclose(f))
+		return die("--svg: %s", strerror(errno));
+	return 0;
+}
+
 /* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
 static int draw_tail(struct icicle *ic, const char *out)
 {
@@ -361,16 +378,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	if (ic->skipped)
 		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
-	if (fflush(f) || ferror(f)) {
-		fputs("hwprof: --svg ", stderr);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		fclose(f);
-		return 1;
-	}
-	if (fclose(f))
-		return die("--svg: %s", strerror(errno));
-	return 0;
+	return draw_tail_close(f, out);
 }
 
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
@@ -385,6 +393,16 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 	ic.f = svg_open(out, inputs, ninputs);
 	if (!ic.f)
 		goto out;
+	if (c->view == VIEW_FUNCS && c->d->events[c->event].callgraph != HD_CG_NONE) {
+		/* call paths: a flame graph (tools/report/flame.c) */
+		if (flame_write(ic.f, c)) {
+			fclose(ic.f);
+			ret = die("out of memory");
+			goto out;
+		}
+		ret = draw_tail_close(ic.f, out);
+		goto out;
+	}
 	draw_head(ic.f, c);
 	draw_objects(&ic);
 	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {

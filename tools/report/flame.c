@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hwprof report --svg of a file with call paths: a flame graph. Each box
+ * is a function on a call path, as wide as the samples of the paths
+ * through it there, above its caller; the outermost frames at the bottom.
+ * One colour per object; the full name, object and counts on hover
+ * (<title>); a click zooms into a box (its callers stay, stretched, below
+ * it), "Reset zoom" and Escape undo it; "Search" (or Ctrl-F) takes a
+ * regular expression, colours the boxes it matches and says what share
+ * of the samples they hold. The script is inline and plain ES5; without
+ * it the drawing is the same, static. Opening the file with #zoom=NAME or
+ * #search=RE in the URL does the same at load (the tests use it).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "flame.h"
+#include "paths.h"
+
+#define W	1200.0		/* drawing width */
+#define MARGIN	10.0
+#define ROW	18.0		/* height of one frame */
+#define CHARW	6.6		/* a character of the 11px monospace font */
+#define MINW	0.1		/* narrower boxes are not drawn */
+#define TOP	60.0		/* room for the title and the buttons */
+
+static uint32_t hue(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h % 360;
+}
+
+struct flame {
+	FILE *f;
+	struct view_ctx *c;
+	const struct rows_table *ft;
+	struct cp_tree tr;
+	double scale;
+	int depth;		/* deepest level drawn */
+	size_t drawn, skipped;
+};
+
+/* Depth of the deepest node wide enough to draw. */
+static int max_depth(struct flame *fl, size_t from, size_t n, int d)
+{
+	int m = d;
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct cp_tnode *x = &fl->tr.n[fl->tr.kids[k]];
+		int s;
+
+		if ((double)x->total * fl->scale < MINW)
+			break;
+		s = max_depth(fl, x->first, x->nkids, d + 1);
+		if (s > m)
+			m = s;
+	}
+	return m;
+}
+
+static double height(const struct flame *fl)
+{
+	return TOP + ROW * (fl->depth + 2) + 30;
+}
+
+static void frame(struct flame *fl, double x, double w, int d, const char *name,
+		  const char *obj, uint64_t n, uint32_t h)
+{
+	FILE *f = fl->f;
+	double y = height(fl) - 30 - ROW * (d + 1);
+	int fit = (int)((w - 6) / CHARW);
+
+	fprintf(f, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%d\" data-n=\"",
+		x, w, d);
+	nm_put(f, name, NM_XML);
+	fprintf(f, "\" data-s=\"%llu\"><title>", (unsigned long long)n);
+	nm_put(f, name, NM_XML);
+	if (obj) {
+		fputs(" (", f);
+		nm_put(f, obj, NM_XML);
+		fputc(')', f);
+	}
+	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n,
+		view_pct(n, fl->tr.all));
+	fprintf(f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" "
+		"fill=\"hsl(%u,65%%,62%%)\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
+		x, y, w, ROW - 1, h, x + 3, y + ROW - 5);
+	if (fit >= 3) {
+		size_t cps = 0, cut = 0;
+
+		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+			if ((*p & 0xc0) != 0x80) {
+				if ((int)cps == fit - 2)
+					cut = (size_t)((const char *)p - name);
+				cps++;
+			}
+		if ((int)cps <= fit) {
+			nm_put(f, name, NM_XML);
+		} else {
+			char *t = strndup(name, cut);
+
+			if (t)
+				nm_put(f, t, NM_XML);
+			free(t);
+			fputs("..", f);
+		}
+	}
+	fputs("</text></g>\n", f);
+	fl->drawn++;
+}
+
+static void frames(struct flame *fl, size_t from, size_t n, double x, int d)
+{
+	char buf[40];
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct cp_tnode *t = &fl->tr.n[fl->tr.kids[k]];
+		const struct view_row *r = &fl->ft->rows[t->fn];
+		const char *obj = view_base(view_obj_path(fl->c, r->obj));
+		double w = (double)t->total * fl->scale;
+
+		if (w < MINW) {
+			fl->skipped++;
+			break;	/* sorted: the rest are narrower */
+		}
+		frame(fl, x, w, d, view_name(r, buf), obj, t->total, hue(obj));
+		frames(fl, t->first, t->nkids, x, d + 1);
+		x += w;
+	}
+}
+
+/* The interaction: zoom, reset, search; #zoom= and #search= at load. */
+static const char script[] =
+"<script type=\"text/ecmascript\"><![CDATA[\n"
+"(function () {\n"
+"var W = %.1f, M = %.1f, CW = %.2f;\n"
+"var fs = document.getElementsByClassName('f');\n"
+"var info = document.getElementById('info');\n"
+"function num(g, k) { return parseFloat(g.getAttribute('data-' + k)); }\n"
+"function label(g, w) {\n"
+"  var n = g.getAttribute('data-n'), fit = Math.floor((w - 6) / CW);\n"
+"  var t = g.getElementsByTagName('text')[0];\n"
+"  t.textContent = fit < 3 ? '' : n.length <= fit ? n : n.substring(0, fit - 2) + '..';\n"
+"}\n"
+"function place(g, x, w) {\n"
+"  var r = g.getElementsByTagName('rect')[0], t = g.getElementsByTagName('text')[0];\n"
+"  r.setAttribute('x', x); r.setAttribute('width', w); t.setAttribute('x', x + 3);\n"
+"  label(g, w);\n"
+"}\n"
+"function zoom(z) {\n"
+"  var x0 = num(z, 'x'), w0 = num(z, 'w'), d0 = num(z, 'd'), k = (W - 2 * M) / w0;\n"
+"  for (var i = 0; i < fs.length; i++) {\n"
+"    var g = fs[i], x = num(g, 'x'), w = num(g, 'w'), d = num(g, 'd');\n"
+"    var inside = x >= x0 - 1e-6 && x + w <= x0 + w0 + 1e-6;\n"
+"    var below = d < d0 && x <= x0 + 1e-6 && x + w >= x0 + w0 - 1e-6;\n"
+"    if (d >= d0 ? !inside : !below) { g.style.display = 'none'; continue; }\n"
+"    g.style.display = '';\n"
+"    if (d < d0) { place(g, M, W - 2 * M); g.setAttribute('opacity', '0.6'); }\n"
+"    else { place(g, M + (x - x0) * k, w * k); g.removeAttribute('opacity'); }\n"
+"  }\n"
+"  info.textContent = 'zoomed into ' + z.getAttribute('data-n') + ' (Reset zoom, or Escape)';\n"
+"}\n"
+"function reset() {\n"
+"  for (var i = 0; i < fs.length; i++) {\n"
+"    var g = fs[i]; g.style.display = ''; g.removeAttribute('opacity');\n"
+"    place(g, num(g, 'x'), num(g, 'w'));\n"
+"  }\n"
+"  info.textContent = '';\n"
+"}\n"
+"function search(re) {\n"
+"  var rx, iv = [], all = 0, cov = 0, end = -1;\n"
+"  try { rx = new RegExp(re); } catch (e) { info.textContent = 'not a regular expression: ' + re; return; }\n"
+"  for (var i = 0; i < fs.length; i++) {\n"
+"    var g = fs[i], r = g.getElementsByTagName('rect')[0];\n"
+"    if (!r.hasAttribute('data-fill')) r.setAttribute('data-fill', r.getAttribute('fill'));\n"
+"    if (num(g, 'd') == 0) all += num(g, 's');\n"
+"    if (re !== '' && rx.test(g.getAttribute('data-n'))) {\n"
+"      r.setAttribute('fill', 'rgb(230,0,230)'); g.setAttribute('class', 'f m');\n"
+"      iv.push([num(g, 'x'), num(g, 'x') + num(g, 'w'), num(g, 's'), num(g, 'w')]);\n"
+"    } else { r.setAttribute('fill', r.getAttribute('data-fill')); g.setAttribute('class', 'f'); }\n"
+"  }\n"
+"  iv.sort(function (a, b) { return a[0] - b[0]; });\n"
+"  for (var j = 0; j < iv.length; j++) {\n"
+"    if (iv[j][0] >= end - 1e-6) { cov += iv[j][2]; end = iv[j][1]; }\n"
+"  }\n"
+"  info.textContent = re === '' ? '' : 'matched ' + re + ': ' +\n"
+"    (all ? (100 * cov / all).toFixed(2) : '0.00') + '%% of the samples';\n"
+"}\n"
+"for (var i = 0; i < fs.length; i++)\n"
+"  fs[i].addEventListener('click', function (e) { zoom(this); e.stopPropagation(); });\n"
+"document.getElementById('reset').addEventListener('click', reset);\n"
+"document.getElementById('search').addEventListener('click', function () {\n"
+"  var re = prompt('Search (a regular expression)', ''); if (re !== null) search(re);\n"
+"});\n"
+"document.addEventListener('keydown', function (e) {\n"
+"  if (e.key == 'Escape') reset();\n"
+"  if ((e.ctrlKey || e.metaKey) && e.key == 'f') {\n"
+"    e.preventDefault(); var re = prompt('Search (a regular expression)', '');\n"
+"    if (re !== null) search(re);\n"
+"  }\n"
+"});\n"
+"var h = decodeURIComponent(location.hash.substring(1));\n"
+"if (h.indexOf('zoom=') == 0) {\n"
+"  for (var i = 0; i < fs.length; i++)\n"
+"    if (fs[i].getAttribute('data-n') == h.substring(5)) { zoom(fs[i]); break; }\n"
+"} else if (h.indexOf('search=') == 0) search(h.substring(7));\n"
+"})();\n"
+"]]></script>\n";
+
+int flame_write(FILE *f, struct view_ctx *c)
+{
+	const struct hd_event *e = &c->d->events[c->event];
+	struct flame fl = { .f = f, .c = c };
+	struct cp p;
+	double h;
+
+	if (cp_init(&p, c))
+		return -1;
+	if (cp_tree_build(&p, 0, &fl.tr)) {
+		cp_free(&p);
+		return -1;
+	}
+	fl.ft = c->funcs_are_rows ? &c->rows : &c->funcs;
+	fl.scale = fl.tr.all ? (W - 2 * MARGIN) / (double)fl.tr.all : 0;
+	fl.depth = max_depth(&fl, 0, fl.tr.nroots, 0);
+	h = height(&fl);
+	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
+		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
+		"font-size=\"11\">\n", W, h, W, h);
+	fputs("<style>.f{cursor:pointer}.f:hover rect{stroke:#000;stroke-width:0.7}"
+	      "text{pointer-events:none}.b{cursor:pointer;fill:#236}</style>\n", f);
+	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fdfdf6\"/>\n", f);
+	fputs("<text x=\"10\" y=\"20\" font-size=\"14\">hwprof flame graph: ", f);
+	nm_put(f, c->d->command ? c->d->command : "", NM_XML);
+	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
+	nm_put(f, e->name, NM_XML);
+	fprintf(f, ": %llu samples with a call path (lost %llu, cut when recorded %llu). "
+		"Width: samples; click to zoom; hover for the full name.</text>\n",
+		(unsigned long long)fl.tr.all, (unsigned long long)e->lost,
+		(unsigned long long)e->cut);
+	fprintf(f, "<text id=\"reset\" class=\"b\" x=\"%.0f\" y=\"20\">Reset zoom</text>\n"
+		"<text id=\"search\" class=\"b\" x=\"%.0f\" y=\"38\">Search (Ctrl-F)</text>\n"
+		"<text id=\"info\" x=\"10\" y=\"54\" fill=\"#a00\"></text>\n",
+		W - 120, W - 120);
+	frames(&fl, 0, fl.tr.nroots, MARGIN, 0);
+	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%zu boxes; the outermost frames "
+		"at the bottom, each function above its caller; one colour per object%s</text>\n",
+		h - 10, fl.drawn, fl.skipped ? "; boxes under 0.1 pixel left out" : "");
+	fprintf(f, script, W, MARGIN, CHARW);
+	fputs("</svg>\n", f);
+	cp_tree_free(&fl.tr);
+	cp_free(&p);
+	return 0;
+}
