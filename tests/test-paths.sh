@@ -6,9 +6,9 @@
 # (checked with go tool pprof), the flame graph (in Chromium), merging,
 # paths cut at the kernel's depth limit, a file's size against its
 # samples, and the refusals. Exact counts only.
-# usage: test-paths.sh CASE HWPROF CG-PROG
+# usage: test-paths.sh CASE HWPROF CG-PROG CG-PROG-NOFP
 set -u
-case_=$1 hw=$2 prog=$3
+case_=$1 hw=$2 prog=$3 nofp=${4:-}
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 fail=0
@@ -222,6 +222,34 @@ for y in range(h - 120, h, 2):
 assert len(colours) >= 4, len(colours)
 "
 	;;
+dwarf)
+	# a program without frame pointers: --call-graph dwarf unwinds its
+	# stack copies with the call-frame information, exactly; a copy too
+	# small is counted cut and warned with the cure
+	need_pf
+	"$hw" record -q --call-graph dwarf -e page-faults -c 1 -o "$tmp/d" -- "$nofp" paths ||
+		{ echo "FAIL: hwprof record --call-graph dwarf"; exit 1; }
+	check "paths line: dwarf" grep -q '^paths 0 dwarf ' "$tmp/d"
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	cat "$tmp/c"
+	check "callers of leaf: mid_a 300" [ "$(edge "$tmp/c" mid_a)" = 300 ]
+	check "callers of leaf: mid_b 100" [ "$(edge "$tmp/c" mid_b)" = 100 ]
+	"$hw" report "$tmp/d" --format folded 2>/dev/null > "$tmp/f"
+	grep leaf "$tmp/f"
+	check "folded: from _start to leaf, through libc's start" grep -Eq \
+		'^_start;__libc_start_main[^;]*;__libc_start_call_main;main;top;mid_a;leaf 300$' "$tmp/f"
+	"$hw" report "$tmp/d" 2>/dev/null > "$tmp/r"
+	check "header: dwarf" grep -q '^#   call paths (dwarf): ' "$tmp/r"
+	short=$(sed -n 's/^# warning: \([0-9]*\) of [0-9]* samples .* ends short of a thread.s entry.*/\1/p' "$tmp/r")
+	check "paths short of a thread's entry: not leaf's 400 (got ${short:-0})" [ "${short:-0}" -lt 100 ]
+	"$hw" record -q --call-graph dwarf,64 -e page-faults -c 1 -o "$tmp/s" -- "$nofp" paths || exit 1
+	cut=$(awk '$1 == "paths" { print $5 }' "$tmp/s")
+	check "64-byte copies: 400 or more paths cut (got $cut)" [ "${cut:-0}" -ge 400 ]
+	"$hw" report "$tmp/s" > "$tmp/r" 2>/dev/null
+	check "the warning names the cure" grep -q 'cut short when recorded (the end of the stack copy.*--call-graph dwarf,SIZE)' "$tmp/r"
+	uerr "the stack copy is whole 8-byte words" "$hw" record --call-graph dwarf,7 -- true
+	uerr "too large .at most 65528." "$hw" record --call-graph dwarf,70000 -- true
+	;;
 refusals)
 	need_pf
 	"$hw" record -q -e page-faults -c 1 -o "$tmp/flat" -- "$prog" paths || exit 1
@@ -235,7 +263,7 @@ refusals)
 	uerr "one at a time" "$hw" report "$tmp/d" --callers leaf --callees top
 	uerr "text, without --ranks" "$hw" report "$tmp/d" --callers leaf --format json
 	uerr "--min 200: a percentage" "$hw" report "$tmp/d" --tree top-down --min 200
-	uerr "--call-graph lbr: the call-graph modes are" "$hw" record --call-graph lbr -- true
+	uerr "--call-graph lbr: the call-graph modes are fp and dwarf" "$hw" record --call-graph lbr -- true
 	err "nosuchfunction: no function of that name" "$hw" report "$tmp/d" --callers nosuchfunction
 	"$hw" report "$tmp/d" --callers mid_ > "$tmp/o" 2> "$tmp/e"
 	rc=$?

@@ -403,6 +403,29 @@ static void plt_syms(Elf *e, struct symvec *out)
 	free(rs.jslot);
 }
 
+/*
+ * The entry point as "_start" where no symbol names it (the dynamic
+ * loader's own entry has none in Debian's ld.so): the outermost frame of
+ * every path that starts there, which report checks paths against. It
+ * runs to the end of its section or to the next symbol, and any symbol at
+ * the same address wins (the lowest rank).
+ */
+static void entry_sym(Elf *e, struct symvec *out)
+{
+	GElf_Ehdr eh;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	if (!gelf_getehdr(e, &eh) || !eh.e_entry)
+		return;
+	while ((scn = elf_nextscn(e, scn)))
+		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
+		    eh.e_entry >= sh.sh_addr && eh.e_entry < sh.sh_addr + sh.sh_size) {
+			push(out, eh.e_entry, sh.sh_addr + sh.sh_size, "_start", -2);
+			return;
+		}
+}
+
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym_func *x = a, *y = b;
@@ -619,6 +642,7 @@ static void load_rebuilt(struct sym_obj *o, Elf *e, int fd)
 			  "file has the recorded one: its names may be wrong", o->path, NULL);
 		table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
 		plt_syms(e, &s);
+		entry_sym(e, &s);
 		finish(o, &s);
 	}
 	close_elf(e, fd);
@@ -664,6 +688,7 @@ static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
 			table_syms(e, SHT_DYNSYM, &s);
 	}
 	plt_syms(e, &s);
+	entry_sym(e, &s);
 	finish(o, &s);
 	if (has_debug_info(e)) {
 		keep_dwarf(o, e, fd, o->path);

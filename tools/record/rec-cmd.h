@@ -28,6 +28,7 @@ struct rec_opts {
 	unsigned int checkpoint;
 	unsigned int ring_pages;	/* -m, 0: none */
 	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
+	uint32_t stack_size;	/* --call-graph dwarf,SIZE */
 	int quiet;
 	char **cmd;
 };

@@ -318,7 +318,7 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 	return (long)r->nobjs++;
 }
 
-static uint64_t obj_vaddr(const struct rec_obj *o, uint64_t off)
+uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off)
 {
 	for (int i = 0; i < o->nseg; i++)
 		if (off >= o->seg[i].off && off - o->seg[i].off < o->seg[i].filesz)
@@ -336,6 +336,7 @@ void rec_maps_init(struct rec *r)
 
 void rec_maps_free(struct rec *r)
 {
+	rec_unwind_free(r);
 	for (size_t i = 0; i < r->nobjs; i++) {
 		free(r->objs[i].path);
 		free(r->objs[i].buildid);
@@ -758,7 +759,7 @@ static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
 		const struct rec_obj *o = &r->objs[m->obj];
 
 		*obj = o->hd;
-		*addr = obj_vaddr(o, pc - m->start + m->pgoff);
+		*addr = rec_obj_vaddr(o, pc - m->start + m->pgoff);
 		return;
 	}
 	*obj = HD_NO_OBJECT;
@@ -766,23 +767,23 @@ static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
 }
 
 /*
- * A sample's call path (PERF_SAMPLE_CALLCHAIN, user space only: the
- * kernel's context markers are skipped), stored from the outermost frame
- * in as nodes of the data file's tree, the sampled pc innermost; the
- * samples of the path counted at that node. A path the kernel cut at its
- * depth limit (max_stack frames) is counted cut.
+ * A sample's call path, stored from the outermost frame in as nodes of
+ * the data file's tree, the sampled pc innermost; the samples of the path
+ * counted at that node. chain holds the frames innermost first: the
+ * kernel's (PERF_SAMPLE_CALLCHAIN, user space only: its context markers
+ * are skipped; the first frame may be the pc itself) or the unwinder's.
+ * cut: the path was cut short (the kernel's depth limit, the end of the
+ * stack copy).
  */
 static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t pc,
-		      uint64_t time, const uint64_t *chain, size_t n)
+		      uint64_t time, const uint64_t *chain, size_t n, int cut)
 {
 	struct hd_event *he = &r->d.events[r->ev[ev].hd];
 	uint32_t parent = HD_NO_NODE, obj;
-	size_t user = 0, skip = 0;
+	size_t skip = 0;
 	uint64_t addr;
 	long node;
 
-	for (size_t i = 0; i < n; i++)
-		user += chain[i] < PERF_CONTEXT_MAX;
 	/* the first user frame is the sampled pc itself */
 	for (size_t i = 0; i < n; i++) {
 		if (chain[i] >= PERF_CONTEXT_MAX)
@@ -791,7 +792,7 @@ static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t p
 		break;
 	}
 	he->chains = hwp_add_sat(he->chains, 1);
-	if (r->max_stack > 0 && user >= (size_t)r->max_stack)
+	if (cut)
 		he->cut = hwp_add_sat(he->cut, 1);
 	for (size_t i = n; i-- > skip;) {
 		if (chain[i] >= PERF_CONTEXT_MAX)
@@ -809,10 +810,19 @@ static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t p
 	return hd_count_path(&r->d, r->ev[ev].hd, t, (uint32_t)node, 1);
 }
 
+/* The kernel's chain: cut when it holds max_stack user frames. */
+static int chain_cut(const struct rec *r, const uint64_t *chain, size_t n)
+{
+	size_t user = 0;
+
+	for (size_t i = 0; i < n; i++)
+		user += chain[i] < PERF_CONTEXT_MAX;
+	return r->max_stack > 0 && user >= (size_t)r->max_stack;
+}
+
 /* A sample: its object and ELF address through the map history, and its
- * call path when it came with one (chain, n entries; NULL: none). */
-int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
-		  uint64_t time, const uint64_t *chain, size_t n)
+ * call path when it came with one. */
+int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s)
 {
 	long t = thread_of(r, pid, tid), p;
 	uint32_t obj;
@@ -820,8 +830,24 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
 
 	if (t < 0 || (p = proc_of(r, pid)) < 0)
 		return -1;
-	resolve(r, p, pc, time, &obj, &addr);
+	resolve(r, p, s->pc, s->time, &obj, &addr);
 	if (hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, obj, addr, 1))
 		return -1;
-	return chain ? count_path(r, ev, (uint32_t)t, p, pc, time, chain, n) : 0;
+	if (r->callgraph == HD_CG_NONE)
+		return 0;
+	if (s->chain)
+		return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, s->chain, s->nchain,
+				  chain_cut(r, s->chain, s->nchain));
+	if (s->regs) {
+		uint64_t pcs[PERF_MAX_STACK_DEPTH];
+		int cut;
+		size_t n = rec_unwind(r, img_at(r, &r->procs[p], s->time), pid, tid, s->regs,
+				      s->stack, s->stack_size, pcs,
+				      sizeof(pcs) / sizeof(pcs[0]), &cut);
+
+		return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, pcs, n, cut || !n);
+	}
+	/* recorded with paths but this sample came without one (no user
+	 * registers, a record cut short): its pc alone, counted cut */
+	return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, NULL, 0, 1);
 }

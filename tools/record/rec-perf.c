@@ -279,6 +279,11 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = (uint16_t)r->max_stack;
+	} else if (e >= 0 && r->callgraph == HD_CG_DWARF) {
+		/* the registers and stack rec-unwind.c unwinds */
+		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_regs_user = REC_UW_MASK;
+		a.sample_stack_user = r->stack_size;
 	}
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
@@ -427,6 +432,8 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 
 		r->max_stack = ms > 0 && ms < PERF_MAX_STACK_DEPTH ? (int)ms :
 			       PERF_MAX_STACK_DEPTH;
+		if (r->callgraph == HD_CG_DWARF)
+			r->max_stack = PERF_MAX_STACK_DEPTH;	/* the unwinder's */
 		for (int e = 0; e < r->nev; e++)
 			r->d.events[r->ev[e].hd].callgraph = r->callgraph;
 	}

@@ -113,27 +113,49 @@ static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trai
 			   !!(h.misc & PERF_RECORD_MISC_COMM_EXEC), comm);
 }
 
-/* A sample of event ev: with -g, its call path follows the fields
- * REC_SAMPLE_TYPE names (8 bytes each after the header): nr, then nr
- * addresses, at most r->max_stack of them user space (rec-perf.c asks
- * for no more than PERF_MAX_STACK_DEPTH) and a few context markers. */
+/*
+ * A sample of event ev. After the fields REC_SAMPLE_TYPE names (8 bytes
+ * each after the header) come, with -g, its call path (nr, then nr
+ * addresses: at most r->max_stack of them user space, which rec-perf.c
+ * keeps within PERF_MAX_STACK_DEPTH, and a few context markers); with
+ * --call-graph dwarf, its user registers (abi, then REC_UW_REGS values
+ * when abi is not 0) and its stack copy (size, size bytes, then the bytes
+ * the kernel filled).
+ */
 static int sample(struct rec *r, uint32_t ev, const unsigned char *p, size_t n,
 		  const struct hwp_rec_id *id)
 {
-	const size_t at = sizeof(struct perf_event_header) + 4 * 8;
-	uint64_t nr, chain[PERF_MAX_STACK_DEPTH + 16];
+	size_t at = sizeof(struct perf_event_header) + 4 * 8;
+	struct rec_sample s = { .pc = id->ip, .time = id->time };
+	uint64_t nr;
 
-	if (r->callgraph != HD_CG_FP || n < at + 8)
-		return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, id->ip, id->time,
-				     NULL, 0);
-	nr = u64_at(p, at);
-	if (nr > (n - at - 8) / 8)
-		nr = (n - at - 8) / 8;	/* a record shorter than it says */
-	if (nr > sizeof(chain) / sizeof(chain[0]))
-		nr = sizeof(chain) / sizeof(chain[0]);
-	memcpy(chain, p + at + 8, nr * 8);
-	return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, id->ip, id->time, chain,
-			     (size_t)nr);
+	if (r->callgraph == HD_CG_FP && n >= at + 8) {
+		nr = u64_at(p, at);
+		if (nr > (n - at - 8) / 8)
+			nr = (n - at - 8) / 8;	/* a record shorter than it says */
+		/* 8-byte aligned: records are queued at 8-byte offsets */
+		s.chain = (const uint64_t *)(const void *)(p + at + 8);
+		s.nchain = (size_t)nr;
+	} else if (r->callgraph == HD_CG_DWARF && n >= at + 8 && u64_at(p, at)) {
+		uint64_t size, dyn;
+
+		if (n < at + 8 + 8 * REC_UW_REGS + 8)
+			goto flat;
+		s.regs = (const uint64_t *)(const void *)(p + at + 8);
+		at += 8 + 8 * REC_UW_REGS;
+		size = u64_at(p, at);
+		if (!size || n < at + 8 + size + 8)
+			goto flat;
+		s.stack = p + at + 8;
+		dyn = u64_at(p, at + 8 + size);
+		s.stack_size = dyn < size ? dyn : size;
+	} else if (r->callgraph == HD_CG_DWARF) {
+		/* no user registers (a sample in a kernel thread): counted
+		 * as a path cut short */
+		s.regs = NULL;
+	}
+flat:
+	return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, &s);
 }
 
 /* One whole record (copied out of its ring), in time order. */

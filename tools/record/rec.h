@@ -128,9 +128,12 @@ struct rec {
 	struct rec_imap tid_thread;	/* tid -> current data threads index */
 	int first_pid;			/* the command, or the attached pid */
 
-	/* call paths (-g) */
-	int callgraph;			/* HD_CG_NONE or HD_CG_FP */
-	int max_stack;			/* the kernel's depth limit for them */
+	/* call paths (-g, --call-graph) */
+	int callgraph;			/* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
+	int max_stack;			/* the depth limit for them */
+	uint32_t stack_size;		/* dwarf: bytes of stack a sample copies */
+	struct rec_uw *uw;		/* dwarf: an unwinder per image (rec-unwind.c) */
+	size_t nuw;
 };
 
 /* rec-perf.c: per-CPU events on pid's process tree, one ring per CPU. */
@@ -174,8 +177,35 @@ int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
 int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
 		uint64_t time);
 int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time);
-int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, uint64_t pc,
-		  uint64_t time, const uint64_t *chain, size_t n);
+/* A sample's fields: its pc and time, and where recorded its call path
+ * (-g: the kernel's chain) or its user registers and stack copy (dwarf) */
+struct rec_sample {
+	uint64_t pc, time;
+	const uint64_t *chain;		/* PERF_SAMPLE_CALLCHAIN, or NULL */
+	size_t nchain;
+	const uint64_t *regs;		/* REC_UW_REGS of them, or NULL */
+	const unsigned char *stack;	/* the copy of the user stack */
+	uint64_t stack_size;		/* bytes of it the kernel filled */
+};
+int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s);
+/* The ELF virtual address of file offset off of object o. */
+uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off);
+
+/* rec-unwind.c: --call-graph dwarf. The user registers a sample asks for
+ * (asm/perf_regs.h: AX..IP, R8..R15) and their number. */
+#define REC_UW_MASK	(0x1ffull | 0xffull << 16)
+#define REC_UW_REGS	17
+#define REC_DEF_STACK	8192		/* bytes of stack a sample copies */
+#define REC_MAX_STACK	65528		/* the kernel's limit */
+/* The pcs of the sample's frames, innermost (its pc) first, unwound from
+ * its registers and stack copy in image im of process pid: their number
+ * (0: none); *cut set when the unwind stopped at the end of the copy or
+ * at cap frames. */
+size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs,
+		  const unsigned char *stack, uint64_t size, uint64_t *pcs, size_t cap,
+		  int *cut);
+void rec_unwind_free(struct rec *r);
+int rec_unwind_supported(void);
 /* The data-file process of a pid, or NULL */
 struct hd_process *rec_process(struct rec *r, int pid);
 

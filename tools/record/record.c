@@ -48,6 +48,11 @@ static const char help[] =
 "  -g                    record each sample's call path (user space, frame\n"
 "                        pointers: build with -fno-omit-frame-pointer)\n"
 "      --call-graph fp   the same as -g\n"
+"      --call-graph dwarf[,SIZE]\n"
+"                        record each sample's user registers and SIZE bytes\n"
+"                        of its stack (default 8192, at most 65528) and\n"
+"                        unwind them here with the DWARF call-frame info:\n"
+"                        needs no frame pointers; x86-64\n"
 "  -m, --mmap-pages PAGES\n"
 "                        data pages of each CPU's ring: a power of two, at\n"
 "                        least 2 (bigger rings lose fewer samples)\n"
@@ -133,9 +138,25 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 			return 2;
 		op->checkpoint = (unsigned int)x;
 	} else if (is_opt(a, NULL, "--call-graph")) {
-		if (strcmp(v, "fp"))
-			return usage_error("--call-graph %s: the call-graph modes are fp", v);
-		op->callgraph = HD_CG_FP;
+		if (!strcmp(v, "fp")) {
+			op->callgraph = HD_CG_FP;
+		} else if (!strncmp(v, "dwarf", 5) && (!v[5] || v[5] == ',')) {
+			if (!rec_unwind_supported())
+				return usage_error("--call-graph dwarf: x86-64 only (use fp)");
+			op->callgraph = HD_CG_DWARF;
+			op->stack_size = REC_DEF_STACK;
+			if (v[5] == ',') {
+				if (parse_u64("--call-graph dwarf size", v + 6, REC_MAX_STACK, &x))
+					return 2;
+				if (x % 8)
+					return usage_error("--call-graph %s: the stack copy is whole "
+							   "8-byte words", v);
+				op->stack_size = (uint32_t)x;
+			}
+		} else {
+			return usage_error("--call-graph %s: the call-graph modes are fp and "
+					   "dwarf[,SIZE]", v);
+		}
 	} else if (is_opt(a, "-m", "--mmap-pages")) {
 		if (parse_u64(a, v, REC_MAX_RING_PAGES, &x))
 			return 2;
@@ -472,6 +493,7 @@ int cmd_record(int argc, char **argv)
 	rec_maps_init(run.r);
 	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
 	run.r->callgraph = run.op.callgraph;
+	run.r->stack_size = run.op.stack_size;
 	ret = prepare(&run);
 	if (!ret)
 		ret = run.op.pid ? rec_attach(&run) : rec_launch(&run);

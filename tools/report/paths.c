@@ -128,8 +128,10 @@ static int is_entry(const char *name)
 		"thread_start", "start",
 	};
 
+	size_t n = strcspn(name, "@");	/* __libc_start_main@@GLIBC_2.34 */
+
 	for (size_t i = 0; i < sizeof(entry) / sizeof(entry[0]); i++)
-		if (!strcmp(name, entry[i]))
+		if (strlen(entry[i]) == n && !strncmp(name, entry[i], n))
 			return 1;
 	return 0;
 }

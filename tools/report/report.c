@@ -78,18 +78,23 @@ void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
 				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
 		else if (k == 2 && e->callgraph != HD_CG_NONE && e->cut)
 			snprintf(msg, sizeof(msg), "warning: %llu of %llu call paths (%.2f%%) were "
-				 "cut short when recorded (the kernel's depth limit, "
-				 "kernel.perf_event_max_stack): callers beyond it are missing",
+				 "cut short when recorded (%s): callers beyond it are missing",
 				 (unsigned long long)e->cut, (unsigned long long)e->chains,
-				 view_pct(e->cut, e->chains));
+				 view_pct(e->cut, e->chains), e->callgraph == HD_CG_DWARF ?
+				 "the end of the stack copy, or 127 frames: record with a larger "
+				 "--call-graph dwarf,SIZE" :
+				 "the kernel's depth limit, kernel.perf_event_max_stack");
 		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_short != UINT64_MAX &&
 			 paths_short)
 			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
 				 "call path that ends short of a thread's entry (_start, "
-				 "__libc_start_main, start_thread, clone): a frame without a "
-				 "frame pointer hid its callers; build with "
-				 "-fno-omit-frame-pointer", (unsigned long long)paths_short,
-				 (unsigned long long)e->chains, view_pct(paths_short, e->chains));
+				 "__libc_start_main, start_thread, clone): %s",
+				 (unsigned long long)paths_short, (unsigned long long)e->chains,
+				 view_pct(paths_short, e->chains), e->callgraph == HD_CG_DWARF ?
+				 "code without call-frame information (or a stack copy too "
+				 "small) hid its callers" :
+				 "a frame without a frame pointer hid its callers; build with "
+				 "-fno-omit-frame-pointer or record with --call-graph dwarf");
 		else
 			continue;
 		if (f == stderr) {
