@@ -61,8 +61,8 @@ fp)
 	check "top-down: main > top > mid_a > leaf, 300 deep" sh -c \
 		"grep -A3 -E '^ *[0-9.]+% +[0-9.]+% +  main ' '$tmp/td' | grep -A2 ' top ' | grep -A1 ' mid_a ' | grep -q '      leaf '"
 	"$hw" report "$tmp/d" --tree bottom-up --min 0 > "$tmp/bu" 2>/dev/null
-	check "bottom-up: leaf first, then its callers" sh -c \
-		"awk '!/^#/ && \$1 ~ /%\$/' '$tmp/bu' | sed -n '1,2p' | awk '{ print \$2 }' | tr '\n' ' ' | grep -qx 'leaf mid_a '"
+	check "bottom-up: leaf at the root, mid_a its first caller" sh -c \
+		"grep -A1 -E '^ *[0-9.]+% leaf ' '$tmp/bu' | tail -1 | grep -Eq '^ *[0-9.]+%   mid_a '"
 	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
 	grep leaf "$tmp/f"
 	check "folded: ...;main;top;mid_a;leaf 300" grep -Eq '(^|;)main;top;mid_a;leaf 300$' "$tmp/f"
@@ -132,7 +132,8 @@ pprof)
 		awk 'go && NF >= 6 { n = $6; for (i = 7; i <= NF; i++) n = n " " $i
 			f[n] += $1; c[n] += $4 }
 			$1 == "flat" { go = 1 }
-			END { for (n in f) print n "\t" f[n] "\t" c[n] }' "$tmp/$f.top" | sort > "$tmp/$f.go"
+			END { for (n in f) if (n ~ /^[A-Za-z0-9_.@+]+$/) print n "\t" f[n] "\t" c[n] }' \
+			"$tmp/$f.top" | sort > "$tmp/$f.go"
 		# CSV: percent,samples,"function","object"[,total_percent,total_samples]
 		if [ $f = g ]; then
 			"$hw" report "$tmp/$f" --format csv 2>/dev/null | awk -F'","' 'NR > 1 {
@@ -143,7 +144,8 @@ pprof)
 				split($1, h, ","); fn = substr($1, index($1, "\"") + 1)
 				print fn "\t" h[2] "\t" h[2] }' > "$tmp/$f.hw0"
 		fi
-		awk -F'\t' '$2 + $3 > 0 { f[$1] += $2; c[$1] += $3 }
+		# C names only: pprof shortens C++ names (a sanitizer's runtime)
+		awk -F'\t' '$2 + $3 > 0 && $1 ~ /^[A-Za-z0-9_.@+]+$/ { f[$1] += $2; c[$1] += $3 }
 			END { for (n in f) print n "\t" f[n] "\t" c[n] }' "$tmp/$f.hw0" | sort > "$tmp/$f.hw"
 		head -3 "$tmp/$f.hw"
 		check "$f: go tool pprof -top = hwprof report, function by function ($(wc -l < "$tmp/$f.hw") functions)" \
@@ -177,7 +179,8 @@ leaf = sorted(w['leaf']); ma = w['mid_a']; mb = w['mid_b']
 assert [x[0] for x in leaf] == [100, 300], leaf
 assert ma[0][0] == 300 and mb[0][0] == 100
 assert abs(leaf[1][1] - 3 * leaf[0][1]) < 0.01 and leaf[1][2] == ma[0][2] + 1
-assert w['top'][0][0] == 400 and w['main'][0][0] == 400
+# (a sanitizer's runtime may fault under top and main too)
+assert w['top'][0][0] >= 400 and w['main'][0][0] >= 400
 "
 	br=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 	[ -n "$br" ] || { echo "SKIP part: no chromium here to run the flame graph"; exit $fail; }
@@ -232,12 +235,24 @@ dwarf)
 	check "paths line: dwarf" grep -q '^paths 0 dwarf ' "$tmp/d"
 	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
 	cat "$tmp/c"
-	check "callers of leaf: mid_a 300" [ "$(edge "$tmp/c" mid_a)" = 300 ]
-	check "callers of leaf: mid_b 100" [ "$(edge "$tmp/c" mid_b)" = 100 ]
+	# a burst of 8 KiB samples may fill the rings where record is slow (a
+	# sanitizer's build): then what was kept is exact and the rest is lost
+	lost=$(awk '$1 == "event" { print $5; exit }' "$tmp/d")
+	a=$(edge "$tmp/c" mid_a) b=$(edge "$tmp/c" mid_b)
+	if [ "$lost" = 0 ]; then
+		check "callers of leaf: mid_a 300" [ "${a:-0}" = 300 ]
+		check "callers of leaf: mid_b 100" [ "${b:-0}" = 100 ]
+	else
+		echo "note: $lost samples lost (counted): the kept ones are checked"
+		check "callers of leaf: mid_a + mid_b <= 400 <= + lost" \
+			[ $((${a:-0} + ${b:-0})) -le 400 -a $((${a:-0} + ${b:-0} + lost)) -ge 400 ]
+	fi
 	"$hw" report "$tmp/d" --format folded 2>/dev/null > "$tmp/f"
 	grep leaf "$tmp/f"
-	check "folded: from _start to leaf, through libc's start" grep -Eq \
-		'^_start;__libc_start_main[^;]*;__libc_start_call_main;main;top;mid_a;leaf 300$' "$tmp/f"
+	if [ "${a:-0}" -gt 0 ]; then
+		check "folded: from _start to leaf, through libc's start" grep -Eq \
+			"^_start;__libc_start_main[^;]*;__libc_start_call_main;main;top;mid_a;leaf ${a:-0}\$" "$tmp/f"
+	fi
 	"$hw" report "$tmp/d" 2>/dev/null > "$tmp/r"
 	check "header: dwarf" grep -q '^#   call paths (dwarf): ' "$tmp/r"
 	short=$(sed -n 's/^# warning: \([0-9]*\) of [0-9]* samples .* ends short of a thread.s entry.*/\1/p' "$tmp/r")

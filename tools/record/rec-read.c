@@ -259,19 +259,26 @@ static int cmp_qent(const void *a, const void *b)
  * mmap before code runs there), so after one more full pass over the
  * rings, every record older than what the previous pass saw is in.
  */
+static long drain_all(struct rec *r);
+
 static int flush(struct rec *r, uint64_t limit)
 {
-	size_t k, keep = 0, qlen = 0;
+	size_t k, keep = 0, qlen = 0, n0 = r->nqe;
 	unsigned char *nq = NULL;
 
 	if (r->nqe)
 		qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
-	for (k = 0; k < r->nqe && r->qe[k].time <= limit; k++) {
+	for (k = 0; k < n0 && r->qe[k].time <= limit; k++) {
 		const unsigned char *p = r->q + r->qe[k].off;
 		struct perf_event_header h;
 
 		memcpy(&h, p, sizeof(h));
 		if (record(r, p, h.size))
+			return -1;
+		/* unwinding takes long: the rings are emptied into the queue
+		 * (behind the records being handled) meanwhile, so that a
+		 * burst finds room in them */
+		if (r->callgraph == HD_CG_DWARF && (k & 31) == 31 && drain_all(r) < 0)
 			return -1;
 	}
 	if (k == r->nqe) {
@@ -325,7 +332,8 @@ static long ring_drain(struct rec *r, struct rec_ring *rg)
 	return n;
 }
 
-long rec_perf_drain(struct rec *r, int all)
+/* Every ring into the queue; the records read, or -1. */
+static long drain_all(struct rec *r)
 {
 	long n = 0;
 
@@ -339,6 +347,15 @@ long rec_perf_drain(struct rec *r, int all)
 			return -1;
 		n += k;
 	}
+	return n;
+}
+
+long rec_perf_drain(struct rec *r, int all)
+{
+	long n = drain_all(r);
+
+	if (n < 0)
+		return -1;
 	r->corrupt = 0;
 	for (int c = 0; c < r->nrings; c++)
 		r->corrupt += r->rings[c].ring.stats.corrupt;
