@@ -209,11 +209,46 @@ static uint64_t rec_time(const struct perf_event_header *h)
 	return hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
 
+/*
+ * Bytes of a --call-graph dwarf sample worth keeping: the kernel copies
+ * SIZE bytes of stack but fills only dyn_size of them (the stack is often
+ * shallower), so the rest is left out of the queue: the record keeps its
+ * layout with dyn_size as its size (sample() reads it so), and a burst
+ * costs a fraction of the copying. 0: keep it whole.
+ */
+static size_t dwarf_keep(const struct rec *r, const struct perf_event_header *h,
+			 const unsigned char *p, size_t *stack_at, uint64_t *dyn)
+{
+	size_t at = sizeof(*h) + 4 * 8, n = h->size;
+	uint64_t size;
+
+	if (r->callgraph != HD_CG_DWARF || h->type != PERF_RECORD_SAMPLE || n < at + 8 ||
+	    !u64_at(p, at))
+		return 0;
+	at += 8 + 8 * REC_UW_REGS;
+	if (n < at + 8)
+		return 0;
+	size = u64_at(p, at);
+	if (!size || n < at + 8 + size + 8)
+		return 0;
+	*dyn = u64_at(p, at + 8 + size);
+	if (*dyn >= size)
+		return 0;
+	*stack_at = at;
+	return at + 8 + (size_t)*dyn + 8;
+}
+
 static int queue(struct rec *r, const struct perf_event_header *h)
 {
-	size_t n = h->size, need = (n + 7) & ~(size_t)7;
-	uint64_t t = rec_time(h);
 	const unsigned char *p = (const void *)h;
+	size_t stack_at = 0, keep;
+	uint64_t dyn = 0;
+	size_t n, need;
+	uint64_t t = rec_time(h);
+
+	keep = dwarf_keep(r, h, p, &stack_at, &dyn);
+	n = keep ? keep : h->size;
+	need = (n + 7) & ~(size_t)7;
 
 	if (r->qlen + need > r->qcap) {
 		size_t c = r->qcap ? 2 * r->qcap : 1 << 20;
@@ -236,7 +271,19 @@ static int queue(struct rec *r, const struct perf_event_header *h)
 		r->qe = np;
 		r->capqe = c;
 	}
-	memcpy(r->q + r->qlen, p, n);
+	if (keep) {	/* header and registers, dyn_size, the stack, dyn_size */
+		struct perf_event_header nh = *h;
+		unsigned char *q = r->q + r->qlen;
+
+		nh.size = (uint16_t)n;
+		memcpy(q, &nh, sizeof(nh));
+		memcpy(q + sizeof(nh), p + sizeof(nh), stack_at - sizeof(nh));
+		memcpy(q + stack_at, &dyn, 8);
+		memcpy(q + stack_at + 8, p + stack_at + 8, (size_t)dyn);
+		memcpy(q + stack_at + 8 + dyn, &dyn, 8);
+	} else {
+		memcpy(r->q + r->qlen, p, n);
+	}
 	r->qe[r->nqe++] = (struct rec_qent){ t, r->qlen };
 	r->qlen += need;
 	if (t > r->round_max)
