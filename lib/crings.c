@@ -51,14 +51,46 @@ static int rings_wanted(void)
  * (budget_pages; 0: none, as for root), which leaves the other half to
  * the rings of threads that cannot share (lib/threads.c).
  */
+/*
+ * The CPUs a thread may run on: the kernel's possible list
+ * (/sys/devices/system/cpu/possible, "0-3,8-11": ids may have gaps), or
+ * 0 .. _SC_NPROCESSORS_CONF - 1 where it cannot be read. Into s->cpu_id,
+ * their number into s->ncpu (at most HWP_CPU_IDS).
+ */
+static void possible_cpus(struct hwprof_session *s)
+{
+	char buf[512], *p = buf, *end;
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+	int fd = open("/sys/devices/system/cpu/possible", O_RDONLY | O_CLOEXEC);
+	ssize_t got = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	s->ncpu = 0;
+	if (got > 0) {
+		buf[got] = 0;
+		while (*p >= '0' && *p <= '9') {
+			long a = strtol(p, &end, 10), b = a;
+
+			if (*end == '-')
+				b = strtol(end + 1, &end, 10);
+			for (long c = a; c <= b && s->ncpu < HWP_CPU_IDS; c++)
+				s->cpu_id[s->ncpu++] = (int)c;
+			p = *end == ',' ? end + 1 : end;
+		}
+	}
+	if (!s->ncpu)
+		for (long c = 0; c < (n > 0 ? n : 1) && c < HWP_CPU_IDS; c++)
+			s->cpu_id[s->ncpu++] = (int)c;
+}
+
 void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
 	int want = rings_wanted();
 	struct rlimit rl;
 	size_t shared = 0;
 
-	s->ncpu = n > 0 ? (size_t)n : 1;
+	possible_cpus(s);
 	for (size_t i = 0; i < s->nev; i++) {
 		struct hwp_sev *e = &s->ev[i];
 
@@ -66,7 +98,8 @@ void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 		 * register's worth of the kernel's accounting */
 		e->percpu = s->mode == HWPROF_SESSION_PROCESS &&
 			    e->e.kind != HWP_EV_BREAKPOINT && want != 0 &&
-			    (want == 1 || s->ncpu <= HWP_CPU_RINGS_MAX);
+			    (want == 1 || s->ncpu <= HWP_CPU_RINGS_MAX) &&
+			    s->ncpu < HWP_CPU_IDS;	/* all of them listed */
 		shared += (size_t)e->percpu;
 	}
 	/* a thread costs an fd per shared event and CPU: where the hard
@@ -131,7 +164,7 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	a.bp_type = 0;		/* shares its bytes with nothing a dummy needs */
 	a.config1 = 0;
 	a.config2 = 0;
-	fd = hwp_perf_open(&a, 0, cpu, -1);
+	fd = hwp_perf_open(&a, 0, s->cpu_id[cpu], -1);
 	if (fd < 0)
 		return fd;
 	for (;;) {

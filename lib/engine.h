@@ -28,6 +28,7 @@
 #define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
 #define HWP_CPU_RINGS_MAX 8	/* CPUs up to which rings are shared per CPU */
 #define HWP_DEF_CPU_PAGES 256	/* data pages of a shared ring by default */
+#define HWP_CPU_IDS	1024	/* CPU ids a session keeps (HWPROF_RINGS=cpu) */
 
 /*
  * Where a thread's samples go (hwprof_session_new(3), "Rings"): a ring of
@@ -82,7 +83,8 @@ struct hwprof_session {
 	int pages_set;		/* chosen by the caller or HWPROF_MMAP_PAGES */
 	unsigned int cpages;	/* data pages of a shared ring */
 	struct hwp_cring *cring;	/* nev x ncpu, for events with percpu */
-	size_t ncpu;
+	size_t ncpu;		/* CPUs a thread may run on, */
+	int cpu_id[HWP_CPU_IDS];	/* their ids (lib/crings.c) */
 	int no_fdout;		/* the kernel refused PERF_FLAG_FD_OUTPUT */
 	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
 	uint64_t surplus;	/* budget pages beyond that, for bigger rings */

@@ -515,8 +515,8 @@ static int map_ring(struct hwprof_session *s, struct hwp_slot *sl)
 }
 
 /*
- * Opens tid's fd for event i on cpu into sl, enabled if enable. With cpu
- * -1 the fd gets a ring of its own. Else it writes into the event's
+ * Opens tid's fd for event i on CPU number cpu (an index of s->cpu_id)
+ * into sl, enabled if enable. With cpu -1 the fd gets a ring of its own. Else it writes into the event's
  * shared ring for cpu (made first if it is not there yet): born enabled
  * into it (no enable ioctl, and no window in which a sample has no ring),
  * or, where the kernel refuses PERF_FLAG_FD_OUTPUT, opened disabled and
@@ -527,22 +527,22 @@ static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int
 {
 	struct hwp_sev *e = &s->ev[i];
 	struct hwp_cring *cr = cpu >= 0 ? &s->cring[i * s->ncpu + (size_t)cpu] : NULL;
-	int precise = 0, out, fd, ret;
+	int precise = 0, out, fd, ret, id = cpu >= 0 ? s->cpu_id[cpu] : -1;
 
 	if (cr && cr->fd < 0 && (ret = hwp_cring_open(s, i, cpu)))
 		return ret;
 	out = cr && enable && !s->no_fdout ? cr->fd : -1;
-	fd = hwp_event_open(&e->e, tid, cpu, out, &precise, why, len);
+	fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
 	if (fd == -EMFILE && raise_nofile())
-		fd = hwp_event_open(&e->e, tid, cpu, out, &precise, why, len);
+		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
 	if (fd == -EINVAL && (e->e.attr.read_format & PERF_FORMAT_LOST)) {
 		e->e.attr.read_format = 0;	/* kernel before 6.0 */
-		fd = hwp_event_open(&e->e, tid, cpu, out, &precise, why, len);
+		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
 	}
 	if (fd == -EINVAL && out >= 0) {
 		s->no_fdout = 1;
 		out = -1;
-		fd = hwp_event_open(&e->e, tid, cpu, out, &precise, why, len);
+		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
 	}
 	if (fd < 0)
 		return fd;
@@ -716,7 +716,7 @@ static int open_thread(struct openers *o, size_t t)
 	for (size_t i = 0; i < s->nev && !ret; i++) {
 		for (size_t c = 0; c < s->ncpu && !ret; c++, k++) {
 			const struct hwp_cring *cr = &s->cring[i * s->ncpu + c];
-			int fd = hwp_perf_open_flags(&o->attr[i], o->tid[t], (int)c, cr->fd,
+			int fd = hwp_perf_open_flags(&o->attr[i], o->tid[t], s->cpu_id[c], cr->fd,
 						     PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
 
 			memset(&sl[k], 0, sizeof(sl[k]));

@@ -299,7 +299,12 @@ static void paths_round_trip(void)
 	T_EQ(r.events[0].cut, 2);
 	T_EQ(r.events[1].callgraph, HD_CG_NONE);
 	if (r.nnodes == 5 && r.npaths == 3) {
-		T_CHECK(!memcmp(r.nodes, d.nodes, 5 * sizeof(*r.nodes)), "nodes");
+		for (int i = 0; i < 5; i++)
+			T_CHECK(r.nodes[i].parent == d.nodes[i].parent &&
+				r.nodes[i].object == d.nodes[i].object &&
+				r.nodes[i].addr == d.nodes[i].addr &&
+				r.nodes[i].depth == d.nodes[i].depth, "node %d", i);
+		T_EQ(r.nodes[2].depth, 3);	/* main -> a -> b */
 		T_EQ(r.paths[0].count, 5);
 		T_EQ(r.paths[0].node, (uint32_t)b);
 		T_EQ(r.paths[2].count, 1);
@@ -420,6 +425,18 @@ int main(void)
 	refused("v4-paths-twice", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\npaths 0 fp 5 0\nend\n",
 		"given twice");
 	refused("v3-n", "hwprof-data 3\nn 0 - - 10\nend\n", "malformed");
+	{
+		/* a path of 1025 frames: deeper than any reader walks */
+		size_t cap = 1100 * 24, len;
+		char *t = malloc(cap);
+
+		len = (size_t)snprintf(t, cap, "hwprof-data 4\nn 0 - - 10\n");
+		for (int i = 1; i <= 1024; i++)
+			len += (size_t)snprintf(t + len, cap - len, "n %d %d - 10\n", i, i - 1);
+		snprintf(t + len, cap - len, "end\n");
+		refused("v4-too-deep", t, "line 1026: a call path deeper than 1024 frames");
+		free(t);
+	}
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
 	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
 		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");

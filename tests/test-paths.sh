@@ -89,6 +89,16 @@ merge)
 	check "merged callers of leaf: mid_b 100 + 200" [ "$(edge "$tmp/c" mid_b)" = 300 ]
 	"$hw" report "$tmp/a" "$tmp/b" --format folded 2>/dev/null > "$tmp/f"
 	check "merged: one folded line per path" grep -Eq '(^|;)main;top;mid_a;leaf 900$' "$tmp/f"
+	# a file recorded without paths merged with one with them: its
+	# samples are kept, each as its own frame alone
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/flat" -- "$prog" paths || exit 1
+	"$hw" report "$tmp/a" "$tmp/flat" --format folded 2>/dev/null > "$tmp/g"
+	check "merged with a flat file: its 400 as 'leaf 400'" grep -qx 'leaf 400' "$tmp/g"
+	check "merged with a flat file: the paths too" grep -Eq '(^|;)main;top;mid_a;leaf 300$' "$tmp/g"
+	"$hw" report "$tmp/a" "$tmp/flat" --callers leaf > "$tmp/c2" 2>/dev/null
+	cat "$tmp/c2"
+	check "merged with a flat file: its 400 in leaf have no caller" \
+		grep -Eq '^ *[0-9.]+% +400  \[no caller' "$tmp/c2"
 	;;
 deep)
 	# 200 frames of recursion: beyond the kernel's limit (at most 127)
@@ -264,6 +274,27 @@ dwarf)
 	check "the warning names the cure" grep -q 'cut short when recorded (the end of the stack copy.*--call-graph dwarf,SIZE)' "$tmp/r"
 	uerr "the stack copy is whole 8-byte words" "$hw" record --call-graph dwarf,7 -- true
 	uerr "too large .at most 65528." "$hw" record --call-graph dwarf,70000 -- true
+	;;
+many)
+	# 1500 functions on paths (addresses of an object that cannot be
+	# read: a row each): the views that look rows up after the table was
+	# sorted (the flame graph) finish, and count every sample
+	{
+		echo "hwprof-data 4"; echo "command x"
+		echo "event 0 1 1500 0 0 0 - page-faults"
+		echo "process 0 1 0 -1 exit 0 - x"; echo "thread 0 0 1 x"
+		echo "object 0 - - /nonexistent/lib.so"
+		awk 'BEGIN { for (i = 0; i < 1500; i++) printf "s 0 0 0 %x 1\n", 4096 + 16 * i }'
+		echo "paths 0 fp 1500 0"
+		awk 'BEGIN { for (i = 0; i < 1500; i++) printf "n %d - 0 %x\n", i, 4096 + 16 * i
+			for (i = 0; i < 1500; i++) printf "c 0 0 %d 1\n", i }'
+		echo "end"
+	} > "$tmp/m"
+	check "report --svg finishes" timeout 60 "$hw" report "$tmp/m" --svg "$tmp/m.svg"
+	check "the flame graph has the 1500 functions" sh -c "[ \$(grep -c '<g class=\"f\"' '$tmp/m.svg') = 1500 ]"
+	check "--tree finishes" timeout 60 "$hw" report "$tmp/m" --tree top-down --min 0
+	check "folded: 1500 lines of 1" sh -c \
+		"[ \$(timeout 60 '$hw' report '$tmp/m' --format folded 2>/dev/null | awk '\$NF == 1' | wc -l) = 1500 ]"
 	;;
 refusals)
 	need_pf

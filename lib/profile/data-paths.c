@@ -61,6 +61,7 @@ static int nodes_rehash(struct hd_file *d, size_t n)
 long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr)
 {
 	struct hd_node *x;
+	uint32_t depth;
 	size_t j;
 
 	if (d->nnodes >= HD_NO_NODE - 1 || (parent != HD_NO_NODE && parent >= d->nnodes))
@@ -74,9 +75,12 @@ long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr)
 		if (x->parent == parent && x->object == object && x->addr == addr)
 			return (long)d->nslots[j];
 	}
+	depth = parent == HD_NO_NODE ? 1 : d->nodes[parent].depth + 1;
+	if (depth > HD_MAX_DEPTH)
+		return -2;
 	if (hd_grow(&d->nodes, d->nnodes, sizeof(*x)))
 		return -1;
-	d->nodes[d->nnodes] = (struct hd_node){ parent, object, addr };
+	d->nodes[d->nnodes] = (struct hd_node){ parent, object, depth, addr };
 	d->nslots[j] = d->nnodes;
 	return (long)d->nnodes++;
 }

@@ -272,6 +272,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		    num(r, 16, UINT64_MAX, &e) || r->p)
 			return -1;
 		x = hd_node(d, (uint32_t)b, (uint32_t)c, e);
+		if (x == -2)
+			return fail(r, "a call path deeper than %d frames", HD_MAX_DEPTH);
 		if (x < 0)
 			return fail(r, "out of memory");
 		if (x != (long)a)

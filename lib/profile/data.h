@@ -81,9 +81,12 @@ struct hd_sample {
  */
 #define HD_NO_NODE	UINT32_MAX
 
+#define HD_MAX_DEPTH	1024	/* frames of a path at most */
+
 struct hd_node {
 	uint32_t parent;	/* index into nodes, or HD_NO_NODE: the outermost frame */
 	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
+	uint32_t depth;		/* frames from the outermost one: 1 for a root */
 	uint64_t addr;		/* ELF address, as in samples: the sampled pc
 				 * where a path ends here, the return address
 				 * where it goes on to a callee */
@@ -224,8 +227,8 @@ int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n);
 int hd_reindex(struct hd_file *d);
 
 /* The node (parent, object, addr), added when new: its index, or -1 (out
- * of memory, or more nodes than an index holds). parent is HD_NO_NODE or
- * an earlier node. */
+ * of memory, or more nodes than an index holds), or -2 (deeper than
+ * HD_MAX_DEPTH frames). parent is HD_NO_NODE or an earlier node. */
 long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr);
 /* Adds n samples whose call path ends at node, merging with an equal key
  * (event, thread, node). 0 or -1. */

@@ -56,7 +56,7 @@ static void check(const struct hd_file *d)
 	 * paths line */
 	for (size_t i = 0; i < d->nnodes; i++)
 		if ((d->nodes[i].parent != HD_NO_NODE && d->nodes[i].parent >= i) ||
-		    bad_object(d, d->nodes[i].object))
+		    bad_object(d, d->nodes[i].object) || d->nodes[i].depth > HD_MAX_DEPTH)
 			abort();
 	for (size_t i = 0; i < d->npaths; i++) {
 		const struct hd_path *p = &d->paths[i];
@@ -106,8 +106,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    e.nrtotals != d.nrtotals || e.program_size != d.program_size ||
 		    e.nnodes != d.nnodes || e.npaths != d.npaths)
 			abort();
-		if (d.nnodes && memcmp(e.nodes, d.nodes, d.nnodes * sizeof(*d.nodes)))
-			abort();
+		for (size_t i = 0; i < d.nnodes; i++)
+			if (e.nodes[i].parent != d.nodes[i].parent ||
+			    e.nodes[i].object != d.nodes[i].object ||
+			    e.nodes[i].addr != d.nodes[i].addr || e.nodes[i].depth != d.nodes[i].depth)
+				abort();
 		if (d.npaths && memcmp(e.paths, d.paths, d.npaths * sizeof(*d.paths)))
 			abort();
 		for (size_t i = 0; i < d.nevents; i++)

@@ -657,6 +657,10 @@ int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
 		long im = img_new(r, time, -1, 0);
 		char *cmd;
 
+		/* the image it leaves takes no more samples: its unwinder
+		 * (its objects' open files) goes */
+		for (size_t k = 0; k < r->procs[p].nimgs; k++)
+			rec_unwind_forget(r, r->procs[p].imgs[k]);
 		if (im < 0 || proc_add_img(&r->procs[p], im))
 			return -1;
 		/* the command as it runs, when it still does; else its name */
@@ -730,6 +734,10 @@ int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time)
 	if (p != UINT32_MAX && pid == tid) {
 		struct hd_process *hp = &r->d.procs[r->procs[p].hd];
 
+		/* records are handled in time order: none of its samples is
+		 * still to come, and its unwinders' open files go */
+		for (size_t k = 0; k < r->procs[p].nimgs; k++)
+			rec_unwind_forget(r, r->procs[p].imgs[k]);
 		r->procs[p].ended = 1;
 		if (hp->how == HD_RUNNING)
 			hp->how = HD_ENDED;

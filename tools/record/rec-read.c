@@ -144,7 +144,7 @@ static int sample(struct rec *r, uint32_t ev, const unsigned char *p, size_t n,
 		s.regs = (const uint64_t *)(const void *)(p + at + 8);
 		at += 8 + 8 * REC_UW_REGS;
 		size = u64_at(p, at);
-		if (!size || n < at + 8 + size + 8)
+		if (!size || n < at + 16 || size > n - at - 16)
 			goto flat;
 		s.stack = p + at + 8;
 		dyn = u64_at(p, at + 8 + size);
@@ -229,7 +229,7 @@ static size_t dwarf_keep(const struct rec *r, const struct perf_event_header *h,
 	if (n < at + 8)
 		return 0;
 	size = u64_at(p, at);
-	if (!size || n < at + 8 + size + 8)
+	if (!size || n < at + 16 || size > n - at - 16)
 		return 0;
 	*dyn = u64_at(p, at + 8 + size);
 	if (*dyn >= size)

@@ -135,7 +135,8 @@ static int report(struct rec *r, Dwfl *dwfl, long im)
 				continue;	/* unreadable, or [vdso]: no CFI here */
 			seen[m->obj] = 1;
 			v = rec_obj_vaddr(o, m->pgoff);
-			dwfl_report_elf(dwfl, o->path, o->path, -1, m->start - v, false);
+			/* add_p_vaddr: the base given is the load bias */
+			dwfl_report_elf(dwfl, o->path, o->path, -1, m->start - v, true);
 		}
 	}
 	free(seen);
@@ -210,6 +211,14 @@ size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs
 	return f.n;
 }
 
+void rec_unwind_forget(struct rec *r, long im)
+{
+	if (im >= 0 && (size_t)im < r->nuw && r->uw[im].dwfl) {
+		dwfl_end(r->uw[im].dwfl);
+		r->uw[im].dwfl = NULL;
+	}
+}
+
 void rec_unwind_free(struct rec *r)
 {
 	for (size_t i = 0; i < r->nuw; i++)
@@ -240,6 +249,11 @@ size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs
 void rec_unwind_free(struct rec *r)
 {
 	(void)r;
+}
+
+void rec_unwind_forget(struct rec *r, long im)
+{
+	(void)r, (void)im;
 }
 
 int rec_unwind_supported(void)

@@ -205,6 +205,8 @@ size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs
 		  const unsigned char *stack, uint64_t size, uint64_t *pcs, size_t cap,
 		  int *cut);
 void rec_unwind_free(struct rec *r);
+/* Ends image im's unwinder (its process exited or exec'ed). */
+void rec_unwind_forget(struct rec *r, long im);
 int rec_unwind_supported(void);
 /* The data-file process of a pid, or NULL */
 struct hd_process *rec_process(struct rec *r, int pid);

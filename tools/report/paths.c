@@ -85,6 +85,26 @@ long cp_path(struct cp *p, const struct hd_path *h)
 	return (long)n;
 }
 
+char *cp_covered(const struct hd_file *d)
+{
+	size_t per = d->nthreads + 1;
+	char *c = calloc(d->nevents * per + 1, 1);
+
+	for (size_t i = 0; c && i < d->npaths; i++) {
+		const struct hd_path *h = &d->paths[i];
+
+		c[h->event * per + (h->thread == HD_NO_THREAD ? d->nthreads : h->thread)] = 1;
+	}
+	return c;
+}
+
+int cp_flat_sample(const struct hd_file *d, const char *covered, const struct hd_sample *s)
+{
+	size_t per = d->nthreads + 1;
+
+	return !covered[s->event * per + (s->thread == HD_NO_THREAD ? d->nthreads : s->thread)];
+}
+
 /* Whether f is among the first n of fns. */
 static int seen(const long *fns, size_t n, long f)
 {
@@ -94,26 +114,59 @@ static int seen(const long *fns, size_t n, long f)
 	return 0;
 }
 
+/*
+ * The next unit of the reported event from *i on, into p->fns: a call
+ * path, or a flat sample of an (event, thread) without paths (covered,
+ * from cp_covered()) as its own frame alone. Returns its frames (0 when
+ * there are no more, -1 when out of memory) and its samples in *count.
+ */
+static long next_unit(struct cp *p, const char *covered, size_t *i, uint64_t *count)
+{
+	const struct hd_file *d = p->c->d;
+
+	for (; *i < d->npaths + d->nsamples; ++*i) {
+		if (*i < d->npaths) {
+			const struct hd_path *h = &d->paths[*i];
+
+			if (h->event != (uint32_t)p->c->event)
+				continue;
+			*count = h->count;
+			++*i;
+			return cp_path(p, h);
+		} else {
+			const struct hd_sample *s = &d->samples[*i - d->npaths];
+
+			if (s->event != (uint32_t)p->c->event || !cp_flat_sample(d, covered, s))
+				continue;
+			*count = s->count;
+			++*i;
+			p->fns[0] = view_func_row(p->c, s->object, s->addr);
+			return p->fns[0] < 0 ? -1 : 1;
+		}
+	}
+	return 0;
+}
+
 int cp_totals(struct cp *p)
 {
 	struct view_ctx *c = p->c;
 	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
+	char *covered = cp_covered(c->d);
+	uint64_t count;
+	size_t i = 0;
+	long n;
 
-	for (size_t i = 0; i < c->d->npaths; i++) {
-		const struct hd_path *h = &c->d->paths[i];
-		long n;
-
-		if (h->event != (uint32_t)c->event)
-			continue;
-		n = cp_path(p, h);
-		if (n < 0)
-			return -1;
+	if (!covered)
+		return -1;
+	while ((n = next_unit(p, covered, &i, &count)) > 0)
 		/* a function counts a sample once, however often it recurs */
 		for (long k = 0; k < n; k++)
 			if (!seen(p->fns, (size_t)k, p->fns[k]))
 				t->rows[p->fns[k]].total = hwp_add_sat(t->rows[p->fns[k]].total,
-								       h->count);
-	}
+								       count);
+	free(covered);
+	if (n < 0)
+		return -1;
 	c->has_totals = 1;
 	return 0;
 }
@@ -239,25 +292,26 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 	struct edge *e = NULL;
 	size_t ne = 0;
 	uint64_t total = 0;
-	long f = cp_find(p, name), *one = NULL;
-	char buf[40];
+	long f = cp_find(p, name), *one = NULL, n;
+	char buf[40], *covered = cp_covered(c->d);
+	uint64_t count;
+	size_t i = 0;
 	int ret = 1;
 
-	if (f < 0)
+	if (f < 0) {
+		free(covered);
 		return 1;
-	for (size_t i = 0; i < c->d->npaths; i++) {
-		const struct hd_path *h = &c->d->paths[i];
+	}
+	if (!covered)
+		goto oom;
+	while ((n = next_unit(p, covered, &i, &count))) {
 		size_t none = 0;
-		long n;
 
-		if (h->event != (uint32_t)c->event)
-			continue;
-		n = cp_path(p, h);
 		if (n < 0)
 			goto oom;
 		if (!seen(p->fns, (size_t)n, f))
 			continue;
-		total = hwp_add_sat(total, h->count);
+		total = hwp_add_sat(total, count);
 		free(one);
 		one = malloc(((size_t)n + 1) * sizeof(*one));
 		if (!one)
@@ -272,7 +326,7 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 			if (seen(one, none, nb))
 				continue;
 			one[none++] = nb;
-			if (edge_add(&e, &ne, nb, h->count))
+			if (edge_add(&e, &ne, nb, count))
 				goto oom;
 		}
 	}
@@ -282,13 +336,13 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 	printf(": %llu samples on call paths through it (100%%); a path counts once "
 	       "for each %s\n", (unsigned long long)total, callers ? "caller" : "callee");
 	printf("%8s %10s  %s\n", "percent", "samples", callers ? "caller" : "callee");
-	for (size_t i = 0; i < ne; i++) {
-		printf("%7.2f%% %10llu  ", view_pct(e[i].n, total), (unsigned long long)e[i].n);
-		if (e[i].fn < 0)
+	for (size_t k = 0; k < ne; k++) {
+		printf("%7.2f%% %10llu  ", view_pct(e[k].n, total), (unsigned long long)e[k].n);
+		if (e[k].fn < 0)
 			fputs(callers ? "[no caller: the path's outermost frame]" :
 			      "[self: samples in it]", stdout);
 		else
-			nm_put(stdout, view_name(&t->rows[e[i].fn], buf), NM_TEXT);
+			nm_put(stdout, view_name(&t->rows[e[k].fn], buf), NM_TEXT);
 		putchar('\n');
 	}
 	ret = 0;
@@ -296,6 +350,7 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 oom:
 	ret = die("out of memory");
 out:
+	free(covered);
 	free(one);
 	free(e);
 	return ret;
@@ -332,32 +387,57 @@ static int by_parent_total(const void *x, const void *y)
 	return (a->fn > b->fn) - (a->fn < b->fn);
 }
 
+/* Adds count samples of the path in p->fns (n frames) to the tree. */
+static int tree_add(struct cp *p, struct cp_tree *tr, struct rows_table *idx, long n,
+		    uint64_t count, int bottom_up)
+{
+	long parent = -1, x;
+
+	tr->all = hwp_add_sat(tr->all, count);
+	for (long k = 0; k < n; k++) {
+		long fn = p->fns[bottom_up ? k : n - 1 - k];
+
+		if ((x = tree_get(tr, idx, parent, fn)) < 0)
+			return -1;
+		tr->n[x].total = hwp_add_sat(tr->n[x].total, count);
+		if (k == n - 1 && !bottom_up)
+			tr->n[x].self = hwp_add_sat(tr->n[x].self, count);
+		parent = x;
+	}
+	return 0;
+}
+
 int cp_tree_build(struct cp *p, int bottom_up, struct cp_tree *tr)
 {
 	struct view_ctx *c = p->c;
 	struct rows_table idx = { 0 };
+	char *covered = cp_covered(c->d);
 
 	memset(tr, 0, sizeof(*tr));
+	if (!covered)
+		goto oom;
 	for (size_t i = 0; i < c->d->npaths; i++) {
 		const struct hd_path *h = &c->d->paths[i];
-		long n, parent = -1, x;
+		long n;
 
 		if (h->event != (uint32_t)c->event)
 			continue;
-		if ((n = cp_path(p, h)) < 0)
+		if ((n = cp_path(p, h)) < 0 || tree_add(p, tr, &idx, n, h->count, bottom_up))
 			goto oom;
-		tr->all = hwp_add_sat(tr->all, h->count);
-		for (long k = 0; k < n; k++) {
-			long fn = p->fns[bottom_up ? k : n - 1 - k];
-
-			if ((x = tree_get(tr, &idx, parent, fn)) < 0)
-				goto oom;
-			tr->n[x].total = hwp_add_sat(tr->n[x].total, h->count);
-			if (k == n - 1 && !bottom_up)
-				tr->n[x].self = hwp_add_sat(tr->n[x].self, h->count);
-			parent = x;
-		}
 	}
+	/* a merged file's samples that came without paths: their own
+	 * frame alone */
+	for (size_t i = 0; i < c->d->nsamples; i++) {
+		const struct hd_sample *s = &c->d->samples[i];
+
+		if (s->event != (uint32_t)c->event || !cp_flat_sample(c->d, covered, s))
+			continue;
+		if ((p->fns[0] = view_func_row(c, s->object, s->addr)) < 0 ||
+		    tree_add(p, tr, &idx, 1, s->count, bottom_up))
+			goto oom;
+	}
+	free(covered);
+	covered = NULL;
 	rows_free(&idx);
 	tr->kids = malloc((tr->nn + 1) * sizeof(*tr->kids));
 	if (!tr->kids)
@@ -378,6 +458,7 @@ int cp_tree_build(struct cp *p, int bottom_up, struct cp_tree *tr)
 	}
 	return 0;
 oom:
+	free(covered);
 	rows_free(&idx);
 	cp_tree_free(tr);
 	return -1;
@@ -463,18 +544,22 @@ int cp_folded(struct cp *p)
 	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	struct fline *l = NULL;
 	size_t nl = 0;
-	int ret = 1, paths = c->d->events[c->event].callgraph != HD_CG_NONE;
-	char buf[40];
+	int ret = 1;
+	char buf[40], *covered = cp_covered(c->d);
 
-	/* with paths, one line per path; without, one per innermost frame */
-	for (size_t i = 0; i < (paths ? c->d->npaths : c->d->nsamples); i++) {
-		const struct hd_path *h = paths ? &c->d->paths[i] : NULL;
-		const struct hd_sample *s = paths ? NULL : &c->d->samples[i];
+	if (!covered)
+		return die("out of memory");
+	/* one line per path, and per innermost frame of the samples that
+	 * came without one (a flat file, or a merged one's threads) */
+	for (size_t i = 0; i < c->d->npaths + c->d->nsamples; i++) {
+		const struct hd_path *h = i < c->d->npaths ? &c->d->paths[i] : NULL;
+		const struct hd_sample *s = h ? NULL : &c->d->samples[i - c->d->npaths];
 		size_t len = 0;
 		long n, one;
 		FILE *m;
 
-		if ((h ? h->event : s->event) != (uint32_t)c->event)
+		if ((h ? h->event : s->event) != (uint32_t)c->event ||
+		    (s && !cp_flat_sample(c->d, covered, s)))
 			continue;
 		if (h) {
 			n = cp_path(p, h);
@@ -494,8 +579,10 @@ int cp_folded(struct cp *p)
 			if (k)
 				fputc(';', m);
 		}
-		if (fclose(m) || !l[nl].s)
+		if (fclose(m) || !l[nl].s) {
+			free(l[nl].s);
 			goto oom;
+		}
 		l[nl++].n = h ? h->count : s->count;
 	}
 	if (nl)
@@ -517,5 +604,6 @@ out:
 	for (size_t i = 0; i < nl; i++)
 		free(l[i].s);
 	free(l);
+	free(covered);
 	return ret;
 }

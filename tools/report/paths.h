@@ -26,6 +26,13 @@ int cp_totals(struct cp *p);
 /* The function row named name (exact, else a unique substring); -1 after
  * saying on stderr that none or several match (listing them). */
 long cp_find(struct cp *p, const char *name);
+/* Which (event, thread) have call paths: a flag per event and thread,
+ * the last thread slot standing for a job file's (HD_NO_THREAD); NULL
+ * when out of memory. A flat sample of an (event, thread) without paths
+ * (a merged file recorded without -g) is counted as its own frame alone
+ * by every call-path view. */
+char *cp_covered(const struct hd_file *d);
+int cp_flat_sample(const struct hd_file *d, const char *covered, const struct hd_sample *s);
 /* The samples whose path ends short of a thread's entry (_start, clone,
  * start_thread...: its outermost frame is another function), or
  * UINT64_MAX when out of memory. */

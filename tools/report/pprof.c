@@ -251,20 +251,11 @@ static void put_sample(struct out *o, const struct hd_file *d, size_t nids, uint
 	free(s.b);
 }
 
-/* Whether thread t has a call path of event ev. */
-static int has_paths(const struct hd_file *d, uint32_t ev, uint32_t t)
-{
-	for (size_t i = 0; i < d->npaths; i++)
-		if (d->paths[i].event == ev && d->paths[i].thread == t)
-			return 1;
-	return 0;
-}
-
 static int samples(struct out *o)
 {
 	struct cp *p = o->p;
 	const struct hd_file *d = p->c->d;
-	char *covered = calloc(d->nevents * (d->nthreads + 1) + 1, 1);
+	char *covered = cp_covered(d);
 
 	if (!covered)
 		return -1;
@@ -292,15 +283,11 @@ static int samples(struct out *o)
 	}
 	/* flat samples where there are no paths (an event recorded without
 	 * them, or a merged file's thread that had none) */
-	for (size_t e = 0; e < d->nevents; e++)
-		for (size_t t = 0; d->events[e].callgraph != HD_CG_NONE && t < d->nthreads; t++)
-			covered[e * (d->nthreads + 1) + t] = (char)has_paths(d, (uint32_t)e, (uint32_t)t);
 	for (size_t i = 0; i < d->nsamples; i++) {
 		const struct hd_sample *s = &d->samples[i];
-		size_t t = s->thread == HD_NO_THREAD ? d->nthreads : s->thread;
 		long fn;
 
-		if (covered[s->event * (d->nthreads + 1) + t])
+		if (!cp_flat_sample(d, covered, s))
 			continue;
 		if ((fn = view_func_row(p->c, s->object, s->addr)) < 0 ||
 		    !(o->ids[0] = loc_id(o, s->object, s->addr, 1, fn)))

@@ -642,6 +642,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 				   "(> profile.pb.gz)");
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
 		return usage_error("--sort imbalance: only with --ranks");
+	if (!strcmp(a->sort, "total") && a->ranks)
+		return usage_error("--sort total: not with --ranks");
 	if (a->ranks && a->nview)
 		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
 	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json") &&
@@ -696,7 +698,8 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 		ret = pprof_write(c, stdout);
 	else if (c->view == VIEW_FUNCS && cp_totals(&p))
 		ret = die("out of memory");
-	if (ret == 0 && want && paths_short)
+	/* the views that have no header of their own: the warnings on stderr */
+	if (ret == 0 && (want || !strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")))
 		report_warnings(stderr, "", c->d, c->event, 0);
 	cp_free(&p);
 	return ret;

@@ -65,9 +65,16 @@ long rows_get(struct rows_table *t, uint64_t a, uint64_t b)
 {
 	size_t j;
 
-	if (2 * (t->n + 1) > t->nslot &&
-	    reserve(t, t->cap, t->nslot ? 2 * t->nslot : 1024))
-		return -1;
+	if (2 * (t->n + 1) > t->nslot) {
+		/* from the rows there (an index dropped by view_sort() is
+		 * made again for all of them) */
+		size_t ns = t->nslot ? 2 * t->nslot : 1024;
+
+		while (ns < 2 * (t->n + 1) && ns < SIZE_MAX / 4)
+			ns *= 2;
+		if (reserve(t, t->cap, ns))
+			return -1;
+	}
 	j = mix(a, b) & (t->nslot - 1);
 	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1)) {
 		struct view_row *r = &t->rows[t->slot[j]];
