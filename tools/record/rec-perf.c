@@ -525,7 +525,7 @@ void rec_perf_close(struct rec *r)
 	free(r->qe);
 	r->q = NULL;
 	r->qe = NULL;
-	r->qlen = r->qcap = r->nqe = r->capqe = 0;
+	r->qlen = r->qcap = r->nqe = r->capqe = r->nsorted = r->qdead = 0;
 	r->rings = NULL;
 	r->fds = NULL;
 	r->fd_ev = NULL;

@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,20 +309,65 @@ static int cmp_qent(const void *a, const void *b)
  */
 static long drain_all(struct rec *r);
 
-static int flush(struct rec *r, uint64_t limit)
+/*
+ * The queue in time order: the records queued since the last sort are
+ * sorted, then merged with the sorted rest (a long burst keeps many
+ * records queued: sorting them all again each round cost milliseconds,
+ * during which the rings filled). 0 or -1.
+ */
+static int sort_queue(struct rec *r)
+{
+	size_t a = r->nsorted, n = r->nqe, i = 0, j, o = 0;
+	struct rec_qent *m;
+
+	if (a >= n)
+		return 0;
+	qsort(r->qe + a, n - a, sizeof(*r->qe), cmp_qent);
+	if (a && cmp_qent(&r->qe[a - 1], &r->qe[a]) > 0) {
+		m = malloc(n * sizeof(*m));
+		if (!m)
+			return -1;
+		for (j = a; i < a || j < n;)
+			m[o++] = j >= n || (i < a && cmp_qent(&r->qe[i], &r->qe[j]) <= 0) ?
+				 r->qe[i++] : r->qe[j++];
+		memcpy(r->qe, m, n * sizeof(*m));
+		free(m);
+	}
+	r->nsorted = n;
+	return 0;
+}
+
+static uint64_t now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
+}
+
+/* --call-graph dwarf: the time one round may spend unwinding before it
+ * reads the rings again (a burst fills a ring in about a millisecond). */
+#define REC_UNWIND_US	200
+
+static int flush(struct rec *r, uint64_t limit, int timed)
 {
 	size_t k, keep = 0, qlen = 0, n0 = r->nqe;
 	unsigned char *nq = NULL;
+	uint64_t until = timed && r->callgraph == HD_CG_DWARF ? now_us() + REC_UNWIND_US : 0;
 
-	if (r->nqe)
-		qsort(r->qe, r->nqe, sizeof(*r->qe), cmp_qent);
+	if (sort_queue(r))
+		return -1;
 	for (k = 0; k < n0 && r->qe[k].time <= limit; k++) {
 		const unsigned char *p = r->q + r->qe[k].off;
 		struct perf_event_header h;
 
+		/* the rest, older ones first, in the next round */
+		if (until && k && (k & 7) == 0 && now_us() > until)
+			break;
 		memcpy(&h, p, sizeof(h));
 		if (record(r, p, h.size))
 			return -1;
+		r->qdead += (h.size + 7u) & ~7u;
 		/* unwinding takes long: the rings are emptied into the queue
 		 * (behind the records being handled) meanwhile, so that a
 		 * burst finds room in them */
@@ -330,11 +376,20 @@ static int flush(struct rec *r, uint64_t limit)
 	}
 	if (k == r->nqe) {
 		r->nqe = 0;
+		r->nsorted = 0;
 		r->qlen = 0;
+		r->qdead = 0;
 		return 0;
 	}
-	/* compact the rest */
-	for (size_t i = k; i < r->nqe; i++) {
+	memmove(r->qe, r->qe + k, (r->nqe - k) * sizeof(*r->qe));
+	r->nqe -= k;
+	r->nsorted = n0 - k;	/* what a drain added meanwhile is not */
+	/* the handled records' bytes are given back once they are half the
+	 * queue: each byte is copied a bounded number of times, however long
+	 * a burst keeps records queued */
+	if (r->qdead < r->qlen / 2)
+		return 0;
+	for (size_t i = 0; i < r->nqe; i++) {
 		struct perf_event_header h;
 
 		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
@@ -344,7 +399,7 @@ static int flush(struct rec *r, uint64_t limit)
 	if (!nq)
 		return -1;
 	qlen = 0;
-	for (size_t i = k; i < r->nqe; i++) {
+	for (size_t i = 0; i < r->nqe; i++) {
 		struct perf_event_header h;
 
 		memcpy(&h, r->q + r->qe[i].off, sizeof(h));
@@ -356,6 +411,7 @@ static int flush(struct rec *r, uint64_t limit)
 	r->q = nq;
 	r->qcap = qlen ? qlen : 8;
 	r->qlen = qlen;
+	r->qdead = 0;
 	r->nqe = keep;
 	return 0;
 }
@@ -397,16 +453,30 @@ static long drain_all(struct rec *r)
 	return n;
 }
 
+/* Records a round may read and still leave unwinding for a later one,
+ * and the bytes the queue may hold then. */
+#define REC_BURST	64
+#define REC_BURST_BYTES	(256u << 20)
+
 long rec_perf_drain(struct rec *r, int all)
 {
 	long n = drain_all(r);
 
 	if (n < 0)
 		return -1;
+	/* --call-graph dwarf in a burst: unwinding is slower than the kernel
+	 * writes stack copies (and the first unwinds of a process read its
+	 * objects), so while rounds bring many records they are only queued,
+	 * and unwound once a round is quiet, or the queue large, or at the
+	 * end; the rings stay empty meanwhile */
+	if (!all && r->callgraph == HD_CG_DWARF && n > REC_BURST && r->qlen < REC_BURST_BYTES) {
+		r->prev_max = r->round_max;
+		return n;
+	}
 	r->corrupt = 0;
 	for (int c = 0; c < r->nrings; c++)
 		r->corrupt += r->rings[c].ring.stats.corrupt;
-	if (flush(r, all ? UINT64_MAX : r->prev_max))
+	if (flush(r, all ? UINT64_MAX : r->prev_max, !all))
 		return -1;
 	r->prev_max = r->round_max;
 	return n;

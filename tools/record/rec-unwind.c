@@ -104,9 +104,21 @@ static const Dwfl_Thread_Callbacks thread_cb = {
 
 static char *debuginfo_path;
 
+/* The CFI unwinding needs is the objects' own .eh_frame: no search for
+ * separate debug files (which cost milliseconds per object while the
+ * rings fill). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname,
+			Dwarf_Addr base, const char *file_name, const char *debuglink_file,
+			GElf_Word debuglink_crc, char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
 static const Dwfl_Callbacks dwfl_cb = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_debuginfo,
 	.debuginfo_path = &debuginfo_path,
 };
 

@@ -113,8 +113,10 @@ struct rec {
 	 * later round shows nothing older can still come */
 	unsigned char *q;		/* the records, 8-byte aligned */
 	size_t qlen, qcap;
+	size_t qdead;			/* bytes of it already handled */
 	struct rec_qent { uint64_t time; size_t off; } *qe;
 	size_t nqe, capqe;
+	size_t nsorted;			/* qe[0..nsorted) in time order */
 	uint64_t round_max, prev_max;	/* latest time read this / last round */
 
 	/* rec-maps.c */
