@@ -514,6 +514,21 @@ static int map_ring(struct hwprof_session *s, struct hwp_slot *sl)
 	return ret;
 }
 
+/* A slot for fd, just opened for event i of tid (cr: its shared ring, or
+ * -1), known by its identity (fd_identity()); 0 or -errno. */
+static int slot_init(struct hwp_slot *sl, int fd, size_t i, int cr, pid_t tid,
+		     const struct perf_event_attr *a)
+{
+	memset(sl, 0, sizeof(*sl));
+	sl->fd = fd;
+	sl->ev = (int)i;
+	sl->cr = cr;
+	sl->tid = tid;
+	sl->lcg = HWPROF_LCG_SEED;
+	sl->fmt_lost = !!(a->read_format & PERF_FORMAT_LOST);
+	return fd_identity(fd, &sl->dev, &sl->ino, &sl->id);
+}
+
 /*
  * Opens tid's fd for event i on CPU number cpu (an index of s->cpu_id)
  * into sl, enabled if enable. With cpu -1 the fd gets a ring of its own. Else it writes into the event's
@@ -547,18 +562,11 @@ static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int
 	if (fd < 0)
 		return fd;
 	*why = 0;	/* what fails from here on is not the open's */
-	memset(sl, 0, sizeof(*sl));
-	ret = fd_identity(fd, &sl->dev, &sl->ino, &sl->id);
+	ret = slot_init(sl, fd, i, cr ? (int)(cr - s->cring) : -1, tid, &e->e.attr);
 	if (ret) {
 		close(fd);
 		return ret;
 	}
-	sl->fd = fd;
-	sl->ev = (int)i;
-	sl->cr = cr ? (int)(cr - s->cring) : -1;
-	sl->tid = tid;
-	sl->lcg = HWPROF_LCG_SEED;
-	sl->fmt_lost = !!(e->e.attr.read_format & PERF_FORMAT_LOST);
 	if (!cr)
 		ret = map_ring(s, sl);
 	else if (out < 0)
@@ -724,13 +732,7 @@ static int open_thread(struct openers *o, size_t t)
 				ret = fd;
 				break;
 			}
-			ret = fd_identity(fd, &sl[k].dev, &sl[k].ino, &sl[k].id);
-			sl[k].fd = fd;
-			sl[k].ev = (int)i;
-			sl[k].cr = (int)(i * s->ncpu + c);
-			sl[k].tid = o->tid[t];
-			sl[k].lcg = HWPROF_LCG_SEED;
-			sl[k].fmt_lost = !!(o->attr[i].read_format & PERF_FORMAT_LOST);
+			ret = slot_init(&sl[k], fd, i, (int)(i * s->ncpu + c), o->tid[t], &o->attr[i]);
 		}
 	}
 	if (ret)

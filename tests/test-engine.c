@@ -322,6 +322,25 @@ static void *fault_worker(void *arg)
 	return NULL;
 }
 
+/* Makes the NTHREADS fault workers (64 KiB stacks), waiting at bar:
+ * NTHREADS, or T_ERROR after saying why (made: how many were). */
+static int make_workers(pthread_t *t, int *made)
+{
+	pthread_attr_t pa;
+
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, 64 * 1024);
+	for (*made = 0; *made < NTHREADS; ++*made) {
+		if (pthread_create(&t[*made], &pa, fault_worker, (void *)(uintptr_t)*made)) {
+			printf("ERROR: pthread_create %d: %s\n", *made, strerror(errno));
+			pthread_attr_destroy(&pa);
+			return T_ERROR;
+		}
+	}
+	pthread_attr_destroy(&pa);
+	return NTHREADS;
+}
+
 static int case_threads(char **argv)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
@@ -330,7 +349,6 @@ static int case_threads(char **argv)
 	struct hwprof_hist *h;
 	static pthread_t t[NTHREADS];
 	struct rlimit nofile, memlock;
-	pthread_attr_t pa;
 	int r = as_nobody(argv), made = 0, limited, base;
 
 	if (r >= 0)
@@ -351,15 +369,8 @@ static int case_threads(char **argv)
 	base = t_count_tasks();	/* main, and a sanitizer's thread if any */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
-	pthread_attr_init(&pa);
-	pthread_attr_setstacksize(&pa, 64 * 1024);
-	for (int i = 0; i < NTHREADS; i++) {
-		if (pthread_create(&t[i], &pa, fault_worker, (void *)(uintptr_t)i)) {
-			printf("ERROR: pthread_create %d: %s\n", i, strerror(errno));
-			return T_ERROR;
-		}
-		made++;
-	}
+	if (make_workers(t, &made) != NTHREADS)
+		return T_ERROR;
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&bar);
 	for (int i = 0; i < made; i++)
@@ -436,7 +447,6 @@ static int case_parked(char **argv)
 	struct hwprof_session *s = NULL;
 	struct hwprof_hist *h;
 	static pthread_t t[NTHREADS];
-	pthread_attr_t pa;
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	const char *layout = getenv("HWPROF_RINGS");
 	int r = as_nobody(argv), made = 0, fds;
@@ -448,15 +458,8 @@ static int case_parked(char **argv)
 	tpages = fresh((size_t)NTHREADS * TPAGES);
 	h = hist_fn_bin();
 	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
-	pthread_attr_init(&pa);
-	pthread_attr_setstacksize(&pa, 64 * 1024);
-	for (int i = 0; i < NTHREADS; i++) {
-		if (pthread_create(&t[i], &pa, fault_worker, (void *)(uintptr_t)i)) {
-			printf("ERROR: pthread_create %d: %s\n", i, strerror(errno));
-			return T_ERROR;
-		}
-		made++;
-	}
+	if (make_workers(t, &made) != NTHREADS)
+		return T_ERROR;
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
 	T_EQ(hwprof_session_start(s), 0);

@@ -212,28 +212,7 @@ assert w['top'][0][0] >= 400 and w['main'][0][0] >= 400
 	check "chromium: and hides mid_b" sh -c "grep -o '<g class=\"f\"[^>]*data-n=\"mid_b\"[^>]*>' '$tmp/zoom' | grep -q 'display: none'"
 	pct=$(awk '$1 == "paths" { printf "%.2f", 40000 / $4 }' "$tmp/d")
 	check "chromium: #search=^mid_ matches $pct% of the samples" grep -q "matched ^mid_: $pct% of the samples" "$tmp/search"
-	check "chromium: screenshot with colour" python3 -c "
-import zlib, struct
-b = open('$tmp/shot.png', 'rb').read()
-assert b[:8] == b'\x89PNG\r\n\x1a\n'
-w, h, depth, ctype = struct.unpack('>IIBB', b[16:26])
-idat = b''
-i = 8
-while i < len(b):
-    n = struct.unpack('>I', b[i:i+4])[0]
-    if b[i+4:i+8] == b'IDAT':
-        idat += b[i+8:i+8+n]
-    i += 12 + n
-raw = zlib.decompress(idat)
-bpp = 4 if ctype == 6 else 3
-stride = 1 + w * bpp
-colours = set()
-for y in range(h - 120, h, 2):
-    row = raw[y*stride+1:(y+1)*stride]
-    for x in range(0, w*bpp, bpp*4):
-        colours.add(row[x:x+3])
-assert len(colours) >= 4, len(colours)
-"
+	check "chromium: screenshot with colour" python3 "$(dirname "$0")/png-colours.py" "$tmp/shot.png" 4 120
 	;;
 dwarf)
 	# a program without frame pointers: --call-graph dwarf unwinds its

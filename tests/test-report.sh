@@ -537,29 +537,7 @@ svg-browser)
 	check "chromium: the DOM holds the icicle" sh -c "grep -q '<svg' '$tmp/dom' && [ \$(grep -o '<rect' '$tmp/dom' | wc -l) -ge 11 ]"
 	check "chromium: the names in the DOM" sh -c "grep -q 'lines.c:$hot' '$tmp/dom' && grep -q '<title>hot (rp-lines)' '$tmp/dom'"
 	check "chromium: no parse error" sh -c "! grep -qi 'error on line' '$tmp/dom'"
-	check "chromium: screenshot with colour" python3 -c "
-import zlib, struct
-b = open('$tmp/shot.png', 'rb').read()
-assert b[:8] == b'\x89PNG\r\n\x1a\n'
-w, h, depth, ctype = struct.unpack('>IIBB', b[16:26])
-idat = b''
-i = 8
-while i < len(b):
-    n = struct.unpack('>I', b[i:i+4])[0]
-    if b[i+4:i+8] == b'IDAT':
-        idat += b[i+8:i+8+n]
-    i += 12 + n
-raw = zlib.decompress(idat)
-bpp = 4 if ctype == 6 else 3
-colours = set()
-stride = 1 + w * bpp
-for y in range(0, h, 4):
-    row = raw[y*stride+1:(y+1)*stride]
-    for x in range(0, w*bpp, bpp*8):
-        colours.add(row[x:x+3])
-assert len(colours) >= 5, len(colours)
-print('screenshot', w, 'x', h, len(colours), 'colours sampled')
-"
+	check "chromium: screenshot with colour" python3 "$(dirname "$0")/png-colours.py" "$tmp/shot.png" 5
 	[ -n "${HWPROF_KEEP_SHOT:-}" ] && cp "$tmp/shot.png" "$HWPROF_KEEP_SHOT"
 	;;
 help)

@@ -28,15 +28,6 @@
 #define MINW	0.1		/* narrower boxes are not drawn */
 #define TOP	60.0		/* room for the title and the buttons */
 
-static uint32_t hue(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h % 360;
-}
-
 struct flame {
 	FILE *f;
 	struct view_ctx *c;
@@ -130,7 +121,7 @@ static void frames(struct flame *fl, size_t from, size_t n, double x, int d)
 			fl->skipped++;
 			break;	/* sorted: the rest are narrower */
 		}
-		frame(fl, x, w, d, view_name(r, buf), obj, t->total, hue(obj));
+		frame(fl, x, w, d, view_name(r, buf), obj, t->total, svg_hue(obj));
 		frames(fl, t->first, t->nkids, x, d + 1);
 		x += w;
 	}

@@ -30,7 +30,7 @@ struct box {
 	double x, w;
 };
 
-static uint32_t hue(const char *s)
+uint32_t svg_hue(const char *s)
 {
 	uint32_t h = 2166136261u;
 
@@ -260,7 +260,7 @@ static void draw_objects(struct icicle *ic)
 		}
 		draw(ic->f, ic->ob[i].x, ic->ob[i].w, 1, name,
 		     i == c->nobjs ? NULL : c->d->objects[i].path, ic->otot[i], c->total,
-		     hue(name), 0);
+		     svg_hue(name), 0);
 	}
 }
 
@@ -294,7 +294,7 @@ static int draw_funcs(struct icicle *ic)
 			ic->skipped++;
 			continue;
 		}
-		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, hue(base), 1);
+		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, svg_hue(base), 1);
 	}
 	free(fo);
 	return 0;
@@ -314,7 +314,7 @@ static void draw_line(struct icicle *ic, const struct view_row *r, size_t p, dou
 	if (r->file && r->name && asprintf(&what, "%s in %s", r->file, r->name) < 0)
 		what = NULL;
 	draw(ic->f, x, w, 3, name ? name : "(no line information)", what ? what : r->file,
-	     r->n, ic->c->total, hue(view_base(view_obj_path(ic->c, r->obj))), 1);
+	     r->n, ic->c->total, svg_hue(view_base(view_obj_path(ic->c, r->obj))), 1);
 	free(name);
 	free(what);
 }

@@ -108,6 +108,9 @@ double view_pct(uint64_t n, uint64_t total);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
+/* tools/report/svg.c: the hue (0-359) a name is drawn in, the same in
+ * every drawing. */
+uint32_t svg_hue(const char *s);
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
 /* Opens out for writing, never blocking; NULL after one line on stderr
