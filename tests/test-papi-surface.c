@@ -563,6 +563,12 @@ static int case_force_sw_rate(void)
 		sum += buf[i];
 	printf("%lld ms of CPU: %llu in the buckets, %d handler calls, task-clock %lld ns\n",
 	       ms, (unsigned long long)sum, sw_calls, v);
+	/* at most one sample per ms of the event's own count: the thread's
+	 * CPU clock read around start and stop can come out a few ms short
+	 * of it when the CPUs are busy (CI: 543 ms read, task-clock 549 ms,
+	 * 546 samples) */
+	if (v / 1000000 > ms)
+		ms = v / 1000000;
 	T_CHECK(EXACT ? sum >= (uint64_t)ms / 2 && sum <= (uint64_t)ms + 2 : sum >= 1,
 		"buckets %llu for %lld ms", (unsigned long long)sum, ms);
 	T_CHECK(EXACT ? sw_calls >= ms / 2 && sw_calls <= ms + 2 : sw_calls >= 1,
