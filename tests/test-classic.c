@@ -282,8 +282,10 @@ static int case_sprofil_regions(void)
 	}
 	printf("sprofil page-faults: %llu in touch_a, %llu in touch_b, %u in the bin\n",
 	       (unsigned long long)sa, (unsigned long long)sb, bin[0]);
-	T_EQ(sa, K);
-	T_EQ(sb, K);
+	/* exact, and a lower bound under a sanitizer (tlib.h: CI's TSan pass
+	 * under load once found 401 in touch_b) */
+	T_FAULTS(sa, K);
+	T_FAULTS(sb, K);
 	munmap(m, 2 * K * psz);
 	return t_done("sprofil-regions");
 }
