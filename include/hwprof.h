@@ -21,7 +21,7 @@ extern "C" {
 /* The release these headers come from (hwprof(7), VERSIONS); the newest
  * node of the library's symbol versions is HWPROF_<MAJOR>.<MINOR>. */
 #define HWPROF_VERSION_MAJOR 0
-#define HWPROF_VERSION_MINOR 2
+#define HWPROF_VERSION_MINOR 3
 #define HWPROF_VERSION_PATCH 0
 
 /* ------------------------------------------------------------------ */
@@ -171,6 +171,7 @@ HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
 
 /* Session flags */
 #define HWPROF_SESSION_NO_WAKEUP (1u << 0)	/* drain on the interval only */
+#define HWPROF_SESSION_CALLCHAIN (1u << 1)	/* keep each sample's call path */
 
 struct hwprof_session_opts {
 	size_t sz;		/* sizeof(struct hwprof_session_opts) */
@@ -195,6 +196,9 @@ struct hwprof_session_stats {
 	int32_t missed_err;	/* why the first of them: -EPERM locked memory,
 				 * -EMFILE open files, or another -errno */
 	uint32_t ring_pages;	/* data pages of a ring now (a thread's or a CPU's) */
+	/* HWPROF_SESSION_CALLCHAIN (0.3): */
+	uint64_t paths;		/* samples whose call path is kept */
+	uint64_t paths_cut;	/* of them, cut short (see hwprof_session_paths()) */
 };
 
 /* One loaded object's executable range and its buckets (see
@@ -239,6 +243,24 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
 				      const struct hwprof_object **objs,
 				      size_t *n);
+
+/* One frame of a calling-context tree (hwprof_session_paths()). */
+#define HWPROF_NO_NODE	UINT32_MAX
+
+struct hwprof_path_node {
+	uint32_t parent;	/* the caller's node, or HWPROF_NO_NODE: outermost */
+	uint32_t depth;		/* frames from the outermost one: 1 for a root */
+	uint64_t pc;		/* the sampled pc where a path ends here, else
+				 * the return address into this frame */
+	uint64_t samples;	/* samples whose path ends at this node */
+};
+
+/* The call paths of an event of a session made with
+ * HWPROF_SESSION_CALLCHAIN, parents before children; borrowed until the
+ * next call on the session. 0, -EINVAL or -ENOENT (no paths kept). */
+HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
+				    const struct hwprof_path_node **nodes,
+				    size_t *n);
 
 /* Stops if running and frees everything (NULL is fine). */
 HWPROF_API void hwprof_session_free(struct hwprof_session *s);

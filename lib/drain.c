@@ -127,7 +127,12 @@ static void fold_into(struct hwp_sev *e, uint32_t *lcg, const uint64_t *ips, siz
 	e->st.saturated += b.saturated - a.saturated;
 }
 
-/* Folds what ring r of event ev holds. */
+static void add_path(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip)
+{
+	hwp_paths_add(arg, chain, n, ip);
+}
+
+/* Folds what ring r of event ev holds, its call paths into e->paths. */
 void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg)
 {
 	struct hwp_sev *e = &s->ev[ev];
@@ -139,7 +144,8 @@ void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32
 	if (!in_pass)
 		guard_state = 0;
 	do {
-		n = hwp_ring_read_ips(r, ips, HWP_BATCH);
+		n = hwp_ring_read_chains(r, ips, HWP_BATCH, e->paths ? add_path : NULL,
+					 e->paths);
 		e->st.samples += n;
 		if (!n)
 			break;

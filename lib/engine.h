@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sampling engine's private state, shared by its files, from the
- * bottom up: drain.c (folding, sinks, the lock), crings.c (rings shared
- * per CPU), threads.c (a thread's fds, and their rings), drainer.c (the
+ * bottom up: paths.c (call paths), drain.c (folding, sinks, the lock),
+ * crings.c (rings shared per CPU), threads.c (a thread's fds, and their rings), drainer.c (the
  * drain thread), follow.c (new threads, fork) and session.c (the public
  * calls).
  *
@@ -29,6 +29,7 @@
 #define HWP_CPU_RINGS_MAX 8	/* CPUs up to which rings are shared per CPU */
 #define HWP_DEF_CPU_PAGES 256	/* data pages of a shared ring by default */
 #define HWP_CPU_IDS	1024	/* CPU ids a session keeps (HWPROF_RINGS=cpu) */
+#define HWP_PATH_NODES	(1u << 20)	/* nodes of an event's call-path tree */
 
 /*
  * Where a thread's samples go (hwprof_session_new(3), "Rings"): a ring of
@@ -58,6 +59,17 @@ struct hwp_slot {			/* one thread x one event (x one CPU) */
 	struct hwp_ring ring;
 };
 
+/* An event's call paths (lib/paths.c): nodes parents first. */
+struct hwp_paths {
+	struct hwprof_path_node *node;
+	size_t n, cap;
+	uint32_t *slot;		/* index of (parent, pc): node + 1, 0 empty */
+	size_t nslot;
+	uint64_t chains;	/* samples whose path is in the tree */
+	uint64_t cut;		/* of them, cut short */
+	uint64_t max_stack;	/* the kernel's depth limit (user frames) */
+};
+
 struct hwp_counts {
 	uint64_t samples, lost, throttled, folded, outside, saturated;
 };
@@ -74,6 +86,7 @@ struct hwp_sev {			/* one event of a session */
 	size_t npend, cappend;
 	struct hwp_counts st;		/* folded so far, and from closed rings */
 	int percpu;			/* its threads write into s->cring */
+	struct hwp_paths *paths;	/* HWPROF_SESSION_CALLCHAIN, else NULL */
 };
 
 struct hwprof_session {
@@ -105,6 +118,7 @@ struct hwprof_session {
 	int told_ebadf;		/* the lost-fds warning was logged */
 	struct hwprof_session *next;	/* in the running list */
 	struct hwprof_object *snap;	/* hwprof_session_objects() copy */
+	struct hwprof_path_node *psnap;	/* hwprof_session_paths() copy */
 };
 
 extern pthread_mutex_t hwp_eng;
@@ -140,6 +154,11 @@ int hwp_slot_ours(const struct hwp_slot *sl);
 void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
 void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
+
+/* paths.c */
+void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint64_t ip);
+void hwp_paths_zero(struct hwp_paths *p);
+void hwp_paths_free(struct hwp_paths *p);
 
 /* drain.c */
 void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg);

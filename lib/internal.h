@@ -91,6 +91,11 @@ size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all);
 uint64_t hwp_rec_lost(const struct perf_event_header *h);
 /* The engine's rings (sample_type IP, one event): up to cap IPs. */
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
+/* The same with sample_type IP | CALLCHAIN: each sample's chain (the
+ * kernel's entries, innermost first) goes to fn before its IP is stored. */
+typedef void (*hwp_chain_fn)(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip);
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
+			    hwp_chain_fn fn, void *arg);
 int hwp_ring_empty(const struct hwp_ring *r);
 
 /* event.c: an event name to a perf_event_attr */

@@ -240,11 +240,14 @@ uint64_t hwp_rec_lost(const struct perf_event_header *h)
 }
 
 /*
- * The engine's rings: one event per ring, sample_type IP alone, no
- * trailer. Copies up to cap sample IPs out and returns how many; LOST and
+ * The engine's rings: one event per ring, sample_type IP (and CALLCHAIN
+ * when chain is not NULL), no trailer. Copies up to cap sample IPs out
+ * and returns how many, handing each sample's call chain to chain first
+ * (n entries, or NULL and 0 for a record too short to hold them); LOST and
  * LOST_SAMPLES add to stats.lost, THROTTLE to stats.throttled.
  */
-size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
+			    hwp_chain_fn chain, void *arg)
 {
 	const struct perf_event_header *h;
 	size_t n = 0;
@@ -254,8 +257,20 @@ size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
 	while (n < cap && (h = hwp_ring_next(r))) {
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (h->size >= sizeof(*h) + 8)
-				ips[n++] = rec_u64(h, sizeof(*h));
+			if (h->size < sizeof(*h) + 8)
+				break;
+			ips[n] = rec_u64(h, sizeof(*h));
+			if (chain) {
+				size_t at = sizeof(*h) + 16;	/* {ip, nr}, then nr entries */
+				uint64_t nr = h->size >= at ? rec_u64(h, at - 8) : 0;
+
+				if (h->size < at || nr > (h->size - at) / 8)
+					chain(arg, NULL, 0, ips[n]);
+				else	/* records are 8-byte aligned */
+					chain(arg, (const uint64_t *)(const void *)
+					      ((const char *)h + at), nr, ips[n]);
+			}
+			n++;
 			break;
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
@@ -270,6 +285,11 @@ size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
 	}
 	hwp_ring_end(r);
 	return n;
+}
+
+size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
+{
+	return hwp_ring_read_chains(r, ips, cap, NULL, NULL);
 }
 
 int hwp_ring_empty(const struct hwp_ring *r)

@@ -52,7 +52,8 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 			return -EINVAL;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	}
-	if (o.mode > HWPROF_SESSION_PROCESS || (o.flags & ~HWPROF_SESSION_NO_WAKEUP) ||
+	if (o.mode > HWPROF_SESSION_PROCESS ||
+	    (o.flags & ~(HWPROF_SESSION_NO_WAKEUP | HWPROF_SESSION_CALLCHAIN)) ||
 	    (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > (1u << 16))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
@@ -248,7 +249,19 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		e->hist = e->objs->hist;
 	}
 	e->period = threshold ? threshold : e->e.default_period;
-	hwp_event_sampling(&e->e, e->period, 0, !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
+	if (s->flags & HWPROF_SESSION_CALLCHAIN) {
+		e->paths = calloc(1, sizeof(*e->paths));
+		if (!e->paths) {
+			hwp_objects_free(e->objs);
+			return -ENOMEM;
+		}
+		/* the kernel walks user frames up to its own limit */
+		e->paths->max_stack = (uint64_t)hwp_read_long("/proc/sys/kernel/perf_event_max_stack",
+							      PERF_MAX_STACK_DEPTH);
+	}
+	hwp_event_sampling(&e->e, e->period, e->paths ? PERF_SAMPLE_CALLCHAIN : 0,
+			   !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
+	e->e.attr.exclude_callchain_kernel = 1;
 	period_notes(e);
 	return (int)s->nev++;
 }
@@ -475,6 +488,8 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		s->ev[i].npend = 0;
 		if (s->ev[i].objs)
 			hwp_objects_zero(s->ev[i].objs);
+		if (s->ev[i].paths)
+			hwp_paths_zero(s->ev[i].paths);
 	}
 	if (s->running)
 		hwp_slots_enable(s, me, 1);
@@ -515,6 +530,10 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 		v.ring_pages = s->cpages;
 	else
 		v.ring_pages = s->fit && s->fit < s->pages ? s->fit : s->pages;
+	if (e->paths) {
+		v.paths = e->paths->chains;
+		v.paths_cut = e->paths->cut;
+	}
 	hwp_eng_unlock();
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
@@ -551,6 +570,37 @@ out:
 	return ret;
 }
 
+HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
+				    const struct hwprof_path_node **nodes,
+				    size_t *n)
+{
+	struct hwprof_path_node *snap;
+	struct hwp_paths *p;
+	int ret = 0;
+
+	if (!s || !nodes || !n || event < 0 || (size_t)event >= s->nev)
+		return -EINVAL;
+	hwp_eng_lock();
+	p = s->ev[event].paths;
+	if (!p) {
+		ret = -ENOENT;
+		goto out;
+	}
+	snap = realloc(s->psnap, (p->n ? p->n : 1) * sizeof(*snap));
+	if (!snap) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	if (p->n)
+		memcpy(snap, p->node, p->n * sizeof(*snap));
+	s->psnap = snap;
+	*nodes = snap;
+	*n = p->n;
+out:
+	hwp_eng_unlock();
+	return ret;
+}
+
 HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 {
 	if (!s)
@@ -562,12 +612,14 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	hwp_eng_unlock();
 	for (size_t i = 0; i < s->nev; i++) {
 		hwp_objects_free(s->ev[i].objs);
+		hwp_paths_free(s->ev[i].paths);
 		free(s->ev[i].pend);
 	}
 	free(s->ev);
 	free(s->slot);
 	free(s->cring);
 	free(s->snap);
+	free(s->psnap);
 	free(s->missed_tid);
 	free(s);
 }

@@ -2,8 +2,9 @@
 /*
  * libFuzzer target: the ring reader of lib/ring.c on a fake
  * perf_event_mmap_page whose data area, head and tail come from the input,
- * as tests/test-ring.c builds it: the engine's hwp_ring_read_ips(), then
- * the records reader of every path (begin / next / end) with records that
+ * as tests/test-ring.c builds it: the engine's hwp_ring_read_ips() and
+ * hwp_ring_read_chains() (every chain it hands over lies inside its
+ * record, in the area or in the straddle copy), then the records reader of every path (begin / next / end) with records that
  * straddle the end, and hwp_rec_id() / hwp_rec_lost() on each record with
  * a sample_type and sample_id_all from the input (LOST records of
  * inherited events are attributed through that trailer). The area, the
@@ -53,6 +54,41 @@ static void records(struct hwp_ring *r, uint64_t tail, uint64_t head,
 		abort();	/* a batch ends at the head, parsed or not */
 }
 
+struct chain_arg {
+	const struct hwp_ring *r;
+	size_t area;
+	uint64_t sum;
+};
+
+static void chain_cb(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip)
+{
+	struct chain_arg *a = arg;
+	const unsigned char *p = (const unsigned char *)chain;
+	int in_area = p >= a->r->data && p <= a->r->data + a->area &&
+		n <= (size_t)(a->r->data + a->area - p) / 8;
+	int in_copy = a->r->copy && p >= a->r->copy && p <= a->r->copy + a->r->copy_cap &&
+		n <= (size_t)(a->r->copy + a->r->copy_cap - p) / 8;
+
+	if (!chain ? n != 0 : !(in_area || in_copy))
+		abort();	/* entries outside the record */
+	for (uint64_t i = 0; i < n; i++)
+		a->sum += chain[i];
+	a->sum += ip;
+}
+
+/* The area read again with call chains (sample_type IP | CALLCHAIN). */
+static void chains(struct hwp_ring *r, uint64_t tail, uint64_t head, size_t area)
+{
+	struct chain_arg a = { .r = r, .area = area };
+	uint64_t ips[8];
+
+	r->page->data_tail = tail;
+	r->page->data_head = head;
+	for (int pass = 0; pass < 1000 && !hwp_ring_empty(r); pass++)
+		if (!hwp_ring_read_chains(r, ips, 8, chain_cb, &a) && r->page->data_tail == tail)
+			break;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct perf_event_mmap_page *page;
@@ -100,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	if (total > (head - tail) / 16)
 		abort();	/* more samples than 16-byte records fit */
+	chains(&r, tail, head, area);
 	records(&r, tail, head, hdr[1], data, size);
 	free(ips);
 	free(r.data);
