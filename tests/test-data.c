@@ -2,7 +2,8 @@
 /*
  * The data file module of the profile library (lib/profile/data*.c): a version 2
  * round trip with every field and awkward strings, a version 1 file read
- * into the same model, a job file and version 4's call paths round trip, counting that merges equal keys, and malformed
+ * into the same model, a job file and version 4's call paths and kept
+ * names round trip, counting that merges equal keys, and malformed
  * files refused with one line naming the file and the line.
  */
 #define _GNU_SOURCE
@@ -314,6 +315,61 @@ static void paths_round_trip(void)
 	hd_free(&d);
 }
 
+/* Version 4's kept names: functions, sources and lines per object, with
+ * what was wrong when recorded; an object not kept stays so. */
+static void names_round_trip(void)
+{
+	struct hd_file d, r;
+	char path[300], err[512];
+	FILE *f;
+
+	hd_init(&d);
+	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+	T_EQ(hd_add_process(&d, 10, 0, "./p"), 0);
+	T_EQ(hd_add_thread(&d, 10, 0, "p"), 0);
+	T_EQ(hd_object(&d, "/bin/p", "ab", 4096), 0);
+	T_EQ(hd_object(&d, "/lib/q.so", NULL, 8192), 1);
+	T_EQ(hd_object(&d, "/lib/r.so", NULL, 100), 2);
+	T_EQ(hd_count(&d, 0, 0, 0, 0x1010, 3), 0);
+	d.objects[0].kept = 1;
+	d.objects[1].kept = 1;
+	d.objects[1].kept_why = strdup("could not be read\nwhen recorded");
+	T_EQ(hd_add_name(&d, 0, 0x1000, 0x1040, "_ZN2ns1fEv"), 0);
+	T_EQ(hd_add_name(&d, 0, 0x2000, 0x2010, "operator new (x)"), 0);
+	T_EQ(hd_src(&d, "/src/a b.c"), 0);
+	T_EQ(hd_src(&d, "/src/c.h"), 1);
+	T_EQ(hd_src(&d, "/src/a b.c"), 0);		/* found, not added */
+	T_EQ(hd_add_line(&d, 0, 0, 0x1010, 12, NULL), 0);
+	T_EQ(hd_add_line(&d, 0, 1, 0x1020, 7, "inl"), 0);
+	snprintf(path, sizeof(path), "%s/names", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 4);	/* kept names need 4 */
+	T_EQ(r.nnames, 2);
+	T_EQ(r.nsrcs, 2);
+	T_EQ(r.nlines, 2);
+	if (r.nobjects == 3 && r.nnames == 2 && r.nsrcs == 2 && r.nlines == 2) {
+		T_CHECK(r.objects[0].kept && !r.objects[0].kept_why, "object 0 kept, no warning");
+		T_CHECK(r.objects[1].kept && r.objects[1].kept_why &&
+			!strcmp(r.objects[1].kept_why, "could not be read\nwhen recorded"),
+			"object 1's warning");
+		T_CHECK(!r.objects[2].kept, "object 2 not kept");
+		T_CHECK(r.names[0].lo == 0x1000 && r.names[0].hi == 0x1040 &&
+			!strcmp(r.names[0].name, "_ZN2ns1fEv"), "name 0");
+		T_CHECK(!strcmp(r.names[1].name, "operator new (x)"), "a name with spaces");
+		T_CHECK(!strcmp(r.srcs[0], "/src/a b.c"), "a source with a space");
+		T_CHECK(r.lines[0].addr == 0x1010 && r.lines[0].line == 12 && !r.lines[0].func &&
+			r.lines[0].src == 0, "line 0");
+		T_CHECK(r.lines[1].src == 1 && r.lines[1].func && !strcmp(r.lines[1].func, "inl"),
+			"line 1");
+	}
+	hd_free(&r);
+	hd_free(&d);
+}
+
 static void refused(const char *name, const char *text, const char *want)
 {
 	struct hd_file r;
@@ -352,6 +408,7 @@ int main(void)
 	empty_rest();
 	job_round_trip();
 	paths_round_trip();
+	names_round_trip();
 	refused("empty", "", "not an hwprof data file");
 	refused("foreign", "P6\n", "not an hwprof data file");
 	refused("v9", "hwprof-data 9\nend\n", "version 9");
@@ -411,6 +468,19 @@ int main(void)
 	refused("v3-program-size", "hwprof-data 3\nprogram abc 12x /p\nend\n", "line 2");
 	refused("v3-object-no-size", "hwprof-data 3\nobject 0 abc /x\nend\n", "line 2");
 	refused("v3-object-size", "hwprof-data 3\nobject 0 abc -5 /x\nend\n", "line 2");
+	refused("v4-sym-not-kept", "hwprof-data 4\nobject 0 - - /x\nsym 0 10 20 f\nend\n", "line 3");
+	refused("v4-sym-empty", "hwprof-data 4\nobject 0 - - /x\nkept 0\nsym 0 10 10 f\nend\n",
+		"line 4");
+	refused("v4-sym-no-name", "hwprof-data 4\nobject 0 - - /x\nkept 0\nsym 0 10 20\nend\n",
+		"line 4");
+	refused("v4-kept-twice", "hwprof-data 4\nobject 0 - - /x\nkept 0\nkept 0\nend\n",
+		"kept twice");
+	refused("v4-kept-object", "hwprof-data 4\nkept 0\nend\n", "line 2");
+	refused("v4-src-order", "hwprof-data 4\nsrc 1 /a.c\nend\n", "line 2");
+	refused("v4-src-twice", "hwprof-data 4\nsrc 0 /a.c\nsrc 1 /a.c\nend\n",
+		"source file given twice");
+	refused("v4-line-src", "hwprof-data 4\nobject 0 - - /x\nkept 0\nline 0 10 0 5\nend\n",
+		"line 4");
 	refused("v4-node-order", "hwprof-data 4\nn 1 - - 10\nend\n", "line 2");
 	refused("v4-node-parent", "hwprof-data 4\nn 0 0 - 10\nend\n", "line 2");
 	refused("v4-node-twice", "hwprof-data 4\nn 0 - - 10\nn 1 - - 10\nend\n",

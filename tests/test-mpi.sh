@@ -65,16 +65,17 @@ in_fn() {
 # hwprof report --ranks of the job (a job file or rank files): mpi_work's
 # total min mean max max/mean max-rank and its count on each rank
 ranks_checks() {
-	"$hw" report --ranks --format csv "$@" >"$tmp/ranks.csv" 2>"$tmp/ranks.err"
+	"$hw" report --ranks --format csv --stats "$tmp/rstats.csv" "$@" >"$tmp/ranks.csv" \
+		2>"$tmp/ranks.err"
 	eq "--ranks: mpi_work's total min mean max max/mean max-rank" \
-		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $1, $2, $3, $4, $5, $6 }' "$tmp/ranks.csv")" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $1, $2, $3, $4, $5, $6 }' "$tmp/ranks.csv")" \
 		"$((10 * N)) $N $(printf '%d.%02d' $((10 * N * 25 / 100)) $((10 * N * 25 % 100))) $((4 * N)) 1.60 3"
 	eq "--ranks: mpi_work on each rank" \
-		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $9, $10, $11, $12 }' "$tmp/ranks.csv")" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $11, $12, $13, $14 }' "$tmp/ranks.csv")" \
 		"$N $((2 * N)) $((3 * N)) $((4 * N))"
 	# the text's table of ranks (mpiP's task table): the CSV's numbers
 	"$hw" report --ranks "$@" 2>/dev/null | awk 'f && NF { print $1, $4, $5 } /^ *rank +host/ { f = 1 }' >"$tmp/rt.txt"
-	awk -F, '/^rank,host/ { f = 1; next } f && NF { print $1, $4, $5 }' "$tmp/ranks.csv" >"$tmp/rt.csv"
+	awk -F, 'NR > 1 { print $1, $4, $5 }' "$tmp/rstats.csv" >"$tmp/rt.csv"
 	eq "--ranks text: a row per rank" "$(wc -l < "$tmp/rt.txt")" 4
 	check "--ranks text: each rank's samples and in-MPI samples as in the CSV" cmp -s "$tmp/rt.txt" "$tmp/rt.csv"
 }
@@ -158,7 +159,7 @@ pmpi-odd)
 	eq "no row for mpi_pad" "$(grep -c mpi_pad "$tmp/flat.csv")" 0
 	"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
 	eq "--ranks: mpi_odd's total, min, max" \
-		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_odd" { print $1, $2, $4 }' "$tmp/ranks.csv")" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_odd" { print $1, $2, $4 }' "$tmp/ranks.csv")" \
 		"$((3 * N)) $N $((2 * N))"
 	;;
 pmpi-linked)
@@ -268,7 +269,7 @@ one-lacks)
 	eq "rank 1's total" "$(awk '$1 == "rt" && $2 == 1 { print $4 }' "$f")" 0
 	"$hw" report --ranks --format csv "$f" >"$tmp/ranks.csv" 2>/dev/null
 	eq "--ranks: mpi_work on each rank" \
-		"$(awk -F, '{ gsub(/"/, "") } $7 == "mpi_work" { print $2, $4, $6, $9, $10, $11 }' "$tmp/ranks.csv")" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $2, $4, $6, $11, $12, $13 }' "$tmp/ranks.csv")" \
 		"0 $((3 * N)) 2 $N 0 $((3 * N))"
 	;;
 fortran)
@@ -290,7 +291,7 @@ fortran)
 		check "the main program's loop has clock samples ($n)" [ "${n:-0}" -gt 10 ]
 		# its row of --ranks: min (field 2) above 0 is both ranks'
 		"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
-		m=$(awk -F, '{ gsub(/"/, "") } $7 == "MAIN__" { print $2 }' "$tmp/ranks.csv")
+		m=$(awk -F, '{ gsub(/"/, "") } $9 == "MAIN__" { print $2 }' "$tmp/ranks.csv")
 		check "both ranks sampled it (min over the ranks: $m)" [ "${m:-0}" -gt 0 ]
 	done
 	;;

@@ -78,13 +78,14 @@ merge)
 	"$hw" report --ranks "$tmp"/j/rank-*.data > "$tmp/k" 2>"$tmp/e"
 	check "--ranks: status 0" [ $? = 0 ]
 	cat "$tmp/k"
-	# total min mean max max/mean max-rank function object
-	check "--ranks hot: 10N, min N, mean 2.5N, max 4N, 1.60, rank 3" grep -Eq \
-		"^ +$((10 * N)) +$N +$((25 * N / 10))\.50 +$((4 * N)) +1\.60 +3  hot +rp-lines$" "$tmp/k"
-	check "--ranks cold: 12, 3, 3.00, 3, 1.00, rank 0 (lowest on ties)" grep -Eq \
-		'^ +12 +3 +3\.00 +3 +1\.00 +0  cold +rp-lines$' "$tmp/k"
-	check "--ranks getpid: rank 0 had none: min 0, max 3 at rank 3" grep -Eq \
-		'^ +6 +0 +1\.50 +3 +2\.00 +3  _*getpid +libc\.so\.6$' "$tmp/k"
+	# total min mean max max/mean max-rank stddev cv function object
+	# (stddev over the ranks, those without samples at 0; cv = stddev/mean)
+	check "--ranks hot: 10N, min N, mean 2.5N, max 4N, 1.60, rank 3, sd 7.83, cv 0.45" grep -Eq \
+		"^ +$((10 * N)) +$N +$((25 * N / 10))\.50 +$((4 * N)) +1\.60 +3 +7\.83 +0\.45  hot +rp-lines$" "$tmp/k"
+	check "--ranks cold: 12, 3, 3.00, 3, 1.00, rank 0 (lowest on ties), sd 0" grep -Eq \
+		'^ +12 +3 +3\.00 +3 +1\.00 +0 +0\.00 +0\.00  cold +rp-lines$' "$tmp/k"
+	check "--ranks getpid: rank 0 had none: min 0, max 3 at rank 3, sd 1.12, cv 0.75" grep -Eq \
+		'^ +6 +0 +1\.50 +3 +2\.00 +3 +1\.12 +0\.75  _*getpid +libc\.so\.6$' "$tmp/k"
 	check "header: 4 of 4 ranks" grep -q '^# ranks: 4 present of 4 (world size)$' "$tmp/k"
 	# rank r: (r+1)N + 3 + r + 2r samples; N=7: 10, 20, 30, 40
 	check "header: samples per rank 10 (rank 0), 25.00, 40 (rank 3)" grep -q \
@@ -93,13 +94,18 @@ merge)
 	check "header: time in MPI 0.00% (rank 0), 9.58%, 15.00% (rank 3)" grep -q \
 		'^# time in MPI per rank (samples in MPI objects): min 0.00% (rank 0), mean 9.58%, max 15.00% (rank 3)$' "$tmp/k"
 	check "no warning" [ ! -s "$tmp/e" ]
-	"$hw" report --ranks --format csv "$tmp/j" > "$tmp/c"
-	cat "$tmp/c"
+	"$hw" report --ranks --format csv --stats "$tmp/s" "$tmp/j" > "$tmp/c"
+	cat "$tmp/c" "$tmp/s"
 	check "csv header with one column per rank" grep -qx \
-		'total,min,mean,max,max_mean,max_rank,function,object,rank_0,rank_1,rank_2,rank_3' "$tmp/c"
+		'total,min,mean,max,max_mean,max_rank,stddev,cv,function,object,rank_0,rank_1,rank_2,rank_3' "$tmp/c"
 	check "csv hot: per rank N, 2N, 3N, 4N" grep -qx \
-		"$((10 * N)),$N,17.50,$((4 * N)),1.60,3,\"hot\",\"rp-lines\",$N,$((2 * N)),$((3 * N)),$((4 * N))" "$tmp/c"
-	check "csv per-rank table: rank 2" grep -qx '2,"node1",4002,30,4,13.33' "$tmp/c"
+		"$((10 * N)),$N,17.50,$((4 * N)),1.60,3,7.83,0.4472,\"hot\",\"rp-lines\",$N,$((2 * N)),$((3 * N)),$((4 * N))" "$tmp/c"
+	check "csv: one table" python3 -c "
+import csv
+r = list(csv.reader(open('$tmp/c')))
+assert all(len(x) == len(r[0]) for x in r), r"
+	check "--stats: the per-rank table, rank 2" grep -qx '2,"node1",4002,30,4,13.33' "$tmp/s"
+	check "--stats: its header" sh -c "head -1 '$tmp/s' | grep -qx 'rank,host,pid,samples,mpi_samples,mpi_percent'"
 	"$hw" report --ranks --format json "$tmp/j" > "$tmp/js"
 	check "json: hot's counts, spread; per-rank table; ranks" python3 -c "
 import json, sys
@@ -110,6 +116,7 @@ N = $N
 assert h['counts'] == [N, 2 * N, 3 * N, 4 * N], h
 assert (h['total'], h['min'], h['max'], h['max_rank']) == (10 * N, N, 4 * N, 3), h
 assert abs(h['mean'] - 2.5 * N) < 1e-9 and abs(h['max_mean'] - 1.6) < 1e-9, h
+assert abs(h['stddev'] - (1.25 ** 0.5) * N) < 1e-3 and abs(h['cv'] - 0.4472) < 1e-4, h
 assert r['getpid']['counts'] == [0, 1, 2, 3] and r['getpid']['min'] == 0, r['getpid']
 assert d['ranks'] == [0, 1, 2, 3] and d['world_size'] == 4 and d['ranks_present'] == 4, d
 assert [p['samples'] for p in d['per_rank']] == [10, 20, 30, 40], d['per_rank']
@@ -119,14 +126,14 @@ assert d['samples_per_rank']['max_rank'] == 3 and d['samples_per_rank']['min'] =
 assert d['mpi_percent_per_rank']['max'] == 15 and d['job_file'] is False
 assert d['rows'][0]['function'] == 'hot'
 "
-	check "--ranks libmpi: 0, 2, 4, 6" grep -Eq '^ +12 +0 +3\.00 +6 +2\.00 +3  _init +libmpi\.so\.40$' "$tmp/k"
+	check "--ranks libmpi: 0, 2, 4, 6" grep -Eq '^ +12 +0 +3\.00 +6 +2\.00 +3 +2\.24 +0\.75  _init +libmpi\.so\.40$' "$tmp/k"
 	# --sort imbalance: max/mean, then total (libmpi's _init and getpid
 	# 2.00, hot 1.60, cold 1.00)
-	"$hw" report --ranks --sort imbalance "$tmp/j" | awk '!NF { exit } !/^#/ { print $7 }' > "$tmp/o"
+	"$hw" report --ranks --sort imbalance "$tmp/j" | awk '!NF { exit } !/^#/ { print $9 }' > "$tmp/o"
 	check "--sort imbalance: _init, getpid, hot, cold" sh -c \
 		"tr '\n' ' ' < '$tmp/o' | grep -Eqx 'function _init _*getpid hot cold '"
 	check "--sort samples: hot, _init, cold, getpid" sh -c \
-		"'$hw' report --ranks '$tmp/j' | awk '!NF { exit } !/^#/ { print \$7 }' | tr '\n' ' ' | grep -Eqx 'function hot _init cold _*getpid '"
+		"'$hw' report --ranks '$tmp/j' | awk '!NF { exit } !/^#/ { print \$9 }' | tr '\n' ' ' | grep -Eqx 'function hot _init cold _*getpid '"
 	# a missing rank: rank 2 of 4 absent
 	rm "$tmp/j/rank-2.data"
 	"$hw" report --ranks "$tmp/j" > "$tmp/k" 2>"$tmp/e"
@@ -135,7 +142,7 @@ assert d['rows'][0]['function'] == 'hot'
 		'^hwprof: warning: 3 of the 4 ranks of the job are present (the first missing: rank 2)' "$tmp/e"
 	check "missing rank: and in the header" grep -q '^# warning: 3 of the 4 ranks' "$tmp/k"
 	check "missing rank: mean over 3 ranks (N+2N+4N)/3" grep -Eq \
-		"^ +$((7 * N)) +$N +16\.33 +$((4 * N)) +1\.71 +3  hot " "$tmp/k"
+		"^ +$((7 * N)) +$N +16\.33 +$((4 * N)) +1\.71 +3 +8\.73 +0\.53  hot " "$tmp/k"
 	;;
 identity)
 	# the same object (build-id) at two paths is one object; two build-ids
@@ -341,11 +348,13 @@ job)
 	check "--ranks: status 0" [ $? = 0 ]
 	cat "$tmp/k" "$tmp/e"
 	check "--ranks hot: 10N, N, 2.5N, 4N, 1.60, rank 3" grep -Eq \
-		"^ +$((10 * N)) +$N +17\.50 +$((4 * N)) +1\.60 +3  hot +rp-lines$" "$tmp/k"
-	check "--ranks cold: from its spread: 12, 3, 3.00, 3, 1.00, 0" grep -Eq \
-		'^ +12 +3 +3\.00 +3 +1\.00 +0  cold +rp-lines$' "$tmp/k"
+		"^ +$((10 * N)) +$N +17\.50 +$((4 * N)) +1\.60 +3 +7\.83 +0\.45  hot +rp-lines$" "$tmp/k"
+	# the per-rank counts of the job's top functions only: the stddev of
+	# the others is not in a job file
+	check "--ranks cold: from its spread: 12, 3, 3.00, 3, 1.00, 0, stddev unknown" grep -Eq \
+		'^ +12 +3 +3\.00 +3 +1\.00 +0 +\? +\?  cold +rp-lines$' "$tmp/k"
 	check "--ranks getpid: two functions of the file, spread unknown" grep -Eq \
-		'^ +6 +\? +1\.50 +\? +\? +\?  _*getpid +libc\.so\.6$' "$tmp/k"
+		'^ +6 +\? +1\.50 +\? +\? +\? +\? +\?  _*getpid +libc\.so\.6$' "$tmp/k"
 	check "--ranks: header from rtotals" grep -q \
 		"^# samples per rank: min 10 (rank 0), mean 22.00, max 37 (rank 3)$" "$tmp/k"
 	# rank r: r in MPI of 10, 17, 24, 37: 0, 5.88, 8.33, 8.11 %
@@ -364,7 +373,7 @@ assert d['job_file'] is True and d['world_size'] == 4
 assert [p['host'] for p in d['per_rank']] == ['node0', 'node0', 'node1', 'node1']
 "
 	"$hw" report --ranks --format csv "$tmp/job.data" > "$tmp/c"
-	check "csv: cold's per-rank cells empty" grep -qx '12,3,3.00,3,1.00,0,"cold","rp-lines",,,,' "$tmp/c"
+	check "csv: cold's per-rank cells empty" grep -qx '12,3,3.00,3,1.00,0,,,"cold","rp-lines",,,,' "$tmp/c"
 	err "job.data: a job file \(libhwprof-mpi\) holds no per-thread samples: no --threads" \
 		"$hw" report --threads "$tmp/job.data"
 	"$hw" report --processes --format csv "$tmp/job.data" > "$tmp/p"
@@ -454,7 +463,7 @@ versions)
 	"$hw" report --ranks --format csv "$tmp/v3r.data" "$tmp/v2r.data" > "$tmp/c" 2>"$tmp/e"
 	cat "$tmp/c" "$tmp/e"
 	check "--ranks of a version 2 rank file and a version 3 one: hot 7 and 4" \
-		grep -q '^11,4,5.50,7,1.27,0,"hot","rp-lines",7,4$' "$tmp/c"
+		grep -q '^11,4,5.50,7,1.27,0,1.50,0.2727,"hot","rp-lines",7,4$' "$tmp/c"
 	;;
 *)
 	echo "ERROR: no case $case_"; exit 99 ;;

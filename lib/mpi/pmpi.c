@@ -659,7 +659,10 @@ static void finish(void)
 		if (!out || !*out)
 			out = "hwprof.data";
 		hd_init(&d);
-		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM : write_job(&d, out);
+		/* with the names of its sampled addresses (hwprof-data(5),
+		 * "Names"), as rank 0's objects give them */
+		r = build(&d, &p, all, size, keys, allc, k) || sym_keep_names(&d) ? -ENOMEM :
+		    write_job(&d, out);
 		if (r == -EEXIST)
 			fprintf(stderr, "hwprof-mpi: %s: not a regular file, left as it is: no "
 				"profile written\n", out);

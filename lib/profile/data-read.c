@@ -240,7 +240,60 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
-/* The lines version 4 added: paths, n, c. 1 when kw is none of them. */
+/* Version 4's kept names: kept, sym, src, line. 1 when kw is none of them. */
+static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
+{
+	uint64_t a, b, c, e;
+	int bad = 0;
+	char *t;
+	long x;
+
+	if (!strcmp(kw, "kept")) {
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects)
+			return -1;
+		if (d->objects[a].kept)
+			return fail(r, "names of object %llu kept twice", (unsigned long long)a);
+		t = rest(r);
+		d->objects[a].kept = 1;
+		d->objects[a].kept_why = *t ? take(r, t, 0, &bad) : NULL;
+	} else if (!strcmp(kw, "sym")) {
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects || !d->objects[a].kept ||
+		    num(r, 16, UINT64_MAX, &b) || num(r, 16, UINT64_MAX, &c) || c <= b)
+			return -1;
+		t = unescape(rest(r), 0, &bad);
+		if (bad || !t || !*t)
+			return -1;
+		if (hd_add_name(d, (uint32_t)a, b, c, t))
+			return fail(r, "out of memory");
+	} else if (!strcmp(kw, "src")) {
+		if (num(r, 10, UINT32_MAX, &a) || a != d->nsrcs)
+			return -1;
+		t = unescape(rest(r), 0, &bad);
+		if (bad || !t || !*t)
+			return -1;
+		/* each once, in order: hd_src() finds none equal */
+		if ((x = hd_src(d, t)) < 0)
+			return fail(r, "out of memory");
+		if ((size_t)x != a)
+			return fail(r, "source file given twice");
+	} else if (!strcmp(kw, "line")) {
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects || !d->objects[a].kept ||
+		    num(r, 16, UINT64_MAX, &b) || num(r, 10, UINT32_MAX, &c) || c >= d->nsrcs ||
+		    num(r, 10, INT32_MAX, &e))
+			return -1;
+		t = r->p ? unescape(rest(r), 0, &bad) : NULL;
+		if (bad || (t && !*t))
+			return -1;
+		if (hd_add_line(d, (uint32_t)a, (uint32_t)c, b, (int)e, t))
+			return fail(r, "out of memory");
+	} else {
+		return 1;
+	}
+	return bad ? -1 : 0;
+}
+
+/* The lines version 4 added: paths, n, c and the kept names. 1 when kw
+ * is none of them. */
 static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e;
@@ -291,7 +344,7 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (hd_count_path(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e))
 			return fail(r, "out of memory");
 	} else {
-		return 1;
+		return read_names_line(r, d, kw);
 	}
 	return 0;
 }
@@ -402,6 +455,7 @@ static int read_object(struct rd *r, struct hd_file *d)
 	if (hd_grow(&d->objects, d->nobjects, sizeof(*o)))
 		return fail(r, "out of memory");
 	o = &d->objects[d->nobjects++];
+	memset(o, 0, sizeof(*o));
 	o->size = b;
 	o->buildid = take(r, bid, 1, &bad);
 	o->path = take(r, rest(r), 0, &bad);

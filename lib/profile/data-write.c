@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing the data file (hwprof-data(5)): version 4 when it holds call
- * paths, else 3 (the same lines less 4's), one line per entry, every string escaped so that it fits on its line.
+ * paths or kept names, else 3 (the same lines less 4's), one line per
+ * entry, every string escaped so that it fits on its line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,6 +63,8 @@ static void write_head(FILE *f, const struct hd_file *d)
 	/* version 3 where nothing needs 4: readers of hwprof 0.2 read it */
 	for (size_t i = 0; i < d->nevents; i++)
 		paths |= d->events[i].callgraph != HD_CG_NONE;
+	for (size_t i = 0; i < d->nobjects; i++)
+		paths |= d->objects[i].kept;
 	fprintf(f, "hwprof-data %d\n", paths || d->nnodes ? HD_VERSION : 3);
 	if (d->host) {
 		fputs("host ", f);
@@ -165,6 +168,45 @@ static void write_paths(FILE *f, const struct hd_file *d)
 	}
 }
 
+/* Version 4: the names kept at recording (kept, sym, src, line). */
+static void write_names(FILE *f, const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nobjects; i++) {
+		if (!d->objects[i].kept)
+			continue;
+		fprintf(f, "kept %zu", i);
+		if (d->objects[i].kept_why) {
+			fputc(' ', f);
+			hd_put_escaped(f, d->objects[i].kept_why, 0);
+		}
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nnames; i++) {
+		const struct hd_name *n = &d->names[i];
+
+		fprintf(f, "sym %u %llx %llx ", n->object, (unsigned long long)n->lo,
+			(unsigned long long)n->hi);
+		hd_put_escaped(f, n->name, 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		fprintf(f, "src %zu ", i);
+		hd_put_escaped(f, d->srcs[i], 0);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nlines; i++) {
+		const struct hd_line *l = &d->lines[i];
+
+		fprintf(f, "line %u %llx %u %d", l->object, (unsigned long long)l->addr, l->src,
+			l->line);
+		if (l->func) {
+			fputc(' ', f);
+			hd_put_escaped(f, l->func, 0);
+		}
+		fputc('\n', f);
+	}
+}
+
 /* The sample lines, then a job file's rt, f and fr lines. */
 static void write_counts(FILE *f, const struct hd_file *d)
 {
@@ -206,6 +248,7 @@ int hd_write(FILE *f, const struct hd_file *d)
 	write_tables(f, d);
 	write_counts(f, d);
 	write_paths(f, d);
+	write_names(f, d);
 	fputs("end\n", f);
 	fflush(f);
 	return ferror(f) ? -EIO : 0;

@@ -35,7 +35,17 @@ void hd_free(struct hd_file *d)
 	for (size_t i = 0; i < d->nobjects; i++) {
 		free(d->objects[i].path);
 		free(d->objects[i].buildid);
+		free(d->objects[i].kept_why);
 	}
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i].name);
+	for (size_t i = 0; i < d->nlines; i++)
+		free(d->lines[i].func);
+	for (size_t i = 0; i < d->nsrcs; i++)
+		free(d->srcs[i]);
+	free(d->names);
+	free(d->lines);
+	free(d->srcs);
 	free(d->events);
 	free(d->procs);
 	free(d->threads);
@@ -154,6 +164,8 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 	o->path = strdup(path);
 	o->buildid = dup_or_null(buildid);
 	o->size = size;
+	o->kept = 0;
+	o->kept_why = NULL;
 	if (!o->path || (buildid && !o->buildid))
 		return -1;
 	return (long)d->nobjects++;
@@ -173,6 +185,49 @@ int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t coun
 		return -1;
 	d->fcounts[d->nfcounts++] = (struct hd_fcount){ func, proc, count };
 	return 0;
+}
+
+int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
+		const char *name)
+{
+	struct hd_name *n;
+
+	if (hd_grow(&d->names, d->nnames, sizeof(*n)))
+		return -1;
+	n = &d->names[d->nnames];
+	*n = (struct hd_name){ object, lo, hi, strdup(name ? name : "") };
+	if (!n->name)
+		return -1;
+	d->nnames++;
+	return 0;
+}
+
+int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr, int line,
+		const char *func)
+{
+	struct hd_line *l;
+
+	if (hd_grow(&d->lines, d->nlines, sizeof(*l)))
+		return -1;
+	l = &d->lines[d->nlines];
+	*l = (struct hd_line){ object, src, addr, line, dup_or_null(func) };
+	if (func && !l->func)
+		return -1;
+	d->nlines++;
+	return 0;
+}
+
+long hd_src(struct hd_file *d, const char *path)
+{
+	for (size_t i = d->nsrcs; i-- > 0;)
+		if (!strcmp(d->srcs[i], path))
+			return (long)i;
+	if (hd_grow(&d->srcs, d->nsrcs, sizeof(*d->srcs)))
+		return -1;
+	d->srcs[d->nsrcs] = strdup(path);
+	if (!d->srcs[d->nsrcs])
+		return -1;
+	return (long)d->nsrcs++;
 }
 
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)

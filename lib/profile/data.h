@@ -59,6 +59,8 @@ struct hd_object {
 	char *path;		/* absolute path, or a [name] for the vDSO and such */
 	char *buildid;		/* GNU build-id in hex, or NULL when unknown */
 	uint64_t size;		/* the file's size in bytes, 0 when unknown */
+	int kept;		/* its names were kept at recording (version 4) */
+	char *kept_why;		/* and what was wrong then, or NULL */
 };
 
 #define HD_NO_OBJECT	UINT32_MAX
@@ -97,6 +99,26 @@ struct hd_path {		/* samples whose call path ends at node */
 	uint32_t thread;	/* index into threads (HD_NO_THREAD: job file) */
 	uint32_t node;		/* the path's innermost frame */
 	uint64_t count;
+};
+
+/*
+ * Names kept at recording (version 4, hwprof-data(5) "Names"): for every
+ * object that was sampled, the functions and source lines of its sampled
+ * addresses as the object had them then, so that a report names them
+ * rightly after a rebuild, an uninstall or on another machine.
+ */
+struct hd_name {		/* a function that holds a sampled address */
+	uint32_t object;
+	uint64_t lo, hi;	/* ELF addresses [lo, hi) */
+	char *name;		/* raw (mangled) */
+};
+
+struct hd_line {		/* the source of one sampled address */
+	uint32_t object;
+	uint32_t src;		/* index into srcs */
+	uint64_t addr;
+	int line;
+	char *func;		/* innermost function (inlined or not, raw), or NULL */
 };
 
 /*
@@ -159,6 +181,12 @@ struct hd_file {
 	size_t nnodes;
 	struct hd_path *paths;
 	size_t npaths;
+	struct hd_name *names;	/* kept names (version 4) */
+	size_t nnames;
+	struct hd_line *lines;
+	size_t nlines;
+	char **srcs;		/* source file names of lines */
+	size_t nsrcs;
 	/* private: the indexes that hd_count(), hd_node() and
 	 * hd_count_path() keep */
 	size_t *slot;
@@ -237,6 +265,15 @@ int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t n
 /* The frames of node's path, innermost first, into out (at most cap);
  * returns the path's depth (which may exceed cap). */
 size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap);
+
+/* Kept names: appends one (strings copied); the source file's index,
+ * added when new (linear in the sources: a file has few). -1 when out of
+ * memory. */
+int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
+		const char *name);
+int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr, int line,
+		const char *func);
+long hd_src(struct hd_file *d, const char *path);
 
 /* Writes s with \\, \n, \t, \r and other control bytes (and, when token is
  * set, spaces) escaped, so it fits on one line (or in one field). */

@@ -172,6 +172,10 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 	Dwarf_Line *l;
 	size_t j;
 
+	if (o->kd && !o->loaded)
+		sym_obj_load(o);
+	if (o->from_kept)
+		return sym_obj_kept_line(o, addr, file, line, func);
 	if (!sym_obj_dwarf(o) || sym_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -582,18 +583,32 @@ void sym_obj_free(struct sym_obj *o)
 	free(o->paths);
 	free(o->fn);
 	free(o->cus);
+	free(o->klines);
 	sym_obj_init(o, NULL, NULL, 0);
 }
 
-/* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped. */
+/* Every warning said about an object, for a report's own output too. */
+char **sym_warnings;
+size_t sym_nwarnings;
+
+/* "hwprof: warning: PATH: WHAT[EXTRA]" on stderr, escaped, and kept in
+ * sym_warnings as "warning: ..." (unescaped: the output escapes it). */
 static void warn_path(const char *what, const char *path, const char *extra)
 {
+	char *msg = NULL;
+
 	fputs("hwprof: warning: ", stderr);
 	nm_put(stderr, path, NM_TEXT);
 	fputs(what, stderr);
 	if (extra)
 		nm_put(stderr, extra, NM_TEXT);
 	fputc('\n', stderr);
+	if (asprintf(&msg, "warning: %s%s%s", path, what, extra ? extra : "") < 0)
+		return;
+	if (hd_grow(&sym_warnings, sym_nwarnings, sizeof(*sym_warnings)))
+		free(msg);
+	else
+		sym_warnings[sym_nwarnings++] = msg;
 }
 
 /*
@@ -702,6 +717,152 @@ static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
 	}
 }
 
+/* ------------------------------------------------------------------ */
+/* Names kept in the data file                                          */
+
+void sym_obj_keep(struct sym_obj *o, const struct hd_file *d, uint32_t obj)
+{
+	if (obj < d->nobjects && d->objects[obj].kept) {
+		o->kd = d;
+		o->kobj = obj;
+	}
+}
+
+static int cmp_kline(const void *a, const void *b)
+{
+	const struct hd_line *x = *(const struct hd_line *const *)a;
+	const struct hd_line *y = *(const struct hd_line *const *)b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The names and lines kd kept for the object; no file is read. A
+ * warning kept with them is the report's (report_warnings()). */
+static void load_kept(struct sym_obj *o)
+{
+	const struct hd_file *d = o->kd;
+	struct symvec s = { 0 };
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nnames; i++)
+		if (d->names[i].object == o->kobj &&
+		    push(&s, d->names[i].lo, d->names[i].hi, d->names[i].name, 1))
+			break;		/* out of memory: the names so far */
+	finish(o, &s);
+	for (size_t i = 0; i < d->nlines; i++)
+		n += d->lines[i].object == o->kobj;
+	o->klines = n ? malloc(n * sizeof(*o->klines)) : NULL;
+	for (size_t i = 0; o->klines && i < d->nlines; i++)
+		if (d->lines[i].object == o->kobj)
+			o->klines[o->nklines++] = &d->lines[i];
+	if (o->nklines)
+		qsort(o->klines, o->nklines, sizeof(*o->klines), cmp_kline);
+	o->from_kept = 1;
+	o->readable = o->nsyms || o->nklines;
+}
+
+int sym_obj_kept_line(const struct sym_obj *o, uint64_t addr, const char **file, int *line,
+		      const char **func)
+{
+	size_t a = 0, b = o->nklines;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->klines[m]->addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == o->nklines || o->klines[a]->addr != addr)
+		return -1;
+	*file = o->kd->srcs[o->klines[a]->src];
+	*line = o->klines[a]->line;
+	if (func)
+		*func = o->klines[a]->func;
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* The vDSO                                                             */
+
+/* 1 for the names the vDSO goes by: [vdso] in hwprof record's maps,
+ * linux-vdso.so.1 in the loader's list (libhwprof-mpi). */
+int sym_is_vdso(const char *path)
+{
+	return path && (!strcmp(path, "[vdso]") || !strncmp(path, "linux-vdso.so", 13));
+}
+
+/* A copy of this process's vDSO image (the kernel maps the same one into
+ * every process of its ABI), its length in *len; NULL when there is none.
+ * Its extent is the [vdso] line of /proc/self/maps. */
+static char *vdso_image(size_t *len)
+{
+	unsigned long at = getauxval(AT_SYSINFO_EHDR);
+	unsigned long lo, hi;
+	char line[512], *img = NULL;
+	FILE *f;
+
+	if (!at || !(f = fopen("/proc/self/maps", "re")))
+		return NULL;
+	while (!img && fgets(line, sizeof(line), f)) {
+		if (!strstr(line, "[vdso]") || sscanf(line, "%lx-%lx", &lo, &hi) != 2 ||
+		    lo != at || hi <= lo || hi - lo > (64u << 20))
+			continue;
+		img = malloc(hi - lo);
+		if (img) {
+			memcpy(img, (const void *)lo, hi - lo);
+			*len = hi - lo;
+		}
+	}
+	fclose(f);
+	return img;
+}
+
+/* The vDSO's names, from this process's image when its build-id is the
+ * recorded one (the same kernel and ABI), else none and a warning. */
+static void load_vdso(struct sym_obj *o)
+{
+	struct symvec s = { 0 };
+	size_t len = 0;
+	char *img = vdso_image(&len), got[129];
+	Elf *e = img ? elf_memory(img, len) : NULL;
+
+	if (!e) {
+		warn_path(": this machine has no vDSO to read: its samples have no names",
+			  o->path, NULL);
+		free(img);
+		return;
+	}
+	elf_buildid(e, got);
+	if (o->buildid && strcasecmp(got, o->buildid)) {
+		o->mismatch = 1;
+		warn_path(": another kernel's (build-id differs): its samples have no names",
+			  o->path, NULL);
+	} else {
+		o->readable = 1;
+		table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
+		finish(o, &s);
+	}
+	elf_end(e);
+	free(img);
+}
+
+/* Annotate's case: the file when it is the recorded one, else the kept
+ * names (and no code). 1 when the file is to be read. */
+static int file_is_recorded(struct sym_obj *o)
+{
+	char *bid = sym_file_buildid(o->path);
+	int same;
+
+	if (o->buildid)
+		same = bid && !strcasecmp(bid, o->buildid);
+	else
+		same = !o->size || sym_file_size(o->path) == o->size;
+	free(bid);
+	return same;
+}
+
 void sym_obj_load(struct sym_obj *o)
 {
 	char got[129], dpath[4400];
@@ -711,8 +872,17 @@ void sym_obj_load(struct sym_obj *o)
 	if (o->loaded)
 		return;
 	o->loaded = 1;
+	if (o->kd && (!o->prefer_file || !file_is_recorded(o))) {
+		load_kept(o);
+		o->mismatch = o->prefer_file;	/* no code of the recorded one */
+		return;
+	}
+	if (sym_is_vdso(o->path)) {
+		load_vdso(o);
+		return;
+	}
 	if (!o->path || o->path[0] == '[')
-		return;		/* [vdso] and the like: no file */
+		return;		/* [heap] and the like: no file */
 	e = open_elf(o->path, &fd);
 	if (!e) {
 		/* the object is gone: a debug file may still know it */

@@ -14,6 +14,7 @@
 #include <elfutils/libdw.h>
 #include <libelf.h>
 
+#include "data.h"
 #include "names.h"
 #include "../sat.h"
 
@@ -60,13 +61,37 @@ struct sym_obj {
 	struct sym_cu *cus;	/* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
+	/* names kept in the data file (sym_obj_keep()) */
+	const struct hd_file *kd;
+	uint32_t kobj;
+	int prefer_file;	/* the file first (annotate needs its code) */
+	int from_kept;		/* names and lines came from kd */
+	const struct hd_line **klines;	/* kd's lines of kobj, by address */
+	size_t nklines;
 };
 
 void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint64_t size);
+/* Names object obj of d from the names d kept at recording, when it kept
+ * them (hwprof-data(5), "Names"): sym_obj_load() then reads no file, so a
+ * rebuild or an uninstall since changes nothing. With prefer_file set
+ * (annotate), the file is read when it is still the recorded one. */
+void sym_obj_keep(struct sym_obj *o, const struct hd_file *d, uint32_t obj);
+/* The kept line of addr (sym_obj_line() for a kept object). 0 or -1. */
+int sym_obj_kept_line(const struct sym_obj *o, uint64_t addr, const char **file, int *line,
+		      const char **func);
+/*
+ * hwprof record, before its last write: keeps in d the names of every
+ * sampled address (samples and call-path nodes) of every object, as the
+ * objects on disk give them now. 0, or -1 when out of memory.
+ */
+int sym_keep_names(struct hd_file *d);
 /* Loads the symbols (and warns once on stderr about a rebuilt or unreadable
  * object); never fails: an object without names gives no symbols. */
 void sym_obj_load(struct sym_obj *o);
 void sym_obj_free(struct sym_obj *o);
+/* 1 when path names the vDSO ([vdso], linux-vdso.so.1): sym_obj_load()
+ * reads this process's own image for it. */
+int sym_is_vdso(const char *path);
 /* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
 char *sym_file_buildid(const char *path);
 /* A regular file's size in bytes, 0 when unknown (hwprof-data(5): SIZE). */
@@ -88,6 +113,11 @@ Dwarf *sym_obj_dwarf(struct sym_obj *o);
 /* A source file name of unit cu made absolute with the unit's
  * compilation directory; lives as long as o. */
 const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file);
+
+/* The warnings sym_obj_load() wrote on stderr so far ("warning: PATH:
+ * ..."), for a report to put into its own output. */
+extern char **sym_warnings;
+extern size_t sym_nwarnings;
 
 /* Where debug files are looked for (default /usr/lib/debug). */
 extern const char *sym_debug_dir;

@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "rec-cmd.h"
+#include "symbols.h"
 
 static const char help[] =
 "usage: hwprof record [OPTIONS] [--] CMD [ARGS...]\n"
@@ -421,6 +422,10 @@ static int finish(struct rec_run *run)
 		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
 	run->ring_pages = r->ring_pages;
 	rec_perf_close(r);
+	/* what the report needs to name every sampled address, as the
+	 * objects are now (hwprof-data(5), "Names") */
+	if (sym_keep_names(&r->d))
+		return die("out of memory");
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));

@@ -216,6 +216,37 @@ static void print_other(const struct rows_table *other, uint64_t total)
 	}
 }
 
+/* A function named from the lines kept at recording (the object is gone
+ * or rebuilt, sym_obj_keep()): its file is that of its hottest sampled
+ * line, shown from its first to its last sampled line there and 3 lines
+ * around. 0, or -1 when no sampled address has a line. */
+static int kept_extent(struct sym_obj *o, const struct hit *h, size_t nh,
+		       const char **main_file, int *lo, int *hi)
+{
+	const char *file, *fn;
+	uint64_t best = 0;
+	int line;
+
+	*main_file = NULL;
+	for (size_t i = 0; i < nh; i++)
+		if (!sym_obj_line(o, h[i].addr, &file, &line, &fn) && h[i].n > best) {
+			best = h[i].n;
+			*main_file = file;
+		}
+	if (!*main_file)
+		return -1;
+	*lo = INT32_MAX;
+	*hi = 0;
+	for (size_t i = 0; i < nh; i++)
+		if (!sym_obj_line(o, h[i].addr, &file, &line, &fn) && !strcmp(file, *main_file)) {
+			*lo = line < *lo ? line : *lo;
+			*hi = line > *hi ? line : *hi;
+		}
+	*lo = *lo > 3 ? *lo - 3 : 1;
+	*hi += 3;
+	return 0;
+}
+
 /* Source lines: the function's own file, from its first to its last line,
  * each with its samples; samples of code inlined from elsewhere after. */
 static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct hit *h,
@@ -226,10 +257,12 @@ static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct
 	struct rows_table other = { 0 };
 	uint64_t *cnt;
 
-	if (sym_obj_line(o, sym->lo, &main_file, &line, NULL))
+	if (!sym_obj_line(o, sym->lo, &main_file, &line, NULL)) {
+		lo = hi = line;
+		func_extent(o, sym, main_file, &lo, &hi);
+	} else if (!o->from_kept || kept_extent(o, h, nh, &main_file, &lo, &hi)) {
 		return -1;
-	lo = hi = line;
-	func_extent(o, sym, main_file, &lo, &hi);
+	}
 	cnt = calloc((size_t)(hi - lo) + 1, sizeof(*cnt));
 	if (!cnt)
 		return die("out of memory");
@@ -476,6 +509,9 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 	printf(": %llu samples of ", (unsigned long long)t.n);
 	nm_put(stdout, c->d->events[c->event].name, NM_TEXT);
 	printf("\n");
+	if (t.o->from_kept)
+		printf("# the object is gone or not the one recorded: names and lines as kept "
+		       "when recorded, no disassembly\n");
 	free(name);
 	if (asm_only || by_source(t.o, t.sym, t.h, t.nh, t.n))
 		ret = by_insn(t.o, t.sym, t.h, t.nh, t.n, fname);
@@ -522,6 +558,10 @@ int cmd_annotate(int argc, char **argv)
 		die("out of memory");
 		goto out_file;
 	}
+	/* the code is shown from the object when it is still the one
+	 * recorded; names kept in the file otherwise */
+	for (size_t i = 0; i < c.nobjs; i++)
+		c.objs[i].prefer_file = 1;
 	ret = annotate(&c, a.fname, file, a.asm_only);
 	view_ctx_free(&c);
 out_file:

@@ -102,10 +102,67 @@ out:
 	return ret;
 }
 
+/* The keys kept names were merged by: (object, address) of each function
+ * and line, so that the same object in many files is named once. */
+struct kept_seen {
+	struct rows_table names, lines;
+};
+
+/* 1 when key (obj, addr) is new in t (and now seen), 0 when seen, -1. */
+static int first_seen(struct rows_table *t, uint32_t obj, uint64_t addr)
+{
+	size_t n = t->n;
+	long k = rows_get(t, obj, addr);
+
+	return k < 0 ? -1 : t->n > n;
+}
+
+/* f's kept names into m, objects renumbered (ob). 0 or -1. */
+static int merge_names(struct hd_file *m, const struct hd_file *f, const long *ob,
+		       struct kept_seen *ks)
+{
+	long *src = calloc(f->nsrcs + 1, sizeof(*src));
+	int ret = -1, r;
+
+	if (!src)
+		return -1;
+	for (size_t i = 0; i < f->nobjects; i++) {
+		struct hd_object *o = &m->objects[ob[i]];
+
+		if (!f->objects[i].kept || o->kept)
+			continue;
+		o->kept = 1;
+		if (f->objects[i].kept_why && !(o->kept_why = strdup(f->objects[i].kept_why)))
+			goto out;
+	}
+	for (size_t i = 0; i < f->nsrcs; i++)
+		if ((src[i] = hd_src(m, f->srcs[i])) < 0)
+			goto out;
+	for (size_t i = 0; i < f->nnames; i++) {
+		const struct hd_name *x = &f->names[i];
+
+		if ((r = first_seen(&ks->names, (uint32_t)ob[x->object], x->lo)) < 0 ||
+		    (r && hd_add_name(m, (uint32_t)ob[x->object], x->lo, x->hi, x->name)))
+			goto out;
+	}
+	for (size_t i = 0; i < f->nlines; i++) {
+		const struct hd_line *x = &f->lines[i];
+
+		if ((r = first_seen(&ks->lines, (uint32_t)ob[x->object], x->addr)) < 0 ||
+		    (r && hd_add_line(m, (uint32_t)ob[x->object], (uint32_t)src[x->src], x->addr,
+				      x->line, x->func)))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(src);
+	return ret;
+}
+
 /* Adds file f into m (processes and threads side by side, events by
  * name, objects by identity). f's samples are renumbered for m: f is of
  * no use afterwards. 0 or -1. */
-static int merge(struct hd_file *m, struct hd_file *f)
+static int merge(struct hd_file *m, struct hd_file *f, struct kept_seen *ks)
 {
 	size_t p0 = m->nprocs, t0 = m->nthreads;
 	long *ev = calloc(f->nevents + 1, sizeof(long));
@@ -139,7 +196,7 @@ static int merge(struct hd_file *m, struct hd_file *f)
 		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
 				  f->threads[i].comm) < 0)
 			goto out;
-	if (merge_paths(m, f, ev, ob, t0))
+	if (merge_paths(m, f, ev, ob, t0) || merge_names(m, f, ob, ks))
 		goto out;
 	/* its threads are new in m: so are its keys, appended as they are
 	 * (f's samples renumbered in place; f is read no more), unless two
@@ -552,6 +609,7 @@ static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
 int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 {
 	struct rows_table seen = { 0 };	/* MPI rank -> file number + 1 */
+	struct kept_seen ks = { 0 };
 	struct hd_file first;
 	int ret = 1;
 
@@ -591,7 +649,7 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 			hd_free(&f);
 			goto out;
 		}
-		if (merge(d, &f) || merged_header(d, &f, !i)) {
+		if (merge(d, &f, &ks) || merged_header(d, &f, !i)) {
 			hd_free(&f);
 			die("out of memory");
 			goto out;
@@ -608,6 +666,8 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 out:
 	hd_free(&first);
 	rows_free(&seen);
+	rows_free(&ks.names);
+	rows_free(&ks.lines);
 	if (ret)
 		hd_free(d);
 	return ret;

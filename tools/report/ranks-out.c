@@ -123,8 +123,8 @@ void rk_text(const struct rk *k)
 		fputs("# ", stdout);
 		puts(msg);
 	}
-	printf("#\n%10s %10s %12s %10s %9s %8s  %-40s %s\n", "total", "min", "mean", "max",
-	       "max/mean", "max-rank", "function", "object");
+	printf("#\n%10s %10s %12s %10s %9s %8s %12s %6s  %-40s %s\n", "total", "min", "mean",
+	       "max", "max/mean", "max-rank", "stddev", "cv", "function", "object");
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct rk_row *r = &k->rows[i];
 		const struct view_row *fr = &ft->rows[r->row];
@@ -133,10 +133,14 @@ void rk_text(const struct rk *k)
 
 		printf("%10llu ", (unsigned long long)r->sum);
 		if (r->known)
-			printf("%10llu %12.2f %10llu %9.2f %8d  ", (unsigned long long)r->min,
+			printf("%10llu %12.2f %10llu %9.2f %8d ", (unsigned long long)r->min,
 			       r->mean, (unsigned long long)r->max, r->ratio, r->maxrank);
 		else
-			printf("%10s %12.2f %10s %9s %8s  ", "?", r->mean, "?", "?", "?");
+			printf("%10s %12.2f %10s %9s %8s ", "?", r->mean, "?", "?", "?");
+		if (r->counts)
+			printf("%12.2f %6.2f  ", r->sd, r->cv);
+		else
+			printf("%12s %6s  ", "?", "?");
 		name = view_name(fr, nb);
 		if (nm_is_plain(name)) {
 			printf("%-40s ", name);
@@ -163,7 +167,7 @@ void rk_csv(const struct rk *k)
 {
 	const struct rows_table *ft = &k->c->rows;
 
-	fputs("total,min,mean,max,max_mean,max_rank,function,object", stdout);
+	fputs("total,min,mean,max,max_mean,max_rank,stddev,cv,function,object", stdout);
 	for (size_t i = 0; i < k->nranks; i++)
 		printf(",rank_%d", k->ranks[i].rank);
 	putchar('\n');
@@ -179,6 +183,10 @@ void rk_csv(const struct rk *k)
 			       r->ratio, r->maxrank);
 		else
 			printf("%llu,,%.2f,,,,", (unsigned long long)r->sum, r->mean);
+		if (r->counts)
+			printf("%.2f,%.4f,", r->sd, r->cv);
+		else
+			printf(",,");
 		nm_put(stdout, view_name(fr, nb), NM_CSV);
 		putchar(',');
 		nm_put(stdout, obj_base(k, fr->obj), NM_CSV);
@@ -190,16 +198,20 @@ void rk_csv(const struct rk *k)
 		}
 		putchar('\n');
 	}
-	puts("\nrank,host,pid,samples,mpi_samples,mpi_percent");
+}
+
+void rk_csv_ranks(const struct rk *k, FILE *f)
+{
+	fputs("rank,host,pid,samples,mpi_samples,mpi_percent\n", f);
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
 		char sb[32];
 
-		printf("%d,", r->rank);
-		nm_put(stdout, host_of(k, r), NM_CSV);
+		fprintf(f, "%d,", r->rank);
+		nm_put(f, host_of(k, r), NM_CSV);
 		snprintf(sb, sizeof(sb), "%.2f", view_pct(r->mpi, r->samples));
-		printf(",%d,%llu,%llu,%s\n", k->d->procs[r->proc].pid,
-		       (unsigned long long)r->samples, (unsigned long long)r->mpi, sb);
+		fprintf(f, ",%d,%llu,%llu,%s\n", k->d->procs[r->proc].pid,
+			(unsigned long long)r->samples, (unsigned long long)r->mpi, sb);
 	}
 }
 
@@ -261,6 +273,10 @@ void rk_json(const struct rk *k)
 			       r->maxrank);
 		else
 			printf("\"min\": null, \"max\": null, \"max_mean\": null, \"max_rank\": null");
+		if (r->counts)
+			printf(", \"stddev\": %.4f, \"cv\": %.4f", r->sd, r->cv);
+		else
+			printf(", \"stddev\": null, \"cv\": null");
 		printf(", \"counts\": ");
 		if (!r->counts) {
 			printf("null}");
@@ -396,7 +412,7 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	for (size_t i = 0; i < nf; i++)
 		if (k->rows[i].known ? k->rows[i].max > scale : k->rows[i].mean > (double)scale)
 			scale = k->rows[i].known ? k->rows[i].max : (uint64_t)k->rows[i].mean + 1;
-	f = svg_open(out, inputs, ninputs);
+	f = out_open("--svg", out, inputs, ninputs);
 	if (!f)
 		return 1;
 	h = TOP + RH * (double)nf + 40;

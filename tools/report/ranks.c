@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -348,6 +349,20 @@ static int stats(struct rk *k, const struct jrow *jr)
 			continue;
 		r->mean = k->nranks ? (double)r->sum / (double)k->nranks : 0;
 		r->ratio = r->known && r->mean > 0 ? (double)r->max / r->mean : 0;
+		if (r->counts && k->nranks) {
+			double sq = 0, var;
+
+			for (size_t i = r->c0; i < r->c1; i++) {
+				double dv = (double)k->pairs[i].n - r->mean;
+
+				sq += dv * dv;
+			}
+			/* the ranks without a pair were at 0 */
+			sq += (double)(k->nranks - (r->c1 - r->c0)) * r->mean * r->mean;
+			var = sq / (double)k->nranks;
+			r->sd = sqrt(var);
+			r->cv = r->mean > 0 ? r->sd / r->mean : 0;
+		}
 		k->total = hwp_add_sat(k->total, r->sum);
 		k->nrows++;
 	}
@@ -384,7 +399,7 @@ static int by_row(const void *x, const void *y, void *arg)
 }
 
 int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svgout,
-	      char **inputs, size_t ninputs)
+	      const char *statsout, char **inputs, size_t ninputs)
 {
 	struct rk k = { .c = c, .d = c->d };
 	struct jrow *jr = NULL;
@@ -420,6 +435,16 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		ret = die("standard output: %s", strerror(errno));
 	else
 		ret = svgout ? rk_svg(&k, svgout, inputs, ninputs) : 0;
+	if (!ret && statsout) {
+		FILE *f = out_open("--stats", statsout, inputs, ninputs);
+
+		if (!f)
+			ret = 1;
+		else {
+			rk_csv_ranks(&k, f);
+			ret = report_close(f, statsout);
+		}
+	}
 out:
 	free(jr);
 	free(k.col);

@@ -23,6 +23,9 @@ struct rk_row {
 	int counts;		/* per-rank counts known: pairs[c0, c1) */
 	size_t c0, c1;
 	double mean, ratio;
+	double sd, cv;		/* standard deviation over the ranks (ranks
+				 * without samples count as 0) and sd/mean:
+				 * known with the per-rank counts */
 };
 
 struct rk_pair {
@@ -60,6 +63,8 @@ int rk_missing(const struct rk *k, char *msg, size_t len);
 /* The table of k on standard output: text, CSV or JSON. */
 void rk_text(const struct rk *k);
 void rk_csv(const struct rk *k);
+/* The per-rank totals as one CSV table (--stats FILE). */
+void rk_csv_ranks(const struct rk *k, FILE *f);
 void rk_json(const struct rk *k);
 /* The heat map of k's top functions into out: 0, or 1 after one line on
  * stderr. */

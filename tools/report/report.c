@@ -33,9 +33,12 @@ const char report_usage[] =
 	"  --lines              one row per source line (needs debug info)\n"
 	"  --threads            one row per thread, with its top function\n"
 	"  --processes          one row per process, with its top function\n"
-	"  --format text|csv|json|folded|pprof  the output (default text); folded: one\n"
-	"                       line per call path, FlameGraph's collapsed stacks;\n"
-	"                       pprof: gzip-compressed profile.proto (go tool pprof)\n"
+	"  --format text|csv|json|folded|pprof  the output (default text); csv: the\n"
+	"                       rows alone, one table; folded: one line per call\n"
+	"                       path, FlameGraph's collapsed stacks; pprof:\n"
+	"                       gzip-compressed profile.proto (go tool pprof)\n"
+	"  --stats FILE         --format csv: the statistics and warnings (--ranks:\n"
+	"                       the per-rank totals) as a CSV table into FILE\n"
 	"  --callers FUNC       (call paths) who calls FUNC, with the samples of each\n"
 	"  --callees FUNC       (call paths) what FUNC calls\n"
 	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
@@ -52,12 +55,33 @@ static int is_clock(const char *name)
 	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
 }
 
-/* The warnings of the reported event: threads it could not see, samples
- * the kernel dropped; to stderr and, with prefix, into the output. */
 /* Call paths of the reported event that end short of a thread's entry
  * (paths.c counts them when the report has call paths), or UINT64_MAX. */
 static uint64_t paths_short = UINT64_MAX;
 
+/* One warning: on stderr after "hwprof: ", a JSON string, or a line
+ * after prefix. */
+static void put_warning(FILE *f, const char *prefix, const char *msg, int json, int *first)
+{
+	if (f == stderr) {
+		fputs("hwprof: ", f);
+		nm_put(f, msg, NM_TEXT);
+		fputc('\n', f);
+	} else if (json) {
+		fputs(*first ? "" : ", ", f);
+		nm_put(f, msg, NM_JSON);
+	} else {
+		fputs(prefix, f);
+		nm_put(f, msg, NM_TEXT);
+		fputc('\n', f);
+	}
+	*first = 0;
+}
+
+/* The warnings of the reported event (threads it could not see, samples
+ * the kernel dropped, call paths cut or short) and of the objects (kept
+ * with their names when recorded, or found when they were named now): to
+ * stderr, or into the output. */
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
 		 int json)
 {
@@ -97,20 +121,22 @@ void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
 				 "-fno-omit-frame-pointer or record with --call-graph dwarf");
 		else
 			continue;
-		if (f == stderr) {
-			fputs("hwprof: ", f);
-			nm_put(f, msg, NM_TEXT);
-			fputc('\n', f);
-		} else if (json) {
-			fputs(first ? "" : ", ", f);
-			nm_put(f, msg, NM_JSON);
-		} else {
-			fputs(prefix, f);
-			nm_put(f, msg, NM_TEXT);
-			fputc('\n', f);
-		}
-		first = 0;
+		put_warning(f, prefix, msg, json, &first);
 	}
+	/* what was wrong with an object when recorded, and when named now
+	 * (stderr has had those already) */
+	for (size_t i = 0; i < d->nobjects; i++) {
+		char *msg;
+
+		if (!d->objects[i].kept_why ||
+		    asprintf(&msg, "warning: %s: %s", d->objects[i].path,
+			     d->objects[i].kept_why) < 0)
+			continue;
+		put_warning(f, prefix, msg, json, &first);
+		free(msg);
+	}
+	for (size_t i = 0; f != stderr && i < sym_nwarnings; i++)
+		put_warning(f, prefix, sym_warnings[i], json, &first);
 }
 
 void report_text_header(const struct view_ctx *c)
@@ -397,23 +423,79 @@ static void csv_rows(const struct view_ctx *c)
 		}
 		putchar('\n');
 	}
-	/* the statistics: a second table after a blank line */
-	puts("\nevent,name,period,samples,lost,throttled,not_covered,not_covered_why,"
-	     "reported,processes,threads");
+}
+
+/* The warnings of event (report_warnings()) on one line, joined by "; ";
+ * malloc'd, or NULL when out of memory. */
+static char *joined_warnings(const struct hd_file *d, int event)
+{
+	char *w = NULL, *out;
+	size_t len = 0, k = 0;
+	FILE *m = open_memstream(&w, &len);
+
+	if (!m)
+		return NULL;
+	report_warnings(m, "", d, event, 0);
+	fclose(m);
+	out = malloc(2 * len + 1);
+	for (size_t i = 0; out && i < len; i++) {
+		if (w[i] != '\n') {
+			out[k++] = w[i];
+		} else if (i + 1 < len) {
+			out[k++] = ';';
+			out[k++] = ' ';
+		}
+	}
+	if (out)
+		out[k] = 0;
+	free(w);
+	return out;
+}
+
+/* --stats FILE with --format csv: the statistics, one row per event, its
+ * warnings in the last column. */
+static void csv_stats(const struct view_ctx *c, FILE *f)
+{
+	const struct hd_file *d = c->d;
+
+	fputs("event,name,period,samples,lost,throttled,not_covered,not_covered_why,"
+	      "reported,processes,threads,warnings\n", f);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
+		char *w = joined_warnings(d, (int)i);
 
-		printf("%zu,", i);
-		nm_put(stdout, e->name, NM_CSV);
-		printf(",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->period,
-		       (unsigned long long)e->samples, (unsigned long long)e->lost,
-		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
-		nm_put(stdout, e->missed_why ? e->missed_why : "", NM_CSV);
-		printf(",%d,%zu,", (int)i == c->event, d->nprocs);
+		fprintf(f, "%zu,", i);
+		nm_put(f, e->name, NM_CSV);
+		fprintf(f, ",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)e->period,
+			(unsigned long long)e->samples, (unsigned long long)e->lost,
+			(unsigned long long)e->throttled, (unsigned long long)e->missed);
+		nm_put(f, e->missed_why ? e->missed_why : "", NM_CSV);
+		fprintf(f, ",%d,%zu,", (int)i == c->event, d->nprocs);
 		if (d->version != 1)
-			printf("%zu", d->nthreads);
-		putchar('\n');
+			fprintf(f, "%zu", d->nthreads);
+		fputc(',', f);
+		nm_put(f, w ? w : "(out of memory)", NM_CSV);
+		fputc('\n', f);
+		free(w);
 	}
+}
+
+int report_close(FILE *f, const char *path)
+{
+	if (fflush(f) || ferror(f)) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, path, NM_TEXT);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		fclose(f);
+		return 1;
+	}
+	if (fclose(f)) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, path, NM_TEXT);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
 }
 
 static void json_event(const struct hd_event *e)
@@ -542,7 +624,7 @@ const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 }
 
 struct report_args {
-	const char *sort, *fmt, *svgout, *evarg;
+	const char *sort, *fmt, *svgout, *evarg, *statsout;
 	const char *callers, *callees, *tree;	/* call-path views, or NULL */
 	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
@@ -567,6 +649,8 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		a->fmt = v;
 	} else if ((v = cli_value(argc, argv, i, "--svg", &bad))) {
 		a->svgout = v;
+	} else if ((v = cli_value(argc, argv, i, "--stats", &bad))) {
+		a->statsout = v;
 	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
 		a->evarg = v;
 	} else if ((v = cli_value(argc, argv, i, "--callers", &bad))) {
@@ -651,6 +735,9 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 		return usage_error("--format %s: text, csv, json, folded or pprof", a->fmt);
 	if (a->nview > 1)
 		return usage_error("--objects, --lines, --threads and --processes: one at a time");
+	if (a->statsout && strcmp(a->fmt, "csv"))
+		return usage_error("--stats FILE: with --format csv (text and JSON hold the "
+				   "statistics themselves)");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
 		return 1;
 	if (elf_version(EV_CURRENT) == EV_NONE)
@@ -716,7 +803,7 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
 		/* a call-path view, printed (0), or an error (1) */
 	} else if (!(ret = 0) && a->ranks) {
-		ret = rk_report(&c, a->sort, a->fmt, a->svgout, in->files, in->n);
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, in->files, in->n);
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		ret = die("out of memory");
 	} else {
@@ -733,6 +820,16 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 			ret = die("standard output: %s", strerror(errno));
 		else if (a->svgout)
 			ret = svg_write(a->svgout, &c, in->files, in->n);
+		if (!ret && a->statsout) {
+			FILE *f = out_open("--stats", a->statsout, in->files, in->n);
+
+			if (!f) {
+				ret = 1;
+			} else {
+				csv_stats(&c, f);
+				ret = report_close(f, a->statsout);
+			}
+		}
 	}
 	view_ctx_free(&c);
 	return ret;
@@ -754,7 +851,9 @@ int cmd_report(int argc, char **argv)
 	ret = report_parse(argc, argv, &a, &event);
 	if (!ret && merge_inputs(&in, a.files, a.nfiles))
 		ret = 1;
-	else if (!ret && a.svgout && svg_check(a.svgout, in.files, in.n))
+	else if (!ret && a.svgout && out_check("--svg", a.svgout, in.files, in.n))
+		ret = 1;
+	else if (!ret && a.statsout && out_check("--stats", a.statsout, in.files, in.n))
 		ret = 1;
 	free(a.files);
 	if (ret || merge_read(&d, in.files, in.n, a.ranks)) {

@@ -120,8 +120,9 @@ static int by_group(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Refuses an output that is one of the inputs: 0, or 1 after saying so. */
-int svg_check(const char *out, char **inputs, size_t ninputs)
+/* Refuses an output (of option opt) that is one of the inputs: 0, or 1
+ * after saying so. */
+int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
 
@@ -129,7 +130,7 @@ int svg_check(const char *out, char **inputs, size_t ninputs)
 		for (size_t i = 0; i < ninputs; i++)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
 			    si.st_ino == so.st_ino) {
-				fputs("hwprof: --svg ", stderr);
+				fprintf(stderr, "hwprof: %s ", opt);
 				nm_put(stderr, out, NM_TEXT);
 				fputs(": that is the data file being reported; not overwriting it\n",
 				      stderr);
@@ -139,15 +140,15 @@ int svg_check(const char *out, char **inputs, size_t ninputs)
 }
 
 /* Opens the output, never blocking (a FIFO without reader fails). */
-FILE *svg_open(const char *out, char **inputs, size_t ninputs)
+FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs)
 {
 	int fd;
 
-	if (svg_check(out, inputs, ninputs))
+	if (out_check(opt, out, inputs, ninputs))
 		return NULL;
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
 	if (fd < 0) {
-		fputs("hwprof: --svg ", stderr);
+		fprintf(stderr, "hwprof: %s ", opt);
 		nm_put(stderr, out, NM_TEXT);
 		fprintf(stderr, ": %s\n", strerror(errno));
 		return NULL;
@@ -390,7 +391,7 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 		ret = die("out of memory");
 		goto out;
 	}
-	ic.f = svg_open(out, inputs, ninputs);
+	ic.f = out_open("--svg", out, inputs, ninputs);
 	if (!ic.f)
 		goto out;
 	if (c->view == VIEW_FUNCS && c->d->events[c->event].callgraph != HD_CG_NONE) {

@@ -702,9 +702,11 @@ int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum v
 	if (!c->objs)
 		return -1;
 	c->nobjs = d->nobjects;
-	for (size_t i = 0; i < d->nobjects; i++)
+	for (size_t i = 0; i < d->nobjects; i++) {
 		sym_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
 			    d->objects[i].size);
+		sym_obj_keep(&c->objs[i], d, (uint32_t)i);
+	}
 	return 0;
 }
 

@@ -113,22 +113,26 @@ const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 uint32_t svg_hue(const char *s);
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
-/* Opens out for writing, never blocking; NULL after one line on stderr
- * (also when out is one of the inputs). */
-FILE *svg_open(const char *out, char **inputs, size_t ninputs);
+/* Opens out (the file of option opt: --svg, --stats) for writing, never
+ * blocking; NULL after one line on stderr (also when out is one of the
+ * inputs). */
+FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs);
 /* 1 (after one line on stderr) when out is one of the inputs, else 0. */
-int svg_check(const char *out, char **inputs, size_t ninputs);
+int out_check(const char *opt, const char *out, char **inputs, size_t ninputs);
 
 /* tools/report/report.c: the text header (command, events, warnings) and the
  * warnings of the reported event (to stderr when f is stderr, else into
  * the output: text lines after prefix, or JSON strings). */
 void report_text_header(const struct view_ctx *c);
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
+/* Closes f, written to path: 0, or 1 after one line on stderr. */
+int report_close(FILE *f, const char *path);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
- * symbol; fmt: text, csv or json; svg: NULL or the SVG's path). c is a
+ * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
+ * NULL or the CSV file of the per-rank totals). c is a
  * built functions view, not sorted. 0, or 1 after one line on stderr. */
 int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svg,
-	      char **inputs, size_t ninputs);
+	      const char *stats, char **inputs, size_t ninputs);
 
 #endif
