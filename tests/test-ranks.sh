@@ -344,6 +344,12 @@ job)
 	cat "$tmp/r"
 	check "flat: hot 10N from the summed samples" grep -Eq " $((10 * N))  hot +rp-lines$" "$tmp/r"
 	check "flat: getpid 6 (two addresses)" grep -Eq ' 6  _*getpid +libc\.so\.6$' "$tmp/r"
+	check "header: the job file's threads are not kept, said" grep -q \
+		'^# processes: 4 (the ranks)  threads: not kept in a job file of libhwprof-mpi$' "$tmp/r"
+	check "json: threads null" sh -c "'$hw' report '$tmp/job.data' --format json | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"threads\"] is None and d[\"processes\"] == 4, d'"
 	"$hw" report --ranks "$tmp/job.data" > "$tmp/k" 2>"$tmp/e"
 	check "--ranks: status 0" [ $? = 0 ]
 	cat "$tmp/k" "$tmp/e"

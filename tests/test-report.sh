@@ -135,12 +135,20 @@ assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
 	check "svg: demangled" sh -c "'$hw' report '$tmp/d' --svg '$tmp/s.svg' >/dev/null && grep -Fq 'shapes::Widget&lt;unsigned long&gt;::spin(long)' '$tmp/s.svg'"
 	check "--threads: top function demangled" sh -c "'$hw' report '$tmp/d' --threads | grep -Fq '$want'"
 	check "--no-demangle: raw" sh -c "'$hw' report '$tmp/d' --no-demangle | grep -Eq ' 9  $raw '"
+	# --width: shortened in text only, as far as needed (test-names.c)
+	check "--width 40: parameters, template arguments and the start elided" sh -c \
+		"'$hw' report '$tmp/d' --width 40 | grep -Fq ' 9  ...::Widget<...>::spin() '"
+	check "--width 40: csv keeps the full name" sh -c \
+		"'$hw' report '$tmp/d' --width 40 --format csv | grep -Fq '\"$want\"'"
+	check "--width 0: no limit" sh -c "'$hw' report '$tmp/d' --width 0 | grep -Fq ' 9  $want '"
 	check "--no-demangle csv: raw" sh -c "'$hw' report '$tmp/d' --no-demangle --format csv | grep -Fq '\"$raw\"'"
 	if live "$tmp/live" "$cxx" 100000000; then
 		rows "$tmp/live" | head -3
 		check "live: the C++ member first, demangled" sh -c "'$hw' report '$tmp/live' | awk '!/^#/ && \$1 ~ /%\$/' | head -1 | grep -Fq ' $want '"
 	fi
 	check "annotate by demangled name" sh -c "'$hw' annotate 'shapes::Widget<unsigned long>::spin' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
+	# (uerr sets want: last)
+	uerr "--width 12: 0 \\(no limit\\) or 40 to 100000 columns" "$hw" report "$tmp/d" --width 12
 	;;
 lines)
 	hot=$(line_of "$src" HOT) mix=$(line_of "$src" MIX)
@@ -337,13 +345,15 @@ header)
 	check "warning on stderr" grep -q '^hwprof: warning: 3 threads were not covered (mlock-budget): the profile misses them$' "$tmp/e"
 	check "warning in the header" grep -q '^# warning: 3 threads were not covered (mlock-budget): the profile misses them$' "$tmp/r"
 	check "event 10: 11 samples of hot" grep -Eq '^ *100\.00% +11  hot ' "$tmp/r"
+	check "user space only, said" grep -q '^# user space only: time in the kernel' "$tmp/r"
 	check "event 9 (past 8): 10 samples" sh -c "'$hw' report '$tmp/d' --event 9 2>/dev/null | grep -Eq ' 10  hot '"
 	check "json: per event, warnings" sh -c "'$hw' report '$tmp/d' --event 10 --format json 2>/dev/null | python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 assert len(d[\"events\"]) == 11 and d[\"event\"] == \"task-clock\", d[\"events\"]
 assert d[\"not_covered\"] == 3 and d[\"not_covered_why\"] == \"mlock-budget\" and d[\"lost\"] == 4
-assert any(\"3 threads were not covered (mlock-budget)\" in w for w in d[\"warnings\"]), d[\"warnings\"]'"
+assert any(\"3 threads were not covered (mlock-budget)\" in w for w in d[\"warnings\"]), d[\"warnings\"]
+assert d[\"user_space_only\"] is True'"
 	check "csv --stats: the events table" sh -c "'$hw' report '$tmp/d' --event 10 --format csv --stats '$tmp/st' >/dev/null 2>&1 && grep -q '^10,\"task-clock\",1000000,50,4,2,3,\"mlock-budget\",1,1,1,\"warning: 3 threads were not covered (mlock-budget): the profile misses them; warning: 4 samples were lost' '$tmp/st'"
 	check "svg: the statistics" sh -c "'$hw' report '$tmp/d' --event 10 --svg '$tmp/s.svg' >/dev/null 2>&1 && grep -q 'threads not covered 3' '$tmp/s.svg'"
 	;;

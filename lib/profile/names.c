@@ -165,3 +165,104 @@ void nm_put(FILE *f, const char *s, enum nm_esc how)
 	if (how == NM_CSV || how == NM_JSON)
 		fputc('"', f);
 }
+
+/* ------------------------------------------------------------------ */
+/* Names that fit a column                                              */
+
+/* 1 when the bracket at s[i] is part of an operator's name
+ * ("operator<", "operator<<=", "operator->", "operator()"), not a list:
+ * "operator" right before the run of operator characters holding it. */
+static int in_operator(const char *s, size_t i)
+{
+	size_t k = i;
+
+	if (s[i] == '(')
+		return s[i + 1] == ')' && i >= 8 && !strncmp(s + i - 8, "operator", 8);
+	if (s[i] == ')')
+		return i >= 9 && s[i - 1] == '(' && !strncmp(s + i - 9, "operator", 8);
+	while (k > 0 && strchr("<>=-*", s[k - 1]) && s[k - 1])
+		k--;
+	/* the run must reach i: "operator<<" holds both '<' */
+	for (size_t j = k; j <= i; j++)
+		if (!strchr("<>=-*", s[j]) || !s[j])
+			return 0;
+	return k >= 8 && !strncmp(s + k - 8, "operator", 8);
+}
+
+/* The parameter list of the outermost function, elided to "()": the last
+ * top-level "(...)" of the name. In place. */
+static void drop_params(char *s)
+{
+	size_t n = strlen(s), open = 0;
+	int depth = 0;
+	ssize_t close = -1;
+
+	for (size_t i = n; i-- > 0;) {
+		if (s[i] == ')' && !in_operator(s, i)) {
+			if (!depth++ && close < 0)
+				close = (ssize_t)i;
+		} else if (s[i] == '(' && !in_operator(s, i) && depth > 0) {
+			if (!--depth && close >= 0) {
+				open = i;
+				break;
+			}
+		}
+	}
+	if (close > (ssize_t)open + 1 && s[open] == '(')
+		memmove(s + open + 1, s + close, n - (size_t)close + 1);
+}
+
+/* in with every top-level template argument list elided to "<...>",
+ * into out (room for 5 bytes per 2 of in: "<>" grows to "<...>"). */
+static void drop_templates(const char *in, char *out)
+{
+	char *w = out;
+	int depth = 0;
+
+	for (size_t i = 0; in[i]; i++) {
+		char c = in[i];
+
+		if (c == '<' && !in_operator(in, i)) {
+			if (!depth++) {
+				memcpy(w, "<...", 4);
+				w += 4;
+			}
+			continue;
+		}
+		if (c == '>' && depth > 0 && !in_operator(in, i)) {
+			if (!--depth)
+				*w++ = '>';
+			continue;
+		}
+		if (!depth)
+			*w++ = c;
+	}
+	if (depth)		/* unbalanced: no list to close */
+		*w++ = '>';
+	*w = 0;
+}
+
+char *nm_shorten(const char *name, size_t max)
+{
+	size_t n = strlen(name);
+	char *s = malloc(3 * n + 8), *t;
+
+	if (!s)
+		return NULL;
+	strcpy(s, name);
+	if (max < 8)
+		max = 8;
+	if (n <= max)
+		return s;
+	drop_params(s);
+	if (strlen(s) > max && (t = strdup(s))) {
+		drop_templates(t, s);
+		free(t);
+	}
+	n = strlen(s);
+	if (n > max) {		/* keep the innermost name: cut the start */
+		memmove(s + 3, s + n - (max - 3), max - 3 + 1);
+		memcpy(s, "...", 3);
+	}
+	return s;
+}

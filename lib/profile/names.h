@@ -25,5 +25,12 @@ enum nm_esc {
 int nm_is_plain(const char *s);
 /* Writes s for that format (no quotes added except for CSV and JSON). */
 void nm_put(FILE *f, const char *s, enum nm_esc how);
+/*
+ * A C++ (or any) name made to fit max bytes (malloc'd; NULL when out of
+ * memory), as perf shortens them: the parameter list elided to "()",
+ * then every template argument list to "<...>", then the start cut to
+ * "..." so that the innermost name stays. max below 8 is taken as 8.
+ */
+char *nm_shorten(const char *name, size_t max);
 
 #endif

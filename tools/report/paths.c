@@ -342,7 +342,7 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 			fputs(callers ? "[no caller: the path's outermost frame]" :
 			      "[self: samples in it]", stdout);
 		else
-			nm_put(stdout, view_name(&t->rows[e[k].fn], buf), NM_TEXT);
+			nm_put(stdout, view_fit(view_name(&t->rows[e[k].fn], buf), 20), NM_TEXT);
 		putchar('\n');
 	}
 	ret = 0;
@@ -489,7 +489,8 @@ static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from
 			printf("%7.2f%% ", view_pct(x->self, tr->all));
 		for (int i = 0; i < depth && i < 64; i++)
 			fputs("  ", stdout);
-		nm_put(stdout, view_name(r, buf), NM_TEXT);
+		nm_put(stdout, view_fit(view_name(r, buf), (bottom_up ? 9 : 18) +
+					 2 * (depth < 64 ? depth : 64) + 22), NM_TEXT);
 		printf("  %s\n", r->obj == HD_NO_OBJECT ? "[unknown]" :
 		       view_base(c->d->objects[r->obj].path));
 		tree_print(p, tr, x->first, x->nkids, depth + 1, min, bottom_up);

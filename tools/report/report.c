@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -45,6 +46,9 @@ const char report_usage[] =
 	"  --min PCT            --tree: leave out nodes under PCT %% (default 0.5)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
 	"                       with --ranks, the per-rank spread of the top functions\n"
+	"  --width N            text: names shortened to fit N columns (parameter lists,\n"
+	"                       then template arguments elided; 0: no limit; default:\n"
+	"                       the terminal's, no limit when not a terminal)\n"
 	"  --no-demangle        keep C++ names as the object has them\n"
 	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help           this help\n"
@@ -150,8 +154,15 @@ void report_text_header(const struct view_ctx *c)
 	 * are not known (lib/profile/data-read.c keeps one for the process) */
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
+	else if (d->job)
+		printf("\n# processes: %zu (the ranks)  threads: not kept in a job file of "
+		       "libhwprof-mpi\n", d->nprocs);
 	else
 		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
+	/* hwprof record and the engine ask the kernel for user-space samples
+	 * only (hwprof(1), "User space only") */
+	printf("# user space only: time in the kernel (system calls, page-fault handling, "
+	       "interrupts) is not sampled\n");
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 
@@ -281,6 +292,18 @@ static const char *thread_comm(const struct hd_file *d, uint32_t t)
 	return d->threads[t].comm ? d->threads[t].comm : "-";
 }
 
+/* A command line in the processes view: whole without a width, else its
+ * first 32 columns (the column's width), "..." marking the cut. */
+static const char *proc_command(const char *cmd)
+{
+	static char buf[33];
+
+	if (view_width <= 0 || strlen(cmd) <= 32)
+		return cmd;
+	snprintf(buf, sizeof(buf), "%.29s...", cmd);
+	return buf;
+}
+
 static void text_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
@@ -313,13 +336,14 @@ static void text_rows(const struct view_ctx *c)
 		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
 		const char *name = view_name(r, nb);
+		int ow = (int)strlen(obj_name(c, r->obj)) + 1;
 
 		lead(r->n, c->total);
 		switch (c->view) {
 		case VIEW_FUNCS:
 			if (c->has_totals)
 				lead(r->total, c->total);
-			cell(name, 40);
+			cell(view_fit(name, (c->has_totals ? 40 : 20) + ow), 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
@@ -336,7 +360,7 @@ static void text_rows(const struct view_ctx *c)
 			cell(at ? at : "??", 32);
 			free(at);
 			putchar(' ');
-			cell(name, 32);
+			cell(view_fit(name, 20 + 33 + ow), 32);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
@@ -346,15 +370,15 @@ static void text_rows(const struct view_ctx *c)
 			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
-			cell(r->top ? r->top : "-", 0);
+			cell(view_fit(r->top ? r->top : "-", 20 + 18 + 17 + 10), 0);
 			printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		case VIEW_PROCS:
 			cell(name, 8);
 			putchar(' ');
-			cell(d->procs[r->aux].command, 32);
+			cell(proc_command(d->procs[r->aux].command), 32);
 			putchar(' ');
-			cell(r->top ? r->top : "-", 0);
+			cell(view_fit(r->top ? r->top : "-", 20 + 9 + 33 + 10), 0);
 			if (r->top)	/* none: a job file's rank */
 				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
@@ -526,10 +550,10 @@ static void json_rows(const struct view_ctx *c)
 
 	printf("{");
 	json_event(&d->events[c->event]);
-	printf(",\n \"event_index\": %d, \"processes\": %zu, \"threads\": ", c->event,
-	       d->nprocs);
-	if (d->version == 1)
-		printf("null");		/* not listed in a version 1 file */
+	printf(",\n \"event_index\": %d, \"user_space_only\": true, \"processes\": %zu, "
+	       "\"threads\": ", c->event, d->nprocs);
+	if (d->version == 1 || d->job)
+		printf("null");		/* not listed in a version 1 file, nor a job file */
 	else
 		printf("%zu", d->nthreads);
 	printf(", \"command\": ");
@@ -628,6 +652,7 @@ struct report_args {
 	const char *callers, *callees, *tree;	/* call-path views, or NULL */
 	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
+	int width, width_set;	/* --width, or the terminal's */
 	enum view_kind view;
 	char **files;		/* files and directories */
 	size_t nfiles;
@@ -651,6 +676,14 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		a->svgout = v;
 	} else if ((v = cli_value(argc, argv, i, "--stats", &bad))) {
 		a->statsout = v;
+	} else if ((v = cli_value(argc, argv, i, "--width", &bad))) {
+		char *end;
+		long w = strtol(v, &end, 10);
+
+		if (*end || end == v || w < 0 || w > 100000 || (w && w < 40))
+			return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns", v);
+		a->width = (int)w;
+		a->width_set = 1;
 	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
 		a->evarg = v;
 	} else if ((v = cli_value(argc, argv, i, "--callers", &bad))) {
@@ -690,6 +723,16 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		return 2;
 	}
 	return 0;
+}
+
+/* The terminal's columns when the output is one, else 0 (no limit). */
+static int terminal_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col < 40 ? 40 : ws.ws_col;
 }
 
 /* Parses and checks the command line: 0, 1 after one line on stderr, or
@@ -740,6 +783,7 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 				   "statistics themselves)");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
 		return 1;
+	view_width = a->width_set ? a->width : terminal_width();
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return die("libelf: %s", elf_errmsg(-1));
 	return 0;

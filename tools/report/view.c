@@ -715,6 +715,22 @@ double view_pct(uint64_t n, uint64_t total)
 	return total ? 100.0 * (double)n / (double)total : 0.0;
 }
 
+int view_width;
+
+const char *view_fit(const char *name, int used)
+{
+	static char *ring[4];
+	static unsigned int next;
+	int room = view_width - used;
+	char **slot = &ring[next++ % 4];
+
+	if (view_width <= 0 || (int)strlen(name) <= (room < 24 ? 24 : room))
+		return name;
+	free(*slot);
+	*slot = nm_shorten(name, (size_t)(room < 24 ? 24 : room));
+	return *slot ? *slot : name;
+}
+
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
 	return obj == HD_NO_OBJECT || obj >= c->nobjs ? "[unknown]" : c->d->objects[obj].path;

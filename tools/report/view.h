@@ -105,6 +105,12 @@ int view_sort(struct view_ctx *c, int by_symbol);
 const char *view_name(const struct view_row *r, char buf[40]);
 void view_ctx_free(struct view_ctx *c);
 double view_pct(uint64_t n, uint64_t total);
+/* Text output's width (--width; the terminal's by default, 0: no limit)
+ * and name, shortened (nm_shorten()) to fit what is left of it once used
+ * columns are taken, at least 24; the full name when there is no limit.
+ * The string lives until the fourth call after. */
+extern int view_width;
+const char *view_fit(const char *name, int used);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
