@@ -3,7 +3,9 @@
  * nm_shorten() (lib/profile/names.c), which hwprof report --width uses:
  * a name that fits is kept; one that does not loses its parameter list,
  * then its template arguments, then its start, in that order and only as
- * far as needed; operator names are not taken for lists.
+ * far as needed; operator names are not taken for lists. nm_bare(), by
+ * which annotate and --callers find a name typed without its return type,
+ * parameters or template arguments.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +22,17 @@ static void fits(const char *name, size_t max, const char *want)
 	T_CHECK(!got || strlen(got) <= (max < 8 ? 8 : max) || !strcmp(got, name),
 		"'%s' longer than %zu", got, max);
 	free(got);
+}
+
+static void bare(const char *name, const char *want, const char *want_nt)
+{
+	char *a = nm_bare(name, 1), *b = nm_bare(name, 0);
+
+	T_CHECK(a && !strcmp(a, want), "%s: got '%s', want '%s'", name, a ? a : "(null)", want);
+	T_CHECK(b && !strcmp(b, want_nt), "%s (no templates): got '%s', want '%s'", name,
+		b ? b : "(null)", want_nt);
+	free(a);
+	free(b);
 }
 
 int main(void)
@@ -55,5 +68,17 @@ int main(void)
 	big[100] = 0;
 	fits(big, 20, "...aaaaaaaaaaaaaaaaa");
 	fits(big, 3, "...aaaaa");		/* at least 8 */
+	bare("void std::__introsort_loop<int*, long, __gnu_cxx::__ops::_Iter_less_iter>(int*, int*, long, __gnu_cxx::__ops::_Iter_less_iter)",
+	     "std::__introsort_loop<int*, long, __gnu_cxx::__ops::_Iter_less_iter>",
+	     "std::__introsort_loop");
+	bare("ns::f(int) const", "ns::f", "ns::f");
+	bare("main", "main", "main");
+	bare("(anonymous namespace)::g(char const*)", "(anonymous namespace)::g",
+	     "(anonymous namespace)::g");
+	bare("operator new(unsigned long)", "operator new", "operator new");
+	bare("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*)",
+	     "std::operator<< <std::char_traits<char> >", "std::operator<<");
+	bare("shapes::Widget<unsigned long>::spin(long)", "shapes::Widget<unsigned long>::spin",
+	     "shapes::Widget::spin");
 	return t_done("names");
 }

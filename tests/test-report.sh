@@ -147,6 +147,10 @@ assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
 		check "live: the C++ member first, demangled" sh -c "'$hw' report '$tmp/live' | awk '!/^#/ && \$1 ~ /%\$/' | head -1 | grep -Fq ' $want '"
 	fi
 	check "annotate by demangled name" sh -c "'$hw' annotate 'shapes::Widget<unsigned long>::spin' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
+	check "annotate without template arguments and parameters" sh -c \
+		"'$hw' annotate 'shapes::Widget::spin' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
+	check "annotate by a part of the name" sh -c "'$hw' annotate 'spin' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
+	check "annotate by the raw name" sh -c "'$hw' annotate '$raw' '$tmp/d' | grep -Eq '^ +9 +100\.00%'"
 	# (uerr sets want: last)
 	uerr "--width 12: 0 \\(no limit\\) or 40 to 100000 columns" "$hw" report "$tmp/d" --width 12
 	;;
@@ -206,6 +210,40 @@ annotate)
 	check "no debug info: disassembly, said" grep -q '^# disassembly of .*stripped (objdump; no line information)$' "$tmp/c"
 	check "no debug info: 5 at $ha" grep -Eq "^ +5 +100\.00%  $ha:" "$tmp/c"
 	err "nosuch: no such function" "$hw" annotate nosuch "$tmp/d"
+	# what the user means: a unique part of a name; several: listed
+	one "$tmp/m" "object $(bid "$lines") $lines" "s 0 0 0 $ha 5" "s 0 0 0 $(addr "$lines" cold) 2"
+	check "a unique part of the name: ho -> hot" sh -c \
+		"'$hw' annotate ho '$tmp/m' | grep -q '^# hot in .*: 5 samples'"
+	"$hw" annotate o "$tmp/m" > "$tmp/o" 2> "$tmp/e"
+	rc=$?
+	cat "$tmp/e"
+	check "several match: exit 1, nothing on stdout" sh -c "[ $rc = 1 ] && [ ! -s '$tmp/o' ]"
+	check "several match: listed with their samples, most first" sh -c \
+		"grep -q '^hwprof: o: 2 functions match' '$tmp/e' && sed -n 2p '$tmp/e' | grep -Eq '^hwprof: +5  hot \\(rp-lines\\)$' && sed -n 3p '$tmp/e' | grep -Eq '^hwprof: +2  cold \\(rp-lines\\)$'"
+	# an address no symbol covers: +0xADDR or OBJECT+0xADDR, disassembled
+	cp "$lines" "$tmp/nosym"
+	strip --strip-all "$tmp/nosym"
+	one "$tmp/n" "object - $tmp/nosym" "s 0 0 0 $ha 5"
+	check "no symbol: the report's +0x row" sh -c "'$hw' report '$tmp/n' | grep -Eq ' 5  \\+0x$ha +nosym$'"
+	for f in "+0x$ha" "nosym+0x$ha"; do
+		"$hw" annotate "$f" "$tmp/n" > "$tmp/u" 2>&1
+		cat "$tmp/u"
+		check "annotate $f: said" grep -q "^# +0x$ha (no symbol covers it: the code around it) in .*nosym: 5 samples" "$tmp/u"
+		check "annotate $f: its instruction with 5" grep -Eq "^ +5 +100\.00%  $ha:" "$tmp/u"
+	done
+	err "other\\+0x$ha: no such function" "$hw" annotate "other+0x$ha" "$tmp/n"
+	# the source gone: the disassembly instead
+	if command -v cc >/dev/null; then
+		printf '%s\n' 'int gone(int x) { return x * 3 + 1; }' 'int main(int c, char **v) { (void)v; return gone(c); }' > "$tmp/gone.c"
+		cc -g -O1 -o "$tmp/gone" "$tmp/gone.c" && rm "$tmp/gone.c"
+		one "$tmp/g" "object - $tmp/gone" "s 0 0 0 $(addr "$tmp/gone" gone) 4"
+		"$hw" annotate gone "$tmp/g" > "$tmp/u" 2>&1
+		cat "$tmp/u"
+		check "source gone: said" grep -q '^# source: .*gone\.c: not readable here: the disassembly instead$' "$tmp/u"
+		check "source gone: the disassembly, 4 at gone's start" grep -Eq "^ +4 +100\.00%  $(addr "$tmp/gone" gone | sed 's/^0*//'):" "$tmp/u"
+	else
+		echo "SKIP part: no C compiler for the source-gone check"
+	fi
 	uerr "annotate needs a function" "$hw" annotate
 	err "--event 3: .* has events 0 to 0" "$hw" annotate hot "$tmp/d" --event 3
 	;;

@@ -266,3 +266,47 @@ char *nm_shorten(const char *name, size_t max)
 	}
 	return s;
 }
+
+char *nm_bare(const char *name, int templates)
+{
+	size_t n = strlen(name), from = 0;
+	char *s = malloc(3 * n + 8), *t;
+	int depth = 0;
+
+	if (!s)
+		return NULL;
+	strcpy(s, name);
+	drop_params(s);
+	n = strlen(s);
+	/* "f()" and "f() const": the parameters' place goes too */
+	for (size_t i = 0; i + 1 < n; i++)
+		if (s[i] == '(' && s[i + 1] == ')' && !in_operator(s, i)) {
+			s[i] = 0;
+			break;
+		}
+	/* the return type ends at the last space outside brackets that is
+	 * not inside an operator's name ("operator new") nor before a
+	 * template list ("operator<< <char>") */
+	for (size_t i = 0; s[i]; i++) {
+		if ((s[i] == '<' || s[i] == '(') && !in_operator(s, i))
+			depth++;
+		else if ((s[i] == '>' || s[i] == ')') && !in_operator(s, i) && depth > 0)
+			depth--;
+		else if (s[i] == ' ' && !depth && s[i + 1] != '<' &&
+			 !(i >= 8 && !strncmp(s + i - 8, "operator", 8)))
+			from = i + 1;
+	}
+	memmove(s, s + from, strlen(s + from) + 1);
+	if (!templates && (t = strdup(s))) {
+		char *w;
+
+		drop_templates(t, s);
+		/* drop_templates() leaves "<...>": remove those */
+		while ((w = strstr(s, "<...>")))
+			memmove(w, w + 5, strlen(w + 5) + 1);
+		free(t);
+		for (size_t k = strlen(s); k > 0 && s[k - 1] == ' '; k--)
+			s[k - 1] = 0;
+	}
+	return s;
+}

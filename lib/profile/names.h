@@ -32,5 +32,12 @@ void nm_put(FILE *f, const char *s, enum nm_esc how);
  * "..." so that the innermost name stays. max below 8 is taken as 8.
  */
 char *nm_shorten(const char *name, size_t max);
+/*
+ * A demangled name as a user types it (malloc'd, NULL when out of
+ * memory): without its return type and parameter list ("void
+ * ns::f<int>(int) const" -> "ns::f<int>"), and with templates 0 without
+ * its template arguments too ("ns::f").
+ */
+char *nm_bare(const char *name, int templates);
 
 #endif

@@ -422,7 +422,13 @@ static void entry_sym(Elf *e, struct symvec *out)
 	while ((scn = elf_nextscn(e, scn)))
 		if (gelf_getshdr(scn, &sh) && (sh.sh_flags & SHF_EXECINSTR) &&
 		    eh.e_entry >= sh.sh_addr && eh.e_entry < sh.sh_addr + sh.sh_size) {
-			push(out, eh.e_entry, sh.sh_addr + sh.sh_size, "_start", -2);
+			/* its size is unknown: an entry stub's 64 bytes at
+			 * most, so that code after it in a stripped object is
+			 * not taken for it */
+			uint64_t end = sh.sh_addr + sh.sh_size;
+
+			push(out, eh.e_entry, end - eh.e_entry > 64 ? eh.e_entry + 64 : end,
+			     "_start", -2);
 			return;
 		}
 }

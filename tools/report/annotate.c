@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof annotate: one function of a data file with its samples, line by
- * line of its source when the object has DWARF line information (libdw),
- * else instruction by instruction of its disassembly (objdump(1)).
+ * line of its source when the object has DWARF line information (libdw)
+ * and the source is here, else instruction by instruction of its
+ * disassembly (objdump(1)). The function is found as report's --callers
+ * finds one (view_match()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,7 +25,10 @@ extern char **environ;
 
 static const char annotate_usage[] =
 	"usage: hwprof annotate FUNCTION [FILE|DIR...] [OPTIONS]\n"
-	"  FUNCTION        a function's name, as report prints it or raw (mangled)\n"
+	"  FUNCTION        a sampled function: its name as report prints it or raw\n"
+	"                  (mangled), without return type, parameters or template\n"
+	"                  arguments, or a unique part of it; +0xADDR or\n"
+	"                  OBJECT+0xADDR for an address no symbol covers\n"
 	"  FILE            data file (default hwprof.data); several, or a DIR's\n"
 	"                  *.data files, are merged as hwprof report merges them\n"
 	"  --event N       the file's event N (default 0)\n"
@@ -263,6 +268,13 @@ static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct
 	} else if (!o->from_kept || kept_extent(o, h, nh, &main_file, &lo, &hi)) {
 		return -1;
 	}
+	if (o->textfile && access(main_file, R_OK)) {
+		/* the source is not here, the code is: show the code */
+		fputs("# source: ", stdout);
+		nm_put(stdout, main_file, NM_TEXT);
+		fputs(": not readable here: the disassembly instead\n", stdout);
+		return -1;
+	}
 	cnt = calloc((size_t)(hi - lo) + 1, sizeof(*cnt));
 	if (!cnt)
 		return die("out of memory");
@@ -409,48 +421,48 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 /* The function annotated: its symbol, object, samples and their addresses. */
 struct target {
 	const struct sym_func *sym;
+	struct sym_func unnamed;	/* sym for an address no symbol covers */
+	uint64_t at;		/* that address */
 	struct sym_obj *o;
 	uint64_t n;
 	struct hit *h;
 	size_t nh;
 };
 
-/* The sampled object whose function fname took most samples of the
- * event: fills t->sym, t->o and t->n (sym NULL: none). 0 or -1. */
-static int find_target(struct view_ctx *c, const char *fname, struct target *t)
+/* Bytes shown around an address no symbol covers (OBJECT+0xADDR). */
+#define UNNAMED_SPAN	48
+
+/*
+ * The function (or unnamed address) fname means among the event's
+ * sampled ones (view_match(): its name, the name without return type and
+ * parameters, a unique part of it, OBJECT+0xADDR): fills t (sym NULL:
+ * none, or several listed on stderr: *listed set). 0 or -1.
+ */
+static int find_target(struct view_ctx *c, const char *fname, struct target *t, int *listed)
 {
-	const struct hd_file *d = c->d;
-	uint64_t *per = calloc(d->nobjects + 1, sizeof(*per));
-	const struct sym_func **sym = calloc(d->nobjects + 1, sizeof(*sym));
+	const struct view_row *r;
+	long k;
 
-	if (!per || !sym) {
-		free(per);
-		free(sym);
+	if (view_build(c))
 		return -1;
-	}
-	for (size_t i = 0; i < d->nsamples; i++) {
-		const struct hd_sample *s = &d->samples[i];
-		struct sym_obj *o;
+	k = view_match(c, &c->rows, fname);
+	*listed = k == -2;
+	if (k < 0)
+		return 0;
+	r = &c->rows.rows[k];
+	if (r->obj == HD_NO_OBJECT || r->obj >= c->nobjs)
+		return 0;	/* a pc in no object: nothing to show */
+	t->o = &c->objs[r->obj];
+	t->n = r->n;
+	if ((r->a & ~0xffffffffull) == VIEW_KEY_FUNC && r->b < t->o->nsyms) {
+		t->sym = &t->o->syms[r->b];
+	} else {
+		uint64_t lo = r->b > UNNAMED_SPAN ? (r->b - UNNAMED_SPAN) & ~0xfull : 0;
 
-		if (s->event != (uint32_t)c->event || s->object == HD_NO_OBJECT)
-			continue;
-		o = &c->objs[s->object];
-		if (!o->loaded) {
-			sym_obj_load(o);
-			sym[s->object] = sym_obj_find(o, fname);
-		}
-		if (sym[s->object] && s->addr >= sym[s->object]->lo &&
-		    s->addr < sym[s->object]->hi)
-			per[s->object] = hwp_add_sat(per[s->object], s->count);
+		t->unnamed = (struct sym_func){ lo, r->b + UNNAMED_SPAN, NULL, 0 };
+		t->sym = &t->unnamed;
+		t->at = r->b;
 	}
-	for (size_t k = 0; k < d->nobjects; k++)
-		if (sym[k] && (!t->sym || per[k] > t->n)) {
-			t->sym = sym[k];
-			t->n = per[k];
-			t->o = &c->objs[k];
-		}
-	free(per);
-	free(sym);
 	return 0;
 }
 
@@ -486,12 +498,14 @@ static int target_hits(const struct view_ctx *c, struct target *t)
 static int annotate(struct view_ctx *c, const char *fname, const char *file, int asm_only)
 {
 	struct target t = { 0 };
-	char *name;
-	int ret;
+	char *name = NULL;
+	int ret, listed;
 
-	if (find_target(c, fname, &t))
+	if (find_target(c, fname, &t, &listed))
 		return die("out of memory");
 	if (!t.sym) {
+		if (listed)
+			return 1;
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, fname, NM_TEXT);
 		fputs(": no such function in the sampled objects of ", stderr);
@@ -501,9 +515,17 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 	}
 	if (target_hits(c, &t))
 		return die("out of memory");
-	name = view_func_name(t.sym->name);
+	if (!t.sym->name)	/* the samples of every address shown */
+		for (size_t i = t.n = 0; i < t.nh; i++)
+			t.n = hwp_add_sat(t.n, t.h[i].n);
+	if (t.sym->name)
+		name = view_func_name(t.sym->name);
 	printf("# ");
-	nm_put(stdout, name ? name : t.sym->name, NM_TEXT);
+	if (t.sym->name)
+		nm_put(stdout, name ? name : t.sym->name, NM_TEXT);
+	else
+		printf("+%#llx (no symbol covers it: the code around it)",
+		       (unsigned long long)t.at);
 	printf(" in ");
 	nm_put(stdout, t.o->path, NM_TEXT);
 	printf(": %llu samples of ", (unsigned long long)t.n);
@@ -513,7 +535,7 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 		printf("# the object is gone or not the one recorded: names and lines as kept "
 		       "when recorded, no disassembly\n");
 	free(name);
-	if (asm_only || by_source(t.o, t.sym, t.h, t.nh, t.n))
+	if (asm_only || !t.sym->name || by_source(t.o, t.sym, t.h, t.nh, t.n))
 		ret = by_insn(t.o, t.sym, t.h, t.nh, t.n, fname);
 	else
 		ret = 0;

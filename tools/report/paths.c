@@ -218,45 +218,14 @@ uint64_t cp_short(struct cp *p)
 long cp_find(struct cp *p, const char *name)
 {
 	struct view_ctx *c = p->c;
-	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
-	long exact = -1, part = -1;
-	size_t nexact = 0, npart = 0;
-	char buf[40];
+	long f = view_match(c, c->funcs_are_rows ? &c->rows : &c->funcs, name);
 
-	for (size_t i = 0; i < t->n; i++) {
-		const char *s = view_name(&t->rows[i], buf);
-
-		if (!strcmp(s, name)) {
-			exact = (long)i;
-			nexact++;
-		} else if (strstr(s, name)) {
-			part = (long)i;
-			npart++;
-		}
-	}
-	if (nexact == 1)
-		return exact;
-	if (!nexact && npart == 1)
-		return part;
-	fputs("hwprof: ", stderr);
-	nm_put(stderr, name, NM_TEXT);
-	if (!nexact && !npart) {
+	if (f == -1) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, name, NM_TEXT);
 		fputs(": no function of that name took samples on a call path\n", stderr);
-		return -1;
 	}
-	fprintf(stderr, ": %zu functions match; give one of:\n", nexact ? nexact : npart);
-	for (size_t i = 0, k = 0; i < t->n && k < 20; i++) {
-		const char *s = view_name(&t->rows[i], buf);
-
-		if (nexact ? !strcmp(s, name) : !!strstr(s, name)) {
-			fputs("hwprof:   ", stderr);
-			nm_put(stderr, s, NM_TEXT);
-			fprintf(stderr, " (%s)\n", t->rows[i].obj == HD_NO_OBJECT ? "[unknown]" :
-				view_base(c->d->objects[t->rows[i].obj].path));
-			k++;
-		}
-	}
-	return -1;
+	return f < 0 ? -1 : f;
 }
 
 struct edge {

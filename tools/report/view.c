@@ -717,6 +717,102 @@ double view_pct(uint64_t n, uint64_t total)
 
 int view_width;
 
+/* How well row r's name matches: 3 its name (or raw name) is name, 2 its
+ * name less return type and parameters is (nm_bare()), 1 the same less
+ * template arguments, 0 its name holds name, -1 no match. */
+static int match_level(const struct view_ctx *c, const struct view_row *r, const char *name,
+		       const char *bare_name)
+{
+	char buf[40], *b;
+	const char *s = view_name(r, buf);
+	int lvl = -1;
+
+	if (!strcmp(s, name))
+		return 3;
+	if ((r->a & ~0xffffffffull) == VIEW_KEY_FUNC && r->obj != HD_NO_OBJECT &&
+	    r->b < c->objs[r->obj].nsyms && !strcmp(c->objs[r->obj].syms[r->b].name, name))
+		return 3;
+	b = nm_bare(s, 1);
+	if (b && (!strcmp(b, name) || (bare_name && !strcmp(b, bare_name))))
+		lvl = 2;
+	free(b);
+	b = lvl < 0 ? nm_bare(s, 0) : NULL;
+	if (b && (!strcmp(b, name) || (bare_name && !strcmp(b, bare_name))))
+		lvl = 1;
+	free(b);
+	if (lvl < 0 && strstr(s, name))
+		lvl = 0;
+	if (lvl < 0 && r->obj != HD_NO_OBJECT && r->obj < c->nobjs) {
+		/* OBJECT+0xADDR for an address no symbol covers */
+		const char *base = view_base(c->d->objects[r->obj].path);
+		size_t n = strlen(base);
+
+		if (!r->name && !strncmp(name, base, n) && !strcmp(name + n, s))
+			lvl = 3;
+	}
+	return lvl;
+}
+
+static int by_row_samples(const void *x, const void *y)
+{
+	const struct view_row *a = *(const struct view_row *const *)x;
+	const struct view_row *b = *(const struct view_row *const *)y;
+
+	return a->n != b->n ? (a->n < b->n ? 1 : -1) : 0;
+}
+
+long view_match(const struct view_ctx *c, const struct rows_table *t, const char *name)
+{
+	char *bare_name = nm_bare(name, 0), buf[40], buf2[40];
+	const struct view_row **cand = NULL;
+	int best = -1, distinct = 0;
+	size_t nc = 0;
+	long pick = -1;
+
+	for (size_t i = 0; i < t->n; i++) {
+		int l = match_level(c, &t->rows[i], name, bare_name);
+
+		if (l > best) {
+			best = l;
+			nc = 0;
+		}
+		if (l == best && l >= 0) {
+			const struct view_row **nw = realloc(cand, (nc + 1) * sizeof(*cand));
+
+			if (!nw)
+				break;
+			cand = nw;
+			cand[nc++] = &t->rows[i];
+		}
+	}
+	free(bare_name);
+	if (!nc) {
+		free(cand);
+		return -1;
+	}
+	qsort(cand, nc, sizeof(*cand), by_row_samples);
+	for (size_t i = 1; i < nc; i++)
+		distinct |= strcmp(view_name(cand[i], buf), view_name(cand[0], buf2)) != 0;
+	if (!distinct) {	/* one name (in one or several objects): the most sampled */
+		pick = cand[0] - t->rows;
+		free(cand);
+		return pick;
+	}
+	fputs("hwprof: ", stderr);
+	nm_put(stderr, name, NM_TEXT);
+	fprintf(stderr, ": %zu functions match; give one of (samples, name, object):\n", nc);
+	for (size_t i = 0; i < nc && i < 20; i++) {
+		fprintf(stderr, "hwprof: %10llu  ", (unsigned long long)cand[i]->n);
+		nm_put(stderr, view_name(cand[i], buf), NM_TEXT);
+		fprintf(stderr, " (%s)\n", cand[i]->obj == HD_NO_OBJECT || cand[i]->obj >= c->nobjs ?
+			"[unknown]" : view_base(c->d->objects[cand[i]->obj].path));
+	}
+	if (nc > 20)
+		fprintf(stderr, "hwprof: and %zu more\n", nc - 20);
+	free(cand);
+	return -2;
+}
+
 const char *view_fit(const char *name, int used)
 {
 	static char *ring[4];

@@ -105,6 +105,17 @@ int view_sort(struct view_ctx *c, int by_symbol);
 const char *view_name(const struct view_row *r, char buf[40]);
 void view_ctx_free(struct view_ctx *c);
 double view_pct(uint64_t n, uint64_t total);
+/*
+ * The row of t (function rows of c) that name means, as annotate and
+ * --callers take it: its name as report prints it or raw; else that name
+ * without return type and parameters (with or without template
+ * arguments); else any name that holds it; OBJECT+0xADDR or +0xADDR for
+ * an address no symbol covers. Several rows of one name (in several
+ * objects): the most sampled. Several names at the best level: they are
+ * listed on stderr with their samples and -2 is returned; -1 when none
+ * matches (nothing said).
+ */
+long view_match(const struct view_ctx *c, const struct rows_table *t, const char *name);
 /* Text output's width (--width; the terminal's by default, 0: no limit)
  * and name, shortened (nm_shorten()) to fit what is left of it once used
  * columns are taken, at least 24; the full name when there is no limit.
