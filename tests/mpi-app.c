@@ -8,6 +8,9 @@
  * With MPI_APP_NOPROF_RANK=R, rank R gets no profile (case one-lacks).
  * With MPI_APP_READY=DIR set, each rank then makes DIR/ready.RANK and
  * waits for ever, as a job at its walltime (case walltime).
+ * With MPI_APP_PCONTROL set, each rank also stores into as many pages in
+ * mpi_outside() before and after, with MPI_Pcontrol(0) around them: the
+ * profile must hold none of those (case pcontrol).
  * With MPI_APP_ODD set (x86-64), the stores are made by mpi_odd(), which
  * starts 3 bytes into an 8-byte bucket after the 3-byte mpi_pad()
  * (case pmpi-odd: the bucket is mpi_odd's, which covers 4 of its bytes).
@@ -40,6 +43,13 @@ void mpi_work(volatile char *page);
 __attribute__((noinline, aligned(64))) void mpi_work(volatile char *page)
 {
 	*page = 1;
+}
+
+/* the same, outside the profiled region (MPI_APP_PCONTROL) */
+void mpi_outside(volatile char *page);
+__attribute__((noinline)) void mpi_outside(volatile char *page)
+{
+	*page = 2;
 }
 
 #if defined(__x86_64__) && !defined(MPI_APP_OTHER)
@@ -97,16 +107,27 @@ int main(int argc, char **argv)
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	MPI_Comm_size(MPI_COMM_WORLD, &size);
 	calls = (rank + 1) * n;
-	mem = mmap(NULL, (size_t)(calls * pg), PROT_READ | PROT_WRITE,
+	mem = mmap(NULL, (size_t)(3 * calls * pg), PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (mem == MAP_FAILED) {
 		perror("mmap");
 		MPI_Abort(MPI_COMM_WORLD, 2);
 	}
-	madvise(mem, (size_t)(calls * pg), MADV_NOHUGEPAGE);
+	madvise(mem, (size_t)(3 * calls * pg), MADV_NOHUGEPAGE);
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (getenv("MPI_APP_PCONTROL")) {
+		MPI_Pcontrol(0);
+		for (long i = 0; i < calls; i++)
+			mpi_outside(mem + (calls + i) * pg);
+		MPI_Pcontrol(1);
+	}
 	for (long i = 0; i < calls; i++)
 		(getenv("MPI_APP_ODD") ? mpi_odd : mpi_work)(mem + i * pg);
+	if (getenv("MPI_APP_PCONTROL")) {
+		MPI_Pcontrol(0);
+		for (long i = 0; i < calls; i++)
+			mpi_outside(mem + (2 * calls + i) * pg);
+	}
 	if (getenv("MPI_APP_READY")) {
 		char path[4096];
 		FILE *f;
@@ -122,7 +143,7 @@ int main(int argc, char **argv)
 	MPI_Reduce(&mine, &total, 1, MPI_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
 	if (!rank)
 		printf("%s: %d ranks, %ld calls\n", mpi_app_name, size, total);
-	munmap(mem, (size_t)(calls * pg));
+	munmap(mem, (size_t)(3 * calls * pg));
 	MPI_Finalize();
 	return 0;
 }

@@ -21,6 +21,11 @@
  *                       SIGINT, SIGQUIT and SIGHUP at their defaults
  *   seccomp CMD ARGS... runs CMD under a seccomp filter that denies
  *                       perf_event_open with EPERM (77 if none can be set)
+ *   phases DIR N        N faults in rec_touch, makes DIR/a and waits for
+ *                       DIR/b; N in rec_touch_b, makes DIR/c and waits for
+ *                       DIR/d; N in rec_touch_c, exit 0
+ *   timed MS N          N faults in rec_touch, MS ms of sleep, N in
+ *                       rec_touch_b, exit 0
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -47,11 +52,24 @@
 #include <unistd.h>
 
 void rec_touch(volatile char *p);
+void rec_touch_b(volatile char *p);
+void rec_touch_c(volatile char *p);
 uint64_t rec_spin(uint64_t n);
 
 __attribute__((noinline, used, no_sanitize_address)) void rec_touch(volatile char *p)
 {
 	*p = 1;
+}
+
+/* the same in other functions, for phases told apart by function */
+__attribute__((noinline, used, no_sanitize_address)) void rec_touch_b(volatile char *p)
+{
+	*p = 2;
+}
+
+__attribute__((noinline, used, no_sanitize_address)) void rec_touch_c(volatile char *p)
+{
+	*p = 3;
 }
 
 __attribute__((noinline, used)) uint64_t rec_spin(uint64_t n)
@@ -69,11 +87,11 @@ __attribute__((noinline, used)) uint64_t rec_spin(uint64_t n)
 
 static long pg;
 
-/* N fresh pages, each stored to once in rec_touch: N faults there. The
- * text of rec_touch is read here first, so running it faults no more. */
-static void faults(long n)
+/* N fresh pages, each stored to once in touch: N faults there. The
+ * text of touch is read here first, so running it faults no more. */
+static void faults_in(void (*touch)(volatile char *), long n)
 {
-	volatile char *text = (volatile char *)(uintptr_t)rec_touch;
+	volatile char *text = (volatile char *)(uintptr_t)touch;
 	char *p;
 
 	(void)*text;
@@ -87,8 +105,28 @@ static void faults(long n)
 	}
 	madvise(p, (size_t)(n * pg), MADV_NOHUGEPAGE);
 	for (long i = 0; i < n; i++)
-		rec_touch(p + i * pg);
+		touch(p + i * pg);
 	munmap(p, (size_t)(n * pg));
+}
+
+static void faults(long n)
+{
+	faults_in(rec_touch, n);
+}
+
+/* Makes DIR/mark, then waits (up to 60 s) for DIR/next. */
+static void handshake(const char *dir, const char *mark, const char *next)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, mark);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	if (fd >= 0)
+		close(fd);
+	snprintf(path, sizeof(path), "%s/%s", dir, next);
+	for (int i = 0; i < 12000 && access(path, F_OK); i++)
+		usleep(5000);
 }
 
 static long per_thread;
@@ -121,6 +159,20 @@ int main(int argc, char **argv)
 	pg = sysconf(_SC_PAGESIZE);
 	if (!strcmp(m, "faults")) {
 		faults(a);
+		return 0;
+	}
+	if (!strcmp(m, "phases") && argc > 3) {
+		faults_in(rec_touch, b);
+		handshake(argv[2], "a", "b");
+		faults_in(rec_touch_b, b);
+		handshake(argv[2], "c", "d");
+		faults_in(rec_touch_c, b);
+		return 0;
+	}
+	if (!strcmp(m, "timed")) {
+		faults_in(rec_touch, b);
+		usleep((useconds_t)a * 1000);
+		faults_in(rec_touch_b, b);
 		return 0;
 	}
 	if (!strcmp(m, "exit")) {

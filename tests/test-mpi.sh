@@ -145,6 +145,22 @@ pmpi-preload)
 		"$app" $N
 	job_checks "$tmp/job.data" "$app"
 	;;
+pcontrol)
+	# MPI_Pcontrol(0) ... MPI_Pcontrol(1) around stores in mpi_outside on
+	# every rank, before and after mpi_work's: the job holds mpi_work's
+	# 10N and none of mpi_outside's
+	check "mpirun of mpi-app with MPI_Pcontrol" run 4 -x LD_PRELOAD="$lib" \
+		-x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 -x MPI_APP_PCONTROL=1 \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" $N
+	"$hw" report --format csv "$tmp/job.data" >"$tmp/flat.csv" 2>/dev/null
+	eq "mpi_work's row: 10N inside the region" \
+		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
+	eq "no sample of mpi_outside (outside it)" "$(grep -c mpi_outside "$tmp/flat.csv")" 0
+	"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
+	eq "--ranks: mpi_work on each rank" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $11, $12, $13, $14 }' "$tmp/ranks.csv")" \
+		"$N $((2 * N)) $((3 * N)) $((4 * N))"
+	;;
 pmpi-odd)
 	# a function 3 bytes into an 8-byte bucket, after a 3-byte one: the
 	# job file names the bucket after the function that covers most of it

@@ -113,6 +113,47 @@ exact)
 	check "one process, exited 0" sh -c "[ \"\$('$dump' '$tmp/d' | grep -c '^process')\" = 1 ]"
 	check "its status" sh -c "'$dump' '$tmp/d' | grep -q '^process [0-9]* 0 exit 0 '"
 	;;
+regions)
+	# --delay and --control: samples only inside the region, exactly
+	need page-faults
+	# --delay: 200 faults at once (before the delay ends), 2 s of sleep,
+	# 200 more: only those
+	"$hw" record -q -e page-faults -c 1 --delay 700 -o "$tmp/t" -- "$prog" timed 2500 200
+	check "--delay: record exit 0" [ $? = 0 ]
+	check "--delay: none of the first phase" [ "$(in_func "$tmp/t" rec_touch)" = 0 ]
+	check "--delay: exactly the 200 after it (got $(in_func "$tmp/t" rec_touch_b))" \
+		[ "$(in_func "$tmp/t" rec_touch_b)" = 200 ]
+	# --control: off at the start (--delay -1), on for phase b, off for c
+	mkfifo "$tmp/ctl" "$tmp/ack" || exit 99
+	mkdir "$tmp/s"
+	"$hw" record -q -e page-faults -c 1 --delay -1 --control "fifo:$tmp/ctl,$tmp/ack" \
+		-o "$tmp/c" -- "$prog" phases "$tmp/s" 300 2> "$tmp/err" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "phase a done" waitfile "$tmp/s/a"
+	echo enable > "$tmp/ctl"
+	check "enable: ack" sh -c "[ \"\$(timeout 20 head -n 1 '$tmp/ack')\" = ack ]"
+	touch "$tmp/s/b"
+	check "phase b done" waitfile "$tmp/s/c"
+	echo disable > "$tmp/ctl"
+	check "disable: ack" sh -c "[ \"\$(timeout 20 head -n 1 '$tmp/ack')\" = ack ]"
+	echo frob > "$tmp/ctl"
+	check "an unknown command: err" sh -c "[ \"\$(timeout 20 head -n 1 '$tmp/ack')\" = err ]"
+	touch "$tmp/s/d"
+	wait "$rpid"
+	check "--control: record exit 0" [ $? = 0 ]
+	cat "$tmp/err"
+	check "--control: the unknown command warned" grep -q "^hwprof: warning: --control: unknown command frob" "$tmp/err"
+	check "--control: nothing before enable" [ "$(in_func "$tmp/c" rec_touch)" = 0 ]
+	check "--control: exactly phase b's 300 (got $(in_func "$tmp/c" rec_touch_b))" \
+		[ "$(in_func "$tmp/c" rec_touch_b)" = 300 ]
+	check "--control: nothing after disable" [ "$(in_func "$tmp/c" rec_touch_c)" = 0 ]
+	check "--control: kept + lost = the event's count" sh -c "! grep -q 'disagree' '$tmp/err'"
+	usage "--delay -1: nothing would ever turn the events on without --control" \
+		"$hw" record --delay -1 -- true
+	usage "--control fifo:: fifo:CTL" "$hw" record --control fifo: -- true
+	err "--control: $tmp/s/a: not a FIFO" "$hw" record --control "fifo:$tmp/s/a" -- true
+	;;
 status)
 	need page-faults
 	"$hw" record -q -o "$tmp/a" -- sh -c 'exit 3'

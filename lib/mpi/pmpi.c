@@ -39,6 +39,7 @@ static struct {
 	char event[256];
 	uint64_t period;	/* HWPROF_PERIOD, 0: the event's default */
 	int started, finished;
+	int paused;		/* stopped by MPI_Pcontrol(0) */
 } prof;			/* this rank's profile run */
 
 /* What each rank tells rank 0 besides its profile (sent as bytes). */
@@ -692,6 +693,37 @@ out:
 /* ------------------------------------------------------------------ */
 /* The MPI calls                                                        */
 
+/*
+ * MPI_Pcontrol's levels are the profiler's to define (MPI 4.0, 15.2.4):
+ * 0 stops this rank's profile (its fds closed, what they held folded in),
+ * any other level starts it again into the same buckets
+ * (libhwprof-mpi(7)). A rank calls it for itself.
+ */
+static void pcontrol(int level)
+{
+	int r;
+
+	if (!prof.s || prof.finished)
+		return;
+	if (!level && !prof.paused) {
+		hwprof_session_stop(prof.s);
+		prof.paused = 1;
+	} else if (level && prof.paused) {
+		r = hwprof_session_start(prof.s);
+		if (r)
+			fprintf(stderr, "hwprof-mpi: rank %d: MPI_Pcontrol(%d): the profile cannot "
+				"start again: %s\n", world_rank(), level, strerror(-r));
+		else
+			prof.paused = 0;
+	}
+}
+
+HWPROF_API int MPI_Pcontrol(const int level, ...)
+{
+	pcontrol(level);
+	return PMPI_Pcontrol(level);
+}
+
 HWPROF_API int MPI_Init(int *argc, char ***argv)
 {
 	int r = PMPI_Init(argc, argv);
@@ -800,3 +832,19 @@ F_WRAP_FINI(mpi_finalize__, "pmpi_finalize__")
 F_WRAP_FINI(mpi_finalize, "pmpi_finalize")
 F_WRAP_FINI(MPI_FINALIZE, "PMPI_FINALIZE")
 F_WRAP_FINI(mpi_finalize_f08_, "pmpi_finalize_f08_")
+
+typedef void (*f_pcontrol_fn)(MPI_Fint *);
+#define F_WRAP_PCONTROL(NAME, PNAME)						\
+	HWPROF_API void NAME(MPI_Fint *level);					\
+	HWPROF_API void NAME(MPI_Fint *level)					\
+	{									\
+		f_pcontrol_fn f = (f_pcontrol_fn)f_real(PNAME, NULL);		\
+										\
+		pcontrol(level ? (int)*level : 1);				\
+		if (f)								\
+			f(level);						\
+	}
+F_WRAP_PCONTROL(mpi_pcontrol_, "pmpi_pcontrol_")
+F_WRAP_PCONTROL(mpi_pcontrol__, "pmpi_pcontrol__")
+F_WRAP_PCONTROL(mpi_pcontrol, "pmpi_pcontrol")
+F_WRAP_PCONTROL(MPI_PCONTROL, "PMPI_PCONTROL")

@@ -30,6 +30,8 @@ struct rec_opts {
 	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
 	uint32_t stack_size;	/* --call-graph dwarf,SIZE */
 	int quiet;
+	long delay;		/* --delay MS: 0 none, -1 off until --control enables */
+	const char *ctl, *ack;	/* --control fifo:CTL[,ACK] */
 	char **cmd;
 };
 
@@ -62,6 +64,10 @@ struct rec_run {
 	int stopping;		/* the first stop signal record got, or 0 */
 	size_t ncovered[REC_MAX_EVENTS];	/* each event's fds at the end */
 	unsigned int ring_pages;	/* the rings' data pages at the end */
+	int ctl_fd, ack_fd;	/* --control's FIFOs, or -1 */
+	char ctl_buf[256];	/* a command line read in part */
+	size_t ctl_len;
+	uint64_t t0;		/* ms: when the command runs (after its exec) */
 	char why[512];
 };
 

@@ -269,6 +269,10 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	a.size = sizeof(a);
 	a.disabled = !enabled;
 	a.enable_on_exec = !enabled;
+	if (e >= 0 && r->paused) {	/* on when rec_perf_pause() says so */
+		a.disabled = 1;
+		a.enable_on_exec = 0;
+	}
 	a.inherit = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
@@ -497,6 +501,23 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 	if (r->nids)
 		qsort(r->ids, r->nids, sizeof(*r->ids), cmp_id);
 	return 0;
+}
+
+int rec_perf_pause(struct rec *r, int paused)
+{
+	int ret = 0;
+
+	/* an ioctl on an inherited event's fd reaches its children too */
+	for (size_t i = 0; i < r->nfds; i++)
+		if (r->fd_ev[i] != UINT32_MAX) {
+			int e = hwp_perf_ioctl(r->fds[i], paused ? PERF_EVENT_IOC_DISABLE :
+					       PERF_EVENT_IOC_ENABLE, 0);
+
+			if (e && e != -ESRCH && !ret)
+				ret = e;
+		}
+	r->paused = paused;
+	return ret;
 }
 
 size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap)

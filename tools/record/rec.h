@@ -107,6 +107,8 @@ struct rec {
 	unsigned int side_pages;	/* data pages per side-band ring */
 	uint64_t side_lost;		/* side-band records the kernel dropped */
 	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */
+	int paused;			/* the sample events are off (--delay,
+					 * --control): new ones open off too */
 	uint32_t *fd_ev;		/* per fd: its event, UINT32_MAX: side-band */
 	uint64_t corrupt;
 	/* records read, not yet handled: handled in time order, once a
@@ -158,6 +160,9 @@ uint32_t rec_ev_of(const struct rec *r, uint64_t id);
  * kept + lost = overflows, a warning for each event where not. */
 void rec_perf_stop(struct rec *r);
 int rec_perf_account(struct rec *r);
+/* Turns the sample events off (paused 1) or on, every thread and child
+ * they were inherited by included; the side band stays on. 0 or -errno. */
+int rec_perf_pause(struct rec *r, int paused);
 /* The ring fds to poll */
 size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap);
 

@@ -14,11 +14,13 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,6 +56,12 @@ static const char help[] =
 "                        of its stack (default 8192, at most 65528) and\n"
 "                        unwind them here with the DWARF call-frame info:\n"
 "                        needs no frame pointers; x86-64\n"
+"  -D, --delay MS        sample only from MS milliseconds after the command\n"
+"                        starts (-1: not until --control says enable)\n"
+"      --control fifo:CTL[,ACK]\n"
+"                        read enable, disable and ping, one a line, from the\n"
+"                        FIFO CTL while recording; each is answered ack\\n\n"
+"                        on the FIFO ACK (perf record's --control)\n"
 "  -m, --mmap-pages PAGES\n"
 "                        data pages of each CPU's ring: a power of two, at\n"
 "                        least 2 (bigger rings lose fewer samples)\n"
@@ -103,7 +111,8 @@ static int takes_value(const char *a)
 	return is_opt(a, "-e", "--event") || is_opt(a, "-c", "--count") ||
 	       is_opt(a, "-F", "--freq") || is_opt(a, "-o", "--output") ||
 	       is_opt(a, "-p", "--pid") || is_opt(a, NULL, "--checkpoint") ||
-	       is_opt(a, "-m", "--mmap-pages") || is_opt(a, NULL, "--call-graph");
+	       is_opt(a, "-m", "--mmap-pages") || is_opt(a, NULL, "--call-graph") ||
+	       is_opt(a, "-D", "--delay") || is_opt(a, NULL, "--control");
 }
 
 /* One option with its value v: 0, or the exit status after one line. */
@@ -158,6 +167,30 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 			return usage_error("--call-graph %s: the call-graph modes are fp and "
 					   "dwarf[,SIZE]", v);
 		}
+	} else if (is_opt(a, "-D", "--delay")) {
+		if (!strcmp(v, "-1")) {
+			op->delay = -1;
+		} else if (strcmp(v, "0")) {
+			if (parse_u64(a, v, 86400000, &x))
+				return 2;
+			op->delay = (long)x;
+		}
+	} else if (is_opt(a, NULL, "--control")) {
+		char *comma;
+		static char buf[4096];
+
+		if (strncmp(v, "fifo:", 5) || !v[5] || strlen(v) >= sizeof(buf))
+			return usage_error("--control %s: fifo:CTL[,ACK] (FIFOs made with mkfifo)",
+					   v);
+		strcpy(buf, v + 5);
+		comma = strchr(buf, ',');
+		if (comma)
+			*comma++ = 0;
+		if (!*buf || (comma && !*comma))
+			return usage_error("--control %s: fifo:CTL[,ACK] (FIFOs made with mkfifo)",
+					   v);
+		op->ctl = buf;
+		op->ack = comma;
 	} else if (is_opt(a, "-m", "--mmap-pages")) {
 		if (parse_u64(a, v, REC_MAX_RING_PAGES, &x))
 			return 2;
@@ -202,6 +235,9 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 	}
 	if (op->count && op->hz)
 		return usage_error("give -c or -F, not both");
+	if (op->delay < 0 && !op->ctl)
+		return usage_error("--delay -1: nothing would ever turn the events on without "
+				   "--control");
 	if (op->pid && i < argc)
 		return usage_error("give -p PID or a command, not both");
 	if (!op->pid && i >= argc)
@@ -262,20 +298,114 @@ static int ended(struct rec_run *run)
 	return 1;
 }
 
+/* ------------------------------------------------------------------ */
+/* Regions: --delay and --control                                       */
+
+/* The control FIFOs, opened without blocking (O_RDWR: neither waits for
+ * the other end, and CTL never reads end-of-file when a writer closes):
+ * 0, or the exit status after one line. */
+static int control_open(struct rec_run *run)
+{
+	const char *p[2] = { run->op.ctl, run->op.ack };
+	int *fd[2] = { &run->ctl_fd, &run->ack_fd };
+
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+
+		if (!p[i])
+			continue;
+		*fd[i] = open(p[i], O_RDWR | O_NONBLOCK | O_CLOEXEC);
+		if (*fd[i] < 0)
+			return die("--control: %s: %s", p[i], strerror(errno));
+		if (fstat(*fd[i], &st) || !S_ISFIFO(st.st_mode))
+			return die("--control: %s: not a FIFO (make one with mkfifo)", p[i]);
+	}
+	return 0;
+}
+
+static void control_say(struct rec_run *run, const char *what)
+{
+	if (run->ack_fd >= 0 && write(run->ack_fd, what, strlen(what)) < 0)
+		fprintf(stderr, "hwprof: warning: --control: %s: %s\n", run->op.ack,
+			strerror(errno));
+}
+
+static void set_paused(struct rec_run *run, int paused, const char *why)
+{
+	int ret = rec_perf_pause(run->r, paused);
+
+	if (ret)
+		fprintf(stderr, "hwprof: warning: events not turned %s: %s\n",
+			paused ? "off" : "on", strerror(-ret));
+	else if (!run->op.quiet)
+		fprintf(stderr, "hwprof: events %s (%s)\n", paused ? "off" : "on", why);
+}
+
+/* Reads what the control FIFO holds and obeys each whole line. */
+static void control_read(struct rec_run *run)
+{
+	char *nl;
+	ssize_t k;
+
+	while ((k = read(run->ctl_fd, run->ctl_buf + run->ctl_len,
+			 sizeof(run->ctl_buf) - 1 - run->ctl_len)) > 0) {
+		run->ctl_len += (size_t)k;
+		run->ctl_buf[run->ctl_len] = 0;
+		while ((nl = strchr(run->ctl_buf, '\n'))) {
+			*nl = 0;
+			if (nl > run->ctl_buf && nl[-1] == '\r')
+				nl[-1] = 0;
+			if (!strcmp(run->ctl_buf, "enable")) {
+				set_paused(run, 0, "--control enable");
+				control_say(run, "ack\n");
+			} else if (!strcmp(run->ctl_buf, "disable")) {
+				set_paused(run, 1, "--control disable");
+				control_say(run, "ack\n");
+			} else if (!strcmp(run->ctl_buf, "ping")) {
+				control_say(run, "ack\n");
+			} else if (run->ctl_buf[0]) {
+				fputs("hwprof: warning: --control: unknown command ", stderr);
+				nm_put(stderr, run->ctl_buf, NM_TEXT);
+				fputs(" (enable, disable, ping)\n", stderr);
+				control_say(run, "err\n");
+			}
+			run->ctl_len -= (size_t)(nl + 1 - run->ctl_buf);
+			memmove(run->ctl_buf, nl + 1, run->ctl_len + 1);
+		}
+		if (run->ctl_len == sizeof(run->ctl_buf) - 1)
+			run->ctl_len = 0;	/* a line too long: dropped */
+	}
+}
+
 /* Drains every ring until the command ends: 0, or the exit status. */
 static int loop(struct rec_run *run)
 {
 	uint64_t last_ckpt = now_ms();
+	int delayed = run->op.delay > 0;
 
 	for (;;) {
-		struct pollfd pf[1 + 256];
-		int fds[256];
+		struct pollfd pf[2 + 256];
+		int fds[256], timeout = 100, nctl = run->ctl_fd >= 0;
 		size_t n = rec_perf_pollfds(run->r, fds, 256);
 
 		pf[0] = (struct pollfd){ .fd = rec_signals_fd(), .events = POLLIN };
+		if (nctl)
+			pf[1] = (struct pollfd){ .fd = run->ctl_fd, .events = POLLIN };
 		for (size_t i = 0; i < n; i++)
-			pf[1 + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
-		poll(pf, 1 + n, 100);
+			pf[1 + nctl + i] = (struct pollfd){ .fd = fds[i], .events = POLLIN };
+		if (delayed) {
+			uint64_t at = run->t0 + (uint64_t)run->op.delay, t = now_ms();
+
+			if (t >= at) {
+				set_paused(run, 0, "--delay");
+				delayed = 0;
+			} else if (at - t < 100) {
+				timeout = (int)(at - t);
+			}
+		}
+		poll(pf, 1 + (nfds_t)nctl + n, timeout);
+		if (nctl)
+			control_read(run);
 		if (rec_perf_drain(run->r, 0) < 0)
 			return die("out of memory");
 		read_signals(run);
@@ -466,6 +596,10 @@ static void run_free(struct rec_run *run)
 	rec_out_free(&run->out);
 	free(run->file);
 	free(run->outname);
+	if (run->ctl_fd >= 0)
+		close(run->ctl_fd);
+	if (run->ack_fd >= 0)
+		close(run->ack_fd);
 }
 
 /* Everything before the command runs: target, output, events, signals. */
@@ -499,9 +633,15 @@ int cmd_record(int argc, char **argv)
 	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
 	run.r->callgraph = run.op.callgraph;
 	run.r->stack_size = run.op.stack_size;
+	run.ctl_fd = run.ack_fd = -1;
+	/* --delay: off from the start (not on at the exec) */
+	run.r->paused = run.op.delay != 0;
 	ret = prepare(&run);
 	if (!ret)
+		ret = control_open(&run);
+	if (!ret)
 		ret = run.op.pid ? rec_attach(&run) : rec_launch(&run);
+	run.t0 = now_ms();	/* the command has exec'd (or is attached) */
 	if (!ret)
 		ret = loop(&run);
 	if (!ret)
