@@ -24,6 +24,7 @@
  *   phases DIR N        N faults in rec_touch, makes DIR/a and waits for
  *                       DIR/b; N in rec_touch_b, makes DIR/c and waits for
  *                       DIR/d; N in rec_touch_c, exit 0
+ *   two A B             A faults in rec_touch, B in rec_touch_b, exit 0
  *   timed MS N          N faults in rec_touch, MS ms of sleep, N in
  *                       rec_touch_b, exit 0
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
@@ -167,6 +168,11 @@ int main(int argc, char **argv)
 		faults_in(rec_touch_b, b);
 		handshake(argv[2], "c", "d");
 		faults_in(rec_touch_c, b);
+		return 0;
+	}
+	if (!strcmp(m, "two")) {
+		faults_in(rec_touch, a);
+		faults_in(rec_touch_b, b);
 		return 0;
 	}
 	if (!strcmp(m, "timed")) {

@@ -131,6 +131,66 @@ assert len(r) > 1 and all(len(x) == len(r[0]) for x in r), r[:3]"
 	err "--stats $tmp/d: that is the data file being reported" \
 		"$hw" report "$tmp/d" --format csv --stats "$tmp/d"
 	;;
+diff)
+	# hwprof diff: the same workload twice shows no significant change;
+	# rec_touch doubled shows exactly that one (tests/rec-prog.c two A B)
+	need_pf
+	for f in a b; do
+		"$hw" record -q -e page-faults -c 1 -o "$tmp/$f" -- "$other" two 300 300 ||
+			{ echo "FAIL: record"; exit 1; }
+	done
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/c" -- "$other" two 600 300 ||
+		{ echo "FAIL: record"; exit 1; }
+	"$hw" diff "$tmp/a" "$tmp/b" > "$tmp/ab" 2>&1
+	check "same workload: status 0" [ $? = 0 ]
+	head -8 "$tmp/ab"
+	check "same workload: no change marked" sh -c \
+		"! awk '!/^#/ && \$6 ~ /^\\*/' '$tmp/ab' | grep -q ."
+	check "same workload: rec_touch 300 and 300" grep -Eq ' 300 +300 +rec_touch ' "$tmp/ab"
+	"$hw" diff "$tmp/a" "$tmp/c" > "$tmp/ac" 2>&1
+	head -8 "$tmp/ac"
+	check "doubled: the first row is rec_touch, 300 -> 600, marked **" \
+		sh -c "awk '!/^#/' '$tmp/ac' | sed -n 2p | grep -Eq '^ +[0-9.]+% +[0-9.]+% +\\+[0-9.]+ +300 +600  \\*\\*  rec_touch '"
+	check "doubled: exactly one row marked" sh -c \
+		"[ \"\$(awk '!/^#/ && /  \\*/' '$tmp/ac' | wc -l)\" = 1 ]"
+	"$hw" diff "$tmp/a" "$tmp/c" --format json > "$tmp/j"
+	check "json: exactly rec_touch significant, z 10" python3 -c "
+import json
+d = json.load(open('$tmp/j'))
+sig = [r for r in d['rows'] if r['significant']]
+assert [r['function'] for r in sig] == ['rec_touch'], sig
+assert abs(sig[0]['z'] - 300 / 900 ** 0.5) < 1e-3 and sig[0]['base_samples'] == 300 and sig[0]['new_samples'] == 600, sig
+b = [r for r in d['rows'] if r['function'] == 'rec_touch_b'][0]
+assert b['base_samples'] == 300 and b['new_samples'] == 300 and not b['significant'], b"
+	"$hw" diff "$tmp/a" "$tmp/c" --format csv > "$tmp/v"
+	check "csv: one table that sqlite3 imports" sh -c \
+		"[ \"\$(sqlite3 :memory: '.import --csv $tmp/v d' 'select function, significant from d where significant = 1')\" = 'rec_touch|1' ]"
+	# --normalize: base scaled to new's total (runs of different lengths)
+	"$hw" diff "$tmp/a" "$tmp/c" --normalize --format json > "$tmp/n"
+	check "--normalize: rec_touch still significant, rec_touch_b now less" python3 -c "
+import json
+d = json.load(open('$tmp/n'))
+r = {x['function']: x for x in d['rows']}
+assert r['rec_touch']['significant'] and r['rec_touch']['z'] > 0, r['rec_touch']
+assert r['rec_touch_b']['z'] < 0, r['rec_touch_b']"
+	"$hw" diff "$tmp/a" "$tmp/c" --lines > "$tmp/l" 2>&1
+	check "--lines: rec_touch's line, 300 -> 600" grep -Eq ' 300 +600  \*\*  rec-prog\.c:[0-9]+ +rec_touch ' "$tmp/l"
+	# a differential flame graph, with call paths
+	"$hw" record -q -g -e page-faults -c 1 -o "$tmp/ga" -- "$other" two 300 300 &&
+	"$hw" record -q -g -e page-faults -c 1 -o "$tmp/gc" -- "$other" two 600 300 ||
+		{ echo "FAIL: record -g"; exit 1; }
+	"$hw" diff "$tmp/ga" "$tmp/gc" --svg "$tmp/d.svg" > /dev/null
+	check "--svg: written" test -s "$tmp/d.svg"
+	# (the first call of each takes a path of its own: 299 of 300 share one)
+	check "--svg: rec_touch red (gained about 300)" grep -Eq 'data-n="rec_touch" data-s="[0-9]+"><title>[^<]*change \+(29[0-9]|300) [^<]*</title><rect [^>]*fill="hsl\(0,[1-9]' "$tmp/d.svg"
+	check "--svg: rec_touch_b grey (equal)" grep -Eq 'data-n="rec_touch_b" data-s="(29[0-9]|300)"><title>[^<]*change \+0 [^<]*</title><rect [^>]*fill="hsl\(0,0%,82%\)"' "$tmp/d.svg"
+	check "--svg: python's XML parser reads it" python3 -c "import xml.dom.minidom; xml.dom.minidom.parse('$tmp/d.svg')"
+	err "--svg: .*: no call paths" "$hw" diff "$tmp/a" "$tmp/c" --svg "$tmp/x.svg"
+	uerr "diff needs BASE and NEW" "$hw" diff "$tmp/a"
+	uerr "--format xml: text, csv or json" "$hw" diff "$tmp/a" "$tmp/c" --format xml
+	printf '%s\n' 'hwprof-data 3' 'command x' 'event 0 1 1 0 0 0 - task-clock' end > "$tmp/t"
+	err "has no event page-faults" "$hw" diff "$tmp/a" "$tmp/t"
+	;;
 vdso)
 	# the vDSO is named from this process's image (the kernel's) when the
 	# recorded build-id is this kernel's, under either name it goes by

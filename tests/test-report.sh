@@ -592,7 +592,7 @@ help)
 	v=$("$hw" --version)
 	check "--version: $v" sh -c "echo '$v' | grep -Eq '^hwprof [0-9]+\.[0-9]+\.[0-9]+$'"
 	man=$(dirname "$0")/../man/hwprof.1
-	for c in report annotate list; do
+	for c in report annotate diff list; do
 		"$hw" help $c > "$tmp/h1"
 		check "help $c: status 0" [ $? = 0 ]
 		"$hw" $c --help > "$tmp/h2"

@@ -10,6 +10,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 
 /* One line "hwprof: ..." on stderr; returns 1 (the exit status). */

@@ -33,6 +33,7 @@ static void usage(FILE *f)
 	      "  record     run a command and record its profile into a data file\n"
 	      "  report     print the profile of data files (functions, lines, threads...)\n"
 	      "  annotate   one function's source lines or instructions, with samples\n"
+	      "  diff       two profiles compared function by function\n"
 	      "  list       the events and PAPI presets, and which this machine has\n"
 	      "  help CMD   every option of a command\n"
 	      "see hwprof(1); exit status 0, 1 on an error, 2 on bad usage\n", f);
@@ -53,13 +54,15 @@ static int help(const char *cmd, FILE *f)
 		return cmd_report(2, argv);
 	if (!strcmp(cmd, "annotate"))
 		return cmd_annotate(2, argv);
+	if (!strcmp(cmd, "diff"))
+		return cmd_diff(2, argv);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(2, argv);
 	if (!strcmp(cmd, "help")) {
 		usage(f);
 		return 0;
 	}
-	die("help: no command '%s' (record, report, annotate, list)", cmd);
+	die("help: no command '%s' (record, report, annotate, diff, list)", cmd);
 	return 2;
 }
 
@@ -77,6 +80,8 @@ int main(int argc, char **argv)
 		return cmd_report(argc - 1, argv + 1);
 	if (!strcmp(cmd, "annotate"))
 		return cmd_annotate(argc - 1, argv + 1);
+	if (!strcmp(cmd, "diff"))
+		return cmd_diff(argc - 1, argv + 1);
 	if (!strcmp(cmd, "list"))
 		return cmd_list(argc - 1, argv + 1);
 	if (!strcmp(cmd, "help"))
@@ -89,6 +94,7 @@ int main(int argc, char **argv)
 		printf("hwprof %s\n", HWPROF_VERSION_STRING);
 		return 0;
 	}
-	die("unknown command '%s' (record, report, annotate, list, help; see hwprof(1))", cmd);
+	die("unknown command '%s' (record, report, annotate, diff, list, help; see hwprof(1))",
+	    cmd);
 	return 2;
 }

@@ -36,6 +36,12 @@ struct flame {
 	double scale;
 	int depth;		/* deepest level drawn */
 	size_t drawn, skipped;
+	/* a differential graph: the base's tree, its functions, and the
+	 * factor its samples are scaled by */
+	struct view_ctx *bc;
+	const struct rows_table *bft;
+	struct cp_tree btr;
+	double k;
 };
 
 /* Depth of the deepest node wide enough to draw. */
@@ -62,7 +68,7 @@ static double height(const struct flame *fl)
 }
 
 static void frame(struct flame *fl, double x, double w, int d, const char *name,
-		  const char *obj, uint64_t n, uint32_t h)
+		  const char *obj, uint64_t n, const char *fill, const char *more)
 {
 	FILE *f = fl->f;
 	double y = height(fl) - 30 - ROW * (d + 1);
@@ -78,11 +84,11 @@ static void frame(struct flame *fl, double x, double w, int d, const char *name,
 		nm_put(f, obj, NM_XML);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n,
-		view_pct(n, fl->tr.all));
+	fprintf(f, ": %llu samples, %.2f%%%s</title>", (unsigned long long)n,
+		view_pct(n, fl->tr.all), more);
 	fprintf(f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" "
-		"fill=\"hsl(%u,65%%,62%%)\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
-		x, y, w, ROW - 1, h, x + 3, y + ROW - 5);
+		"fill=\"%s\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
+		x, y, w, ROW - 1, fill, x + 3, y + ROW - 5);
 	if (fit >= 3) {
 		size_t cps = 0, cut = 0;
 
@@ -107,22 +113,77 @@ static void frame(struct flame *fl, double x, double w, int d, const char *name,
 	fl->drawn++;
 }
 
-static void frames(struct flame *fl, size_t from, size_t n, double x, int d)
+/* The base's node among kids [from, from + n) of the same function (by
+ * name and object), or -1. */
+static long base_match(const struct flame *fl, size_t from, size_t n, const char *name,
+		       const char *obj)
 {
 	char buf[40];
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct cp_tnode *b = &fl->btr.n[fl->btr.kids[k]];
+		const struct view_row *r = &fl->bft->rows[b->fn];
+
+		if (!strcmp(view_name(r, buf), name) &&
+		    !strcmp(view_base(view_obj_path(fl->bc, r->obj)), obj))
+			return (long)k;
+	}
+	return -1;
+}
+
+/* A differential box's colour and title: red where the path gained
+ * samples, blue where it lost, as deep as the change is large against
+ * the larger count; grey when equal. */
+static void diff_look(const struct flame *fl, uint64_t n, double b, char *fill, size_t fl_len,
+		      char *more, size_t mlen)
+{
+	double dn = (double)n - b, big = (double)n > b ? (double)n : b;
+	int sat = big > 0 ? (int)(100.0 * (dn < 0 ? -dn : dn) / big + 0.5) : 0;
+
+	if (sat < 1)
+		snprintf(fill, fl_len, "hsl(0,0%%,82%%)");
+	else
+		snprintf(fill, fl_len, "hsl(%d,%d%%,%d%%)", dn > 0 ? 0 : 220, sat < 20 ? 20 : sat,
+			 90 - sat / 3);
+	snprintf(more, mlen, "; base %.0f%s, change %+.0f (%+.1f%%)", b,
+		 fl->k != 1 ? " (normalized)" : "", dn, b > 0 ? 100.0 * dn / b : 100.0);
+}
+
+/* Boxes for kids [from, from + n) at depth d from x; bfrom, bn: the same
+ * place's kids in the base's tree (bn SIZE_MAX: not a differential). */
+static void frames(struct flame *fl, size_t from, size_t n, double x, int d, size_t bfrom,
+		   size_t bn)
+{
+	char buf[40], fill[40], more[96];
 
 	for (size_t k = from; k < from + n; k++) {
 		const struct cp_tnode *t = &fl->tr.n[fl->tr.kids[k]];
 		const struct view_row *r = &fl->ft->rows[t->fn];
 		const char *obj = view_base(view_obj_path(fl->c, r->obj));
+		const char *name = view_name(r, buf);
 		double w = (double)t->total * fl->scale;
+		size_t kf = 0, kn = bn == SIZE_MAX ? SIZE_MAX : 0;
 
 		if (w < MINW) {
 			fl->skipped++;
 			break;	/* sorted: the rest are narrower */
 		}
-		frame(fl, x, w, d, view_name(r, buf), obj, t->total, svg_hue(obj));
-		frames(fl, t->first, t->nkids, x, d + 1);
+		if (bn == SIZE_MAX) {
+			snprintf(fill, sizeof(fill), "hsl(%u,65%%,62%%)", svg_hue(obj));
+			more[0] = 0;
+		} else {
+			long bk = base_match(fl, bfrom, bn, name, obj);
+			const struct cp_tnode *b = bk < 0 ? NULL : &fl->btr.n[fl->btr.kids[bk]];
+
+			diff_look(fl, t->total, b ? fl->k * (double)b->total : 0, fill, sizeof(fill),
+				  more, sizeof(more));
+			if (b) {
+				kf = b->first;
+				kn = b->nkids;
+			}
+		}
+		frame(fl, x, w, d, name, obj, t->total, fill, more);
+		frames(fl, t->first, t->nkids, x, d + 1, kf, kn);
 		x += w;
 	}
 }
@@ -207,9 +268,14 @@ static const char script[] =
 
 int flame_write(FILE *f, struct view_ctx *c)
 {
+	return flame_write_diff(f, c, NULL, 1);
+}
+
+int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double k)
+{
 	const struct hd_event *e = &c->d->events[c->event];
-	struct flame fl = { .f = f, .c = c };
-	struct cp p;
+	struct flame fl = { .f = f, .c = c, .bc = base, .k = k };
+	struct cp p, bp;
 	double h;
 
 	if (cp_init(&p, c))
@@ -218,6 +284,14 @@ int flame_write(FILE *f, struct view_ctx *c)
 		cp_free(&p);
 		return -1;
 	}
+	if (base && (cp_init(&bp, base) || (cp_tree_build(&bp, 0, &fl.btr) &&
+					     (cp_free(&bp), 1)))) {
+		cp_tree_free(&fl.tr);
+		cp_free(&p);
+		return -1;
+	}
+	if (base)
+		fl.bft = base->funcs_are_rows ? &base->rows : &base->funcs;
 	fl.ft = c->funcs_are_rows ? &c->rows : &c->funcs;
 	fl.scale = fl.tr.all ? (W - 2 * MARGIN) / (double)fl.tr.all : 0;
 	fl.depth = max_depth(&fl, 0, fl.tr.nroots, 0);
@@ -229,7 +303,8 @@ int flame_write(FILE *f, struct view_ctx *c)
 	fputs("<style>.f{cursor:pointer}.f:hover rect{stroke:#000;stroke-width:0.7}"
 	      "text{pointer-events:none}.b{cursor:pointer;fill:#236}</style>\n", f);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fdfdf6\"/>\n", f);
-	fputs("<text x=\"10\" y=\"20\" font-size=\"14\">hwprof flame graph: ", f);
+	fprintf(f, "<text x=\"10\" y=\"20\" font-size=\"14\">hwprof %sflame graph: ",
+		base ? "differential " : "");
 	nm_put(f, c->d->command ? c->d->command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
 	nm_put(f, e->name, NM_XML);
@@ -241,13 +316,20 @@ int flame_write(FILE *f, struct view_ctx *c)
 		"<text id=\"search\" class=\"b\" x=\"%.0f\" y=\"38\">Search (Ctrl-F)</text>\n"
 		"<text id=\"info\" x=\"10\" y=\"54\" fill=\"#a00\"></text>\n",
 		W - 120, W - 120);
-	frames(&fl, 0, fl.tr.nroots, MARGIN, 0);
+	frames(&fl, 0, fl.tr.nroots, MARGIN, 0, 0, base ? fl.btr.nroots : SIZE_MAX);
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%zu boxes; the outermost frames "
-		"at the bottom, each function above its caller; one colour per object%s</text>\n",
-		h - 10, fl.drawn, fl.skipped ? "; boxes under 0.1 pixel left out" : "");
+		"at the bottom, each function above its caller; %s%s</text>\n",
+		h - 10, fl.drawn, base ? "the new profile, red where a path gained samples "
+		"over the base, blue where it lost, grey where equal (paths only in the base "
+		"are not drawn)" : "one colour per object",
+		fl.skipped ? "; boxes under 0.1 pixel left out" : "");
 	fprintf(f, script, W, MARGIN, CHARW);
 	fputs("</svg>\n", f);
 	cp_tree_free(&fl.tr);
 	cp_free(&p);
+	if (base) {
+		cp_tree_free(&fl.btr);
+		cp_free(&bp);
+	}
 	return 0;
 }

@@ -10,5 +10,8 @@
 /* The flame graph of c's event (which has call paths) into f. 0, or -1
  * when out of memory. */
 int flame_write(FILE *f, struct view_ctx *c);
+/* The same, coloured by the change from base's samples (scaled by k) on
+ * the same call paths: hwprof diff --svg. */
+int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double k);
 
 #endif

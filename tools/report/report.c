@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -725,16 +724,6 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 	return 0;
 }
 
-/* The terminal's columns when the output is one, else 0 (no limit). */
-static int terminal_width(void)
-{
-	struct winsize ws;
-
-	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
-		return 0;
-	return ws.ws_col < 40 ? 40 : ws.ws_col;
-}
-
 /* Parses and checks the command line: 0, 1 after one line on stderr, or
  * -1 after printing the help. */
 static int report_parse(int argc, char **argv, struct report_args *a, int *event)
@@ -783,7 +772,7 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 				   "statistics themselves)");
 	if (a->evarg && view_event(a->evarg, NULL, NULL, event))
 		return 1;
-	view_width = a->width_set ? a->width : terminal_width();
+	view_width = a->width_set ? a->width : view_terminal_width();
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return die("libelf: %s", elf_errmsg(-1));
 	return 0;

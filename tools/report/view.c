@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -716,6 +717,15 @@ double view_pct(uint64_t n, uint64_t total)
 }
 
 int view_width;
+
+int view_terminal_width(void)
+{
+	struct winsize ws;
+
+	if (!isatty(STDOUT_FILENO) || ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) || !ws.ws_col)
+		return 0;
+	return ws.ws_col < 40 ? 40 : ws.ws_col;
+}
 
 /* How well row r's name matches: 3 its name (or raw name) is name, 2 its
  * name less return type and parameters is (nm_bare()), 1 the same less

@@ -122,6 +122,8 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
  * The string lives until the fourth call after. */
 extern int view_width;
 const char *view_fit(const char *name, int used);
+/* The terminal's columns when standard output is one, else 0 (no limit). */
+int view_terminal_width(void);
 /* The object's path, or "[unknown]" for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
