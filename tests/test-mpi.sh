@@ -140,9 +140,14 @@ default-name)
 	eq "srun's rank 2 writes hwprof.2.data, rank 2 of 4" "$(grep '^rank ' "$tmp/s/hwprof.2.data")" "rank 2 4"
 	;;
 pmpi-preload)
-	check "mpirun with LD_PRELOAD=libhwprof-mpi.so" run 4 -x LD_PRELOAD="$lib" \
-		-x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 -x HWPROF_OUTPUT="$tmp/job.data" \
-		"$app" $N
+	run 4 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" $N > "$tmp/out" 2>&1
+	rc=$?
+	cat "$tmp/out"
+	check "mpirun with LD_PRELOAD=libhwprof-mpi.so" [ $rc = 0 ]
+	# no object the job could not name is said in its output
+	check "no 'cannot read' in the job's output" sh -c "! grep -q 'cannot read' '$tmp/out'"
+	check "the job file keeps the names (kept lines)" grep -q '^kept ' "$tmp/job.data"
 	job_checks "$tmp/job.data" "$app"
 	;;
 pcontrol)
