@@ -552,6 +552,11 @@ static int finish(struct rec_run *run)
 		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
 	run->ring_pages = r->ring_pages;
 	rec_perf_close(r);
+	/* After a signal (a walltime's SIGTERM, which a SIGKILL may follow
+	 * soon) the whole profile is written first; the names, which take
+	 * reading every sampled object, come in a second write. */
+	if (run->stopping && (ret = rec_out_write(&run->out, &r->d)))
+		return die("%s: %s", run->op.out, strerror(-ret));
 	/* what the report needs to name every sampled address, as the
 	 * objects are now (hwprof-data(5), "Names") */
 	if (sym_keep_names(&r->d))
