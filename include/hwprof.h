@@ -176,7 +176,8 @@ HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
 struct hwprof_session_opts {
 	size_t sz;		/* sizeof(struct hwprof_session_opts) */
 	unsigned int mode;	/* HWPROF_SESSION_THREAD or _PROCESS */
-	unsigned int ring_pages;	/* data pages per ring, power of 2; 0: 16 (256 shared) */
+	unsigned int ring_pages;	/* data pages per ring, power of 2; 0: 16
+					 * (64 with CALLCHAIN; 256 shared) */
 	unsigned int drain_ms;	/* longest wait between drains; 0: 100 */
 	unsigned int flags;	/* HWPROF_SESSION_NO_WAKEUP */
 };

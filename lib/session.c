@@ -63,6 +63,10 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 	s->flags = o.flags;
 	s->pages_set = o.ring_pages || env_pages() != HWP_DEF_PAGES;
 	s->pages = o.ring_pages ? o.ring_pages : env_pages();
+	/* a sample with its call path is up to 65 times larger: rings of
+	 * their own 4 times larger by default (still fitted to the budget) */
+	if ((o.flags & HWPROF_SESSION_CALLCHAIN) && !s->pages_set)
+		s->pages = 4 * HWP_DEF_PAGES;
 	s->drain_ms = o.drain_ms ? o.drain_ms : HWP_DEF_DRAIN_MS;
 	*out = s;
 	return 0;

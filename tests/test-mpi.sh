@@ -21,7 +21,7 @@ if ! command -v mpirun >/dev/null 2>&1; then
 	exit 77
 fi
 case "$case_:${MPI_TEST_SANITIZE:-none}" in
-pmpi-*:*thread* | fortran:*thread* | one-lacks:*thread*)
+pmpi-*:*thread* | fortran:*thread* | one-lacks:*thread* | pcontrol:*thread*)
 	# the programs are not instrumented (a sanitizer's shadow memory
 	# would fault in mpi_work); ThreadSanitizer's runtime cannot come in
 	# after an instrumented libhwprof-mpi that starts threads
