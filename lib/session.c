@@ -544,6 +544,18 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	return 0;
 }
 
+/* snap grown to n elements of sz bytes and those at from copied in (the
+ * borrowed arrays of hwprof_session_objects() and _paths()): the new
+ * array, or NULL when out of memory (snap left as it was). */
+static void *snapshot(void *snap, const void *from, size_t n, size_t sz)
+{
+	void *p = realloc(snap, (n ? n : 1) * sz);
+
+	if (p && n)
+		memcpy(p, from, n * sz);
+	return p;
+}
+
 HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
 				      const struct hwprof_object **objs,
 				      size_t *n)
@@ -560,12 +572,11 @@ HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
 		ret = -ENOENT;
 		goto out;
 	}
-	snap = realloc(s->snap, (o->n ? o->n : 1) * sizeof(*snap));
+	snap = snapshot(s->snap, o->obj, o->n, sizeof(*snap));
 	if (!snap) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	memcpy(snap, o->obj, o->n * sizeof(*snap));
 	s->snap = snap;
 	*objs = snap;
 	*n = o->n;
@@ -590,13 +601,11 @@ HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
 		ret = -ENOENT;
 		goto out;
 	}
-	snap = realloc(s->psnap, (p->n ? p->n : 1) * sizeof(*snap));
+	snap = snapshot(s->psnap, p->node, p->n, sizeof(*snap));
 	if (!snap) {
 		ret = -ENOMEM;
 		goto out;
 	}
-	if (p->n)
-		memcpy(snap, p->node, p->n * sizeof(*snap));
 	s->psnap = snap;
 	*nodes = snap;
 	*n = p->n;

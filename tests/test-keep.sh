@@ -14,10 +14,6 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 . "$(dirname "$0")/tlib.sh"
 
-need_pf() {
-	"$hw" list 2>/dev/null | grep -q '^  page-faults *yes' ||
-		{ echo "SKIP: page-fault events cannot be sampled here"; exit 77; }
-}
 rows() {	# the text rows (no header) of a report
 	"$hw" report "$@" 2>/dev/null | awk '!/^#/ && $1 ~ /%$/'
 }

@@ -14,10 +14,6 @@ trap 'rm -rf "$tmp"' EXIT
 fail=0
 . "$(dirname "$0")/tlib.sh"
 
-need_pf() {
-	"$hw" list 2>/dev/null | grep -q '^  page-faults *yes' ||
-		{ echo "SKIP: page-fault events cannot be sampled here"; exit 77; }
-}
 rec() {	# output, then cg-prog's arguments
 	o=$1
 	shift

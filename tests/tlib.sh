@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # Shell helpers of the CLI tests (tests/test-report.sh, test-ranks.sh,
-# test-mpi.sh, test-burst.sh), sourced after they set $tmp and fail=0.
+# test-mpi.sh, test-burst.sh, test-paths.sh, test-keep.sh), sourced after
+# they set $tmp and fail=0 (and $hw for need_pf).
 
 check() {	# description, then a command that must succeed
 	d=$1
@@ -36,4 +37,8 @@ addr() {	# the address of symbol $2 in $1
 }
 bid() {	# the GNU build-id of $1
 	readelf -n "$1" | awk '/Build ID/ { print $3; exit }'
+}
+need_pf() {	# page faults can be sampled here (hwprof list), else SKIP
+	"$hw" list 2>/dev/null | grep -q '^  page-faults *yes' ||
+		{ echo "SKIP: page-fault events cannot be sampled here"; exit 77; }
 }

@@ -345,7 +345,7 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 		fclose(f);
 		return die("out of memory");
 	}
-	return report_close(f, a->svgout);
+	return out_close("--svg", f, a->svgout);
 }
 
 /* Reads one side: 0, or 1 after one line on stderr. */

@@ -442,7 +442,7 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 			ret = 1;
 		else {
 			rk_csv_ranks(&k, f);
-			ret = report_close(f, statsout);
+			ret = out_close("--stats", f, statsout);
 		}
 	}
 out:

@@ -503,23 +503,6 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 	}
 }
 
-int report_close(FILE *f, const char *path)
-{
-	if (fflush(f) || ferror(f)) {
-		fputs("hwprof: ", stderr);
-		nm_put(stderr, path, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		fclose(f);
-		return 1;
-	}
-	if (fclose(f)) {
-		fputs("hwprof: ", stderr);
-		nm_put(stderr, path, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
-}
 
 static void json_event(const struct hd_event *e)
 {
@@ -860,7 +843,7 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 				ret = 1;
 			} else {
 				csv_stats(&c, f);
-				ret = report_close(f, a->statsout);
+				ret = out_close("--stats", f, a->statsout);
 			}
 		}
 	}

@@ -139,6 +139,19 @@ int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 	return 0;
 }
 
+int out_close(const char *opt, FILE *f, const char *out)
+{
+	int bad = fflush(f) || ferror(f);
+
+	if (fclose(f) || bad) {
+		fprintf(stderr, "hwprof: %s ", opt);
+		nm_put(stderr, out, NM_TEXT);
+		fprintf(stderr, ": %s\n", strerror(errno));
+		return 1;
+	}
+	return 0;
+}
+
 /* Opens the output, never blocking (a FIFO without reader fails). */
 FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs)
 {
@@ -353,20 +366,6 @@ static int draw_lines(struct icicle *ic)
 	return 0;
 }
 
-/* Flushes and closes f: 0, or 1 after one line. */
-static int draw_tail_close(FILE *f, const char *out)
-{
-	if (fflush(f) || ferror(f)) {
-		fputs("hwprof: --svg ", stderr);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		fclose(f);
-		return 1;
-	}
-	if (fclose(f))
-		return die("--svg: %s", strerror(errno));
-	return 0;
-}
 
 /* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
 static int draw_tail(struct icicle *ic, const char *out)
@@ -379,7 +378,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	if (ic->skipped)
 		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
-	return draw_tail_close(f, out);
+	return out_close("--svg", f, out);
 }
 
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
@@ -401,7 +400,7 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 			ret = die("out of memory");
 			goto out;
 		}
-		ret = draw_tail_close(ic.f, out);
+		ret = out_close("--svg", ic.f, out);
 		goto out;
 	}
 	draw_head(ic.f, c);

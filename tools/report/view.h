@@ -138,14 +138,14 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs);
 /* 1 (after one line on stderr) when out is one of the inputs, else 0. */
 int out_check(const char *opt, const char *out, char **inputs, size_t ninputs);
+/* Flushes and closes f, written to out: 0, or 1 after one line. */
+int out_close(const char *opt, FILE *f, const char *out);
 
 /* tools/report/report.c: the text header (command, events, warnings) and the
  * warnings of the reported event (to stderr when f is stderr, else into
  * the output: text lines after prefix, or JSON strings). */
 void report_text_header(const struct view_ctx *c);
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
-/* Closes f, written to path: 0, or 1 after one line on stderr. */
-int report_close(FILE *f, const char *path);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
