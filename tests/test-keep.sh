@@ -64,6 +64,10 @@ rebuilt)
 	grep -v '^kept \|^sym \|^line \|^src ' "$tmp/d" > "$tmp/old"
 	check "without kept names: read from the object" sh -c \
 		"'$hw' report '$tmp/old' 2>/dev/null | grep -Eq ' 400 +[0-9.]+% +400  leaf '"
+	# merged with a file that kept them: the object is named from its
+	# file, so the old file's addresses are named too
+	check "merged with a file of 0.2: leaf 400 + 400" sh -c \
+		"'$hw' report '$tmp/old' '$tmp/d' 2>/dev/null | grep -Eq ' 800 +[0-9.]+% +800  leaf '"
 	;;
 warnings)
 	need_pf

@@ -46,6 +46,7 @@ void hd_free(struct hd_file *d)
 	free(d->names);
 	free(d->lines);
 	free(d->srcs);
+	free(d->sslots);
 	free(d->events);
 	free(d->procs);
 	free(d->threads);
@@ -217,16 +218,54 @@ int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr,
 	return 0;
 }
 
+static uint64_t str_hash(const char *s)
+{
+	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
+/* The source index rebuilt at n slots (a power of two). 0 or -1. */
+static int srcs_rehash(struct hd_file *d, size_t n)
+{
+	size_t *slot = malloc(n * sizeof(*slot));
+
+	if (!slot)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		slot[i] = SIZE_MAX;
+	for (size_t i = 0; i < d->nsrcs; i++) {
+		size_t j = str_hash(d->srcs[i]) & (n - 1);
+
+		while (slot[j] != SIZE_MAX)
+			j = (j + 1) & (n - 1);
+		slot[j] = i;
+	}
+	free(d->sslots);
+	d->sslots = slot;
+	d->nsslot = n;
+	return 0;
+}
+
 long hd_src(struct hd_file *d, const char *path)
 {
-	for (size_t i = d->nsrcs; i-- > 0;)
-		if (!strcmp(d->srcs[i], path))
-			return (long)i;
+	size_t j;
+
+	if (2 * (d->nsrcs + 1) > d->nsslot &&
+	    srcs_rehash(d, d->nsslot ? 2 * d->nsslot : 256))
+		return -1;
+	j = str_hash(path) & (d->nsslot - 1);
+	for (; d->sslots[j] != SIZE_MAX; j = (j + 1) & (d->nsslot - 1))
+		if (!strcmp(d->srcs[d->sslots[j]], path))
+			return (long)d->sslots[j];
 	if (hd_grow(&d->srcs, d->nsrcs, sizeof(*d->srcs)))
 		return -1;
 	d->srcs[d->nsrcs] = strdup(path);
 	if (!d->srcs[d->nsrcs])
 		return -1;
+	d->sslots[j] = d->nsrcs;
 	return (long)d->nsrcs++;
 }
 

@@ -193,6 +193,7 @@ struct hd_file {
 	size_t nslot;
 	size_t *nslots, nnslot;
 	size_t *pslots, npslot;
+	size_t *sslots, nsslot;	/* hd_src()'s, by the name's hash */
 };
 
 /* An empty file: version HD_VERSION, rank and size -1. */
@@ -267,8 +268,7 @@ int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t n
 size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap);
 
 /* Kept names: appends one (strings copied); the source file's index,
- * added when new (linear in the sources: a file has few). -1 when out of
- * memory. */
+ * added when new (hashed). -1 when out of memory. */
 int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
 		const char *name);
 int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr, int line,

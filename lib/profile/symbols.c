@@ -880,8 +880,18 @@ void sym_obj_load(struct sym_obj *o)
 	o->loaded = 1;
 	if (o->kd && (!o->prefer_file || !file_is_recorded(o))) {
 		load_kept(o);
-		o->mismatch = o->prefer_file;	/* no code of the recorded one */
-		return;
+		if (o->readable || sym_is_vdso(o->path) || !file_is_recorded(o)) {
+			o->mismatch = o->prefer_file;	/* no code of the recorded one */
+			return;
+		}
+		/* nothing was kept (the object could not be read then) and
+		 * the recorded file is here now: it names them */
+		free(o->klines);
+		free(o->syms);
+		o->klines = NULL;
+		o->syms = NULL;
+		o->nklines = o->nsyms = 0;
+		o->from_kept = 0;
 	}
 	if (sym_is_vdso(o->path)) {
 		load_vdso(o);

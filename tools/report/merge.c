@@ -106,6 +106,8 @@ out:
  * and line, so that the same object in many files is named once. */
 struct kept_seen {
 	struct rows_table names, lines;
+	char *unkept;		/* per merged object: a file did not keep its names */
+	size_t nunkept;
 };
 
 /* 1 when key (obj, addr) is new in t (and now seen), 0 when seen, -1. */
@@ -126,9 +128,22 @@ static int merge_names(struct hd_file *m, const struct hd_file *f, const long *o
 
 	if (!src)
 		return -1;
+	if (m->nobjects > ks->nunkept) {
+		char *u = realloc(ks->unkept, m->nobjects);
+
+		if (!u)
+			goto out;
+		memset(u + ks->nunkept, 0, m->nobjects - ks->nunkept);
+		ks->unkept = u;
+		ks->nunkept = m->nobjects;
+	}
 	for (size_t i = 0; i < f->nobjects; i++) {
 		struct hd_object *o = &m->objects[ob[i]];
 
+		/* one file without them (hwprof 0.2's): the object is named
+		 * from its file, for that file's addresses too */
+		if (!f->objects[i].kept)
+			ks->unkept[ob[i]] = 1;
 		if (!f->objects[i].kept || o->kept)
 			continue;
 		o->kept = 1;
@@ -662,12 +677,16 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 		}
 		hd_free(&f);
 	}
+	for (size_t i = 0; i < ks.nunkept && i < d->nobjects; i++)
+		if (ks.unkept[i])
+			d->objects[i].kept = 0;
 	ret = 0;
 out:
 	hd_free(&first);
 	rows_free(&seen);
 	rows_free(&ks.names);
 	rows_free(&ks.lines);
+	free(ks.unkept);
 	if (ret)
 		hd_free(d);
 	return ret;
