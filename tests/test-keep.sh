@@ -68,6 +68,11 @@ rebuilt)
 	# file, so the old file's addresses are named too
 	check "merged with a file of 0.2: leaf 400 + 400" sh -c \
 		"'$hw' report '$tmp/old' '$tmp/d' 2>/dev/null | grep -Eq ' 800 +[0-9.]+% +800  leaf '"
+	# the program gone: the kept names name the samples (the other
+	# file's too, at the same addresses of the same build)
+	rm "$tmp/prog"
+	check "merged with a file of 0.2, the program gone: leaf still named, 800" sh -c \
+		"'$hw' report '$tmp/old' '$tmp/d' 2>/dev/null | grep -Eq ' 800 +[0-9.]+% +800  leaf '"
 	;;
 warnings)
 	need_pf
@@ -188,6 +193,11 @@ assert r['rec_touch_b']['z'] < 0, r['rec_touch_b']"
 	check "--svg: rec_touch_b grey (equal)" grep -Eq 'data-n="rec_touch_b" data-s="(29[0-9]|300)"><title>[^<]*change \+0 [^<]*</title><rect [^>]*fill="hsl\(0,0%,82%\)"' "$tmp/d.svg"
 	check "--svg: python's XML parser reads it" python3 -c "import xml.dom.minidom; xml.dom.minidom.parse('$tmp/d.svg')"
 	err "--svg: .*: no call paths" "$hw" diff "$tmp/a" "$tmp/c" --svg "$tmp/x.svg"
+	# never over an input, of either side, a directory's files included
+	mkdir "$tmp/dir" && cp "$tmp/gc" "$tmp/dir/r.data"
+	err "--svg $tmp/dir/r.data: that is the data file being reported" \
+		"$hw" diff "$tmp/ga" "$tmp/dir" --svg "$tmp/dir/r.data"
+	check "the input is whole" cmp -s "$tmp/gc" "$tmp/dir/r.data"
 	uerr "diff needs BASE and NEW" "$hw" diff "$tmp/a"
 	uerr "--format xml: text, csv or json" "$hw" diff "$tmp/a" "$tmp/c" --format xml
 	printf '%s\n' 'hwprof-data 3' 'command x' 'event 0 1 1 0 0 0 - task-clock' end > "$tmp/t"

@@ -80,5 +80,13 @@ int main(void)
 	     "std::operator<< <std::char_traits<char> >", "std::operator<<");
 	bare("shapes::Widget<unsigned long>::spin(long)", "shapes::Widget<unsigned long>::spin",
 	     "shapes::Widget::spin");
+	/* a lambda's, a local class's, a clone's, a namespace's parentheses */
+	bare("foo()::{lambda()#1}::operator()() const", "foo()::{lambda()#1}::operator()",
+	     "foo()::{lambda()#1}::operator()");
+	bare("outer()::Local::m(int)", "outer()::Local::m", "outer()::Local::m");
+	bare("foo() [clone .cold]", "foo", "foo");
+	bare("(anonymous namespace)::bar", "(anonymous namespace)::bar",
+	     "(anonymous namespace)::bar");
+	fits("foo() [clone .cold]", 10, "... .cold]");
 	return t_done("names");
 }

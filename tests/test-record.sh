@@ -139,6 +139,11 @@ regions)
 	check "disable: ack" sh -c "[ \"\$(timeout 20 head -n 1 '$tmp/ack')\" = ack ]"
 	echo frob > "$tmp/ctl"
 	check "an unknown command: err" sh -c "[ \"\$(timeout 20 head -n 1 '$tmp/ack')\" = err ]"
+	# a line longer than record's buffer, whose tail says disable: dropped
+	# whole (err), and the next line obeyed
+	{ printf '%400s' '' | tr ' ' x; printf 'disable\nping\n'; } > "$tmp/ctl"
+	check "a line too long: err, then ping: ack" sh -c \
+		"[ \"\$(timeout 20 head -n 2 '$tmp/ack' | tr '\n' ' ')\" = 'err ack ' ]"
 	touch "$tmp/s/d"
 	wait "$rpid"
 	check "--control: record exit 0" [ $? = 0 ]
@@ -152,6 +157,7 @@ regions)
 	usage "--delay -1: nothing would ever turn the events on without --control" \
 		"$hw" record --delay -1 -- true
 	usage "--control fifo:: fifo:CTL" "$hw" record --control fifo: -- true
+	usage "CTL and ACK are two FIFOs" "$hw" record --control "fifo:$tmp/ctl,$tmp/ctl" -- true
 	err "--control: $tmp/s/a: not a FIFO" "$hw" record --control "fifo:$tmp/s/a" -- true
 	;;
 status)

@@ -661,9 +661,10 @@ static void finish(void)
 			out = "hwprof.data";
 		hd_init(&d);
 		/* with the names of its sampled addresses (hwprof-data(5),
-		 * "Names"), as rank 0's objects give them */
-		r = build(&d, &p, all, size, keys, allc, k) || sym_keep_names(&d) ? -ENOMEM :
-		    write_job(&d, out);
+		 * "Names"), as rank 0's objects give them; without them
+		 * (sym_keep_names() then drops all) when they cannot be had */
+		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM :
+		    (sym_keep_names(&d), write_job(&d, out));
 		if (r == -EEXIST)
 			fprintf(stderr, "hwprof-mpi: %s: not a regular file, left as it is: no "
 				"profile written\n", out);

@@ -20,6 +20,30 @@ void hd_init(struct hd_file *d)
 	d->size = -1;
 }
 
+void hd_drop_names(struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nobjects; i++) {
+		free(d->objects[i].kept_why);
+		d->objects[i].kept_why = NULL;
+		d->objects[i].kept = 0;
+	}
+	for (size_t i = 0; i < d->nnames; i++)
+		free(d->names[i].name);
+	for (size_t i = 0; i < d->nlines; i++)
+		free(d->lines[i].func);
+	for (size_t i = 0; i < d->nsrcs; i++)
+		free(d->srcs[i]);
+	free(d->names);
+	free(d->lines);
+	free(d->srcs);
+	free(d->sslots);
+	d->names = NULL;
+	d->lines = NULL;
+	d->srcs = NULL;
+	d->sslots = NULL;
+	d->nnames = d->nlines = d->nsrcs = d->nsslot = 0;
+}
+
 void hd_free(struct hd_file *d)
 {
 	for (size_t i = 0; i < d->nevents; i++) {
@@ -35,18 +59,8 @@ void hd_free(struct hd_file *d)
 	for (size_t i = 0; i < d->nobjects; i++) {
 		free(d->objects[i].path);
 		free(d->objects[i].buildid);
-		free(d->objects[i].kept_why);
 	}
-	for (size_t i = 0; i < d->nnames; i++)
-		free(d->names[i].name);
-	for (size_t i = 0; i < d->nlines; i++)
-		free(d->lines[i].func);
-	for (size_t i = 0; i < d->nsrcs; i++)
-		free(d->srcs[i]);
-	free(d->names);
-	free(d->lines);
-	free(d->srcs);
-	free(d->sslots);
+	hd_drop_names(d);
 	free(d->events);
 	free(d->procs);
 	free(d->threads);

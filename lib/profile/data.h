@@ -274,6 +274,8 @@ int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
 int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr, int line,
 		const char *func);
 long hd_src(struct hd_file *d, const char *path);
+/* Forgets every kept name (the objects then named from their files). */
+void hd_drop_names(struct hd_file *d);
 
 /* Writes s with \\, \n, \t, \r and other control bytes (and, when token is
  * set, spaces) escaped, so it fits on one line (or in one field). */

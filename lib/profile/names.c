@@ -189,9 +189,26 @@ static int in_operator(const char *s, size_t i)
 	return k >= 8 && !strncmp(s + k - 8, "operator", 8);
 }
 
+/* 1 when what follows a function's parameter list may follow it in a
+ * demangled name: nothing, or its qualifiers and a clone's suffix. */
+static int after_params(const char *t)
+{
+	static const char *const ok[] = { " const", " volatile", " &", " noexcept",
+					  " [clone", " throw" };
+
+	if (!*t)
+		return 1;
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
+		if (!strncmp(t, ok[i], strlen(ok[i])))
+			return 1;
+	return 0;
+}
+
 /* The parameter list of the outermost function, elided to "()": the last
- * top-level "(...)" of the name. In place. */
-static void drop_params(char *s)
+ * top-level "(...)" of the name when only qualifiers follow it ("(anonymous
+ * namespace)::v" has none). In place; returns the index of its '(', or -1
+ * when the name has none. */
+static ssize_t drop_params(char *s)
 {
 	size_t n = strlen(s), open = 0;
 	int depth = 0;
@@ -208,8 +225,11 @@ static void drop_params(char *s)
 			}
 		}
 	}
-	if (close > (ssize_t)open + 1 && s[open] == '(')
+	if (close < 0 || s[open] != '(' || !after_params(s + close + 1))
+		return -1;
+	if (close > (ssize_t)open + 1)
 		memmove(s + open + 1, s + close, n - (size_t)close + 1);
+	return (ssize_t)open;
 }
 
 /* in with every top-level template argument list elided to "<...>",
@@ -272,18 +292,16 @@ char *nm_bare(const char *name, int templates)
 	size_t n = strlen(name), from = 0;
 	char *s = malloc(3 * n + 8), *t;
 	int depth = 0;
+	ssize_t at;
 
 	if (!s)
 		return NULL;
 	strcpy(s, name);
-	drop_params(s);
-	n = strlen(s);
-	/* "f()" and "f() const": the parameters' place goes too */
-	for (size_t i = 0; i + 1 < n; i++)
-		if (s[i] == '(' && s[i + 1] == ')' && !in_operator(s, i)) {
-			s[i] = 0;
-			break;
-		}
+	/* the parameter list and what follows it (qualifiers, a clone's
+	 * suffix) go */
+	at = drop_params(s);
+	if (at >= 0)
+		s[at] = 0;
 	/* the return type ends at the last space outside brackets that is
 	 * not inside an operator's name ("operator new") nor before a
 	 * template list ("operator<< <char>") */

@@ -81,15 +81,17 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 		const char *file, *fn;
 		int line;
 
-		if (f && !added[f - o.syms]) {
+		if (f && f->name && *f->name && !added[f - o.syms]) {
 			added[f - o.syms] = 1;
 			if (hd_add_name(d, obj, f->lo, f->hi, f->name))
 				goto out;
 		}
-		if (!sym_obj_line(&o, a[i], &file, &line, &fn)) {
+		/* what the reader takes: a line from 0, a function named */
+		if (!sym_obj_line(&o, a[i], &file, &line, &fn) && line >= 0 && file && *file) {
 			long src = hd_src(d, file);
 
-			if (src < 0 || hd_add_line(d, obj, (uint32_t)src, a[i], line, fn))
+			if (src < 0 || hd_add_line(d, obj, (uint32_t)src, a[i], line,
+						   fn && *fn ? fn : NULL))
 				goto out;
 		}
 	}
@@ -128,5 +130,7 @@ out:
 	for (size_t i = 0; per && i < d->nobjects; i++)
 		free(per[i].v);
 	free(per);
+	if (ret)
+		hd_drop_names(d);	/* none rather than some */
 	return ret;
 }

@@ -854,19 +854,27 @@ static void load_vdso(struct sym_obj *o)
 	free(img);
 }
 
+int sym_file_is_recorded(const char *path, const char *buildid, uint64_t size)
+{
+	char *bid;
+	int same;
+
+	if (!path || path[0] != '/')
+		return 0;
+	bid = sym_file_buildid(path);
+	if (buildid && *buildid)
+		same = bid && !strcasecmp(bid, buildid);
+	else
+		same = !access(path, R_OK) && (!size || sym_file_size(path) == size);
+	free(bid);
+	return same;
+}
+
 /* Annotate's case: the file when it is the recorded one, else the kept
  * names (and no code). 1 when the file is to be read. */
 static int file_is_recorded(struct sym_obj *o)
 {
-	char *bid = sym_file_buildid(o->path);
-	int same;
-
-	if (o->buildid)
-		same = bid && !strcasecmp(bid, o->buildid);
-	else
-		same = !o->size || sym_file_size(o->path) == o->size;
-	free(bid);
-	return same;
+	return sym_file_is_recorded(o->path, o->buildid, o->size);
 }
 
 void sym_obj_load(struct sym_obj *o)

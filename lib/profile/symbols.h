@@ -82,7 +82,8 @@ int sym_obj_kept_line(const struct sym_obj *o, uint64_t addr, const char **file,
 /*
  * hwprof record, before its last write: keeps in d the names of every
  * sampled address (samples and call-path nodes) of every object, as the
- * objects on disk give them now. 0, or -1 when out of memory.
+ * objects on disk give them now. 0, or -1 when out of memory (then d
+ * keeps no name at all: hd_drop_names()).
  */
 int sym_keep_names(struct hd_file *d);
 /* Loads the symbols (and warns once on stderr about a rebuilt or unreadable
@@ -92,6 +93,9 @@ void sym_obj_free(struct sym_obj *o);
 /* 1 when path names the vDSO ([vdso], linux-vdso.so.1): sym_obj_load()
  * reads this process's own image for it. */
 int sym_is_vdso(const char *path);
+/* 1 when path is on disk as recorded (the same build-id; without one,
+ * readable and of the recorded size, 0: any). */
+int sym_file_is_recorded(const char *path, const char *buildid, uint64_t size);
 /* The GNU build-id of an ELF file in hex (malloc'd), or NULL. */
 char *sym_file_buildid(const char *path);
 /* A regular file's size in bytes, 0 when unknown (hwprof-data(5): SIZE). */

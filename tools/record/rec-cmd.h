@@ -67,6 +67,7 @@ struct rec_run {
 	int ctl_fd, ack_fd;	/* --control's FIFOs, or -1 */
 	char ctl_buf[256];	/* a command line read in part */
 	size_t ctl_len;
+	int ctl_skip;		/* dropping a line too long, to its newline */
 	uint64_t t0;		/* ms: when the command runs (after its exec) */
 	char why[512];
 };

@@ -189,6 +189,8 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 		if (!*buf || (comma && !*comma))
 			return usage_error("--control %s: fifo:CTL[,ACK] (FIFOs made with mkfifo)",
 					   v);
+		if (comma && !strcmp(buf, comma))
+			return usage_error("--control %s: CTL and ACK are two FIFOs", v);
 		op->ctl = buf;
 		op->ack = comma;
 	} else if (is_opt(a, "-m", "--mmap-pages")) {
@@ -330,7 +332,8 @@ static void control_say(struct rec_run *run, const char *what)
 			strerror(errno));
 }
 
-static void set_paused(struct rec_run *run, int paused, const char *why)
+/* 0, or -errno after a warning */
+static int set_paused(struct rec_run *run, int paused, const char *why)
 {
 	int ret = rec_perf_pause(run->r, paused);
 
@@ -339,9 +342,32 @@ static void set_paused(struct rec_run *run, int paused, const char *why)
 			paused ? "off" : "on", strerror(-ret));
 	else if (!run->op.quiet)
 		fprintf(stderr, "hwprof: events %s (%s)\n", paused ? "off" : "on", why);
+	return ret;
 }
 
-/* Reads what the control FIFO holds and obeys each whole line. */
+/* Obeys one command line (NUL-terminated, its newline gone). */
+static void control_line(struct rec_run *run, char *cmd)
+{
+	size_t n = strlen(cmd);
+
+	if (n && cmd[n - 1] == '\r')
+		cmd[n - 1] = 0;
+	if (!strcmp(cmd, "enable"))
+		control_say(run, set_paused(run, 0, "--control enable") ? "err\n" : "ack\n");
+	else if (!strcmp(cmd, "disable"))
+		control_say(run, set_paused(run, 1, "--control disable") ? "err\n" : "ack\n");
+	else if (!strcmp(cmd, "ping"))
+		control_say(run, "ack\n");
+	else if (cmd[0]) {
+		fputs("hwprof: warning: --control: unknown command ", stderr);
+		nm_put(stderr, cmd, NM_TEXT);
+		fputs(" (enable, disable, ping)\n", stderr);
+		control_say(run, "err\n");
+	}
+}
+
+/* Reads what the control FIFO holds and obeys each whole line; a line
+ * longer than the buffer is dropped up to its newline. */
 static void control_read(struct rec_run *run)
 {
 	char *nl;
@@ -350,30 +376,22 @@ static void control_read(struct rec_run *run)
 	while ((k = read(run->ctl_fd, run->ctl_buf + run->ctl_len,
 			 sizeof(run->ctl_buf) - 1 - run->ctl_len)) > 0) {
 		run->ctl_len += (size_t)k;
-		run->ctl_buf[run->ctl_len] = 0;
-		while ((nl = strchr(run->ctl_buf, '\n'))) {
+		while ((nl = memchr(run->ctl_buf, '\n', run->ctl_len))) {
 			*nl = 0;
-			if (nl > run->ctl_buf && nl[-1] == '\r')
-				nl[-1] = 0;
-			if (!strcmp(run->ctl_buf, "enable")) {
-				set_paused(run, 0, "--control enable");
-				control_say(run, "ack\n");
-			} else if (!strcmp(run->ctl_buf, "disable")) {
-				set_paused(run, 1, "--control disable");
-				control_say(run, "ack\n");
-			} else if (!strcmp(run->ctl_buf, "ping")) {
-				control_say(run, "ack\n");
-			} else if (run->ctl_buf[0]) {
-				fputs("hwprof: warning: --control: unknown command ", stderr);
-				nm_put(stderr, run->ctl_buf, NM_TEXT);
-				fputs(" (enable, disable, ping)\n", stderr);
-				control_say(run, "err\n");
-			}
+			if (!run->ctl_skip && !memchr(run->ctl_buf, 0, (size_t)(nl - run->ctl_buf)))
+				control_line(run, run->ctl_buf);
+			else if (!run->ctl_skip)
+				control_say(run, "err\n");	/* a NUL byte in it */
+			run->ctl_skip = 0;
 			run->ctl_len -= (size_t)(nl + 1 - run->ctl_buf);
-			memmove(run->ctl_buf, nl + 1, run->ctl_len + 1);
+			memmove(run->ctl_buf, nl + 1, run->ctl_len);
 		}
-		if (run->ctl_len == sizeof(run->ctl_buf) - 1)
-			run->ctl_len = 0;	/* a line too long: dropped */
+		if (run->ctl_len == sizeof(run->ctl_buf) - 1) {
+			if (!run->ctl_skip)
+				control_say(run, "err\n");
+			run->ctl_len = 0;	/* too long: dropped to its newline */
+			run->ctl_skip = 1;
+		}
 	}
 }
 
@@ -552,16 +570,19 @@ static int finish(struct rec_run *run)
 		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
 	run->ring_pages = r->ring_pages;
 	rec_perf_close(r);
-	/* After a signal (a walltime's SIGTERM, which a SIGKILL may follow
-	 * soon) the whole profile is written first; the names, which take
-	 * reading every sampled object, come in a second write. */
-	if (run->stopping && (ret = rec_out_write(&run->out, &r->d)))
-		return die("%s: %s", run->op.out, strerror(-ret));
-	/* what the report needs to name every sampled address, as the
-	 * objects are now (hwprof-data(5), "Names") */
-	if (sym_keep_names(&r->d))
-		return die("out of memory");
+	/* The whole profile is written first (a SIGKILL may come: a
+	 * walltime's after its SIGTERM, mpirun's to the other ranks, the
+	 * OOM killer); the names, which take reading every sampled object,
+	 * come in a second write (hwprof-data(5), "Names"), and a file
+	 * without them is kept when they cannot be had. */
 	ret = rec_out_write(&run->out, &r->d);
+	if (ret)
+		return die("%s: %s", run->op.out, strerror(-ret));
+	if (sym_keep_names(&r->d))
+		fprintf(stderr, "hwprof: warning: out of memory: the file keeps no names "
+			"(they come from the objects when reported)\n");
+	else
+		ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));
 	warn_lost(run);

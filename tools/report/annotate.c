@@ -186,13 +186,13 @@ static void print_source(const char *main_file, int lo, int hi, const uint64_t *
 	if (!src)
 		fputs(" (not readable here: line numbers only)", stdout);
 	printf("\n%10s %8s %6s  %s\n", "samples", "percent", "line", "source");
-	for (int ln = lo; ln <= hi; ln++) {
+	for (int64_t ln = lo; ln <= hi; ln++) {
 		uint64_t n = cnt[ln - lo];
 
 		if (n)
-			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n, view_pct(n, total), ln);
+			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n, view_pct(n, total), (int)ln);
 		else
-			printf("%10s %8s %6d  ", "", "", ln);
+			printf("%10s %8s %6d  ", "", "", (int)ln);
 		if (src && ln >= 1 && (size_t)ln <= nsrc)
 			put_line(src[ln - 1]);
 		putchar('\n');
@@ -247,8 +247,12 @@ static int kept_extent(struct sym_obj *o, const struct hit *h, size_t nh,
 			*lo = line < *lo ? line : *lo;
 			*hi = line > *hi ? line : *hi;
 		}
+	/* the lines come from a file: 3 around them, 100000 at most, no
+	 * overflow near INT32_MAX */
 	*lo = *lo > 3 ? *lo - 3 : 1;
-	*hi += 3;
+	*hi = *hi > INT32_MAX - 3 ? INT32_MAX : *hi + 3;
+	if ((int64_t)*hi - *lo > 100000)
+		*hi = *lo + 100000;
 	return 0;
 }
 

@@ -205,8 +205,13 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 	printf("# change: new's share minus base's, in points; sig: the function's own "
 	       "samples changed by more than %.0f (*) or %.0f (**) standard deviations of "
 	       "sampling noise\n", DIFF_SIGMA, DIFF_SIGMA2);
-	report_warnings(stdout, "# base: ", &s[0].d, s[0].event, 0);
-	report_warnings(stdout, "# new: ", &s[1].d, s[1].event, 0);
+	report_warnings_of(stdout, "# base: ", &s[0].d, s[0].event, 0, 0);
+	report_warnings_of(stdout, "# new: ", &s[1].d, s[1].event, 0, 0);
+	for (size_t i = 0; i < sym_nwarnings; i++) {
+		fputs("# ", stdout);
+		nm_put(stdout, sym_warnings[i], NM_TEXT);
+		putchar('\n');
+	}
 	printf("#\n%8s %8s %9s %10s %10s %3s  %s%-40s %s\n", "base%", "new%", "change",
 	       "base", "new", "sig", lines ? "line                             " : "",
 	       "function", "object");
@@ -330,14 +335,31 @@ out:
 	return ret;
 }
 
+/* Every input file of both sides (for the check that --svg is none of
+ * them), in *all; NULL when out of memory. */
+static char **all_inputs(const struct dside *s, size_t *n)
+{
+	char **all = calloc(s[0].in.n + s[1].in.n + 1, sizeof(*all));
+
+	*n = 0;
+	for (int i = 0; all && i < 2; i++)
+		for (size_t j = 0; j < s[i].in.n; j++)
+			all[(*n)++] = s[i].in.files[j];
+	return all;
+}
+
 /* --svg: NEW's flame graph coloured by the change from BASE. */
 static int diff_svg(struct dside *s, const struct dargs *a, double k)
 {
-	char *inputs[2] = { s[0].in.files[0], s[1].in.files[0] };
+	size_t n;
+	char **inputs = all_inputs(s, &n);
 	FILE *f;
 	int r;
 
-	f = out_open("--svg", a->svgout, inputs, 2);
+	if (!inputs)
+		return die("out of memory");
+	f = out_open("--svg", a->svgout, inputs, n);
+	free(inputs);
 	if (!f)
 		return 1;
 	r = flame_write_diff(f, &s[1].c, &s[0].c, k);
@@ -348,11 +370,6 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 	return out_close("--svg", f, a->svgout);
 }
 
-/* Reads one side: 0, or 1 after one line on stderr. */
-static int read_side(struct dside *s, char *arg)
-{
-	return merge_inputs(&s->in, &arg, 1) || merge_read(&s->d, s->in.files, s->in.n, 0);
-}
 
 /* NEW's event of BASE's event's name: 0, or 1 after one line. */
 static int match_event(struct dside *s)
@@ -444,8 +461,19 @@ int cmd_diff(int argc, char **argv)
 	if (elf_version(EV_CURRENT) == EV_NONE)
 		return die("libelf: %s", elf_errmsg(-1));
 	view_width = a.width_set ? a.width : view_terminal_width();
+	/* the inputs of both sides, --svg none of them, then the files */
 	for (int i = 0; i < 2 && !ret; i++)
-		if (read_side(&s[i], a.side[i]))
+		if (merge_inputs(&s[i].in, &a.side[i], 1))
+			ret = 1;
+	if (!ret && a.svgout) {
+		size_t n;
+		char **all = all_inputs(s, &n);
+
+		ret = !all ? die("out of memory") : out_check("--svg", a.svgout, all, n);
+		free(all);
+	}
+	for (int i = 0; i < 2 && !ret; i++)
+		if (merge_read(&s[i].d, s[i].in.files, s[i].in.n, 0))
 			ret = 1;
 	if (ret)
 		goto out;

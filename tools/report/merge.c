@@ -141,7 +141,7 @@ static int merge_names(struct hd_file *m, const struct hd_file *f, const long *o
 		struct hd_object *o = &m->objects[ob[i]];
 
 		/* one file without them (hwprof 0.2's): the object is named
-		 * from its file, for that file's addresses too */
+		 * from its file, for that file's addresses too (merge_read()) */
 		if (!f->objects[i].kept)
 			ks->unkept[ob[i]] = 1;
 		if (!f->objects[i].kept || o->kept)
@@ -677,8 +677,13 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 		}
 		hd_free(&f);
 	}
+	/* an object one file kept no names for is named from its file,
+	 * where that is still the recorded one (else the kept names are the
+	 * better half) */
 	for (size_t i = 0; i < ks.nunkept && i < d->nobjects; i++)
-		if (ks.unkept[i])
+		if (ks.unkept[i] && d->objects[i].kept &&
+		    sym_file_is_recorded(d->objects[i].path, d->objects[i].buildid,
+					 d->objects[i].size))
 			d->objects[i].kept = 0;
 	ret = 0;
 out:

@@ -88,6 +88,12 @@ static void put_warning(FILE *f, const char *prefix, const char *msg, int json, 
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
 		 int json)
 {
+	report_warnings_of(f, prefix, d, event, json, 1);
+}
+
+void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, int event,
+			int json, int names)
+{
 	const struct hd_event *e = &d->events[event];
 	int first = 1;
 
@@ -138,7 +144,7 @@ void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
 		put_warning(f, prefix, msg, json, &first);
 		free(msg);
 	}
-	for (size_t i = 0; f != stderr && i < sym_nwarnings; i++)
+	for (size_t i = 0; names && f != stderr && i < sym_nwarnings; i++)
 		put_warning(f, prefix, sym_warnings[i], json, &first);
 }
 

@@ -743,7 +743,7 @@ static int match_level(const struct view_ctx *c, const struct view_row *r, const
 	    r->b < c->objs[r->obj].nsyms && !strcmp(c->objs[r->obj].syms[r->b].name, name))
 		return 3;
 	b = nm_bare(s, 1);
-	if (b && (!strcmp(b, name) || (bare_name && !strcmp(b, bare_name))))
+	if (b && !strcmp(b, name))
 		lvl = 2;
 	free(b);
 	b = lvl < 0 ? nm_bare(s, 0) : NULL;

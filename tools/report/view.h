@@ -146,6 +146,10 @@ int out_close(const char *opt, FILE *f, const char *out);
  * the output: text lines after prefix, or JSON strings). */
 void report_text_header(const struct view_ctx *c);
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json);
+/* The same; names 0 leaves out those found when naming objects now
+ * (sym_warnings: hwprof diff prints them once for both sides). */
+void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, int event,
+			int json, int names);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
