@@ -65,7 +65,8 @@ static void write_head(FILE *f, const struct hd_file *d)
 		paths |= d->events[i].callgraph != HD_CG_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
-	fprintf(f, "hwprof-data %d\n", paths || d->nnodes ? HD_VERSION : 3);
+	paths |= d->nnodes || d->nsrcs || d->nnames || d->nlines;
+	fprintf(f, "hwprof-data %d\n", paths ? HD_VERSION : 3);
 	if (d->host) {
 		fputs("host ", f);
 		hd_put_escaped(f, d->host, 1);
