@@ -349,9 +349,9 @@ static void names_round_trip(void)
 	T_CHECK(!*err, "%s", err);
 	T_EQ(r.version, 4);	/* kept names need 4 */
 	T_EQ(r.nnames, 2);
-	T_EQ(r.nsrcs, 2);
+	T_EQ(r.srcs.n, 2);
 	T_EQ(r.nlines, 2);
-	if (r.nobjects == 3 && r.nnames == 2 && r.nsrcs == 2 && r.nlines == 2) {
+	if (r.nobjects == 3 && r.nnames == 2 && r.srcs.n == 2 && r.nlines == 2) {
 		T_CHECK(r.objects[0].kept && !r.objects[0].kept_why, "object 0 kept, no warning");
 		T_CHECK(r.objects[1].kept && r.objects[1].kept_why &&
 			!strcmp(r.objects[1].kept_why, "could not be read\nwhen recorded"),
@@ -360,7 +360,7 @@ static void names_round_trip(void)
 		T_CHECK(r.names[0].lo == 0x1000 && r.names[0].hi == 0x1040 &&
 			!strcmp(r.names[0].name, "_ZN2ns1fEv"), "name 0");
 		T_CHECK(!strcmp(r.names[1].name, "operator new (x)"), "a name with spaces");
-		T_CHECK(!strcmp(r.srcs[0], "/src/a b.c"), "a source with a space");
+		T_CHECK(!strcmp(r.srcs.s[0], "/src/a b.c"), "a source with a space");
 		T_CHECK(r.lines[0].addr == 0x1010 && r.lines[0].line == 12 && !r.lines[0].func &&
 			r.lines[0].src == 0, "line 0");
 		T_CHECK(r.lines[1].src == 1 && r.lines[1].func && !strcmp(r.lines[1].func, "inl"),

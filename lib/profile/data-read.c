@@ -266,7 +266,7 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (hd_add_name(d, (uint32_t)a, b, c, t))
 			return fail(r, "out of memory");
 	} else if (!strcmp(kw, "src")) {
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nsrcs)
+		if (num(r, 10, UINT32_MAX, &a) || a != d->srcs.n)
 			return -1;
 		t = unescape(rest(r), 0, &bad);
 		if (bad || !t || !*t)
@@ -278,7 +278,7 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 			return fail(r, "source file given twice");
 	} else if (!strcmp(kw, "line")) {
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects || !d->objects[a].kept ||
-		    num(r, 16, UINT64_MAX, &b) || num(r, 10, UINT32_MAX, &c) || c >= d->nsrcs ||
+		    num(r, 16, UINT64_MAX, &b) || num(r, 10, UINT32_MAX, &c) || c >= d->srcs.n ||
 		    num(r, 10, INT32_MAX, &e))
 			return -1;
 		t = r->p ? unescape(rest(r), 0, &bad) : NULL;

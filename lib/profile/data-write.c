@@ -65,7 +65,7 @@ static void write_head(FILE *f, const struct hd_file *d)
 		paths |= d->events[i].callgraph != HD_CG_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
-	paths |= d->nnodes || d->nsrcs || d->nnames || d->nlines;
+	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines;
 	fprintf(f, "hwprof-data %d\n", paths ? HD_VERSION : 3);
 	if (d->host) {
 		fputs("host ", f);
@@ -190,9 +190,9 @@ static void write_names(FILE *f, const struct hd_file *d)
 		hd_put_escaped(f, n->name, 0);
 		fputc('\n', f);
 	}
-	for (size_t i = 0; i < d->nsrcs; i++) {
+	for (size_t i = 0; i < d->srcs.n; i++) {
 		fprintf(f, "src %zu ", i);
-		hd_put_escaped(f, d->srcs[i], 0);
+		hd_put_escaped(f, d->srcs.s[i], 0);
 		fputc('\n', f);
 	}
 	for (size_t i = 0; i < d->nlines; i++) {

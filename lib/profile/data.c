@@ -31,17 +31,12 @@ void hd_drop_names(struct hd_file *d)
 		free(d->names[i].name);
 	for (size_t i = 0; i < d->nlines; i++)
 		free(d->lines[i].func);
-	for (size_t i = 0; i < d->nsrcs; i++)
-		free(d->srcs[i]);
+	hd_strs_free(&d->srcs);
 	free(d->names);
 	free(d->lines);
-	free(d->srcs);
-	free(d->sslots);
 	d->names = NULL;
 	d->lines = NULL;
-	d->srcs = NULL;
-	d->sslots = NULL;
-	d->nnames = d->nlines = d->nsrcs = d->nsslot = 0;
+	d->nnames = d->nlines = 0;
 }
 
 void hd_free(struct hd_file *d)
@@ -241,8 +236,8 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-/* The source index rebuilt at n slots (a power of two). 0 or -1. */
-static int srcs_rehash(struct hd_file *d, size_t n)
+/* t's index rebuilt at n slots (a power of two). 0 or -1. */
+static int strs_rehash(struct hd_strs *t, size_t n)
 {
 	size_t *slot = malloc(n * sizeof(*slot));
 
@@ -250,37 +245,47 @@ static int srcs_rehash(struct hd_file *d, size_t n)
 		return -1;
 	for (size_t i = 0; i < n; i++)
 		slot[i] = SIZE_MAX;
-	for (size_t i = 0; i < d->nsrcs; i++) {
-		size_t j = str_hash(d->srcs[i]) & (n - 1);
+	for (size_t i = 0; i < t->n; i++) {
+		size_t j = str_hash(t->s[i]) & (n - 1);
 
 		while (slot[j] != SIZE_MAX)
 			j = (j + 1) & (n - 1);
 		slot[j] = i;
 	}
-	free(d->sslots);
-	d->sslots = slot;
-	d->nsslot = n;
+	free(t->slot);
+	t->slot = slot;
+	t->nslot = n;
 	return 0;
+}
+
+long hd_str_id(struct hd_strs *t, const char *s)
+{
+	size_t j;
+
+	if (2 * (t->n + 1) > t->nslot && strs_rehash(t, t->nslot ? 2 * t->nslot : 256))
+		return -1;
+	j = str_hash(s) & (t->nslot - 1);
+	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1))
+		if (!strcmp(t->s[t->slot[j]], s))
+			return (long)t->slot[j];
+	if (hd_grow(&t->s, t->n, sizeof(*t->s)) || !(t->s[t->n] = strdup(s)))
+		return -1;
+	t->slot[j] = t->n;
+	return (long)t->n++;
+}
+
+void hd_strs_free(struct hd_strs *t)
+{
+	for (size_t i = 0; i < t->n; i++)
+		free(t->s[i]);
+	free(t->s);
+	free(t->slot);
+	memset(t, 0, sizeof(*t));
 }
 
 long hd_src(struct hd_file *d, const char *path)
 {
-	size_t j;
-
-	if (2 * (d->nsrcs + 1) > d->nsslot &&
-	    srcs_rehash(d, d->nsslot ? 2 * d->nsslot : 256))
-		return -1;
-	j = str_hash(path) & (d->nsslot - 1);
-	for (; d->sslots[j] != SIZE_MAX; j = (j + 1) & (d->nsslot - 1))
-		if (!strcmp(d->srcs[d->sslots[j]], path))
-			return (long)d->sslots[j];
-	if (hd_grow(&d->srcs, d->nsrcs, sizeof(*d->srcs)))
-		return -1;
-	d->srcs[d->nsrcs] = strdup(path);
-	if (!d->srcs[d->nsrcs])
-		return -1;
-	d->sslots[j] = d->nsrcs;
-	return (long)d->nsrcs++;
+	return hd_str_id(&d->srcs, path);
 }
 
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)

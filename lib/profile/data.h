@@ -107,6 +107,18 @@ struct hd_path {		/* samples whose call path ends at node */
  * addresses as the object had them then, so that a report names them
  * rightly after a rebuild, an uninstall or on another machine.
  */
+/* Strings kept once each, by hash: the data file's source names, pprof's
+ * string table. */
+struct hd_strs {
+	char **s;
+	size_t n;
+	size_t *slot, nslot;	/* open addressing: indexes into s */
+};
+
+/* The index of s in t, added (copied) when new; -1 when out of memory. */
+long hd_str_id(struct hd_strs *t, const char *s);
+void hd_strs_free(struct hd_strs *t);
+
 struct hd_name {		/* a function that holds a sampled address */
 	uint32_t object;
 	uint64_t lo, hi;	/* ELF addresses [lo, hi) */
@@ -185,15 +197,13 @@ struct hd_file {
 	size_t nnames;
 	struct hd_line *lines;
 	size_t nlines;
-	char **srcs;		/* source file names of lines */
-	size_t nsrcs;
+	struct hd_strs srcs;	/* source file names of lines */
 	/* private: the indexes that hd_count(), hd_node() and
 	 * hd_count_path() keep */
 	size_t *slot;
 	size_t nslot;
 	size_t *nslots, nnslot;
 	size_t *pslots, npslot;
-	size_t *sslots, nsslot;	/* hd_src()'s, by the name's hash */
 };
 
 /* An empty file: version HD_VERSION, rank and size -1. */
@@ -267,8 +277,8 @@ int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t n
  * returns the path's depth (which may exceed cap). */
 size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap);
 
-/* Kept names: appends one (strings copied); the source file's index,
- * added when new (hashed). -1 when out of memory. */
+/* Kept names: appends one (strings copied); the source file's index in
+ * d->srcs, added when new. -1 when out of memory. */
 int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
 		const char *name);
 int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr, int line,

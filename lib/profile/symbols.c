@@ -782,7 +782,7 @@ int sym_obj_kept_line(const struct sym_obj *o, uint64_t addr, const char **file,
 	}
 	if (a == o->nklines || o->klines[a]->addr != addr)
 		return -1;
-	*file = o->kd->srcs[o->klines[a]->src];
+	*file = o->kd->srcs.s[o->klines[a]->src];
 	*line = o->klines[a]->line;
 	if (func)
 		*func = o->klines[a]->func;

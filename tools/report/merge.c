@@ -123,7 +123,7 @@ static int first_seen(struct rows_table *t, uint32_t obj, uint64_t addr)
 static int merge_names(struct hd_file *m, const struct hd_file *f, const long *ob,
 		       struct kept_seen *ks)
 {
-	long *src = calloc(f->nsrcs + 1, sizeof(*src));
+	long *src = calloc(f->srcs.n + 1, sizeof(*src));
 	int ret = -1, r;
 
 	if (!src)
@@ -150,8 +150,8 @@ static int merge_names(struct hd_file *m, const struct hd_file *f, const long *o
 		if (f->objects[i].kept_why && !(o->kept_why = strdup(f->objects[i].kept_why)))
 			goto out;
 	}
-	for (size_t i = 0; i < f->nsrcs; i++)
-		if ((src[i] = hd_src(m, f->srcs[i])) < 0)
+	for (size_t i = 0; i < f->srcs.n; i++)
+		if ((src[i] = hd_src(m, f->srcs.s[i])) < 0)
 			goto out;
 	for (size_t i = 0; i < f->nnames; i++) {
 		const struct hd_name *x = &f->names[i];

@@ -109,69 +109,19 @@ static void pb_packed(struct pb *p, unsigned int field, const uint64_t *v, size_
 /* The string table: each string once, "" first                        */
 
 struct strs {
-	char **s;
-	size_t n;
-	size_t *slot, nslot;
+	struct hd_strs t;	/* lib/profile/data.c's interning */
 	int oom;
 };
 
-static uint64_t str_hash(const char *s)
-{
-	uint64_t h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 1099511628211ull;
-	return h;
-}
-
-static int str_rehash(struct strs *t, size_t n)
-{
-	size_t *slot = malloc(n * sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		slot[i] = SIZE_MAX;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = str_hash(t->s[i]) & (n - 1);
-
-		while (slot[j] != SIZE_MAX)
-			j = (j + 1) & (n - 1);
-		slot[j] = i;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = n;
-	return 0;
-}
-
 static uint64_t str_id(struct strs *t, const char *s)
 {
-	size_t j;
+	long k = hd_str_id(&t->t, s ? s : "");
 
-	if (!s)
-		s = "";
-	if (2 * (t->n + 1) > t->nslot && str_rehash(t, t->nslot ? 2 * t->nslot : 1024)) {
+	if (k < 0) {
 		t->oom = 1;
 		return 0;
 	}
-	for (j = str_hash(s) & (t->nslot - 1); t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1))
-		if (!strcmp(t->s[t->slot[j]], s))
-			return t->slot[j];
-	if (hd_grow(&t->s, t->n, sizeof(*t->s)) || !(t->s[t->n] = strdup(s))) {
-		t->oom = 1;
-		return 0;
-	}
-	t->slot[j] = t->n;
-	return t->n++;
-}
-
-static void strs_free(struct strs *t)
-{
-	for (size_t i = 0; i < t->n; i++)
-		free(t->s[i]);
-	free(t->s);
-	free(t->slot);
+	return (uint64_t)k;
 }
 
 /* ------------------------------------------------------------------ */
@@ -460,8 +410,8 @@ int pprof_write(struct view_ctx *c, FILE *f)
 		goto oom;
 	/* the string table last (its strings were met while writing), then
 	 * the rest: fields may come in any order */
-	for (size_t i = 0; i < o.str.n; i++)
-		pb_len(&all, 6, o.str.s[i], strlen(o.str.s[i]));
+	for (size_t i = 0; i < o.str.t.n; i++)
+		pb_len(&all, 6, o.str.t.s[i], strlen(o.str.t.s[i]));
 	pb_put(&all, o.body.b, o.body.n);
 	if (all.oom || o.body.oom)
 		goto oom;
@@ -482,7 +432,7 @@ out:
 	free(o.loc);
 	rows_free(&o.lidx);
 	rows_free(&o.fidx);
-	strs_free(&o.str);
+	hd_strs_free(&o.str.t);
 	cp_free(&p);
 	return ret;
 }
