@@ -480,7 +480,7 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 /*
  * Fills the sampling attr of a resolved event, the one place it is built:
  * every threshold events a sample of the user-space pc (sample_type adds
- * to PERF_SAMPLE_IP), disabled until enabled, the kernel's lost count
+ * to PERF_SAMPLE_IP; a CALLCHAIN's user-space frames only), disabled until enabled, the kernel's lost count
  * readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
  * ones), the ring waking its reader at half full unless no_wakeup.
  */
@@ -492,6 +492,8 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 	a->sample_period = period;
 	a->freq = 0;
 	a->sample_type = PERF_SAMPLE_IP | sample_type;
+	/* call chains of user space only: the frames the profile names */
+	a->exclude_callchain_kernel = !!(sample_type & PERF_SAMPLE_CALLCHAIN);
 	/* exclude_kernel and exclude_hv stay as resolved: set, unless a
 	 * libpfm4 string asked for kernel samples (:k) */
 	a->disabled = 1;

@@ -265,7 +265,6 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	}
 	hwp_event_sampling(&e->e, e->period, e->paths ? PERF_SAMPLE_CALLCHAIN : 0,
 			   !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
-	e->e.attr.exclude_callchain_kernel = 1;
 	period_notes(e);
 	return (int)s->nev++;
 }
