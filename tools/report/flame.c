@@ -89,26 +89,8 @@ static void frame(struct flame *fl, double x, double w, int d, const char *name,
 	fprintf(f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" "
 		"fill=\"%s\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
 		x, y, w, ROW - 1, fill, x + 3, y + ROW - 5);
-	if (fit >= 3) {
-		size_t cps = 0, cut = 0;
-
-		for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-			if ((*p & 0xc0) != 0x80) {
-				if ((int)cps == fit - 2)
-					cut = (size_t)((const char *)p - name);
-				cps++;
-			}
-		if ((int)cps <= fit) {
-			nm_put(f, name, NM_XML);
-		} else {
-			char *t = strndup(name, cut);
-
-			if (t)
-				nm_put(f, t, NM_XML);
-			free(t);
-			fputs("..", f);
-		}
-	}
+	if (fit >= 3)		/* ".." as the script cuts them */
+		svg_label(f, name, fit, "..", 2);
 	fputs("</text></g>\n", f);
 	fl->drawn++;
 }

@@ -39,15 +39,13 @@ uint32_t svg_hue(const char *s)
 	return h % 360;
 }
 
-/* Writes at most max characters of s (UTF-8 code points), with an ellipsis
- * when cut. */
-static void label(FILE *f, const char *s, int max)
+void svg_label(FILE *f, const char *s, int max, const char *more, int more_w)
 {
 	size_t cps = 0, cut = 0;
 
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		if ((*p & 0xc0) != 0x80) {
-			if ((int)cps == max - 1)
+			if ((int)cps == max - more_w)
 				cut = (size_t)((const char *)p - s);
 			cps++;
 		}
@@ -61,8 +59,14 @@ static void label(FILE *f, const char *s, int max)
 		if (t)
 			nm_put(f, t, NM_XML);
 		free(t);
-		fputs("\xe2\x80\xa6", f);	/* U+2026 */
+		fputs(more, f);
 	}
+}
+
+/* At most max characters, an ellipsis (U+2026) when cut. */
+static void label(FILE *f, const char *s, int max)
+{
+	svg_label(f, s, max, "\xe2\x80\xa6", 1);
 }
 
 static void draw(FILE *f, double x, double w, int level, const char *name, const char *what,

@@ -130,6 +130,10 @@ const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 /* tools/report/svg.c: the hue (0-359) a name is drawn in, the same in
  * every drawing. */
 uint32_t svg_hue(const char *s);
+/* tools/report/svg.c: at most max characters (UTF-8 code points) of s as
+ * XML text, cut to leave room for more (more_w characters wide) when it
+ * does not fit. */
+void svg_label(FILE *f, const char *s, int max, const char *more, int more_w);
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
 /* Opens out (the file of option opt: --svg, --stats) for writing, never
