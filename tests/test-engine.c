@@ -29,7 +29,6 @@
  * usage: test-engine CASE
  */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -410,29 +409,6 @@ static int case_threads(char **argv)
 	return t_done("threads");
 }
 
-/* The perf fds this process has open now. */
-static int perf_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	struct dirent *de;
-	char path[300], link[64];
-	int n = 0;
-
-	while (d && (de = readdir(d))) {
-		ssize_t k;
-
-		snprintf(path, sizeof(path), "/proc/self/fd/%s", de->d_name);
-		k = readlink(path, link, sizeof(link) - 1);
-		if (k > 0) {
-			link[k] = 0;
-			n += !strcmp(link, "anon_inode:[perf_event]");
-		}
-	}
-	if (d)
-		closedir(d);
-	return n;
-}
-
 /*
  * threads-parked: 1024 threads made before the session starts (the scan
  * attaches them, several at once), then each faults TPAGES pages: exactly
@@ -463,7 +439,7 @@ static int case_parked(char **argv)
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
 	T_EQ(hwprof_session_start(s), 0);
-	fds = perf_fds();
+	fds = t_count_perf_fds();
 	T_EQ(hwprof_session_stats(s, 0, &st), 0);
 	pthread_barrier_wait(&bar);
 	pthread_barrier_wait(&bar);
