@@ -587,7 +587,9 @@ void sym_obj_free(struct sym_obj *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i].abs);
 	free(o->paths);
-	free(o->fn);
+	for (size_t i = 0; i < o->nunits; i++)
+		free(o->units[i].seg);
+	free(o->units);
 	free(o->cus);
 	free(o->klines);
 	sym_obj_init(o, NULL, NULL, 0);

@@ -18,9 +18,16 @@
 #include "names.h"
 #include "../sat.h"
 
-struct sym_fncache {
-	Dwarf_Line *line;	/* a line-table row */
-	const char *func;	/* its innermost function, or NULL */
+/* Where a unit's functions are, innermost first (symbols-dwarf.c). */
+struct sym_seg {
+	uint64_t lo, hi;	/* [lo, hi), disjoint, sorted */
+	const char *name;	/* the innermost function over it ("": unnamed) */
+};
+
+struct sym_scopes {
+	uint64_t off;		/* the unit's DIE offset */
+	struct sym_seg *seg;
+	size_t n;
 };
 
 struct sym_cu {
@@ -56,8 +63,8 @@ struct sym_obj {
 		char *abs;		/* joined to its compilation directory */
 	} *paths;
 	size_t npaths, lastpath;
-	struct sym_fncache *fn;	/* open addressing by row */
-	size_t nfn, capfn;
+	struct sym_scopes *units;	/* by offset: each unit's functions */
+	size_t nunits, lastunit;
 	struct sym_cu *cus;	/* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
