@@ -518,34 +518,67 @@ static int paranoid_needed(const struct hwp_event *ev, pid_t pid)
 }
 
 /*
- * Opens a sampling fd for a resolved event. Hardware events get the most
- * precise skid level the PMU accepts, tried from 3 down. Returns the fd or
- * -EOPNOTSUPP (cannot sample here), -EACCES (forbidden) or another -errno,
- * with the reason in why.
+ * The precise_ip rule, for every open of the library and the command
+ * (hwprof_session_add(3), "Skid"): an event of a PMU (PERF_TYPE_HARDWARE,
+ * HW_CACHE, RAW or a PMU's own type) is tried at precise_ip 3 and one
+ * level lower after each answer a kernel gives for a level it cannot do:
+ * EINVAL (Intel: a level above what the event's PEBS supports),
+ * EOPNOTSUPP (x86: above the CPU's maximum; AMD: above 2) and ENOENT
+ * (AMD with IBS: 1 and 2 go to IBS, which has no such event); at 0 the
+ * answer is the event's. Other events are opened at 0.
+ */
+int hwp_precise_max(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ? 3 : 0;
+}
+
+/*
+ * Opens a (perf_event_open(2) flags besides CLOEXEC in flags) at the most
+ * precise level from `from` down (-1: hwp_precise_max(a)), the one place
+ * precise_ip is set. The fd, with the level in *level and in a, or the
+ * -errno of the open at level 0.
+ */
+int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
+		  unsigned long flags, int *level)
+{
+	int l = from < 0 ? hwp_precise_max(a) : from > 3 ? 3 : from;
+	int fd;
+
+	for (;; l--) {
+		a->precise_ip = (unsigned int)l;
+		fd = hwp_perf_open_flags(a, pid, cpu, group, flags);
+		if (fd >= 0) {
+			if (level)
+				*level = l;
+			return fd;
+		}
+		if (!l || (fd != -EINVAL && fd != -EOPNOTSUPP && fd != -ENOENT))
+			return fd;
+	}
+}
+
+/*
+ * Opens a sampling fd for a resolved event, at the most precise level the
+ * PMU accepts (hwp_attr_open()). Returns the fd or -EOPNOTSUPP (cannot
+ * sample here), -EACCES (forbidden) or another -errno, with the reason in
+ * why.
  */
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len)
 {
-	int level = ev->kind == HWP_EV_HARDWARE ? 3 : 0;
 	const char *name = ev->name;
 	int fd, par;
 
-	for (;; level--) {
-		ev->attr.precise_ip = (unsigned int)level;
-		/* the kernel attaches the ring before it installs the event,
-		 * so one born enabled loses no sample to a missing ring */
-		ev->attr.disabled = out_fd < 0;
-		fd = hwp_perf_open_flags(&ev->attr, pid, cpu, out_fd,
-					 out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
-		ev->attr.disabled = 1;
-		if (fd >= 0) {
-			if (precise)
-				*precise = level;
-			return fd;
-		}
-		if (!level || (fd != -EINVAL && fd != -EOPNOTSUPP))
-			break;
-	}
+	/* the kernel attaches the ring before it installs the event, so one
+	 * born enabled loses no sample to a missing ring */
+	ev->attr.disabled = out_fd < 0;
+	fd = hwp_attr_open(&ev->attr, -1, pid, cpu, out_fd,
+			   out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
+			   precise);
+	ev->attr.disabled = 1;
+	if (fd >= 0)
+		return fd;
 	switch (fd) {
 	case -ENOENT:
 	case -ENODEV:

@@ -402,7 +402,8 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 	fd = hwp_papi_sw_attr(s, e, &ev.attr);
 	if (fd)
 		return fd;
-	fd = hwp_perf_open(&ev.attr, pid, cpu, -1);
+	/* counting needs no skid level: precise_ip 0 */
+	fd = hwp_attr_open(&ev.attr, 0, pid, cpu, -1, 0, NULL);
 	if (fd < 0)
 		return hwp_papi_errno(fd, HWP_PAPI_AT_USE);
 	e->fd = fd;
