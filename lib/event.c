@@ -347,52 +347,121 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	return 0;
 }
 
+/*
+ * The core PMU, as PAPI 7.0 chooses it: libpfm4 activates, beside the
+ * model's PMU, PMUs that stand for a whole family (is_dfl: ix86arch on
+ * every Intel CPU with architectural perfmon, which comes first in its
+ * order; and amd64_fam17h, the deprecated name of Zen 1 active beside
+ * amd64_fam17h_zen1): they are taken only when no other core PMU is
+ * present. On a hybrid CPU the first model PMU (adl_glc, the P-cores)
+ * is taken (PAPI 7.0 refuses to start there).
+ */
+static const char *const family_pmus[] = { "amd64_fam17h" };
+
+const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n)
+{
+	const char *fallback = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		int family = pmu[i].dfl;
+
+		for (size_t k = 0; k < sizeof(family_pmus) / sizeof(family_pmus[0]); k++)
+			family |= !strcmp(pmu[i].name, family_pmus[k]);
+		if (!family)
+			return pmu[i].name;
+		if (!fallback)
+			fallback = pmu[i].name;
+	}
+	return fallback;
+}
+
 /* The core PMU libpfm4 detected on this CPU (or was forced to with
  * LIBPFM_FORCE_PMU), or NULL when it knows none. */
 static const char *core_pmu(void)
 {
+	struct hwp_pmu_seen seen[16];
 	pfm_pmu_info_t info;
+	size_t n = 0;
 
 	if (!pfm_ready())
 		return NULL;
-	for (int p = 0; p < PFM_PMU_MAX; p++) {
+	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
 		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name)
-			return info.name;
+		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name) {
+			seen[n].name = info.name;
+			seen[n++].dfl = info.is_dfl;
+		}
 	}
+	return hwp_core_pick(seen, n);
+}
+
+/* PMUs without rows of their own that take another's, as PAPI 7.0's
+ * papi_events.csv lists them under one table (libpfm4 encodes their
+ * events from the same table). A PMU's own rows come first. */
+static const struct { const char *pmu, *rows; } row_alias[] = {
+	{ "skx", "skl" },	/* Skylake-SP */
+	{ "clx", "skl" },	/* Cascade Lake */
+};
+
+static const char *rows_of(const char *core)
+{
+	for (size_t i = 0; core && i < sizeof(row_alias) / sizeof(row_alias[0]); i++)
+		if (!strcmp(row_alias[i].pmu, core))
+			return row_alias[i].rows;
+	return NULL;
+}
+
+static const struct hwp_preset_row *row_for(const char *preset, const char *pmu)
+{
+	for (size_t i = 0; pmu && i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++)
+		if (!strcmp(hwp_preset_rows[i].preset, preset) &&
+		    !strcmp(hwp_preset_rows[i].pmu, pmu))
+			return &hwp_preset_rows[i];
 	return NULL;
 }
 
 /*
  * The row of events/presets.h a preset takes given the core PMU (NULL:
- * libpfm4 knows none): that PMU's row, else the kernel's generic event.
- * Says which in src. NULL when the preset has no row that applies.
+ * libpfm4 knows none): that PMU's row, else the row of the PMU it shares a
+ * table with (row_alias), else the kernel's generic event. Says which in
+ * src. NULL when the preset has no row that applies.
  */
 const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
 					    char *src, size_t len)
 {
-	const struct hwp_preset_row *gen = NULL;
+	const struct hwp_preset_row *r;
+	const char *alias = rows_of(core);
 
-	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
-		const struct hwp_preset_row *r = &hwp_preset_rows[i];
-
-		if (strcmp(r->preset, preset))
-			continue;
-		if (core && !strcmp(r->pmu, core)) {
-			say(src, len, "libpfm4 table %s", core);
-			return r;
-		}
-		if (!strcmp(r->pmu, "perf") && !gen)
-			gen = r;
+	if ((r = row_for(preset, core))) {
+		say(src, len, "libpfm4 table %s", core);
+		return r;
 	}
-	if (gen && core)
+	if ((r = row_for(preset, alias))) {
+		say(src, len, "libpfm4 table %s, %s's rows", core, alias);
+		return r;
+	}
+	r = row_for(preset, "perf");
+	if (r && core)
 		say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
 		    preset, core);
-	else if (gen)
+	else if (r)
 		say(src, len, "kernel generic events: libpfm4 does not know this CPU");
-	return gen;
+	return r;
+}
+
+/* The libpfm4 string of row r on core: the row's, with the PMU prefix of
+ * core where the row is another PMU's (row_alias). */
+void hwp_preset_event(const struct hwp_preset_row *r, const char *core, char *buf,
+		      size_t len)
+{
+	const char *sep = strstr(r->event, "::");
+
+	if (core && sep && strcmp(r->pmu, core) && strcmp(r->pmu, "perf"))
+		snprintf(buf, len, "%s%s", core, sep);
+	else
+		snprintf(buf, len, "%s", r->event);
 }
 
 static int hw_kind(struct hwp_event *ev)
@@ -427,8 +496,10 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 			size_t len)
 {
 	const struct hwp_preset_row *r;
+	const char *core = core_pmu();
+	char event[256];
 
-	r = hwp_preset_row(name, core_pmu(), ev->src, sizeof(ev->src));
+	r = hwp_preset_row(name, core, ev->src, sizeof(ev->src));
 	if (!r) {
 		say(why, len, "%s: event not supported by this machine's PMU (no row of events/presets.h applies here)",
 		    name);
@@ -436,8 +507,9 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 	}
 	if (parse_generic(r->event, ev))
 		return 0;
-	if (!pfm_ready() || pfm_encode(r->event, &ev->attr)) {
-		say(why, len, "%s: %s does not encode (%s)", name, r->event, ev->src);
+	hwp_preset_event(r, core, event, sizeof(event));
+	if (!pfm_ready() || pfm_encode(event, &ev->attr)) {
+		say(why, len, "%s: %s does not encode (%s)", name, event, ev->src);
 		return -EOPNOTSUPP;
 	}
 	ev->attr.size = sizeof(ev->attr);

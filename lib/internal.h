@@ -142,6 +142,15 @@ int hwp_bp_fires(void);
 struct hwp_preset_row;
 const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
 					    char *src, size_t len);
+void hwp_preset_event(const struct hwp_preset_row *r, const char *core, char *buf,
+		      size_t len);
+/* The core PMU of the present ones, in libpfm4's order (dfl: libpfm4's
+ * is_dfl, a PMU for a whole family): the first model PMU, else the first. */
+struct hwp_pmu_seen {
+	const char *name;
+	int dfl;
+};
+const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n);
 
 /* objects.c: loaded objects as regions with buckets of their own */
 struct hwp_objid {		/* what was loaded: file and segment */
