@@ -683,6 +683,55 @@ int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *pr
 	}
 }
 
+/*
+ * Hybrid CPUs (cpu_core and cpu_atom PMUs in sysfs): an event is opened on
+ * one core PMU, not one per PMU as perf does. The kernel puts a generic
+ * event (HARDWARE, HW_CACHE: no PMU type in config's high bits) and a RAW
+ * one on the PMU of type PERF_TYPE_RAW, cpu_core; a PMU's own type goes to
+ * that PMU. HWPROF_TEST_SYSFS (secure_getenv) puts a directory before the
+ * sysfs path, for tests.
+ */
+static long pmu_type_of(const char *pmu)
+{
+	const char *root = secure_getenv("HWPROF_TEST_SYSFS");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/type",
+		 root ? root : "", pmu);
+	return hwp_read_long(path, -1);
+}
+
+/* The one line a session on a hybrid CPU says of its PMU events (n
+ * events, names[i] each, attrs[i]), or 0 when there is nothing to say. */
+int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+		    size_t n, char *line, size_t len)
+{
+	long core = pmu_type_of("cpu_core"), atom = pmu_type_of("cpu_atom");
+	size_t at;
+	int any = 0;
+
+	if (core < 0 || atom < 0)
+		return 0;
+	at = (size_t)snprintf(line, len, "hwprof: hybrid CPU: each event samples on one kind of core (");
+	for (size_t i = 0; i < n && at < len; i++) {
+		const struct perf_event_attr *a = attrs[i];
+		const char *on;
+
+		if (!hwp_precise_max(a))
+			continue;	/* not a PMU's */
+		on = a->type == (uint32_t)atom ? "cpu_atom" :
+		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" : NULL;
+		if (!on)
+			continue;	/* another PMU's: not the cores' */
+		at += (size_t)snprintf(line + at, len - at, "%s%s on %s", any ? ", " : "",
+				       names[i], on);
+		any = 1;
+	}
+	if (any && at < len)
+		snprintf(line + at, len - at, "): a thread's time on the other kind is not sampled");
+	return any;
+}
+
 /* Whether this thread can sample a resolved event: opens and closes it.
  * 0 or -errno as hwp_event_open(), with the reason in why. */
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)

@@ -134,6 +134,10 @@ int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
 /* The precise_ip rule (event.c): the highest level tried for a (3 for a
  * PMU's events, else 0), and the one open that steps down from it. */
 int hwp_precise_max(const struct perf_event_attr *a);
+/* On a hybrid CPU, the one line that says on which core PMU each of n
+ * events samples; 0 when the CPU is not hybrid or none is a PMU's. */
+int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+		    size_t n, char *line, size_t len);
 int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
 		  unsigned long flags, int *level);
 /* 1: execute breakpoints fire here; 0: they open but never count (or

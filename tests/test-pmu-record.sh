@@ -27,6 +27,16 @@ at() {
 at 'EINVAL,ok,ok,ok' 2				# Intel: level 3 not for this event
 at 'EOPNOTSUPP,ENOENT,ENOENT,ok' 0		# AMD with IBS
 at 'ok,ok,ok,ok' 3				# a PMU that takes any level
+# a hybrid CPU (a fake sysfs): one line says where cycles samples
+mkdir -p "$tmp/sys/bus/event_source/devices/cpu_core" "$tmp/sys/bus/event_source/devices/cpu_atom"
+echo 4 > "$tmp/sys/bus/event_source/devices/cpu_core/type"
+echo 10 > "$tmp/sys/bus/event_source/devices/cpu_atom/type"
+HWPROF_TEST_SYSFS=$tmp HWPROF_TEST_PMU='ok,ok,ok,ok' "$hw" record -q -e cycles -e page-faults \
+	-o "$tmp/d" -- true >"$tmp/out" 2>"$tmp/err"
+eq "hybrid: exit status" $? 0
+eq "hybrid: the line" "$(grep -c hybrid "$tmp/err")" 1
+check "hybrid: names cycles on cpu_core only" grep -q "^hwprof: hybrid CPU: each event samples on one kind of core (cycles on cpu_core): a thread's time on the other kind is not sampled\$" "$tmp/err"
+
 # no PMU: one line, exit status 1
 export HWPROF_TEST_PMU='ENOENT,ENOENT,ENOENT,ENOENT'
 err "cycles: event not supported by this machine's PMU" "$hw" record -e cycles -o "$tmp/d" -- true

@@ -14,6 +14,8 @@
  *			error, after trying every level
  *   test-pmu scale	a counter the kernel multiplexed (run=50): PAPI_read
  *			scales it by time_enabled / time_running
+ *   test-pmu hybrid	a hybrid CPU (a fake sysfs, HWPROF_TEST_SYSFS): the
+ *			session says in one line where its events sample
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -196,6 +198,77 @@ static int scale(void)
 	return t_done("pmu-scale");
 }
 
+static char logged[1024];
+static int nlogged;
+
+static void on_log(int level, const char *msg, void *arg)
+{
+	(void)level;
+	(void)arg;
+	if (strstr(msg, "hybrid")) {
+		snprintf(logged, sizeof(logged), "%s", msg);
+		nlogged++;
+	}
+}
+
+static int put(const char *root, const char *pmu, const char *type)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/sys/bus/event_source/devices/%s' && echo %s > '%s/sys/bus/event_source/devices/%s/type'",
+		 root, pmu, type, root, pmu);
+	return system(cmd);
+}
+
+/* One start of a session on cycles and page-faults: the lines it logged. */
+static int start_once(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o) };
+	struct hwprof_session *s = NULL;
+
+	nlogged = 0;
+	*logged = 0;
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwprof_session_add(s, "cycles", 100000, NULL), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 1);
+	T_EQ(hwprof_session_start(s), 0);
+	T_EQ(hwprof_session_stop(s), 0);
+	hwprof_session_free(s);
+	return nlogged;
+}
+
+static int hybrid(void)
+{
+	char root[] = "/tmp/hwprof-sysfs-XXXXXX", cmd[256], line[384];
+	struct perf_event_attr atom = { .type = 10, .size = sizeof(atom) };
+	struct perf_event_attr sw = { .type = PERF_TYPE_SOFTWARE, .size = sizeof(sw) };
+	const struct perf_event_attr *a[2] = { &atom, &sw };
+	const char *names[2] = { "adl_grt::INST_RETIRED", "task-clock" };
+
+	if (!seam_on() || !mkdtemp(root))
+		return T_ERROR;
+	setenv("HWPROF_TEST_SYSFS", root, 1);
+	hwprof_set_log(on_log, NULL, HWPROF_LOG_WARN);
+	/* one core PMU: nothing said */
+	if (put(root, "cpu", "4"))
+		return T_ERROR;
+	T_EQ(start_once(), 0);
+	/* cpu_core and cpu_atom: one line, naming the PMU event only */
+	if (put(root, "cpu_core", "4") || put(root, "cpu_atom", "10"))
+		return T_ERROR;
+	T_EQ(start_once(), 1);
+	T_CHECK(!strcmp(logged, "hwprof: hybrid CPU: each event samples on one kind of core (cycles on cpu_core): a thread's time on the other kind is not sampled"),
+		"said: %s", logged);
+	printf("said: %s\n", logged);
+	/* an event of cpu_atom's own type samples there */
+	T_EQ(hwp_hybrid_note(a, names, 2, line, sizeof(line)), 1);
+	T_CHECK(strstr(line, "(adl_grt::INST_RETIRED on cpu_atom)") != NULL, "%s", line);
+	T_EQ(hwp_hybrid_note(a + 1, names + 1, 1, line, sizeof(line)), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	T_EQ(system(cmd), 0);
+	return t_done("pmu-hybrid");
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
@@ -205,6 +278,8 @@ int main(int argc, char **argv)
 		return none();
 	if (argc > 1 && !strcmp(argv[1], "scale"))
 		return scale();
-	printf("usage: test-pmu lib LEVEL | none | scale\n");
+	if (argc > 1 && !strcmp(argv[1], "hybrid"))
+		return hybrid();
+	printf("usage: test-pmu lib LEVEL | none | scale | hybrid\n");
 	return T_ERROR;
 }

@@ -225,9 +225,20 @@ static int place_bps(struct rec_run *run)
 }
 
 /* What each event records, and a PMU's event the skid level it opened
- * at (hwprof(1), "Skid"). */
+ * at (hwprof(1), "Skid"); on a hybrid CPU, which cores the events sample
+ * on (said even with -q). */
 static void say_events(const struct rec_run *run)
 {
+	const struct perf_event_attr *a[REC_MAX_EVENTS];
+	const char *name[REC_MAX_EVENTS];
+	char line[512];
+
+	for (int e = 0; e < run->r->nev; e++) {
+		a[e] = &run->r->ev[e].attr;
+		name[e] = run->r->ev[e].name;
+	}
+	if (hwp_hybrid_note(a, name, (size_t)run->r->nev, line, sizeof(line)))
+		fprintf(stderr, "%s\n", line);
 	for (int e = 0; e < run->r->nev && !run->op.quiet; e++) {
 		const struct rec_event *re = &run->r->ev[e];
 
