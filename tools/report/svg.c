@@ -143,39 +143,68 @@ int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 	return 0;
 }
 
-int out_close(const char *opt, FILE *f, const char *out)
+/* One line: "hwprof: OPT NAME: what". 1. */
+static int out_say(const struct out_file *of, const char *what)
 {
-	int bad = fflush(f) || ferror(f);
-
-	if (fclose(f) || bad) {
-		fprintf(stderr, "hwprof: %s ", opt);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	fprintf(stderr, "hwprof: %s ", of->opt);
+	nm_put(stderr, of->name, NM_TEXT);
+	fprintf(stderr, ": %s\n", what);
+	return 1;
 }
 
-/* Opens the output, never blocking (a FIFO without reader fails). */
-FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs)
+void out_drop(struct out_file *of)
 {
-	int fd;
+	if (of->f)
+		fclose(of->f);
+	of->f = NULL;
+	hwp_out_close(&of->o);
+}
 
+int out_close(struct out_file *of)
+{
+	int bad = fflush(of->f) || ferror(of->f), r;
+
+	bad = fclose(of->f) || bad;
+	of->f = NULL;
+	r = bad ? -(errno ? errno : EIO) : hwp_out_commit(&of->o, 0);
+	hwp_out_close(&of->o);
+	return r ? out_say(of, strerror(-r)) : 0;
+}
+
+/* A new file beside out, renamed over it at out_close(): nothing at the
+ * name (a link, a FIFO, a file another user put there) is written
+ * through (hwprof(1), --svg). */
+int out_open(struct out_file *of, const char *opt, const char *out, char **inputs,
+	     size_t ninputs)
+{
+	int r;
+
+	*of = (struct out_file){ .opt = opt, .name = out };
 	if (out_check(opt, out, inputs, ninputs))
-		return NULL;
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "hwprof: %s ", opt);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		return NULL;
+		return 1;
+	r = hwp_out_open(&of->o, out);
+	if (r == HWP_OUT_NOTREG) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
+			 "through a link", hwp_out_what(of->o.found));
+		r = out_say(of, why);
+	} else if (r == -EISDIR) {
+		r = out_say(of, "not a file name");
+	} else if (r || (r = hwp_out_temp(&of->o))) {
+		r = out_say(of, strerror(-r));
+	} else if (!(of->f = hwp_out_stream(&of->o))) {
+		r = out_say(of, strerror(errno));
 	}
-	return fdopen(fd, "w");
+	if (r)
+		hwp_out_close(&of->o);
+	return r;
 }
 
 /* The drawing's state: objects, then functions, then lines. */
 struct icicle {
 	FILE *f;
+	struct out_file of;
 	struct view_ctx *c;
 	const struct rows_table *ft;	/* function rows */
 	size_t no;			/* objects + 1 ([unknown]) */
@@ -372,7 +401,7 @@ static int draw_lines(struct icicle *ic)
 
 
 /* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
-static int draw_tail(struct icicle *ic, const char *out)
+static int draw_tail(struct icicle *ic)
 {
 	FILE *f = ic->f;
 	int lines = ic->c->view == VIEW_LINES;
@@ -382,7 +411,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	if (ic->skipped)
 		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
-	return out_close("--svg", f, out);
+	return out_close(&ic->of);
 }
 
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
@@ -394,27 +423,27 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 		ret = die("out of memory");
 		goto out;
 	}
-	ic.f = out_open("--svg", out, inputs, ninputs);
-	if (!ic.f)
+	if (out_open(&ic.of, "--svg", out, inputs, ninputs))
 		goto out;
+	ic.f = ic.of.f;
 	if (c->view == VIEW_FUNCS && c->d->events[c->event].callgraph != HD_CG_NONE) {
 		/* call paths: a flame graph (tools/report/flame.c) */
 		if (flame_write(ic.f, c)) {
-			fclose(ic.f);
+			out_drop(&ic.of);
 			ret = die("out of memory");
 			goto out;
 		}
-		ret = out_close("--svg", ic.f, out);
+		ret = out_close(&ic.of);
 		goto out;
 	}
 	draw_head(ic.f, c);
 	draw_objects(&ic);
 	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {
-		fclose(ic.f);
+		out_drop(&ic.of);
 		ret = die("out of memory");
 		goto out;
 	}
-	ret = draw_tail(&ic, out);
+	ret = draw_tail(&ic);
 out:
 	icicle_free(&ic);
 	return ret;
