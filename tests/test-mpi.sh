@@ -202,19 +202,26 @@ pmpi-noprofile)
 	check "hwprof report warns" grep -q "^hwprof: warning: 2 threads were not covered (rank 0 has no profile" "$tmp/rep.err"
 	;;
 pmpi-output)
-	# HWPROF_OUTPUT: only a regular file is replaced (through a symbolic
-	# link to it); a FIFO there is left as it is, with one line
+	# HWPROF_OUTPUT: only a regular file is replaced; a FIFO or a
+	# symbolic link there is left as it is, with one line
 	mkfifo "$tmp/fifo"
 	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
 		-x HWPROF_OUTPUT="$tmp/fifo" "$app" 5 >/dev/null 2>"$tmp/err"
 	check "a FIFO is left a FIFO" [ -p "$tmp/fifo" ]
-	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/fifo: not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/fifo: a FIFO, not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
 	echo old >"$tmp/target"
 	ln -s target "$tmp/link"
-	check "through a symbolic link" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
-		-x HWPROF_OUTPUT="$tmp/link" "$app" 5
+	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/link" "$app" 5 >/dev/null 2>"$tmp/err"
 	check "the link stays a link" [ -L "$tmp/link" ]
-	check "its target holds the job file" grep -q '^job 2 ' "$tmp/target"
+	eq "its target is untouched" "$(cat "$tmp/target")" old
+	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/link: a symbolic link, not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+	echo old >"$tmp/job.data"
+	chmod 600 "$tmp/job.data"
+	check "a regular file is replaced" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" 5
+	check "it holds the job file" grep -q '^job 2 ' "$tmp/job.data"
+	eq "still 0600" "$(stat -c %a "$tmp/job.data")" 600
 	;;
 refuse)
 	mkdir "$tmp/a" "$tmp/b"
