@@ -124,32 +124,50 @@ static int by_group(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Refuses an output (of option opt) that is one of the inputs: 0, or 1
- * after saying so. */
+/* One line: "hwprof: OPT NAME: what". 1. */
+static int out_say(const char *opt, const char *name, const char *what)
+{
+	fprintf(stderr, "hwprof: %s ", opt);
+	nm_put(stderr, name, NM_TEXT);
+	fprintf(stderr, ": %s\n", what);
+	return 1;
+}
+
+/* hwp_out_open()'s r for out, said in one line (1), or 0. */
+static int out_open_said(const char *opt, const char *out, const struct hwp_out *o, int r)
+{
+	char why[96];
+
+	if (r == HWP_OUT_NOTREG) {
+		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
+			 "through a link", hwp_out_what(o->found));
+		return out_say(opt, out, why);
+	}
+	if (r == -EISDIR)
+		return out_say(opt, out, "not a file name");
+	return r ? out_say(opt, out, strerror(-r)) : 0;
+}
+
+/* Refuses an output (of option opt) that cannot be written (a symbolic
+ * link, a FIFO, a device is there; no such directory) or that is one of
+ * the inputs: 0, or 1 after saying so. */
 int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
+	struct hwp_out o;
+	int r = hwp_out_open(&o, out);
 
+	r = out_open_said(opt, out, &o, r);
+	hwp_out_close(&o);
+	if (r)
+		return 1;
 	if (!stat(out, &so))
 		for (size_t i = 0; i < ninputs; i++)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
-			    si.st_ino == so.st_ino) {
-				fprintf(stderr, "hwprof: %s ", opt);
-				nm_put(stderr, out, NM_TEXT);
-				fputs(": that is the data file being reported; not overwriting it\n",
-				      stderr);
-				return 1;
-			}
+			    si.st_ino == so.st_ino)
+				return out_say(opt, out, "that is the data file being reported; "
+					       "not overwriting it");
 	return 0;
-}
-
-/* One line: "hwprof: OPT NAME: what". 1. */
-static int out_say(const struct out_file *of, const char *what)
-{
-	fprintf(stderr, "hwprof: %s ", of->opt);
-	nm_put(stderr, of->name, NM_TEXT);
-	fprintf(stderr, ": %s\n", what);
-	return 1;
 }
 
 void out_drop(struct out_file *of)
@@ -168,7 +186,7 @@ int out_close(struct out_file *of)
 	of->f = NULL;
 	r = bad ? -(errno ? errno : EIO) : hwp_out_commit(&of->o, 0);
 	hwp_out_close(&of->o);
-	return r ? out_say(of, strerror(-r)) : 0;
+	return r ? out_say(of->opt, of->name, strerror(-r)) : 0;
 }
 
 /* A new file beside out, renamed over it at out_close(): nothing at the
@@ -182,20 +200,11 @@ int out_open(struct out_file *of, const char *opt, const char *out, char **input
 	*of = (struct out_file){ .opt = opt, .name = out };
 	if (out_check(opt, out, inputs, ninputs))
 		return 1;
-	r = hwp_out_open(&of->o, out);
-	if (r == HWP_OUT_NOTREG) {
-		char why[96];
-
-		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
-			 "through a link", hwp_out_what(of->o.found));
-		r = out_say(of, why);
-	} else if (r == -EISDIR) {
-		r = out_say(of, "not a file name");
-	} else if (r || (r = hwp_out_temp(&of->o))) {
-		r = out_say(of, strerror(-r));
-	} else if (!(of->f = hwp_out_stream(&of->o))) {
-		r = out_say(of, strerror(errno));
-	}
+	r = out_open_said(opt, out, &of->o, hwp_out_open(&of->o, out));
+	if (!r && (r = hwp_out_temp(&of->o)))
+		r = out_say(opt, out, strerror(-r));
+	if (!r && !(of->f = hwp_out_stream(&of->o)))
+		r = out_say(opt, out, strerror(errno));
 	if (r)
 		hwp_out_close(&of->o);
 	return r;

@@ -150,7 +150,9 @@ struct out_file {
  * beside it. */
 int out_open(struct out_file *of, const char *opt, const char *out, char **inputs,
 	     size_t ninputs);
-/* 1 (after one line on stderr) when out is one of the inputs, else 0. */
+/* 1 (after one line on stderr) when out is one of the inputs, or
+ * something other than a regular file is there, or its directory cannot
+ * be opened; else 0. Called before the work, out_open() checks again. */
 int out_check(const char *opt, const char *out, char **inputs, size_t ninputs);
 /* Flushes and closes of->f and puts the file in place: 0, or 1 after one
  * line (the old file, if any, is then left as it was). */
