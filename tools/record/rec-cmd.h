@@ -39,7 +39,8 @@ struct rec_opts {
 /* The output file: written to a temp file beside it, then renamed
  * (lib/outfile.h). */
 struct rec_out {
-	struct hwp_out f;
+	struct hwp_out f;	/* open during a write only */
+	const char *name;	/* -o, % expanded */
 };
 
 struct rec_bp {		/* a mem:FUNC:x of a PIE: placed after the exec */

@@ -146,16 +146,17 @@ static int in_kernel_fs(int dir)
 }
 
 /*
- * Checks -o before anything runs (hwprof(1)): its directory, opened now
- * and kept, so that a relative name stays where record started and a
- * directory renamed meanwhile changes nothing; at the name nothing or a
+ * Checks -o before anything runs (hwprof(1)): at the name nothing or a
  * regular file, never a symbolic link, device, FIFO or directory; not in a
- * kernel file system; a directory that takes a new file.
+ * kernel file system; a directory that takes a new file. The directory is
+ * not kept open while the command runs (a descriptor fewer for the
+ * events): each write opens it again.
  */
 static int out_prepare(struct rec_out *o, const char *arg)
 {
 	int r = hwp_out_open(&o->f, arg);
 
+	o->name = arg;
 	if (r == -EISDIR && (!*arg || arg[strlen(arg) - 1] == '/'))
 		return die("-o %s: not a file name", arg) + 1;	/* a usage error */
 	if (r == HWP_OUT_NOTREG)
@@ -173,37 +174,38 @@ static int out_prepare(struct rec_out *o, const char *arg)
 	/* the directory takes a new file: checked now, made at the write (a
 	 * SIGKILL of record leaves no empty temp file behind) */
 	r = hwp_out_temp(&o->f);
-	hwp_out_discard(&o->f);
+	hwp_out_close(&o->f);
 	if (r)
 		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
 	return 0;
 }
 
-/* Writes d into a new temp file and renames it over the output. */
+/* Writes d into a new temp file and renames it over the output. What
+ * another user put at the name since the check (a link, in a directory
+ * others can write) is replaced by the rename, never followed. */
 int rec_out_write(struct rec_out *o, const struct hd_file *d)
 {
-	FILE *f;
-	int r = hwp_out_temp(&o->f);
+	FILE *f = NULL;
+	int r = hwp_out_open(&o->f, o->name);
 
-	if (r)
-		return r;
-	f = hwp_out_stream(&o->f);
-	if (!f) {
+	if (r == HWP_OUT_NOTREG)
+		r = 0;
+	if (!r)
+		r = hwp_out_temp(&o->f);
+	if (!r && !(f = hwp_out_stream(&o->f)))
 		r = -errno;
-		hwp_out_discard(&o->f);
-		return r;
+	if (!r) {
+		errno = 0;
+		r = hd_write(f, d);
+		if (r == -EIO && errno)
+			r = -errno;	/* the write's own error: EFBIG, ENOSPC */
+		if (fclose(f) && !r)
+			r = -errno;
 	}
-	errno = 0;
-	r = hd_write(f, d);
-	if (r == -EIO && errno)
-		r = -errno;	/* the write's own error: EFBIG, ENOSPC */
-	if (fclose(f) && !r)
-		r = -errno;
-	if (r) {
-		hwp_out_discard(&o->f);
-		return r;
-	}
-	return hwp_out_commit(&o->f, 0);
+	if (!r)
+		r = hwp_out_commit(&o->f, 0);
+	hwp_out_close(&o->f);
+	return r;
 }
 
 void rec_out_free(struct rec_out *o)
