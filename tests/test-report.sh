@@ -141,6 +141,27 @@ assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
 	check "--width 40: csv keeps the full name" sh -c \
 		"'$hw' report '$tmp/d' --width 40 --format csv | grep -Fq '\"$want\"'"
 	check "--width 0: no limit" sh -c "'$hw' report '$tmp/d' --width 0 | grep -Fq ' 9  $want '"
+	# --width N: no row wider than N, once the fixed columns leave room for
+	# a name of 24 (the narrowest a name is cut to)
+	for v in "" --lines --threads --processes "--tree top-down" "--tree bottom-up"; do
+		lmin=1000000 w=40
+		while [ $w -le 130 ]; do
+			# shellcheck disable=SC2086
+			"$hw" report "$tmp/d" $v --width $w 2>&1 | grep -v '^#' |
+				awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' \
+				> "$tmp/w$w"
+			l=$(cat "$tmp/w$w")
+			[ "$l" -lt "$lmin" ] && lmin=$l
+			w=$((w + 1))
+		done
+		w=40
+		while [ $w -le 130 ]; do
+			l=$(cat "$tmp/w$w")
+			[ "$l" -le "$w" ] || [ "$l" -eq "$lmin" ] ||
+				{ echo "FAIL: report $v --width $w: a row of $l columns"; fail=1; }
+			w=$((w + 1))
+		done
+	done
 	check "--no-demangle csv: raw" sh -c "'$hw' report '$tmp/d' --no-demangle --format csv | grep -Fq '\"$raw\"'"
 	if live "$tmp/live" "$cxx" 100000000; then
 		rows "$tmp/live" | head -3

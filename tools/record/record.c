@@ -203,6 +203,33 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 	return 0;
 }
 
+/*
+ * An option with its value in the same word, as getopt_long takes them:
+ * --opt=VALUE and -XVALUE. 0 when a was one (parsed), -1 when a is not,
+ * or the exit status after one line.
+ */
+static int attached_value(struct rec_opts *op, const char *a)
+{
+	char opt[32];
+	const char *eq = strchr(a, '=');
+
+	if (a[1] == '-' && eq && (size_t)(eq - a) < sizeof(opt)) {
+		memcpy(opt, a, (size_t)(eq - a));
+		opt[eq - a] = 0;
+		if (takes_value(opt))
+			return parse_value(op, opt, eq + 1);
+		if (is_opt(opt, NULL, "--help") || is_opt(opt, NULL, "--quiet"))
+			return usage_error("%s takes no value (see hwprof record --help)", opt);
+		return -1;
+	}
+	if (a[1] != '-' && a[2]) {
+		opt[0] = '-', opt[1] = a[1], opt[2] = 0;
+		if (takes_value(opt))
+			return parse_value(op, opt, a + 2);
+	}
+	return -1;
+}
+
 /* The options: 0, -1 after --help, or the exit status after one line. */
 static int parse(int argc, char **argv, struct rec_opts *op)
 {
@@ -218,6 +245,11 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 		}
 		if (a[0] != '-' || !a[1])
 			break;		/* the command */
+		ret = attached_value(op, a);
+		if (ret > 0)
+			return ret;
+		if (!ret)
+			continue;
 		if (takes_value(a)) {
 			if (i + 1 >= argc)
 				return usage_error("%s needs a value", a);

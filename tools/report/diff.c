@@ -223,7 +223,7 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 			printf("%*s", (int)(33 - (strlen(r[i].place) < 33 ? strlen(r[i].place) : 32)),
 			       "");
 		}
-		nm_put(stdout, view_fit(r[i].name, 60 + (lines ? 33 : 0) + (int)strlen(r[i].obj) + 1),
+		nm_put(stdout, view_fit(r[i].name, 55 + (lines ? 33 : 0) + 1 + (int)strlen(r[i].obj)),
 		       NM_TEXT);
 		printf("%*s", (int)(strlen(r[i].name) < 40 ? 41 - strlen(r[i].name) : 1), "");
 		nm_put(stdout, r[i].obj, NM_TEXT);
@@ -394,7 +394,8 @@ static int parse(int argc, char **argv, struct dargs *a)
 	int nside = 0;
 
 	for (int i = 1; i < argc; i++) {
-		const char *o = argv[i];
+		const char *o = argv[i], *v;
+		int bad = 0;
 
 		if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
 			fputs(diff_usage, stdout);
@@ -410,26 +411,23 @@ static int parse(int argc, char **argv, struct dargs *a)
 			a->normalize = 1;
 		} else if (!strcmp(o, "--no-demangle")) {
 			nm_no_demangle = 1;
-		} else if (!strcmp(o, "--event") || !strcmp(o, "--format") || !strcmp(o, "--svg") ||
-			   !strcmp(o, "--width")) {
-			if (i + 1 >= argc)
-				return usage_error("%s needs a value (see hwprof diff --help)", o);
-			if (!strcmp(o, "--event")) {
-				a->evarg = argv[++i];
-			} else if (!strcmp(o, "--format")) {
-				a->fmt = argv[++i];
-			} else if (!strcmp(o, "--svg")) {
-				a->svgout = argv[++i];
-			} else {
-				char *end;
-				long w = strtol(argv[++i], &end, 10);
+		} else if ((v = cli_value(argc, argv, &i, "--event", &bad))) {
+			a->evarg = v;
+		} else if ((v = cli_value(argc, argv, &i, "--format", &bad))) {
+			a->fmt = v;
+		} else if ((v = cli_value(argc, argv, &i, "--svg", &bad))) {
+			a->svgout = v;
+		} else if ((v = cli_value(argc, argv, &i, "--width", &bad))) {
+			char *end;
+			long w = strtol(v, &end, 10);
 
-				if (*end || end == argv[i] || w < 0 || w > 100000 || (w && w < 40))
-					return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns",
-							   argv[i]);
-				a->width = (int)w;
-				a->width_set = 1;
-			}
+			if (*end || end == v || w < 0 || w > 100000 || (w && w < 40))
+				return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns",
+						   v);
+			a->width = (int)w;
+			a->width_set = 1;
+		} else if (bad) {
+			return usage_error("%s needs a value (see hwprof diff --help)", o);
 		} else {
 			fputs("hwprof: unknown option ", stderr);
 			nm_put(stderr, o, NM_TEXT);

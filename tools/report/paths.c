@@ -311,7 +311,7 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 			fputs(callers ? "[no caller: the path's outermost frame]" :
 			      "[self: samples in it]", stdout);
 		else
-			nm_put(stdout, view_fit(view_name(&t->rows[e[k].fn], buf), 20), NM_TEXT);
+			nm_put(stdout, view_fit(view_name(&t->rows[e[k].fn], buf), 21), NM_TEXT);
 		putchar('\n');
 	}
 	ret = 0;
@@ -450,6 +450,7 @@ static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from
 	for (size_t k = from; k < from + n; k++) {
 		const struct cp_tnode *x = &tr->n[tr->kids[k]];
 		const struct view_row *r = &t->rows[x->fn];
+		const char *on;
 
 		if (x->total < min)
 			break;		/* sorted: the rest are smaller */
@@ -458,10 +459,11 @@ static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from
 			printf("%7.2f%% ", view_pct(x->self, tr->all));
 		for (int i = 0; i < depth && i < 64; i++)
 			fputs("  ", stdout);
+		on = r->obj == HD_NO_OBJECT ? "[unknown]" : view_base(c->d->objects[r->obj].path);
 		nm_put(stdout, view_fit(view_name(r, buf), (bottom_up ? 9 : 18) +
-					 2 * (depth < 64 ? depth : 64) + 22), NM_TEXT);
-		printf("  %s\n", r->obj == HD_NO_OBJECT ? "[unknown]" :
-		       view_base(c->d->objects[r->obj].path));
+					 2 * (depth < 64 ? depth : 64) + 2 + (int)strlen(on)),
+		       NM_TEXT);
+		printf("  %s\n", on);
 		tree_print(p, tr, x->first, x->nkids, depth + 1, min, bottom_up);
 	}
 }

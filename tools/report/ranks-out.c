@@ -141,7 +141,7 @@ void rk_text(const struct rk *k)
 			printf("%12.2f %6.2f  ", r->sd, r->cv);
 		else
 			printf("%12s %6s  ", "?", "?");
-		name = view_fit(view_name(fr, nb), 98 + (int)strlen(obj_base(k, fr->obj)));
+		name = view_fit(view_name(fr, nb), 86 + 1 + (int)strlen(obj_base(k, fr->obj)));
 		if (nm_is_plain(name)) {
 			printf("%-40s ", name);
 		} else {

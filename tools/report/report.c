@@ -348,7 +348,7 @@ static void text_rows(const struct view_ctx *c)
 		case VIEW_FUNCS:
 			if (c->has_totals)
 				lead(r->total, c->total);
-			cell(view_fit(name, (c->has_totals ? 40 : 20) + ow), 40);
+			cell(view_fit(name, (c->has_totals ? 42 : 21) + ow), 40);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
@@ -365,7 +365,7 @@ static void text_rows(const struct view_ctx *c)
 			cell(at ? at : "??", 32);
 			free(at);
 			putchar(' ');
-			cell(view_fit(name, 20 + 33 + ow), 32);
+			cell(view_fit(name, 21 + 33 + ow), 32);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
@@ -375,7 +375,7 @@ static void text_rows(const struct view_ctx *c)
 			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
-			cell(view_fit(r->top ? r->top : "-", 20 + 18 + 17 + 10), 0);
+			cell(view_fit(r->top ? r->top : "-", 21 + 18 + 17 + 10), 0);
 			printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		case VIEW_PROCS:
@@ -383,7 +383,7 @@ static void text_rows(const struct view_ctx *c)
 			putchar(' ');
 			cell(proc_command(d->procs[r->aux].command), 32);
 			putchar(' ');
-			cell(view_fit(r->top ? r->top : "-", 20 + 9 + 33 + 10), 0);
+			cell(view_fit(r->top ? r->top : "-", 21 + 9 + 33 + 10), 0);
 			if (r->top)	/* none: a job file's rank */
 				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
