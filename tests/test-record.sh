@@ -485,6 +485,18 @@ exit-status)
 	usage "give -p PID or a command, not both" "$hw" record -p 1 -- true
 	usage "-F needs a clock or cycles event" "$hw" record -e page-faults -F 99 -- true
 	usage "mem:foo: only execute breakpoints" "$hw" record -e mem:foo -- true
+	usage "mem:0x1000:r: only execute breakpoints" "$hw" record -e mem:0x1000:r -- true
+	usage "mem:0x1000: only execute breakpoints" "$hw" record -e mem:0x1000 -- true
+	usage "mem:0xzz:x: bad hex address" "$hw" record -e mem:0xzz:x -- true
+	# --opt=VALUE and -XVALUE as getopt_long takes them (hwprof(1))
+	usage "--count x: not a positive whole number" "$hw" record --count=x -- true
+	usage "-c x: not a positive whole number" "$hw" record -cx -- true
+	usage "--quiet takes no value" "$hw" record --quiet=1 -- true
+	check "--event=task-clock --count=1000000 --output=FILE" \
+		"$hw" record -q --event=task-clock --count=1000000 --output="$tmp/eq" -- true
+	check "-etask-clock -c1000000 -oFILE" \
+		"$hw" record -q -etask-clock -c1000000 -o"$tmp/eq2" -- true
+	check "--output=FILE wrote FILE" [ -s "$tmp/eq" ] && check "-oFILE wrote FILE" [ -s "$tmp/eq2" ]
 	usage "-e: an empty event name" "$hw" record -e '' -- true
 	usage "-o $tmp/a%x: %x is not one of" "$hw" record -o "$tmp/a%x" -- true
 	usage "-o $tmp/: not a file name" "$hw" record -o "$tmp/" -- true

@@ -95,6 +95,14 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 	if (!strncmp(name, "mem:", 4) && strncasecmp(name + 4, "0x", 2))
 		return resolve_func(run, e, name, ev);
 	ret = hwp_event_resolve(name, ev, why, sizeof(why));
+	/* mem:0xADDR with another access than :x, or a bad address: the
+	 * event's syntax, a usage error as for mem:FUNC */
+	if (ret == -EINVAL && !strncmp(name, "mem:", 4)) {
+		if (strlen(name) < 2 || strcmp(name + strlen(name) - 2, ":x"))
+			return die("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) are "
+				   "supported", name) + 1;
+		return die("%s", why) + 1;
+	}
 	if (ret == -EOPNOTSUPP && !strstr(why, "task-clock"))
 		return die("%s; try -e task-clock, which every Linux has", why);
 	if (ret)
