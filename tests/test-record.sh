@@ -469,6 +469,29 @@ write-fails)
 	check "one line: the file and EFBIG" grep -qx "hwprof: $tmp/fz: File too large" "$tmp/said"
 	check "nothing else said" [ "$(wc -l < "$tmp/said")" = 1 ]
 	check "no file, no temp file left" [ -z "$(ls -A "$tmp" | grep fz)" ]
+	# a limit that lets the profile through but not its names: the first
+	# write stands, and the line says so (hwprof(1) EXIT STATUS)
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/full" -- "$prog" faults 50 ||
+		{ echo "FAIL: record without a limit"; fail=1; }
+	found=0 k=1
+	while [ $k -le 16 ] && [ $found = 0 ]; do
+		rm -f "$tmp/fn"
+		{ sh -c "ulimit -f $k; exec '$hw' record -q -e page-faults -c 1 -o '$tmp/fn' -- '$prog' faults 50"
+		  echo $? > "$tmp/rc"; } 2>&1 | cat > "$tmp/said"
+		if [ -e "$tmp/fn" ] && [ "$(head -n 1 "$tmp/fn")" = "hwprof-data 3" ]; then
+			found=1
+			cat "$tmp/said"
+			check "names cut: exit 1" [ "$(cat "$tmp/rc")" = 1 ]
+			check "names cut: one line that says the file is kept without names" \
+				grep -qx "hwprof: $tmp/fn: File too large: the file is kept without the names (report reads them from the objects)" "$tmp/said"
+			check "names cut: nothing else said" [ "$(wc -l < "$tmp/said")" = 1 ]
+			check "names cut: the file is whole" [ "$(tail -n 1 "$tmp/fn")" = end ]
+			check "names cut: the profile is all there (the 50 faults at least)" \
+				[ "$("$dump" "$tmp/fn" | awk '/^sample / { n += $NF } END { print n + 0 }')" -ge 50 ]
+		fi
+		k=$((k + 1))
+	done
+	check "some ulimit -f keeps the profile without its names" [ $found = 1 ]
 	;;
 exit-status)
 	need task-clock

@@ -616,7 +616,8 @@ static int finish(struct rec_run *run)
 	else
 		ret = rec_out_write(&run->out, &r->d);
 	if (ret)
-		return die("%s: %s", run->op.out, strerror(-ret));
+		return die("%s: %s: the file is kept without the names (report reads them "
+			   "from the objects)", run->op.out, strerror(-ret));
 	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
