@@ -16,6 +16,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,11 +26,14 @@
 
 #include "engine.h"
 
-/* HWPROF_RINGS (hwprof(7)): "thread" or "cpu" forces a layout for
- * process-wide sessions; unset, "auto" or anything else (with one line to
- * the log): shared rings up to HWP_CPU_RINGS_MAX CPUs. */
-static int rings_wanted(void)
+/* HWPROF_RINGS (hwprof(7)): "thread" (0) or "cpu" (1) forces a layout
+ * for process-wide sessions; unset or "auto" (-1): shared rings up to
+ * HWP_CPU_RINGS_MAX CPUs; anything else -2, after one line on stderr and
+ * to the log (hwprof_session_new() fails then). */
+int hwp_rings_wanted(void)
 {
+	char msg[160];
+
 	const char *v = secure_getenv("HWPROF_RINGS");
 
 	if (!v || !*v || !strcmp(v, "auto"))
@@ -38,8 +42,10 @@ static int rings_wanted(void)
 		return 0;
 	if (!strcmp(v, "cpu"))
 		return 1;
-	hwp_log(HWPROF_LOG_WARN, "hwprof: HWPROF_RINGS=%s: not thread, cpu or auto; auto", v);
-	return -1;
+	snprintf(msg, sizeof(msg), "hwprof: HWPROF_RINGS=%.40s: not thread, cpu or auto", v);
+	hwp_env_complain(msg);
+	hwp_log(HWPROF_LOG_ERR, "%s", msg);
+	return -2;
 }
 
 /*
@@ -86,7 +92,7 @@ static void possible_cpus(struct hwprof_session *s)
 
 void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 {
-	int want = rings_wanted();
+	int want = hwp_rings_wanted();
 	struct rlimit rl;
 	size_t shared = 0;
 

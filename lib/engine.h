@@ -131,6 +131,8 @@ void hwp_eng_unlock(void);
 
 /* crings.c */
 void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages);
+/* HWPROF_RINGS: 0 thread, 1 cpu, -1 auto or unset, -2 a bad value (said) */
+int hwp_rings_wanted(void);
 int hwp_crings_alloc(struct hwprof_session *s);
 struct hwp_cring *hwp_cring_of(struct hwprof_session *s, const struct hwp_slot *sl);
 int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HWPROF_EVENT and HWPROF_PERIOD, which drive profil, sprofil, pcsample
- * and monitor. A bad value is reported on stderr, once, with the reason,
- * because these calls have no other way to say it.
+ * and monitor. A bad value of any HWPROF_* variable is reported on stderr,
+ * once, with the reason (hwp_env_complain()), because these calls have no
+ * other way to say it, and the call fails with EINVAL.
  */
 #define _GNU_SOURCE
 #include <ctype.h>
@@ -19,7 +20,7 @@ static pthread_mutex_t said_lock = PTHREAD_MUTEX_INITIALIZER;
 static char said[512];
 
 /* Prints msg once: the same complaint about the same value is not repeated. */
-static void complain(const char *msg)
+void hwp_env_complain(const char *msg)
 {
 	pthread_mutex_lock(&said_lock);
 	if (strcmp(said, msg)) {
@@ -70,7 +71,7 @@ int hwp_env_get(struct hwp_env *env)
 	memset(env, 0, sizeof(*env));
 	snprintf(env->event, sizeof(env->event), "%s", ev && *ev ? ev : "task-clock");
 	if (strlen(env->event) >= sizeof(env->event) - 1) {
-		complain("hwprof: HWPROF_EVENT: name too long");
+		hwp_env_complain("hwprof: HWPROF_EVENT: name too long");
 		return -EINVAL;
 	}
 	ret = hwp_event_resolve(env->event, &env->ev, why, sizeof(why));
@@ -78,7 +79,7 @@ int hwp_env_get(struct hwp_env *env)
 		ret = hwp_event_check(&env->ev, why, sizeof(why));
 	if (ret) {
 		snprintf(msg, sizeof(msg), "hwprof: HWPROF_EVENT=%s: %s", env->event, why);
-		complain(msg);
+		hwp_env_complain(msg);
 		return -EINVAL;
 	}
 	e = env->ev;
@@ -88,7 +89,7 @@ int hwp_env_get(struct hwp_env *env)
 			snprintf(msg, sizeof(msg),
 				 "hwprof: HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1, decimal or 0x hex",
 				 per, env->event);
-			complain(msg);
+			hwp_env_complain(msg);
 			return -EINVAL;
 		}
 	} else if (env->clock) {

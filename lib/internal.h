@@ -208,6 +208,8 @@ struct hwp_env {
 	int clock;		/* the period is time */
 };
 int hwp_env_get(struct hwp_env *env);
+/* msg on stderr, once for the same msg: a bad HWPROF_* value (hwprof(7)) */
+void hwp_env_complain(const char *msg);
 /* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
 int hwp_parse_period(const char *s, uint64_t *v);
 

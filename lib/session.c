@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -20,23 +21,28 @@
 
 /* HWPROF_MMAP_PAGES (hwprof(7)): the data pages of a ring when the caller
  * did not choose, for the classic and PAPI calls above all; a power of
- * two up to 65536, else the default with one line to the log. */
-static unsigned int env_pages(void)
+ * two up to 65536 into *pages (unset: the default), else -EINVAL after
+ * one line on stderr and to the log. */
+static int env_pages(unsigned int *pages)
 {
 	const char *v = secure_getenv("HWPROF_MMAP_PAGES");
-	char *end;
+	char *end, msg[160];
 	unsigned long p;
 
+	*pages = HWP_DEF_PAGES;
 	if (!v || !*v)
-		return HWP_DEF_PAGES;
+		return 0;
 	errno = 0;
 	p = strtoul(v, &end, 10);
-	if (errno || *end || !p || (p & (p - 1)) || p > (1u << 16)) {
-		hwp_log(HWPROF_LOG_WARN, "hwprof: HWPROF_MMAP_PAGES=%s: not a power of two from 1 to 65536; %u pages a ring",
-			v, HWP_DEF_PAGES);
-		return HWP_DEF_PAGES;
+	if (errno || *end || !p || (p & (p - 1)) || p > (1u << 16) || *v < '0' || *v > '9') {
+		snprintf(msg, sizeof(msg),
+			 "hwprof: HWPROF_MMAP_PAGES=%.40s: not a power of two from 1 to 65536", v);
+		hwp_env_complain(msg);
+		hwp_log(HWPROF_LOG_ERR, "%s", msg);
+		return -EINVAL;
 	}
-	return (unsigned int)p;
+	*pages = (unsigned int)p;
+	return 0;
 }
 
 HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
@@ -44,6 +50,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 {
 	struct hwprof_session_opts o = { 0 };
 	struct hwprof_session *s;
+	unsigned int envp = HWP_DEF_PAGES;
 
 	if (!out)
 		return -EINVAL;
@@ -56,13 +63,17 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 	    (o.flags & ~(HWPROF_SESSION_NO_WAKEUP | HWPROF_SESSION_CALLCHAIN)) ||
 	    (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > (1u << 16))
 		return -EINVAL;
+	/* a bad HWPROF_* value fails the call (hwprof(7)) */
+	if ((!o.ring_pages && env_pages(&envp)) ||
+	    (o.mode == HWPROF_SESSION_PROCESS && hwp_rings_wanted() == -2))
+		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->mode = o.mode;
 	s->flags = o.flags;
-	s->pages_set = o.ring_pages || env_pages() != HWP_DEF_PAGES;
-	s->pages = o.ring_pages ? o.ring_pages : env_pages();
+	s->pages_set = o.ring_pages || envp != HWP_DEF_PAGES;
+	s->pages = o.ring_pages ? o.ring_pages : envp;
 	/* a sample with its call path is up to 65 times larger: rings of
 	 * their own 4 times larger by default (still fitted to the budget) */
 	if ((o.flags & HWPROF_SESSION_CALLCHAIN) && !s->pages_set)

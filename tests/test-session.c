@@ -525,22 +525,54 @@ static int case_lost(void)
 	return t_done("lost");
 }
 
+/* What the library printed on stderr while fn(arg) ran, into buf. */
+static char said[1024];
+
+static int stderr_of(int (*fn)(const char *, const char *), const char *a, const char *b)
+{
+	FILE *t = tmpfile();
+	int saved = dup(STDERR_FILENO), ret;
+	size_t n = 0;
+
+	fflush(stderr);
+	if (t)
+		dup2(fileno(t), STDERR_FILENO);
+	ret = fn(a, b);
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	said[0] = 0;
+	if (t) {
+		rewind(t);
+		n = fread(said, 1, sizeof(said) - 1, t);
+		said[n] = 0;
+		fclose(t);
+	}
+	return ret;
+}
+
 /* HWPROF_MMAP_PAGES sizes the rings of a session that leaves ring_pages
  * 0 (the classic and PAPI calls); a value that is not a power of two from
- * 1 to 65536 leaves the default, 16 (hwprof(7)). */
-static int pages_with(const char *env)
+ * 1 to 65536 fails hwprof_session_new() with EINVAL after one line on
+ * stderr (hwprof(7)). The ring pages, or -errno. */
+static int pages_with(const char *env, const char *unused)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD };
 	struct hwprof_session *s = NULL;
 	struct hwprof_hist *h = hist_at(touch_a, fbuf, 64);
-	int pages = -1;
+	int pages = -1, ret;
 
+	(void)unused;
 	if (env)
 		setenv("HWPROF_MMAP_PAGES", env, 1);
 	else
 		unsetenv("HWPROF_MMAP_PAGES");
-	if (!hwprof_session_new(&o, &s) && !hwprof_session_add(s, "page-faults", 1, h) &&
-	    !hwprof_session_start(s)) {
+	ret = hwprof_session_new(&o, &s);
+	if (ret) {
+		hwprof_hist_free(h);
+		return ret;
+	}
+	if (!hwprof_session_add(s, "page-faults", 1, h) && !hwprof_session_start(s)) {
 		pages = (int)sstats(s).ring_pages;
 		hwprof_session_stop(s);
 	}
@@ -555,13 +587,18 @@ static int case_mmap_pages(void)
 
 	if (r)
 		return r;
-	T_EQ(pages_with(NULL), 16);
-	T_EQ(pages_with("4"), 4);
-	T_EQ(pages_with("64"), 64);
-	T_EQ(pages_with("3"), 16);
-	T_EQ(pages_with("0"), 16);
-	T_EQ(pages_with("131072"), 16);
-	T_EQ(pages_with("8x"), 16);
+	T_EQ(pages_with(NULL, NULL), 16);
+	T_EQ(pages_with("4", NULL), 4);
+	T_EQ(pages_with("64", NULL), 64);
+	T_EQ(stderr_of(pages_with, "3", NULL), -EINVAL);
+	T_CHECK(!strcmp(said, "hwprof: HWPROF_MMAP_PAGES=3: not a power of two from 1 to 65536\n"),
+		"stderr: %s", said);
+	T_EQ(stderr_of(pages_with, "3", NULL), -EINVAL);
+	T_CHECK(!said[0], "said twice: %s", said);
+	T_EQ(pages_with("0", NULL), -EINVAL);
+	T_EQ(pages_with("131072", NULL), -EINVAL);
+	T_EQ(pages_with("8x", NULL), -EINVAL);
+	T_EQ(pages_with("-8", NULL), -EINVAL);
 	unsetenv("HWPROF_MMAP_PAGES");
 	return t_done("mmap-pages");
 }
@@ -573,7 +610,7 @@ static int rings_with(const char *env, const char *pages)
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
 	struct hwprof_session *s = NULL;
 	struct hwprof_hist *h = hist_at(touch_a, fbuf, 64);
-	int got = -1;
+	int got = -1, ret;
 
 	if (env)
 		setenv("HWPROF_RINGS", env, 1);
@@ -583,8 +620,12 @@ static int rings_with(const char *env, const char *pages)
 		setenv("HWPROF_MMAP_PAGES", pages, 1);
 	else
 		unsetenv("HWPROF_MMAP_PAGES");
-	if (!hwprof_session_new(&o, &s) && !hwprof_session_add(s, "page-faults", 1, h) &&
-	    !hwprof_session_start(s)) {
+	ret = hwprof_session_new(&o, &s);
+	if (ret) {
+		hwprof_hist_free(h);
+		return ret;
+	}
+	if (!hwprof_session_add(s, "page-faults", 1, h) && !hwprof_session_start(s)) {
 		got = (int)sstats(s).ring_pages;
 		hwprof_session_stop(s);
 	}
@@ -598,8 +639,8 @@ static char logged[1024];
 
 /* HWPROF_RINGS (hwprof(7)): thread rings of 16 pages (fewer for an
  * unprivileged user, fitted to the budget), shared per-CPU rings of 256
- * (or HWPROF_MMAP_PAGES), auto: shared up to 8 CPUs; another value is
- * auto with one line to the log. */
+ * (or HWPROF_MMAP_PAGES), auto: shared up to 8 CPUs; another value fails
+ * hwprof_session_new() with EINVAL after one line on stderr and the log. */
 static int case_rings(void)
 {
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
@@ -620,9 +661,10 @@ static int case_rings(void)
 	T_EQ(rings_with("auto", NULL), shared ? 256 : thr);
 	hwprof_set_log(capture, NULL, HWPROF_LOG_WARN);
 	logged[0] = 0;
-	T_EQ(rings_with("percpu", NULL), shared ? 256 : thr);
-	T_CHECK(strstr(logged, "HWPROF_RINGS=percpu: not thread, cpu or auto; auto"),
-		"log: %s", logged);
+	T_EQ(stderr_of(rings_with, "percpu", NULL), -EINVAL);
+	T_CHECK(strstr(logged, "HWPROF_RINGS=percpu: not thread, cpu or auto"), "log: %s", logged);
+	T_CHECK(!strcmp(said, "hwprof: HWPROF_RINGS=percpu: not thread, cpu or auto\n"),
+		"stderr: %s", said);
 	hwprof_set_log(NULL, NULL, 0);
 	unsetenv("HWPROF_RINGS");
 	unsetenv("HWPROF_MMAP_PAGES");
