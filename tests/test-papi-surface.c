@@ -607,7 +607,14 @@ static int case_profil_zero(void)
 	memset(buf, 0xa5, sizeof(buf));
 	es = pf_set();
 	T_EQ(PAPI_event_name_to_code(PF, &code), PAPI_OK);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED);
 	T_EQ(PAPI_profil(buf, 0, (vptr_t)touch_a, 0x10000, es, code, 1, 0), PAPI_OK);
+	/* PAPI 7.0's bits: profiling and its overflow dispatch, from the
+	 * call on, running or stopped (PAPI_create_eventset(3hwprof)) */
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED | PAPI_OVERFLOWING | PAPI_PROFILING);
+	T_EQ(st, 0x31);
 	{
 		volatile char warm;
 
@@ -617,15 +624,30 @@ static int case_profil_zero(void)
 	}
 	T_EQ(PAPI_start(es), PAPI_OK);
 	T_EQ(PAPI_state(es, &st), PAPI_OK);
-	T_CHECK(st & PAPI_PROFILING, "state %#x", st);
+	T_EQ(st, PAPI_RUNNING | PAPI_OVERFLOWING | PAPI_PROFILING);
 	for (int i = 0; i < 8; i++)
 		touch_a(p + (size_t)i * (size_t)psz);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
 	PF_EQ(v, 8);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, 0x31);
 	for (size_t i = 0; i < sizeof(buf); i++)
 		if (buf[i] != 0xa5)
 			T_CHECK(0, "byte %zu written", i);
 	T_EQ(PAPI_profil(buf, 0, (vptr_t)touch_a, 0x10000, es, code, 0, 0), PAPI_OK);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED);
+	/* PAPI_overflow alone: PAPI_OVERFLOWING, until a threshold of 0 */
+	T_EQ(PAPI_overflow(es, code, 4, 0, sw_count), PAPI_OK);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED | PAPI_OVERFLOWING);
+	T_EQ(PAPI_overflow(es, code, 0, 0, NULL), PAPI_OK);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED);
+	T_EQ(PAPI_overflow(es, code, 4, 0, sw_count), PAPI_OK);
+	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
+	T_EQ(PAPI_state(es, &st), PAPI_OK);
+	T_EQ(st, PAPI_STOPPED);
 	PAPI_shutdown();
 	return t_done("profil-zero");
 }

@@ -305,7 +305,7 @@ HWPROF_API int PAPI_state(int id, int *status)
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
 	if (s)
-		*status = s->state;
+		*status = hwp_papi_state_bits(s);
 	hwp_papi_unlock();
 	return s ? PAPI_OK : hwp_papi_err(PAPI_ENOEVST);
 }
@@ -355,8 +355,19 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 
 int hwp_papi_state_bits(const struct hwp_pset *s)
 {
-	int st = s->state & ~(PAPI_MULTIPLEXING | PAPI_ATTACHED | PAPI_CPU_ATTACHED);
+	int st = s->state & ~(PAPI_MULTIPLEXING | PAPI_ATTACHED | PAPI_CPU_ATTACHED |
+			      PAPI_PROFILING | PAPI_OVERFLOWING);
 
+	/* as PAPI 7.0 keeps them: set by PAPI_profil/PAPI_sprofil (which
+	 * samples through PAPI's overflow dispatch, so both) and
+	 * PAPI_overflow from the call on, running or stopped, until the
+	 * call that turns them off or PAPI_cleanup_eventset */
+	for (int i = 0; i < s->nev; i++) {
+		if (s->ev[i].threshold)
+			st |= PAPI_PROFILING | PAPI_OVERFLOWING;
+		if (s->ev[i].handler)
+			st |= PAPI_OVERFLOWING;
+	}
 	if (s->multiplex)
 		st |= PAPI_MULTIPLEXING;
 	if (s->attach)
@@ -471,12 +482,6 @@ HWPROF_API int PAPI_start(int id)
 	s->state = hwp_papi_state_bits(s);
 	s->state &= ~PAPI_STOPPED;
 	s->state |= PAPI_RUNNING;
-	for (int i = 0; i < s->nev; i++) {
-		if (s->ev[i].threshold)
-			s->state |= PAPI_PROFILING;
-		if (s->ev[i].handler)
-			s->state |= PAPI_OVERFLOWING;
-	}
 	if (s->ps) {
 		hwp_lost_watch(s->ps->s);
 		hwp_session_arm(s->ps->s);	/* runs no handler: safe under our lock */
@@ -602,7 +607,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		s->ps = NULL;
 	}
 	close_fds(s);
-	s->state = hwp_papi_state_bits(s) & ~(PAPI_RUNNING | PAPI_PROFILING | PAPI_OVERFLOWING);
+	s->state = hwp_papi_state_bits(s) & ~PAPI_RUNNING;
 	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
