@@ -27,6 +27,9 @@
  *   two A B             A faults in rec_touch, B in rec_touch_b, exit 0
  *   timed MS N          N faults in rec_touch, MS ms of sleep, N in
  *                       rec_touch_b, exit 0
+ *   anon N              N faults made by code copied into anonymous
+ *                       executable memory (JIT code: the kernel's
+ *                       //anon), exit 0; 77 where that code is not x86-64
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -108,6 +111,45 @@ static void faults_in(void (*touch)(volatile char *), long n)
 	for (long i = 0; i < n; i++)
 		touch(p + i * pg);
 	munmap(p, (size_t)(n * pg));
+}
+
+/* anon N: n faults, each by the one store of a loop that runs from
+ * anonymous executable memory, one fresh page each time. */
+static int anon_faults(long n)
+{
+#if defined(__x86_64__)
+	static const unsigned char loop[] = {
+		0xc6, 0x07, 0x01,			/* 1: movb $1, (%rdi) */
+		0x48, 0x81, 0xc7, 0x00, 0x10, 0x00, 0x00,	/* add $4096, %rdi */
+		0x48, 0xff, 0xce,			/* dec %rsi */
+		0x75, 0xf1,				/* jnz 1b */
+		0xc3,					/* ret */
+	};
+	void (*fn)(char *, long);
+	char *p;
+	void *code;
+
+	if (pg != 4096 || n <= 0)
+		return 99;
+	code = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	if (code == MAP_FAILED || p == MAP_FAILED)
+		return 99;
+	madvise(p, (size_t)(n * pg), MADV_NOHUGEPAGE);
+	memcpy(code, loop, sizeof(loop));
+	(void)*(volatile char *)code;	/* the code page faults now, not in the count */
+	if (mprotect(code, (size_t)pg, PROT_READ | PROT_EXEC))
+		return 99;
+	fn = (void (*)(char *, long))code;
+	fn(p, n);
+	munmap(p, (size_t)(n * pg));
+	return 0;
+#else
+	(void)n;
+	printf("SKIP: anon: the copied code is x86-64\n");
+	return 77;
+#endif
 }
 
 static void faults(long n)
@@ -377,6 +419,8 @@ int main(int argc, char **argv)
 		printf("ERROR: probe %s: %s\n", argv[2], strerror(errno));
 		return 99;
 	}
+	if (!strcmp(m, "anon"))
+		return anon_faults(a);
 	fprintf(stderr, "usage: rec-prog faults|exit|_exit|segv|threads|workers|spin|fsize|chdir ...\n");
 	return 99;
 }

@@ -493,6 +493,23 @@ write-fails)
 	done
 	check "some ulimit -f keeps the profile without its names" [ $found = 1 ]
 	;;
+anon)
+	# JIT code: anonymous executable memory is in no object (object -,
+	# the pc itself: hwprof-data(5)); report shows it in [anon], with no
+	# warning about a file it cannot read (hwprof(1))
+	need page-faults
+	"$prog" anon 1 >/dev/null || exit $?	# 77: not x86-64
+	check "record anon 64" "$hw" record -q -e page-faults -c 1 -o "$tmp/an" -- "$prog" anon 64
+	check "no object for //anon" sh -c "! grep -q '^object .*anon' '$tmp/an'"
+	check "64 samples at one pc in no object" sh -c \
+		"grep -Eq '^s 0 0 - [0-9a-f]+ 64\$' '$tmp/an'"
+	"$hw" report "$tmp/an" --format csv > "$tmp/csv" 2> "$tmp/said"
+	cat "$tmp/said"
+	check "report: the row in [anon], named by its address" \
+		grep -Eq '^[0-9.]+,64,"0x[0-9a-f]+","\[anon\]"$' "$tmp/csv"
+	check "report: no warning" [ ! -s "$tmp/said" ]
+	check "report text: no warning line" sh -c "! '$hw' report '$tmp/an' | grep -q warning"
+	;;
 exit-status)
 	need task-clock
 	# usage errors, unknown options and bad values alike: 2

@@ -599,8 +599,12 @@ int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
 	im = img_at(r, &r->procs[p], time);
 	if (im < 0)
 		return 0;
-	if (path[0] == '/' || (path[0] == '[' && strcmp(path, "[heap]") &&
-			       strcmp(path, "[stack]"))) {
+	/* anonymous memory (JIT code: the kernel names it //anon, or
+	 * [anon:NAME] after PR_SET_VMA_ANON_NAME) is in no object: its pcs
+	 * are kept as they are (hwprof-data(5)) */
+	if ((path[0] == '/' && strcmp(path, "//anon")) ||
+	    (path[0] == '[' && strcmp(path, "[heap]") && strcmp(path, "[stack]") &&
+	     strncmp(path, "[anon:", 6))) {
 		long o;
 
 		if (bid && bidlen)

@@ -549,7 +549,7 @@ int rec_perf_account(struct rec *r)
 			(unsigned long long)he->lost);
 	}
 	if (r->side_lost)
-		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be named [unknown]; use -m PAGES for bigger rings\n",
+		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be in no object (reported in [anon]); use -m PAGES for bigger rings\n",
 			(unsigned long long)r->side_lost);
 	return bad;
 }

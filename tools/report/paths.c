@@ -459,7 +459,7 @@ static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from
 			printf("%7.2f%% ", view_pct(x->self, tr->all));
 		for (int i = 0; i < depth && i < 64; i++)
 			fputs("  ", stdout);
-		on = r->obj == HD_NO_OBJECT ? "[unknown]" : view_base(c->d->objects[r->obj].path);
+		on = r->obj == HD_NO_OBJECT ? VIEW_NO_OBJECT : view_base(c->d->objects[r->obj].path);
 		nm_put(stdout, view_fit(view_name(r, buf), (bottom_up ? 9 : 18) +
 					 2 * (depth < 64 ? depth : 64) + 2 + (int)strlen(on)),
 		       NM_TEXT);

@@ -15,7 +15,7 @@
 
 static const char *obj_base(const struct rk *k, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT || obj >= k->d->nobjects ? "[unknown]" :
+	return obj == HD_NO_OBJECT || obj >= k->d->nobjects ? VIEW_NO_OBJECT :
 	       view_base(k->d->objects[obj].path);
 }
 

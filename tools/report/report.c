@@ -200,7 +200,7 @@ void report_text_header(const struct view_ctx *c)
 
 static const char *obj_name(const struct view_ctx *c, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT ? "[unknown]" : view_base(c->d->objects[obj].path);
+	return obj == HD_NO_OBJECT ? VIEW_NO_OBJECT : view_base(c->d->objects[obj].path);
 }
 
 

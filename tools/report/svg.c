@@ -216,7 +216,7 @@ struct icicle {
 	struct out_file of;
 	struct view_ctx *c;
 	const struct rows_table *ft;	/* function rows */
-	size_t no;			/* objects + 1 ([unknown]) */
+	size_t no;			/* objects + 1 (VIEW_NO_OBJECT) */
 	uint64_t *otot;			/* samples per object */
 	struct ord *oo;			/* objects by samples */
 	size_t *opos;			/* object -> its place in oo */
@@ -304,7 +304,7 @@ static void draw_objects(struct icicle *ic)
 
 	for (size_t k = 0; k < ic->no; k++) {
 		size_t i = ic->oo[k].i;
-		const char *name = i == c->nobjs ? "[unknown]" : view_base(c->d->objects[i].path);
+		const char *name = i == c->nobjs ? VIEW_NO_OBJECT : view_base(c->d->objects[i].path);
 
 		ic->ob[i] = (struct box){ x, (double)ic->otot[i] * ic->scale };
 		x += ic->ob[i].w;

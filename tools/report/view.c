@@ -62,7 +62,7 @@ const char *view_base(const char *path)
 	const char *s = path ? strrchr(path, '/') : NULL;
 
 	if (!path)
-		return "[unknown]";
+		return VIEW_NO_OBJECT;
 	return s && s[1] ? s + 1 : path;
 }
 
@@ -341,7 +341,7 @@ static int add_object(struct view_ctx *c, const struct hd_sample *s)
 	r = &c->rows.rows[k];
 	if (!r->name) {
 		r->obj = s->object;
-		r->name = strdup(s->object == HD_NO_OBJECT ? "[unknown]" :
+		r->name = strdup(s->object == HD_NO_OBJECT ? VIEW_NO_OBJECT :
 				 view_base(c->d->objects[s->object].path));
 		if (!r->name)
 			return -1;
@@ -815,7 +815,7 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
 		fprintf(stderr, "hwprof: %10llu  ", (unsigned long long)cand[i]->n);
 		nm_put(stderr, view_name(cand[i], buf), NM_TEXT);
 		fprintf(stderr, " (%s)\n", cand[i]->obj == HD_NO_OBJECT || cand[i]->obj >= c->nobjs ?
-			"[unknown]" : view_base(c->d->objects[cand[i]->obj].path));
+			VIEW_NO_OBJECT : view_base(c->d->objects[cand[i]->obj].path));
 	}
 	if (nc > 20)
 		fprintf(stderr, "hwprof: and %zu more\n", nc - 20);
@@ -839,5 +839,5 @@ const char *view_fit(const char *name, int used)
 
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT || obj >= c->nobjs ? "[unknown]" : c->d->objects[obj].path;
+	return obj == HD_NO_OBJECT || obj >= c->nobjs ? VIEW_NO_OBJECT : c->d->objects[obj].path;
 }

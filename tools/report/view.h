@@ -125,7 +125,11 @@ extern int view_width;
 const char *view_fit(const char *name, int used);
 /* The terminal's columns when standard output is one, else 0 (no limit). */
 int view_terminal_width(void);
-/* The object's path, or "[unknown]" for HD_NO_OBJECT. */
+/* The name of "no object" (HD_NO_OBJECT): a pc in anonymous executable
+ * memory, such as JIT code, or whose object the recording missed
+ * (hwprof(1), report). */
+#define VIEW_NO_OBJECT	"[anon]"
+/* The object's path, or VIEW_NO_OBJECT for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
 /* tools/report/svg.c: the hue (0-359) a name is drawn in, the same in
