@@ -109,6 +109,21 @@ deep)
 	check "and in the JSON warnings" [ $? = 0 ]
 	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
 	check "the cut paths still end in leaf, called by deep" [ "$(edge "$tmp/c" deep)" = 10 ]
+	# the cut paths have their warning: the frame-pointer advice counts
+	# only the other paths that end short of a thread's entry
+	all=$("$hw" report "$tmp/d" --format folded 2>/dev/null | awk '
+		{ split($0, f, ";"); sub(/@.*/, "", f[1]); sub(/ [0-9]+$/, "", f[1]) }
+		f[1] !~ /^(_start|__libc_start_main|__libc_start_call_main|__libc_start_main_impl|start_thread|clone|clone3|__clone|__clone3|__clone_internal|thread_start|start)$/ {
+			n += $NF }
+		END { print n + 0 }')
+	short=$(sed -n 's/^# warning: \([0-9]*\) of [0-9]* samples .* ends short of a thread.s entry.*/\1/p' "$tmp/r")
+	check "short of an entry: the $all short less the $cut cut (got ${short:-0})" \
+		[ "${short:-0}" = $((all - cut)) ]
+	if [ "$all" = "$cut" ]; then
+		check "only cut paths: no frame-pointer advice" sh -c "! grep -q fno-omit-frame-pointer '$tmp/r'"
+	else
+		check "the advice says the cut ones are not counted" grep -q 'entry (.*) and was not cut short: ' "$tmp/r"
+	fi
 	;;
 size)
 	# a file grows with distinct paths, not with samples: 10 times the

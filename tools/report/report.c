@@ -117,13 +117,18 @@ void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 				 "the end of the stack copy, or 127 frames: record with a larger "
 				 "--call-graph dwarf,SIZE" :
 				 "the kernel's depth limit, kernel.perf_event_max_stack");
+		/* the cut paths end short too, and have their own warning and
+		 * cure: the rest are the ones a missing frame hid */
 		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_short != UINT64_MAX &&
-			 paths_short)
+			 paths_short > e->cut)
 			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
 				 "call path that ends short of a thread's entry (_start, "
-				 "__libc_start_main, start_thread, clone): %s",
-				 (unsigned long long)paths_short, (unsigned long long)e->chains,
-				 view_pct(paths_short, e->chains), e->callgraph == HD_CG_DWARF ?
+				 "__libc_start_main, start_thread, clone)%s: %s",
+				 (unsigned long long)(paths_short - e->cut),
+				 (unsigned long long)e->chains,
+				 view_pct(paths_short - e->cut, e->chains),
+				 e->cut ? " and was not cut short" : "",
+				 e->callgraph == HD_CG_DWARF ?
 				 "code without call-frame information (or a stack copy too "
 				 "small) hid its callers" :
 				 "a frame without a frame pointer hid its callers; build with "
