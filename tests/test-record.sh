@@ -537,6 +537,14 @@ exit-status)
 	check "-etask-clock -c1000000 -oFILE" \
 		"$hw" record -q -etask-clock -c1000000 -o"$tmp/eq2" -- true
 	check "--output=FILE wrote FILE" [ -s "$tmp/eq" ] && check "-oFILE wrote FILE" [ -s "$tmp/eq2" ]
+	# one sample is "1 sample" (main runs once: an execute breakpoint)
+	if "$hw" list 2>/dev/null | grep -q '^  mem:ADDR:x, mem:FUNC:x *yes'; then
+		"$hw" record -e mem:main:x -o "$tmp/one" -- "$prog" faults 1 2> "$tmp/said"
+		check "one sample: (1 sample, 1 process)" \
+			grep -q "^hwprof: wrote $tmp/one (1 sample, 1 process); " "$tmp/said"
+	else
+		echo "SKIP part: execute breakpoints do not fire here (1 sample)"
+	fi
 	usage "-e: an empty event name" "$hw" record -e '' -- true
 	usage "-o $tmp/a%x: %x is not one of" "$hw" record -o "$tmp/a%x" -- true
 	usage "-o $tmp/: not a file name" "$hw" record -o "$tmp/" -- true

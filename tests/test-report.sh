@@ -405,6 +405,27 @@ header)
 	check "warning in the header" grep -q '^# warning: 3 threads were not covered (mlock-budget): the profile misses them$' "$tmp/r"
 	check "event 10: 11 samples of hot" grep -Eq '^ *100\.00% +11  hot ' "$tmp/r"
 	check "user space only, said" grep -q '^# user space only: time in the kernel' "$tmp/r"
+	# a period of 0 (hwprof-data(5)) says why there is none
+	per0() {	# output, then the event line's period and missed, then more lines
+		o=$1 p=$2 m=$3
+		shift 3
+		{
+			echo "command ./prog"
+			echo "event task-clock $p 0 0 0 $m -"
+			for l in "$@"; do echo "$l"; done
+		} | "$gen" "$o" || exit 99
+	}
+	per0 "$tmp/p0" 0 0 "process 1 0 ./prog" "thread 1 0 p"
+	check "period 0 in one file: the kernel's rate" sh -c "'$hw' report '$tmp/p0' 2>/dev/null |
+		grep -qx '# event 0 (this report): task-clock, the kernel adjusted the period to a rate (hwprof record -F)'"
+	per0 "$tmp/p1" 1000000 0 "process 1 0 ./prog" "thread 1 0 p"
+	per0 "$tmp/p2" 2000000 0 "process 2 0 ./prog" "thread 2 0 p"
+	check "two periods merged" sh -c "'$hw' report '$tmp/p1' '$tmp/p2' 2>/dev/null |
+		grep -qx '# event 0 (this report): task-clock, periods differ between the merged files'"
+	per0 "$tmp/pj" 0 2 "job 2 64" "process 10 0 ./app" "procrank 0 0" "process 11 0 ./app" \
+		"procrank 1 1"
+	check "a job file in which no rank had a profile" sh -c "'$hw' report '$tmp/pj' 2>/dev/null |
+		grep -qx '# event 0 (this report): task-clock, no period: no rank had a profile'"
 	check "event 9 (past 8): 10 samples" sh -c "'$hw' report '$tmp/d' --event 9 2>/dev/null | grep -Eq ' 10  hot '"
 	check "json: per event, warnings" sh -c "'$hw' report '$tmp/d' --event 10 --format json 2>/dev/null | python3 -c '
 import json, sys

@@ -639,9 +639,10 @@ static void finish(void)
 		else if (r)
 			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out, strerror(-r));
 		else
-			fprintf(stderr, "hwprof-mpi: wrote %s (%llu samples, %d ranks); see it "
+			fprintf(stderr, "hwprof-mpi: wrote %s (%llu sample%s, %d rank%s); see it "
 				"with: hwprof report %s\n", out,
-				(unsigned long long)d.events[0].samples, size, out);
+				(unsigned long long)d.events[0].samples,
+				d.events[0].samples == 1 ? "" : "s", size, size == 1 ? "" : "s", out);
 		hd_free(&d);
 	}
 	goto out;

@@ -552,8 +552,8 @@ static void say_status(const struct rec_run *run)
 		return;
 	for (size_t e = 0; e < d->nevents; e++)
 		n += d->events[e].samples;
-	fprintf(stderr, "hwprof: wrote %s (%zu samples, %zu process%s)%s%s; see it with: hwprof report %s\n",
-		run->op.out, n, d->nprocs, d->nprocs == 1 ? "" : "es",
+	fprintf(stderr, "hwprof: wrote %s (%zu sample%s, %zu process%s)%s%s; see it with: hwprof report %s\n",
+		run->op.out, n, n == 1 ? "" : "s", d->nprocs, d->nprocs == 1 ? "" : "es",
 		st < 0 ? "" : WIFSIGNALED(st) ? "; the command died of " : "",
 		st >= 0 && WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "", run->op.out);
 }

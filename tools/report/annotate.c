@@ -370,8 +370,8 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
 		return die("objdump failed on %s", o->textfile);
 	if (shown < total)
-		printf("# %llu samples at addresses that start no instruction objdump shows\n",
-		       (unsigned long long)(total - shown));
+		printf("# %llu sample%s at addresses that start no instruction objdump shows\n",
+		       (unsigned long long)(total - shown), total - shown == 1 ? "" : "s");
 	return 0;
 }
 
@@ -532,7 +532,7 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 		       (unsigned long long)t.at);
 	printf(" in ");
 	nm_put(stdout, t.o->path, NM_TEXT);
-	printf(": %llu samples of ", (unsigned long long)t.n);
+	printf(": %llu sample%s of ", (unsigned long long)t.n, t.n == 1 ? "" : "s");
 	nm_put(stdout, c->d->events[c->event].name, NM_TEXT);
 	printf("\n");
 	if (t.o->from_kept)

@@ -195,11 +195,11 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 
 	fputs("# base: ", stdout);
 	nm_put(stdout, s[0].in.n == 1 ? s[0].in.files[0] : "(merged files)", NM_TEXT);
-	printf(", %llu samples of ", (unsigned long long)s[0].total);
+	printf(", %llu sample%s of ", (unsigned long long)s[0].total, s[0].total == 1 ? "" : "s");
 	nm_put(stdout, ev, NM_TEXT);
 	fputs("\n# new:  ", stdout);
 	nm_put(stdout, s[1].in.n == 1 ? s[1].in.files[0] : "(merged files)", NM_TEXT);
-	printf(", %llu samples\n", (unsigned long long)s[1].total);
+	printf(", %llu sample%s\n", (unsigned long long)s[1].total, s[1].total == 1 ? "" : "s");
 	if (k != 1)
 		printf("# base normalized: its samples scaled by %.4f to new's total\n", k);
 	printf("# change: new's share minus base's, in points; sig: the function's own "

@@ -84,8 +84,8 @@ static void frame(struct flame *fl, double x, double w, int d, const char *name,
 		nm_put(f, obj, NM_XML);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%%s</title>", (unsigned long long)n,
-		view_pct(n, fl->tr.all), more);
+	fprintf(f, ": %llu sample%s, %.2f%%%s</title>", (unsigned long long)n,
+		n == 1 ? "" : "s", view_pct(n, fl->tr.all), more);
 	fprintf(f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" "
 		"fill=\"%s\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
 		x, y, w, ROW - 1, fill, x + 3, y + ROW - 5);

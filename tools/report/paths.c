@@ -302,8 +302,9 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 	qsort(e, ne, sizeof(*e), by_count);
 	printf("# %s of ", callers ? "callers" : "callees");
 	nm_put(stdout, view_name(&t->rows[f], buf), NM_TEXT);
-	printf(": %llu samples on call paths through it (100%%); a path counts once "
-	       "for each %s\n", (unsigned long long)total, callers ? "caller" : "callee");
+	printf(": %llu sample%s on call paths through it (100%%); a path counts once "
+	       "for each %s\n", (unsigned long long)total, total == 1 ? "" : "s",
+	       callers ? "caller" : "callee");
 	printf("%8s %10s  %s\n", "percent", "samples", callers ? "caller" : "callee");
 	for (size_t k = 0; k < ne; k++) {
 		printf("%7.2f%% %10llu  ", view_pct(e[k].n, total), (unsigned long long)e[k].n);

@@ -61,6 +61,8 @@ static int is_clock(const char *name)
 /* Call paths of the reported event that end short of a thread's entry
  * (paths.c counts them when the report has call paths), or UINT64_MAX. */
 static uint64_t paths_short = UINT64_MAX;
+/* The report is of more than one file (merged). */
+static int report_merged;
 
 /* One warning: on stderr after "hwprof: ", a JSON string, or a line
  * after prefix. */
@@ -178,11 +180,18 @@ void report_text_header(const struct view_ctx *c)
 
 		printf("# event %zu%s: ", i, (int)i == c->event ? " (this report)" : "");
 		nm_put(stdout, e->name, NM_TEXT);
+		/* period 0 (hwprof-data(5)): no single one, or none known */
 		if (e->period)
 			printf(", one sample every %llu%s\n", (unsigned long long)e->period,
 			       is_clock(e->name) ? " ns" : " events");
-		else
+		else if (d->job && !e->samples && e->missed >= d->nprocs)
+			printf(", no period: no rank had a profile\n");
+		else if (d->job && !report_merged)
+			printf(", periods differ between the ranks\n");
+		else if (report_merged)
 			printf(", periods differ between the merged files\n");
+		else
+			printf(", the kernel adjusted the period to a rate (hwprof record -F)\n");
 		printf("#   samples: %llu  lost: %llu  throttled: %llu  threads not covered: %llu",
 		       (unsigned long long)e->samples, (unsigned long long)e->lost,
 		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
@@ -825,6 +834,7 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	struct view_ctx c;
 	int ret = 0;
 
+	report_merged = in->n > 1;
 	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
 		ret = die("out of memory");
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {

@@ -82,7 +82,8 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 		nm_put(f, what, NM_XML);
 		fputc(')', f);
 	}
-	fprintf(f, ": %llu samples, %.2f%%</title>", (unsigned long long)n, view_pct(n, total));
+	fprintf(f, ": %llu sample%s, %.2f%%</title>", (unsigned long long)n, n == 1 ? "" : "s",
+		view_pct(n, total));
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
 		"fill=\"hsl(%u,%d%%,%d%%)\" rx=\"2\"/>", x, y, w, ROW - 2, h,
 		light ? 55 : 60, light ? 80 - 6 * level : 70);
