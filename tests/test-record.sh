@@ -347,6 +347,8 @@ attach)
 	cat "$tmp/per"
 	n=$(awk -v p="$tpid" '$1 == p && $3 > 20' "$tmp/per" | wc -l)
 	check "3 threads with samples in rec_spin (got $n)" [ "$n" = 3 ]
+	# its PPID is its real parent, this shell (hwprof-data(5))
+	check "-p: PPID is the real parent, $$" sh -c "'$dump' '$tmp/p1' | grep -q '^process $tpid $$ '"
 	# until the target ends
 	"$hw" record -e task-clock -o "$tmp/p2" -p "$tpid" 2> "$tmp/said2" &
 	rpid=$!
