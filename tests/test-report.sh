@@ -69,7 +69,7 @@ names)
 	check "hot: 7 samples, first" sh -c "head -1 '$tmp/r' | grep -Eq '^ *58\.33% +7  hot +rp-lines$'"
 	check "cold: 3" grep -Eq '^ *25\.00% +3  cold +rp-lines$' "$tmp/r"
 	check "main: 1" grep -Eq ' 1  main +rp-lines$' "$tmp/r"
-	check "a pc in no object: its address" grep -Eq ' 1  0xffffffffff600000 +\[unknown\]$' "$tmp/r"
+	check "a pc in no object: its address" grep -Eq ' 1  0xffffffffff600000 +\[anon\]$' "$tmp/r"
 	check "--sort symbol" sh -c "'$hw' report '$tmp/d' --sort symbol | awk '!/^#/ && \$1 ~ /%\$/ { print \$3 }' | LC_ALL=C sort -c"
 	# an address of the object no symbol covers: +offset
 	one "$tmp/e" "object - $lines" "s 0 0 0 1 4"
