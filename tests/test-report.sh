@@ -142,10 +142,16 @@ assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
 		"'$hw' report '$tmp/d' --width 40 --format csv | grep -Fq '\"$want\"'"
 	check "--width 0: no limit" sh -c "'$hw' report '$tmp/d' --width 0 | grep -Fq ' 9  $want '"
 	# --width N: no row wider than N, once the fixed columns leave room for
-	# a name of 24 (the narrowest a name is cut to)
+	# a name of 24 (the narrowest a name is cut to); the widths from a
+	# dozen under the widest row (the name whole) to one over it
 	for v in "" --lines --threads --processes "--tree top-down" "--tree bottom-up"; do
-		lmin=1000000 w=40
-		while [ $w -le 130 ]; do
+		# shellcheck disable=SC2086
+		full=$("$hw" report "$tmp/d" $v --width 0 2>&1 | grep -v '^#' |
+			awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')
+		lo=$((full - 12)) hi=$((full + 1))
+		[ $lo -ge 40 ] || lo=40
+		lmin=1000000 w=$lo
+		while [ $w -le $hi ]; do
 			# shellcheck disable=SC2086
 			"$hw" report "$tmp/d" $v --width $w 2>&1 | grep -v '^#' |
 				awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' \
@@ -154,8 +160,8 @@ assert d[\"rows\"][0][\"function\"] == \"$want\", d[\"rows\"]'"
 			[ "$l" -lt "$lmin" ] && lmin=$l
 			w=$((w + 1))
 		done
-		w=40
-		while [ $w -le 130 ]; do
+		w=$lo
+		while [ $w -le $hi ]; do
 			l=$(cat "$tmp/w$w")
 			[ "$l" -le "$w" ] || [ "$l" -eq "$lmin" ] ||
 				{ echo "FAIL: report $v --width $w: a row of $l columns"; fail=1; }
