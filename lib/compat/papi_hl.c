@@ -112,12 +112,12 @@ static const char *hl_prefix(void)
  */
 static int hl_file_id(void)
 {
-	static const char *const vars[] = {
+	static const char *const rank_vars[] = {
 		"OMPI_COMM_WORLD_RANK", "ALPS_APP_PE", "PMI_RANK", "SLURM_PROCID",
 	};
 
-	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
-		const char *v = getenv(vars[i]);
+	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
+		const char *v = getenv(rank_vars[i]);
 		char *end;
 		long r;
 
