@@ -38,7 +38,7 @@ int sym_debug_cache;
 
 static int warned;
 
-static void cache_warn(const char *fmt, ...)
+__attribute__((format(printf, 1, 2))) static void cache_warn(const char *fmt, ...)
 {
 	va_list ap;
 
