@@ -3,6 +3,8 @@
  * A small reader of hwprof data files for the tests, independent of
  * hwprof report: prints the model as lines the shell can check.
  *   data-dump FILE
+ *     checkpoint                             (a checkpoint file only)
+ *     sideband-lost N
  *     event NAME PERIOD SAMPLES LOST MISSED
  *     process PID PPID HOW STATUS COMMAND
  *     thread TID PID
@@ -63,7 +65,7 @@ static int sym_range(const char *path, const char *name, uint64_t *lo, uint64_t 
 static const char *how(enum hd_how h)
 {
 	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
-	       h == HD_ENDED ? "ended" : "running";
+	       h == HD_ENDED ? "ended" : h == HD_UNSEEN ? "unseen" : "running";
 }
 
 int main(int argc, char **argv)
@@ -109,6 +111,9 @@ int main(int argc, char **argv)
 		hd_free(&d);
 		return 0;
 	}
+	if (d.checkpoint)
+		printf("checkpoint\n");
+	printf("sideband-lost %llu\n", (unsigned long long)d.side_lost);
 	for (size_t e = 0; e < d.nevents; e++)
 		printf("event %s %llu %llu %llu %llu\n", d.events[e].name,
 		       (unsigned long long)d.events[e].period,

@@ -30,6 +30,12 @@
  *   anon N              N faults made by code copied into anonymous
  *                       executable memory (JIT code: the kernel's
  *                       //anon), exit 0; 77 where that code is not x86-64
+ *   sideband DIR K N    makes DIR/ready, waits for DIR/go; K children
+ *                       blocked on a pipe, then 4 threads map and unmap an
+ *                       executable page N times each (side-band records),
+ *                       then the children exit and are reaped; makes
+ *                       DIR/done, then maps a page on every CPU every
+ *                       10 ms until DIR/stop
  *   probe EVENT         a raw perf_event_open of page-faults or task-clock
  *                       (bypassing hwprof): 0 if it opens, 77 and the
  *                       reason if this machine cannot sample it
@@ -43,6 +49,7 @@
 #include <linux/seccomp.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -170,6 +177,100 @@ static void handshake(const char *dir, const char *mark, const char *next)
 	snprintf(path, sizeof(path), "%s/%s", dir, next);
 	for (int i = 0; i < 12000 && access(path, F_OK); i++)
 		usleep(5000);
+}
+
+/* sideband: one executable page mapped and unmapped n times (an MMAP2
+ * record each) */
+static void *mapper(void *arg)
+{
+	long n = (long)(intptr_t)arg;
+
+	for (long i = 0; i < n; i++) {
+		void *p = mmap(NULL, (size_t)pg, PROT_READ | PROT_EXEC,
+			       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		if (p != MAP_FAILED)
+			munmap(p, (size_t)pg);
+	}
+	return NULL;
+}
+
+/* A marker file DIR/NAME. */
+static int mark(const char *dir, const char *name)
+{
+	char path[4096];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	return fd < 0 ? -1 : close(fd);
+}
+
+/* Up to 60 s for DIR/NAME; while waiting, every 10 ms, each when set. */
+static void await(const char *dir, const char *name, void (*each)(void))
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	for (int i = 0; i < 6000 && access(path, F_OK); i++) {
+		if (each)
+			each();
+		usleep(10000);
+	}
+}
+
+/* An executable page mapped on every CPU this process may run on: the
+ * kernel reports a ring's drops with the next record it writes there. */
+static void map_everywhere(void)
+{
+	cpu_set_t all, one;
+
+	if (sched_getaffinity(0, sizeof(all), &all))
+		return;
+	for (int c = 0; c < CPU_SETSIZE; c++) {
+		if (!CPU_ISSET(c, &all))
+			continue;
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one))
+			mapper((void *)(intptr_t)1);
+	}
+	sched_setaffinity(0, sizeof(all), &all);
+}
+
+static int sideband(const char *dir, long kids, long n)
+{
+	pthread_t t[4];
+	int gate[2];
+
+	if (pipe(gate) || mark(dir, "ready"))
+		return 99;
+	await(dir, "go", NULL);
+	for (long i = 0; i < kids; i++) {
+		pid_t p = fork();
+		char c;
+
+		if (!p) {	/* blocked until the pipe closes */
+			close(gate[1]);
+			_exit(read(gate[0], &c, 1) == 0 ? 0 : 1);
+		}
+		if (p < 0)
+			return 99;
+	}
+	close(gate[0]);
+	for (int i = 0; i < 4; i++)
+		if (pthread_create(&t[i], NULL, mapper, (void *)(intptr_t)n))
+			return 99;
+	for (int i = 0; i < 4; i++)
+		pthread_join(t[i], NULL);
+	close(gate[1]);		/* the children exit: their exit records come
+				 * into rings that are full */
+	while (wait(NULL) > 0)
+		;
+	if (mark(dir, "done"))
+		return 99;
+	await(dir, "stop", map_everywhere);
+	return 0;
 }
 
 static long per_thread;
@@ -328,6 +429,8 @@ int main(int argc, char **argv)
 		}
 		return 0;
 	}
+	if (!strcmp(m, "sideband") && argc > 4)
+		return sideband(argv[2], atol(argv[3]), atol(argv[4]));
 	if (!strcmp(m, "daemon") && argc > 2) {
 		char tmp[4096];
 		pid_t p = fork();

@@ -2,8 +2,8 @@
 /*
  * The data file module of the profile library (lib/profile/data*.c): a version 2
  * round trip with every field and awkward strings, a version 1 file read
- * into the same model, a job file and version 4's call paths and kept
- * names round trip, counting that merges equal keys, and malformed
+ * into the same model, a job file and version 4's call paths, kept
+ * names and losses (checkpoint, side band, processes unseen) round trip, counting that merges equal keys, and malformed
  * files refused with one line naming the file and the line.
  */
 #define _GNU_SOURCE
@@ -382,6 +382,51 @@ static void refused(const char *name, const char *text, const char *want)
 	T_EQ(r.nsamples, 0);
 }
 
+/*
+ * The losses of version 4: a checkpoint, side-band records dropped and a
+ * process whose end was not seen are written as version 4 (a reader of
+ * version 3 would misread them), read back, and refused in version 3.
+ */
+static void losses_round_trip(void)
+{
+	struct hd_file d, r;
+	char err[512], path[256];
+	FILE *f;
+
+	for (int k = 0; k < 4; k++) {
+		hd_init(&d);
+		d.command = strdup("./a");
+		T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+		T_EQ(hd_add_process(&d, 10, 0, "./a"), 0);
+		T_EQ(hd_add_process(&d, 11, 10, "./a"), 1);
+		T_EQ(hd_add_thread(&d, 10, 0, "a"), 0);
+		if (k == 1)
+			d.side_lost = UINT64_MAX;	/* saturated: kept as it is */
+		if (k == 2)
+			d.checkpoint = 1;
+		if (k == 3)
+			d.procs[1].how = HD_UNSEEN;
+		snprintf(path, sizeof(path), "%s/loss%d", dir, k);
+		f = fopen(path, "w");
+		T_EQ(hd_write(f, &d), 0);
+		fclose(f);
+		T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+		T_CHECK(!*err, "%s", err);
+		/* without a loss version 4 adds: version 3, as before */
+		T_EQ(r.version, k ? 4 : 3);
+		T_EQ(r.side_lost, k == 1 ? UINT64_MAX : 0);
+		T_EQ(r.checkpoint, k == 2);
+		if (r.nprocs == 2) {
+			T_EQ(r.procs[0].how, HD_RUNNING);
+			T_EQ(r.procs[1].how, k == 3 ? HD_UNSEEN : HD_RUNNING);
+		} else {
+			T_CHECK(0, "read back %zu processes", r.nprocs);
+		}
+		hd_free(&r);
+		hd_free(&d);
+	}
+}
+
 /* A line whose last string is empty (no command after the host) reads
  * as an empty string: the reader once wrote into a read-only "" there
  * (fuzz-data). */
@@ -409,6 +454,20 @@ int main(void)
 	job_round_trip();
 	paths_round_trip();
 	names_round_trip();
+	losses_round_trip();
+	refused("v3-checkpoint", "hwprof-data 3\ncheckpoint\nend\n", "malformed");
+	refused("v3-sideband", "hwprof-data 3\nsideband-lost 5\nend\n", "malformed");
+	refused("v3-unseen", "hwprof-data 3\nprocess 0 1 0 -1 unseen 0 - c\nend\n", "line 2");
+	refused("v4-checkpoint-arg", "hwprof-data 4\ncheckpoint 1\nend\n", "line 2");
+	refused("v4-checkpoint-twice", "hwprof-data 4\ncheckpoint\ncheckpoint\nend\n",
+		"line 3");
+	refused("v4-sideband-zero", "hwprof-data 4\nsideband-lost 0\nend\n", "line 2");
+	refused("v4-sideband-twice", "hwprof-data 4\nsideband-lost 5\nsideband-lost 5\nend\n",
+		"line 3");
+	refused("v4-sideband-neg", "hwprof-data 4\nsideband-lost -5\nend\n", "line 2");
+	refused("v4-sideband-none", "hwprof-data 4\nsideband-lost\nend\n", "line 2");
+	refused("v4-sideband-big", "hwprof-data 4\nsideband-lost 18446744073709551616\nend\n",
+		"line 2");
 	refused("empty", "", "not an hwprof data file");
 	refused("foreign", "P6\n", "not an hwprof data file");
 	refused("v9", "hwprof-data 9\nend\n", "version 9");

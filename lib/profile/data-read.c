@@ -292,15 +292,24 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
-/* The lines version 4 added: paths, n, c and the kept names. 1 when kw
- * is none of them. */
+/* The lines version 4 added: checkpoint, sideband-lost, paths, n, c and
+ * the kept names. 1 when kw is none of them. */
 static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e;
 	char *k;
 	long x;
 
-	if (!strcmp(kw, "paths")) {
+	if (!strcmp(kw, "checkpoint")) {
+		if (r->p || d->checkpoint)
+			return -1;
+		d->checkpoint = 1;
+	} else if (!strcmp(kw, "sideband-lost")) {
+		/* once, and never 0: a file without loss has no such line */
+		if (num(r, 10, UINT64_MAX, &a) || r->p || !a || d->side_lost)
+			return -1;
+		d->side_lost = a;
+	} else if (!strcmp(kw, "paths")) {
 		struct hd_event *ev;
 
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents || !(k = field(r)) ||
@@ -379,7 +388,7 @@ static int read_event(struct rd *r, struct hd_file *d)
 	return bad ? -1 : 0;
 }
 
-static int how_of(const char *how, enum hd_how *out)
+static int how_of(const char *how, int version, enum hd_how *out)
 {
 	if (!strcmp(how, "exit"))
 		*out = HD_EXITED;
@@ -389,6 +398,8 @@ static int how_of(const char *how, enum hd_how *out)
 		*out = HD_RUNNING;
 	else if (!strcmp(how, "ended"))
 		*out = HD_ENDED;
+	else if (!strcmp(how, "unseen") && version >= 4)
+		*out = HD_UNSEEN;
 	else
 		return -1;
 	return 0;
@@ -414,7 +425,7 @@ static int read_process(struct rd *r, struct hd_file *d)
 	p = &d->procs[d->nprocs - 1];
 	p->rank = (int)z;
 	p->status = (int)st;
-	if (how_of(how, &p->how))
+	if (how_of(how, d->version, &p->how))
 		return -1;
 	p->host = take(r, host, 1, &bad);
 	free(p->command);

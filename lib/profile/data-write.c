@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing the data file (hwprof-data(5)): version 4 when it holds call
- * paths or kept names, else 3 (the same lines less 4's), one line per
+ * paths, kept names or the losses version 4 added, else 3 (the same lines less 4's), one line per
  * entry, every string escaped so that it fits on its line.
  */
 #define _GNU_SOURCE
@@ -52,7 +52,7 @@ void hd_put_escaped(FILE *f, const char *s, int token)
 static const char *how_name(enum hd_how h)
 {
 	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
-	       h == HD_ENDED ? "ended" : "running";
+	       h == HD_ENDED ? "ended" : h == HD_UNSEEN ? "unseen" : "running";
 }
 
 /* The header lines: version, host, rank, job, program, command. */
@@ -66,6 +66,10 @@ static void write_head(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
 	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines;
+	/* and the losses version 4 added */
+	paths |= d->side_lost || d->checkpoint;
+	for (size_t i = 0; i < d->nprocs; i++)
+		paths |= d->procs[i].how == HD_UNSEEN;
 	fprintf(f, "hwprof-data %d\n", paths ? HD_VERSION : 3);
 	if (d->host) {
 		fputs("host ", f);
@@ -86,6 +90,10 @@ static void write_head(FILE *f, const struct hd_file *d)
 	fputs("command ", f);
 	hd_put_escaped(f, d->command ? d->command : "", 0);
 	fputc('\n', f);
+	if (d->checkpoint)
+		fputs("checkpoint\n", f);
+	if (d->side_lost)
+		fprintf(f, "sideband-lost %llu\n", (unsigned long long)d->side_lost);
 }
 
 /* The event, process, thread and object lines. */

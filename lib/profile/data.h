@@ -38,6 +38,9 @@ enum hd_how {
 	HD_SIGNALED,		/* status: the signal that ended it */
 	HD_ENDED,		/* seen to end; its status unknown (a process
 				 * hwprof record did not start itself) */
+	HD_UNSEEN,		/* its end was not seen: gone when the recording
+				 * ended without an exit record (the kernel
+				 * dropped it), or its state cannot be known */
 };
 
 struct hd_process {
@@ -173,6 +176,9 @@ struct hd_file {
 	char *program;		/* the program's executable, or NULL */
 	char *program_id;	/* its build-id in hex, or NULL */
 	uint64_t program_size;	/* its size in bytes, 0 when unknown */
+	uint64_t side_lost;	/* side-band records (mmap, comm, fork, exit)
+				 * the kernel dropped (version 4) */
+	int checkpoint;		/* written while the recording ran: partial */
 	struct hd_event *events;
 	size_t nevents;
 	struct hd_process *procs;

@@ -104,8 +104,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    e.nsamples != d.nsamples || e.job != d.job || e.size != d.size ||
 		    e.top != d.top || e.nfuncs != d.nfuncs || e.nfcounts != d.nfcounts ||
 		    e.nrtotals != d.nrtotals || e.program_size != d.program_size ||
-		    e.nnodes != d.nnodes || e.npaths != d.npaths)
+		    e.nnodes != d.nnodes || e.npaths != d.npaths ||
+		    e.side_lost != d.side_lost || e.checkpoint != d.checkpoint)
 			abort();
+		for (size_t i = 0; i < d.nprocs; i++)
+			if (e.procs[i].how != d.procs[i].how)
+				abort();	/* unseen stays unseen: version 4 */
 		for (size_t i = 0; i < d.nnodes; i++)
 			if (e.nodes[i].parent != d.nodes[i].parent ||
 			    e.nodes[i].object != d.nodes[i].object ||

@@ -423,6 +423,53 @@ static char *proc_cmdline(int pid, const char *comm)
 }
 
 /* A new process entry for pid (pid reuse makes a new one). */
+/*
+ * When a live process started (/proc/PID/stat's starttime, in clock ticks
+ * since boot): what tells it from a later process given the same pid.
+ * 0 when it is gone, a zombie (it has ended) or cannot be read.
+ */
+static uint64_t proc_start(int pid)
+{
+	char path[64], buf[1024], *p;
+	unsigned long long start = 0;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	/* "PID (COMM) STATE PPID ...": the comm may hold anything but the
+	 * last ')'; starttime is the 20th field after it */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || p[2] == 'Z' || p[2] == 'X')
+		return 0;
+	p += 2;
+	for (int k = 0; k < 19 && p; k++)
+		if ((p = strchr(p, ' ')))
+			p++;
+	if (!p || sscanf(p, "%llu", &start) != 1)
+		return 0;
+	return start;
+}
+
+void rec_mark_unseen(struct rec *r)
+{
+	for (size_t i = 0; i < r->nprocs; i++) {
+		struct rec_proc *p = &r->procs[i];
+		struct hd_process *hp = &r->d.procs[p->hd];
+
+		/* running still, and the same process as when it was met */
+		if (hp->how == HD_RUNNING && (!p->start || proc_start(p->pid) != p->start))
+			hp->how = HD_UNSEEN;
+	}
+}
+
 static long proc_new(struct rec *r, int pid, int ppid, const char *command)
 {
 	struct rec_proc *p;
@@ -442,6 +489,7 @@ static long proc_new(struct rec *r, int pid, int ppid, const char *command)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->hd = (uint32_t)h;
+	p->start = proc_start(pid);
 	return (long)r->nprocs++;
 }
 

@@ -61,6 +61,7 @@ static void rec_lost(struct rec *r, const struct perf_event_header *h)
 
 	if (ev == UINT32_MAX) {
 		r->side_lost = hwp_add_sat(r->side_lost, hwp_rec_lost(h));
+		r->d.side_lost = r->side_lost;	/* hwprof-data(5): sideband-lost */
 		return;
 	}
 	he = &r->d.events[r->ev[ev].hd];

@@ -75,6 +75,8 @@ struct rec_proc {
 	long *imgs;		/* image indices, in time order */
 	size_t nimgs;
 	int ended;
+	uint64_t start;		/* its start time when met (/proc/PID/stat), 0:
+				 * unknown (gone by then) */
 };
 
 /* int -> uint32 table (pids, tids) */
@@ -217,6 +219,11 @@ void rec_unwind_free(struct rec *r);
 /* Ends image im's unwinder (its process exited or exec'ed). */
 void rec_unwind_forget(struct rec *r, long im);
 int rec_unwind_supported(void);
+/* At the end of the recording: every process still marked running that
+ * is gone (or a zombie), or whose pid is now another process's, or that
+ * was already gone when met, ended unseen (HD_UNSEEN): the kernel dropped
+ * its exit record, or it ended after the events stopped. */
+void rec_mark_unseen(struct rec *r);
 /* The data-file process of a pid, or NULL */
 struct hd_process *rec_process(struct rec *r, int pid);
 

@@ -463,7 +463,11 @@ static int loop(struct rec_run *run)
 			return 0;
 		if (run->op.checkpoint &&
 		    now_ms() - last_ckpt >= run->op.checkpoint * 1000ull) {
+			/* a checkpoint says it is one: a report of it warns
+			 * that the profile is partial (hwprof-data(5)) */
+			run->r->d.checkpoint = 1;
 			rec_out_write(&run->out, &run->r->d);
+			run->r->d.checkpoint = 0;
 			last_ckpt = now_ms();
 		}
 	}
@@ -539,6 +543,21 @@ static void warn_running(const struct rec_run *run)
 			run->op.out, n == 1 ? "its" : "their");
 }
 
+/* Processes whose end was not seen (rec_mark_unseen()). */
+static void warn_unseen(const struct rec_run *run)
+{
+	const struct hd_file *d = &run->r->d;
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nprocs; i++)
+		n += d->procs[i].how == HD_UNSEEN;
+	if (n)
+		fprintf(stderr, "hwprof: warning: %zu process%s ended unseen (%s): %s marks %s so, not running\n",
+			n, n == 1 ? "" : "es", run->r->side_lost ?
+			"the kernel dropped exit records" : "after the events stopped",
+			run->op.out, n == 1 ? "it" : "them");
+}
+
 /* ------------------------------------------------------------------ */
 /* The finish                                                           */
 
@@ -598,6 +617,7 @@ static int finish(struct rec_run *run)
 	}
 	rec_perf_account(r);	/* kept + lost = overflows, or a warning */
 	status = end_status(run);
+	rec_mark_unseen(r);
 	for (int e = 0; e < r->nev; e++)
 		run->ncovered[e] = rec_fds_of(r, (uint32_t)e);
 	run->ring_pages = r->ring_pages;
@@ -621,6 +641,7 @@ static int finish(struct rec_run *run)
 	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
+	warn_unseen(run);
 	say_status(run);
 	/*
 	 * A rank whose command died of a signal (a job killed at its walltime,

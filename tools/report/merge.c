@@ -188,6 +188,9 @@ static int merge(struct hd_file *m, struct hd_file *f, struct kept_seen *ks)
 		goto out;
 	if (!m->command && f->command && !(m->command = strdup(f->command)))
 		goto out;
+	/* the losses of every file: a merge with one checkpoint is partial */
+	m->side_lost = hwp_add_sat(m->side_lost, f->side_lost);
+	m->checkpoint |= f->checkpoint;
 	for (size_t i = 0; i < f->nevents; i++)
 		if ((ev[i] = merge_event(m, &f->events[i])) < 0)
 			goto out;

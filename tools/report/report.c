@@ -88,6 +88,16 @@ static void put_warning(FILE *f, const char *prefix, const char *msg, int json, 
  * the kernel dropped, call paths cut or short) and of the objects (kept
  * with their names when recorded, or found when they were named now): to
  * stderr, or into the output. */
+/* The processes whose end was not seen (hwprof-data(5), "unseen"). */
+size_t report_unseen(const struct hd_file *d)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < d->nprocs; i++)
+		n += d->procs[i].how == HD_UNSEEN;
+	return n;
+}
+
 void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
 		 int json)
 {
@@ -98,8 +108,33 @@ void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 			int json, int names)
 {
 	const struct hd_event *e = &d->events[event];
+	size_t unseen = report_unseen(d);
 	int first = 1;
 
+	/* the file's own losses first: a partial profile, side-band records
+	 * dropped, processes whose end was not seen (hwprof-data(5)) */
+	for (int k = 0; k < 3; k++) {
+		char msg[512];
+
+		if (k == 0 && d->checkpoint)
+			snprintf(msg, sizeof(msg), "warning: the profile is partial: this file is a "
+				 "checkpoint that hwprof record wrote while the command ran, and "
+				 "the recording never finished (record was killed)");
+		else if (k == 1 && d->side_lost)
+			snprintf(msg, sizeof(msg), "warning: the kernel dropped %llu side-band "
+				 "record%s (mmap, comm, fork, exit): samples of code mapped then "
+				 "may be named [unknown], and processes or threads may be missing "
+				 "or their end not seen", (unsigned long long)d->side_lost,
+				 d->side_lost == 1 ? "" : "s");
+		else if (k == 2 && unseen)
+			snprintf(msg, sizeof(msg), "warning: %zu process%s ended unseen: %s exit "
+				 "record was dropped, or %s state could not be known", unseen,
+				 unseen == 1 ? "" : "es", unseen == 1 ? "its" : "their",
+				 unseen == 1 ? "its" : "their");
+		else
+			continue;
+		put_warning(f, prefix, msg, json, &first);
+	}
 	for (int k = 0; k < 4; k++) {
 		char msg[512];
 
@@ -172,6 +207,12 @@ void report_text_header(const struct view_ctx *c)
 		       "libhwprof-mpi\n", d->nprocs);
 	else
 		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
+	/* the side band is hwprof record's: not in a job file, nor in a
+	 * version 1 file of the preloaded recorder */
+	if (d->version != 1 && !d->job)
+		printf("# side-band records lost: %llu (mmap, comm, fork, exit)  processes "
+		       "whose end was not seen: %zu%s\n", (unsigned long long)d->side_lost,
+		       report_unseen(d), d->checkpoint ? "  partial: a checkpoint" : "");
 	/* hwprof record and the engine ask the kernel for user-space samples
 	 * only (hwprof(1), "User space only") */
 	printf("# user space only: time in the kernel (system calls, page-fault handling, "
@@ -503,7 +544,8 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 	const struct hd_file *d = c->d;
 
 	fputs("event,name,period,samples,lost,throttled,not_covered,not_covered_why,"
-	      "reported,processes,threads,warnings\n", f);
+	      "reported,processes,threads,sideband_lost,end_not_seen,checkpoint,warnings\n",
+	      f);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 		char *w = joined_warnings(d, (int)i);
@@ -517,7 +559,8 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 		fprintf(f, ",%d,%zu,", (int)i == c->event, d->nprocs);
 		if (d->version != 1)
 			fprintf(f, "%zu", d->nthreads);
-		fputc(',', f);
+		fprintf(f, ",%llu,%zu,%d,", (unsigned long long)d->side_lost, report_unseen(d),
+			d->checkpoint);
 		nm_put(f, w ? w : "(out of memory)", NM_CSV);
 		fputc('\n', f);
 		free(w);
@@ -559,6 +602,9 @@ static void json_rows(const struct view_ctx *c)
 		printf("null");		/* not listed in a version 1 file, nor a job file */
 	else
 		printf("%zu", d->nthreads);
+	printf(", \"sideband_lost\": %llu, \"end_not_seen\": %zu, \"checkpoint\": %s",
+	       (unsigned long long)d->side_lost, report_unseen(d),
+	       d->checkpoint ? "true" : "false");
 	printf(", \"command\": ");
 	nm_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
 	       NM_JSON);

@@ -173,6 +173,8 @@ void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int e
  * (sym_warnings: hwprof diff prints them once for both sides). */
 void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, int event,
 			int json, int names);
+/* The processes of d whose end was not seen (HD_UNSEEN). */
+size_t report_unseen(const struct hd_file *d);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
