@@ -443,6 +443,120 @@ lost)
 	usage "--mmap-pages needs a value" "$hw" record --mmap-pages
 	usage "-m 2097152: too large" "$hw" record -m 2097152 -- true
 	;;
+sideband)
+	# side-band records the kernel dropped (record stopped while the
+	# command maps and unmaps an executable page 4 x 5000 times into
+	# 8-page side-band rings: -m 16's sixteenth, raised to the least) are
+	# counted in the file and in every report; the 20 children whose exit
+	# records were dropped with them are marked unseen, not running
+	need page-faults
+	mkdir "$tmp/g"
+	"$hw" record -m 16 -e page-faults -c 1 --checkpoint 1 -o "$tmp/l" -- \
+		"$prog" sideband "$tmp/g" 20 5000 2> "$tmp/said" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/g/ready"
+	kill -STOP "$rpid"
+	: > "$tmp/g/go"
+	check "the command mapped, its children ended" waitfile "$tmp/g/done"
+	kill -CONT "$rpid"
+	# the kernel reports a ring's drops with the next record it can
+	# write there (the command maps a page on every CPU every 10 ms):
+	# until a checkpoint holds them
+	i=0
+	until [ "$("$dump" "$tmp/l" 2>/dev/null | awk '$1 == "sideband-lost" { print $2 }')" \
+		-gt 0 ] 2>/dev/null || [ $i -ge 200 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	check "a checkpoint says it is one" sh -c "'$dump' '$tmp/l' | grep -qx checkpoint"
+	: > "$tmp/g/stop"
+	wait "$rpid"
+	rc=$?
+	cat "$tmp/said"
+	check "exit 0 (got $rc)" [ $rc = 0 ]
+	n=$("$dump" "$tmp/l" | awk '$1 == "sideband-lost" { print $2 }')
+	check "the file counts the dropped side-band records ($n)" [ "${n:-0}" -gt 0 ]
+	check "the last write is no checkpoint" sh -c "! '$dump' '$tmp/l' | grep -qx checkpoint"
+	check "record said the same count" grep -q \
+		"^hwprof: warning: the kernel dropped $n mmap/comm/fork/exit records" "$tmp/said"
+	root=$(root_line "$tmp/l" | awk '{ print $2 }')
+	"$dump" "$tmp/l" | awk -v r="$root" '$1 == "process" && $3 == r' > "$tmp/kids"
+	check "the 20 children are in the file" [ "$(wc -l < "$tmp/kids")" = 20 ]
+	check "all 20 unseen, none running" [ "$(grep -c ' unseen ' "$tmp/kids")" = 20 ]
+	check "record said so" grep -q \
+		"^hwprof: warning: 20 processes ended unseen (the kernel dropped exit records)" \
+		"$tmp/said"
+	"$hw" report "$tmp/l" > "$tmp/text" 2> "$tmp/err"
+	check "report's header: the count" grep -q \
+		"^# side-band records lost: $n (mmap, comm, fork, exit)  processes whose end was not seen: 20\$" \
+		"$tmp/text"
+	check "report's header: the warnings" sh -c "grep -q '^# warning: the kernel dropped $n side-band records' '$tmp/text' &&
+		grep -q '^# warning: 20 processes ended unseen' '$tmp/text'"
+	check "and on stderr" grep -q "^hwprof: warning: the kernel dropped $n side-band records" \
+		"$tmp/err"
+	check "json: the numbers and the warnings" sh -c "'$hw' report '$tmp/l' --format json 2>/dev/null | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+assert d[\"sideband_lost\"] == $n and d[\"end_not_seen\"] == 20 and d[\"checkpoint\"] is False, d
+assert any(\"dropped $n side-band records\" in w for w in d[\"warnings\"]), d[\"warnings\"]
+assert any(\"20 processes ended unseen\" in w for w in d[\"warnings\"]), d[\"warnings\"]
+'"
+	"$hw" report "$tmp/l" --format csv --stats "$tmp/stats.csv" > /dev/null 2>&1
+	check "csv --stats: the columns and the warnings" python3 -c "
+import csv
+r = list(csv.DictReader(open('$tmp/stats.csv')))[0]
+assert r['sideband_lost'] == '$n' and r['end_not_seen'] == '20' and r['checkpoint'] == '0', r
+assert 'dropped $n side-band records' in r['warnings'], r['warnings']
+"
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/q" -- "$prog" workers 4 10 2> "$tmp/said"
+	check "no loss: nothing said" [ ! -s "$tmp/said" ]
+	check "no loss: no sideband-lost line, no unseen process" sh -c \
+		"! grep -q '^sideband-lost\|^process .* unseen ' '$tmp/q'"
+	check "no loss: its workers ended" [ "$("$dump" "$tmp/q" | grep -c '^process .* ended ')" = 4 ]
+	;;
+setid)
+	# what the kernel refuses an unprivileged user is said for what it
+	# is: another user's process (-p) fails its ptrace access check,
+	# which perf_event_paranoid does not govern; a set-user-ID command
+	# is not monitored past its exec (it is not dumpable)
+	need page-faults
+	[ "$(id -u)" = 0 ] || { echo "SKIP: needs root (a set-user-ID root program, a root process)"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: root, and no setpriv to drop to nobody"; exit 77; }
+	run="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 755 "$tmp"
+	mkdir -m 777 "$tmp/n"
+	$run test -x "$prog" -a -x "$hw" || { echo "SKIP: nobody cannot run the build tree"; exit 77; }
+	"$prog" spin "$tmp/ready" &
+	tpid=$!
+	bg="$bg $tpid"
+	check "root's target started" waitfile "$tmp/ready"
+	err "ptrace access check refuses it: process $tpid is another user's (uid 0); perf_event_paranoid does not matter: run as its user, or with CAP_SYS_PTRACE" \
+		$run "$hw" record -e page-faults -o "$tmp/n/p" -p "$tpid"
+	check "not told to lower perf_event_paranoid" sh -c "! grep -q 'sysctl' '$tmp/err'"
+	check "no file" test ! -e "$tmp/n/p"
+	kill "$tpid"
+	cp "$prog" "$tmp/suid" && chmod 4755 "$tmp/suid" || exit 99
+	if findmnt -n -o OPTIONS -T "$tmp" | grep -qw nosuid; then
+		echo "SKIP: $tmp is on a nosuid mount"; exit 77
+	fi
+	(cd "$tmp/n" && $run "$hw" record -e page-faults -c 1 -o "$tmp/n/s" -- "$tmp/suid" faults 50) \
+		2> "$tmp/said"
+	rc=$?
+	cat "$tmp/said"
+	check "the set-user-ID command ran: exit 0 (got $rc)" [ $rc = 0 ]
+	check "no samples of it" [ "$(in_func "$tmp/n/s" rec_touch)" = 0 ]
+	check "one line says why" [ "$(grep -c "^hwprof: warning: $tmp/n/s holds no samples of $tmp/suid after its exec: it is set-user-ID: its exec changes the process's user, so the kernel stops monitoring it (it is not dumpable)" "$tmp/said")" = 1 ]
+	# root runs it as root (no change of user): monitored, nothing said
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/r" -- "$tmp/suid" faults 50 2> "$tmp/said"
+	check "root: its 50 samples" [ "$(in_func "$tmp/r" rec_touch)" = 50 ]
+	check "root: nothing said" [ ! -s "$tmp/said" ]
+	# nobody's own process: no such line, the samples are there
+	(cd "$tmp/n" && $run "$hw" record -q -e page-faults -c 1 -o "$tmp/n/o" -- "$prog" faults 50) \
+		2> "$tmp/said"
+	check "nobody's own command: its 50 samples" [ "$(in_func "$tmp/n/o" rec_touch)" = 50 ]
+	check "nobody's own command: nothing said" [ ! -s "$tmp/said" ]
+	;;
 seccomp)
 	# a seccomp filter that denies perf_event_open is named, not blamed
 	# on perf_event_paranoid; nothing runs, no file
@@ -743,6 +857,13 @@ cli)
 	check "--checkpoint: the file is there after SIGKILL of record" test -s "$tmp/ck"
 	n=$(in_func "$tmp/ck" rec_spin)
 	check "--checkpoint: it holds the command's samples ($n)" [ "${n:-0}" -gt 100 ]
+	check "--checkpoint: it says it is one" sh -c "'$dump' '$tmp/ck' | grep -qx checkpoint"
+	"$hw" report "$tmp/ck" > "$tmp/text" 2> "$tmp/err"
+	check "--checkpoint: report warns the profile is partial" sh -c \
+		"grep -q '^# warning: the profile is partial: this file is a checkpoint' '$tmp/text' &&
+		 grep -q '^hwprof: warning: the profile is partial' '$tmp/err'"
+	check "--checkpoint: json says so" sh -c "'$hw' report '$tmp/ck' --format json 2>/dev/null |
+		python3 -c 'import json, sys; d = json.load(sys.stdin); assert d[\"checkpoint\"] is True and any(\"partial\" in w for w in d[\"warnings\"])'"
 	# nohup's SIGHUP ignored reaches the command through record
 	"$prog" pgrp "$hw" record -q -o "$tmp/nh" -- nohup "$prog" spin "$tmp/ready3" \
 		> /dev/null 2>&1 &

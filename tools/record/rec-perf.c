@@ -20,6 +20,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -196,10 +197,59 @@ static void more_fds(void)
 	}
 }
 
-static void say_open(char *why, size_t len, const char *name, int err)
+/*
+ * Why the kernel's ptrace access check (perf_event_open(2) on a task asks
+ * for ptrace read access to it, PTRACE_MODE_READ_REALCREDS) refuses task
+ * tid to this process: its real, effective or saved uid (or gid) is not
+ * our real one, or it is not dumpable (a set-user-ID program; /proc then
+ * gives its files to root). Into what, 1; 0 when the check passes as far
+ * as can be seen (or root, whose CAP_SYS_PTRACE passes it).
+ */
+static int ptrace_denied(pid_t tid, char *what, size_t len)
+{
+	unsigned long id[2][3] = { { 0 } };
+	char path[64], *line = NULL;
+	size_t cap = 0;
+	struct stat st;
+	int have = 0;
+	FILE *f;
+
+	if (!geteuid() || tid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
+	f = fopen(path, "re");
+	while (f && getline(&line, &cap, f) > 0)
+		if (sscanf(line, "Uid: %lu %lu %lu", &id[0][0], &id[0][1], &id[0][2]) == 3 ||
+		    sscanf(line, "Gid: %lu %lu %lu", &id[1][0], &id[1][1], &id[1][2]) == 3)
+			have++;
+	free(line);
+	if (f)
+		fclose(f);
+	if (have != 2)
+		return 0;
+	for (int k = 0; k < 3; k++) {
+		if (id[0][k] != (unsigned long)getuid()) {
+			snprintf(what, len, "another user's (uid %lu)", id[0][k]);
+			return 1;
+		}
+		if (id[1][k] != (unsigned long)getgid()) {
+			snprintf(what, len, "another group's (gid %lu)", id[1][k]);
+			return 1;
+		}
+	}
+	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
+	if (!stat(path, &st) && st.st_uid != getuid()) {
+		snprintf(what, len, "not dumpable (it ran a set-user-ID or set-group-ID "
+			 "program, or called prctl(PR_SET_DUMPABLE, 0))");
+		return 1;
+	}
+	return 0;
+}
+
+static void say_open(char *why, size_t len, const char *name, int err, pid_t tid)
 {
 	long paranoid = -1;
-	char buf[32] = "";
+	char buf[32] = "", what[160];
 	int fd;
 
 	switch (err) {
@@ -211,6 +261,13 @@ static void say_open(char *why, size_t len, const char *name, int err)
 		break;
 	case -EACCES:
 	case -EPERM:
+		/* another user's process: perf_event_paranoid is not what
+		 * refuses it, and lowering it would not help */
+		if (ptrace_denied(tid, what, sizeof(what))) {
+			snprintf(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
+				 name, (int)tid, what);
+			break;
+		}
 		fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
 			if (read(fd, buf, sizeof(buf) - 1) > 0)
@@ -376,7 +433,7 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 			return 0;
 		}
 		if (fd < 0) {
-			say_open(why, len, e < 0 ? "the side-band event" : r->ev[e].name, fd);
+			say_open(why, len, e < 0 ? "the side-band event" : r->ev[e].name, fd, tid);
 			return fd;
 		}
 		rg = &r->rings[2 * c + (e < 0)];

@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -543,6 +545,56 @@ static void warn_running(const struct rec_run *run)
 			run->op.out, n == 1 ? "its" : "their");
 }
 
+/*
+ * Why the command's exec makes the kernel stop monitoring it, or NULL: an
+ * exec that changes the process's user or group (set-user-ID or
+ * set-group-ID, not on a nosuid mount), raises its capabilities (file
+ * capabilities) or runs a file it may not read makes it non-dumpable, and
+ * the kernel then ends every perf event on it (fs/exec.c: "Disable
+ * monitoring for regular users when executing setuid binaries").
+ */
+static const char *setid_exec(const char *file)
+{
+	struct statvfs sv;
+	struct stat st;
+	char hb[2] = "";
+	int fd;
+
+	if (!file || stat(file, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	/* a script's set-ID bits are ignored: its interpreter runs */
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t n = read(fd, hb, sizeof(hb));
+
+		close(fd);
+		if (n == 2 && hb[0] == '#' && hb[1] == '!')
+			return NULL;
+	} else if (errno == EACCES) {
+		return "it is a program this user may run but not read";
+	}
+	if (!statvfs(file, &sv) && (sv.f_flag & ST_NOSUID))
+		return NULL;
+	if ((st.st_mode & S_ISUID) && st.st_uid != geteuid())
+		return "it is set-user-ID: its exec changes the process's user";
+	if ((st.st_mode & S_ISGID) && (st.st_mode & S_IXGRP) && st.st_gid != getegid())
+		return "it is set-group-ID: its exec changes the process's group";
+	if (geteuid() && getxattr(file, "security.capability", NULL, 0) > 0)
+		return "it has file capabilities: its exec raises the process's";
+	return NULL;
+}
+
+/* A command whose exec ends the kernel's monitoring: the one line that
+ * says why it has no samples. */
+static void warn_setid(const struct rec_run *run)
+{
+	const char *why = run->op.pid ? NULL : setid_exec(run->file);
+
+	if (why)
+		fprintf(stderr, "hwprof: warning: %s holds no samples of %s after its exec: %s, so the kernel stops monitoring it (it is not dumpable); record it as the user it runs as\n",
+			run->op.out, run->file, why);
+}
+
 /* Processes whose end was not seen (rec_mark_unseen()). */
 static void warn_unseen(const struct rec_run *run)
 {
@@ -642,6 +694,7 @@ static int finish(struct rec_run *run)
 	warn_coverage(run);
 	warn_running(run);
 	warn_unseen(run);
+	warn_setid(run);
 	say_status(run);
 	/*
 	 * A rank whose command died of a signal (a job killed at its walltime,
