@@ -262,8 +262,10 @@ static void paths_round_trip(void)
 	T_EQ(hd_add_thread(&d, 10, 0, "p"), 0);
 	T_EQ(hd_object(&d, "/bin/p", "ab", 4096), 0);
 	d.events[0].callgraph = HD_CG_FP;
-	d.events[0].chains = 7;
+	d.events[0].chains = 8;		/* the c lines' 8 samples */
 	d.events[0].cut = 2;
+	T_EQ(hd_count(&d, 0, 0, 0, 0x1100, 7), 0);	/* their s lines */
+	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0x7f00, 1), 0);
 	m = hd_node(&d, HD_NO_NODE, 0, 0x1000);		/* main */
 	a = hd_node(&d, (uint32_t)m, 0, 0x1010);	/* main -> a */
 	b = hd_node(&d, (uint32_t)a, 0, 0x1100);	/* main -> a -> b */
@@ -296,7 +298,7 @@ static void paths_round_trip(void)
 	T_EQ(r.nnodes, 5);
 	T_EQ(r.npaths, 3);
 	T_EQ(r.events[0].callgraph, HD_CG_FP);
-	T_EQ(r.events[0].chains, 7);
+	T_EQ(r.events[0].chains, 8);
 	T_EQ(r.events[0].cut, 2);
 	T_EQ(r.events[1].callgraph, HD_CG_NONE);
 	if (r.nnodes == 5 && r.npaths == 3) {
@@ -554,6 +556,17 @@ int main(void)
 	refused("v4-paths-twice", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\npaths 0 fp 5 0\nend\n",
 		"given twice");
 	refused("v3-n", "hwprof-data 3\nn 0 - - 10\nend\n", "malformed");
+	/* counts that disagree: refused, never a share above 100 % */
+	refused("v4-c-above-chains", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+		"thread 0 0 1 t\ns 0 0 - 10 9\npaths 0 fp 1 0\nn 0 - - 10\nc 0 0 0 5\nend\n",
+		"event 0: its call-path samples (c lines: 5) exceed the samples with a path of its paths line (1)");
+	refused("v4-c-above-s", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+		"thread 0 0 1 t\ns 0 0 - 10 2\npaths 0 fp 9 0\nn 0 - - 10\nc 0 0 0 5\nend\n",
+		"event 0: its call-path samples (c lines: 5) exceed its samples (s lines: 2)");
+	refused("v4-c-saturated", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+		"thread 0 0 1 t\ns 0 0 - 10 18446744073709551615\npaths 0 fp 9 0\nn 0 - - 10\n"
+		"n 1 - - 20\nc 0 0 0 18446744073709551615\nc 0 0 1 1\nend\n",
+		"(c lines: 18446744073709551615) exceed the samples with a path of its paths line (9)");
 	{
 		/* a path of 1025 frames: deeper than any reader walks */
 		size_t cap = 1100 * 24, len;

@@ -440,7 +440,7 @@ assert len(d[\"events\"]) == 11 and d[\"event\"] == \"task-clock\", d[\"events\"
 assert d[\"not_covered\"] == 3 and d[\"not_covered_why\"] == \"mlock-budget\" and d[\"lost\"] == 4
 assert any(\"3 threads were not covered (mlock-budget)\" in w for w in d[\"warnings\"]), d[\"warnings\"]
 assert d[\"user_space_only\"] is True'"
-	check "csv --stats: the events table" sh -c "'$hw' report '$tmp/d' --event 10 --format csv --stats '$tmp/st' >/dev/null 2>&1 && grep -q '^10,\"task-clock\",1000000,50,4,2,3,\"mlock-budget\",1,1,1,\"warning: 3 threads were not covered (mlock-budget): the profile misses them; warning: 4 samples were lost' '$tmp/st'"
+	check "csv --stats: the events table" sh -c "'$hw' report '$tmp/d' --event 10 --format csv --stats '$tmp/st' >/dev/null 2>&1 && grep -q '^10,\"task-clock\",1000000,50,4,2,3,\"mlock-budget\",1,1,1,0,0,0,\"warning: 3 threads were not covered (mlock-budget): the profile misses them; warning: 4 samples were lost' '$tmp/st'"
 	check "svg: the statistics" sh -c "'$hw' report '$tmp/d' --event 10 --svg '$tmp/s.svg' >/dev/null 2>&1 && grep -q 'threads not covered 3' '$tmp/s.svg'"
 	;;
 badinput)
@@ -477,6 +477,38 @@ badinput)
 	rows "$tmp/big" | tee "$tmp/r"
 	check "saturated, 100%" grep -Eq '^ *100\.00% +18446744073709551615  hot ' "$tmp/r"
 	check "no share above 100%" sh -c "! awk '{ sub(/%/, \"\", \$1); if (\$1 + 0 > 100) exit 0; exit 1 }' '$tmp/r'"
+	# call-path counts: saturated ones that agree with the paths line
+	# are reported (not "out of memory", no share above 100 %); ones
+	# above it, or above the event's samples, are refused in one line
+	mkpaths() {	# samples, s counts (2), chains, c counts (2)
+		printf 'hwprof-data 4\ncommand x\nevent 0 1 %s 0 0 0 - page-faults\n' "$1"
+		printf 'process 0 1 0 -1 exit 0 - x\nthread 0 0 1 x\nobject 0 - - /nonexistent/lib.so\n'
+		printf 's 0 0 0 1000 %s\ns 0 0 0 1010 %s\npaths 0 fp %s 0\n' "$2" "$3" "$4"
+		printf 'n 0 - 0 1000\nn 1 - 0 1010\nc 0 0 0 %s\nc 0 0 1 %s\nend\n' "$5" "$6"
+	}
+	max=18446744073709551615
+	mkpaths $max $max 5 $max $max 5 > "$tmp/sat"
+	for v in "" "--tree top-down" "--callers +0x1000" "--format json" "--format folded"; do
+		# shellcheck disable=SC2086
+		"$hw" report "$tmp/sat" $v > "$tmp/r" 2> "$tmp/e"
+		rc=$?
+		check "saturated paths, report $v: exit 0 (got $rc)" [ $rc = 0 ]
+		check "saturated paths, report $v: not out of memory" sh -c "! grep -q 'out of memory' '$tmp/e'"
+		check "saturated paths, report $v: no share above 100%" sh -c \
+			"! grep -Eoh '[0-9]+\.[0-9]+%' '$tmp/r' '$tmp/e' | awk '{ sub(/%/, \"\"); if (\$1 + 0 > 100) exit 0; exit 1 }'"
+	done
+	"$hw" report "$tmp/sat" > "$tmp/r" 2> /dev/null
+	check "saturated paths: the short paths said, 100%" grep -q \
+		"^# warning: $max of $max samples (100.00%) have a call path that ends short" "$tmp/r"
+	mkpaths 5 $max 5 5 $max 5 > "$tmp/p1"
+	err "p1: event 0: its call-path samples \(c lines: $max\) exceed the samples with a path of its paths line \(5\)" \
+		"$hw" report "$tmp/p1"
+	mkpaths 1374 13425577928464010 1 1 13425577928464010 1 > "$tmp/p2"
+	err "p2: event 0: its call-path samples \(c lines: 13425577928464011\) exceed the samples with a path of its paths line \(1\)" \
+		"$hw" report "$tmp/p2"
+	mkpaths 10 3 3 10 5 5 > "$tmp/p3"
+	err "p3: event 0: its call-path samples \(c lines: 10\) exceed its samples \(s lines: 6\)" \
+		"$hw" report "$tmp/p3"
 	# names and paths with quotes, commas and control bytes
 	mkdir -p "$tmp/we\"ird,dir"
 	cp "$lines" "$tmp/we\"ird,dir/p\"q"

@@ -677,6 +677,47 @@ static int job_check(struct rd *r, const struct hd_file *d)
 	return bad ? fail(r, "job file: %s", bad) : 0;
 }
 
+/*
+ * What the counts say together, in every file: an event's call-path
+ * samples (its c lines, each sample with a path counted once) are at most
+ * the samples with a path its paths line gives, and at most its samples
+ * (its s lines: a sample with a path is counted there too). Sums
+ * saturate, so a file with huge counts is refused here, not misread: no
+ * view's share can then exceed 100 %. 0, or -1 after saying what is
+ * wrong.
+ */
+static int counts_check(struct rd *r, const struct hd_file *d)
+{
+	uint64_t *flat = calloc(d->nevents + 1, sizeof(*flat));
+	uint64_t *cp = calloc(d->nevents + 1, sizeof(*cp));
+	int ret = 0;
+
+	r->lineno = 0;
+	if (!flat || !cp) {
+		free(flat);
+		free(cp);
+		return fail(r, "out of memory");
+	}
+	for (size_t i = 0; i < d->nsamples; i++)
+		flat[d->samples[i].event] = hwp_add_sat(flat[d->samples[i].event],
+							d->samples[i].count);
+	for (size_t i = 0; i < d->npaths; i++)
+		cp[d->paths[i].event] = hwp_add_sat(cp[d->paths[i].event], d->paths[i].count);
+	for (size_t e = 0; e < d->nevents && !ret; e++) {
+		if (cp[e] > d->events[e].chains)
+			ret = fail(r, "event %zu: its call-path samples (c lines: %llu) exceed the "
+				   "samples with a path of its paths line (%llu)", e,
+				   (unsigned long long)cp[e], (unsigned long long)d->events[e].chains);
+		else if (cp[e] > flat[e])
+			ret = fail(r, "event %zu: its call-path samples (c lines: %llu) exceed its "
+				   "samples (s lines: %llu)", e, (unsigned long long)cp[e],
+				   (unsigned long long)flat[e]);
+	}
+	free(flat);
+	free(cp);
+	return ret;
+}
+
 /* The first line, "hwprof-data VERSION": 0, or -1 after saying why. */
 static int read_magic(struct rd *r, FILE *f, char **line, size_t *cap, int *version)
 {
@@ -776,7 +817,7 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 		return fail(&r, "%s", strerror(errno));
 	if (read_magic(&r, f, &line, &cap, &d->version) || read_body(&r, d, &v, f, &line, &cap))
 		goto out;
-	if (d->job && job_check(&r, d))
+	if ((d->job && job_check(&r, d)) || counts_check(&r, d))
 		goto out;
 	if (d->version == 1) {
 		if (!d->nprocs && (hd_add_process(d, v.pid, 0, v.command) < 0 ||

@@ -189,7 +189,7 @@ static int is_entry(const char *name)
 	return 0;
 }
 
-uint64_t cp_short(struct cp *p)
+int cp_short(struct cp *p, uint64_t *out)
 {
 	struct view_ctx *c = p->c;
 	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
@@ -203,12 +203,13 @@ uint64_t cp_short(struct cp *p)
 		if (h->event != (uint32_t)c->event)
 			continue;
 		if ((k = cp_path(p, h)) < 0)
-			return UINT64_MAX;
+			return -1;
 		t = c->funcs_are_rows ? &c->rows : &c->funcs;	/* may have grown */
 		if (!is_entry(view_name(&t->rows[p->fns[k - 1]], buf)))
 			n = hwp_add_sat(n, h->count);
 	}
-	return n;
+	*out = n;	/* saturated, never wrapped: not an error */
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */

@@ -34,9 +34,9 @@ long cp_find(struct cp *p, const char *name);
 char *cp_covered(const struct hd_file *d);
 int cp_flat_sample(const struct hd_file *d, const char *covered, const struct hd_sample *s);
 /* The samples whose path ends short of a thread's entry (_start, clone,
- * start_thread...: its outermost frame is another function), or
- * UINT64_MAX when out of memory. */
-uint64_t cp_short(struct cp *p);
+ * start_thread...: its outermost frame is another function) into *n,
+ * saturated at UINT64_MAX: 0, or -1 when out of memory. */
+int cp_short(struct cp *p, uint64_t *n);
 /* --callers / --callees name as text: 0, or 1 after one line on stderr. */
 int cp_neighbours(struct cp *p, const char *name, int callers);
 /* The calling-context tree of functions: top-down from the outermost

@@ -60,8 +60,10 @@ static int is_clock(const char *name)
 }
 
 /* Call paths of the reported event that end short of a thread's entry
- * (paths.c counts them when the report has call paths), or UINT64_MAX. */
-static uint64_t paths_short = UINT64_MAX;
+ * (paths.c counts them when the report has call paths: paths_counted),
+ * saturated at UINT64_MAX. */
+static uint64_t paths_short;
+static int paths_counted;
 /* The report is of more than one file (merged). */
 static int report_merged;
 
@@ -157,7 +159,7 @@ void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 				 "the kernel's depth limit, kernel.perf_event_max_stack");
 		/* the cut paths end short too, and have their own warning and
 		 * cure: the rest are the ones a missing frame hid */
-		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_short != UINT64_MAX &&
+		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_counted &&
 			 paths_short > e->cut)
 			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
 				 "call path that ends short of a thread's entry (_start, "
@@ -852,9 +854,10 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	if (cp_init(&p, c))
 		return die("out of memory");
 	if (e->callgraph != HD_CG_NONE) {
-		paths_short = cp_short(&p);
-		if (paths_short == UINT64_MAX)
+		if (cp_short(&p, &paths_short))
 			ret = die("out of memory");
+		else
+			paths_counted = 1;
 	}
 	if (ret >= 0)
 		;
