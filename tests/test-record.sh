@@ -864,6 +864,20 @@ cli)
 		 grep -q '^hwprof: warning: the profile is partial' '$tmp/err'"
 	check "--checkpoint: json says so" sh -c "'$hw' report '$tmp/ck' --format json 2>/dev/null |
 		python3 -c 'import json, sys; d = json.load(sys.stdin); assert d[\"checkpoint\"] is True and any(\"partial\" in w for w in d[\"warnings\"])'"
+	# the file written at once on SIGTERM, while the command (which
+	# ignores it) runs on, is partial: a checkpoint; the last is not
+	"$hw" record -q -o "$tmp/tc" -- sh -c "trap '' TERM; : > '$tmp/ready4'
+		while [ ! -e '$tmp/stop4' ]; do sleep 0.05; done" &
+	rpid=$!
+	bg="$bg $rpid"
+	check "the command started" waitfile "$tmp/ready4"
+	kill -TERM "$rpid"
+	check "SIGTERM: a file at once" waitfile "$tmp/tc"
+	check "SIGTERM: that file is a checkpoint" sh -c "'$dump' '$tmp/tc' | grep -qx checkpoint"
+	: > "$tmp/stop4"
+	wait "$rpid"
+	check "the command's end: the last file is no checkpoint" sh -c \
+		"! '$dump' '$tmp/tc' | grep -qx checkpoint && ! grep -q '^checkpoint' '$tmp/tc'"
 	# nohup's SIGHUP ignored reaches the command through record
 	"$prog" pgrp "$hw" record -q -o "$tmp/nh" -- nohup "$prog" spin "$tmp/ready3" \
 		> /dev/null 2>&1 &

@@ -308,8 +308,12 @@ static void on_signal(struct rec_run *run, int sig, int from_tty)
 		kill(run->pid, sig);	/* the terminal sent it the group */
 	if (!run->stopping) {
 		run->stopping = sig;
-		if (rec_perf_drain(run->r, 0) >= 0)
+		if (rec_perf_drain(run->r, 0) >= 0) {
+			/* the command still runs: partial, as a checkpoint */
+			run->r->d.checkpoint = 1;
 			rec_out_write(&run->out, &run->r->d);
+			run->r->d.checkpoint = 0;
+		}
 	}
 }
 
