@@ -531,10 +531,25 @@ setid)
 	tpid=$!
 	bg="$bg $tpid"
 	check "root's target started" waitfile "$tmp/ready"
-	err "ptrace access check refuses it: process $tpid is another user's (uid 0); perf_event_paranoid does not matter: run as its user, or with CAP_SYS_PTRACE" \
+	err "ptrace access check refuses it: process $tpid is another user's (uid 0); perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE" \
 		$run "$hw" record -e page-faults -o "$tmp/n/p" -p "$tpid"
 	check "not told to lower perf_event_paranoid" sh -c "! grep -q 'sysctl' '$tmp/err'"
 	check "no file" test ! -e "$tmp/n/p"
+	# the cure it names: nobody with CAP_PERFMON attaches
+	if $run --inh-caps +perfmon --ambient-caps +perfmon true 2>/dev/null; then
+		$run --inh-caps +perfmon --ambient-caps +perfmon "$hw" record -q -e page-faults \
+			-o "$tmp/n/p" -p "$tpid" 2> "$tmp/said" &
+		rpid=$!
+		bg="$bg $rpid"
+		sleep 1
+		kill -INT "$rpid"
+		wait "$rpid"
+		rc=$?
+		check "nobody with CAP_PERFMON: attached and wrote the file (exit $rc)" \
+			sh -c "[ $rc = 0 ] && '$dump' '$tmp/n/p' | grep -q '^process $tpid '"
+	else
+		echo "SKIP part: setpriv cannot give CAP_PERFMON here"
+	fi
 	kill "$tpid"
 	cp "$prog" "$tmp/suid" && chmod 4755 "$tmp/suid" || exit 99
 	if findmnt -n -o OPTIONS -T "$tmp" | grep -qw nosuid; then

@@ -200,10 +200,11 @@ static void more_fds(void)
 /*
  * Why the kernel's ptrace access check (perf_event_open(2) on a task asks
  * for ptrace read access to it, PTRACE_MODE_READ_REALCREDS) refuses task
- * tid to this process: its real, effective or saved uid (or gid) is not
- * our real one, or it is not dumpable (a set-user-ID program; /proc then
- * gives its files to root). Into what, 1; 0 when the check passes as far
- * as can be seen (or root, whose CAP_SYS_PTRACE passes it).
+ * tid to this process, unless it has CAP_PERFMON: its real, effective or
+ * saved uid (or gid) is not our real one, or it is not dumpable (a
+ * set-user-ID program; /proc then gives its files to root). Into what, 1;
+ * 0 when the check passes as far as can be seen (or root, whose
+ * capabilities pass it).
  */
 static int ptrace_denied(pid_t tid, char *what, size_t len)
 {
@@ -264,7 +265,7 @@ static void say_open(char *why, size_t len, const char *name, int err, pid_t tid
 		/* another user's process: perf_event_paranoid is not what
 		 * refuses it, and lowering it would not help */
 		if (ptrace_denied(tid, what, sizeof(what))) {
-			snprintf(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
+			snprintf(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
 				 name, (int)tid, what);
 			break;
 		}
