@@ -291,19 +291,33 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 	info->update_type = PAPI_UPDATETYPE_ARBITRARY;
 	if (IS_PRESET(code)) {
 		const char *d = preset_desc(n);
-		struct hwp_event ev;
+		struct hwp_preset_terms t;
 
 		if (d) {
 			snprintf(info->short_descr, sizeof(info->short_descr), "%s", d);
 			snprintf(info->long_descr, sizeof(info->long_descr), "%s", d);
 		}
-		/* count: the native terms on this machine, 0 if unavailable */
-		if (!hwp_event_resolve(n, &ev, NULL, 0) && !hwp_papi_probe(n)) {
-			info->count = 1;
-			snprintf(info->name[0], sizeof(info->name[0]), "%s", n);
-			info->code[0] = (unsigned int)code;
+		/* count: the native terms on this machine (the libpfm4 strings
+		 * hwprof opens, PMU prefix included), 0 if unavailable; derived
+		 * and postfix as PAPI's table has them */
+		int ok = !hwp_preset_terms(n, &t, NULL, 0) && t.n > 0 && t.n <= PAPI_MAX_INFO_TERMS;
+
+		for (int i = 0; ok && i < t.n; i++)
+			ok = !hwp_papi_probe(t.ev[i]);
+		if (ok) {
+			info->count = (unsigned int)t.n;
+			for (int i = 0; i < t.n; i++) {
+				int c;
+
+				snprintf(info->name[i], sizeof(info->name[i]), "%s", t.ev[i]);
+				if (!PAPI_event_name_to_code(t.ev[i], &c))
+					info->code[i] = (unsigned int)c;
+			}
+			if (t.postfix)
+				snprintf(info->postfix, sizeof(info->postfix), "%s", t.postfix);
 		}
-		snprintf(info->derived, sizeof(info->derived), "NOT_DERIVED");
+		snprintf(info->derived, sizeof(info->derived), "%s",
+			 ok && t.derived ? t.derived : "NOT_DERIVED");
 	} else {
 		if (!strcmp(n, "task-clock") || !strcmp(n, "cpu-clock") ||
 		    !strcasecmp(n, "perf::TASK-CLOCK") || !strcasecmp(n, "perf::CPU-CLOCK"))
