@@ -45,6 +45,7 @@ static struct {
 static int nopens;
 static int hw_as_faults;	/* hardware opens count page faults instead */
 static int empty_read_fd = -1;	/* reads of this fd return 0 bytes */
+static int half_run_fd = -1;	/* reads of this fd halve time_running */
 
 long syscall(long n, ...)
 {
@@ -89,9 +90,14 @@ ssize_t read(int fd, void *buf, size_t len)
 
 	if (!real)
 		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+	ssize_t r;
+
 	if (fd >= 0 && fd == empty_read_fd)
 		return 0;
-	return real(fd, buf, len);
+	r = real(fd, buf, len);
+	if (fd >= 0 && fd == half_run_fd && r == 3 * sizeof(uint64_t))
+		((uint64_t *)buf)[2] /= 2;
+	return r;
 }
 
 /* ------------------------------------------------------------------ */
@@ -169,6 +175,27 @@ static int group(void)
 	T_CHECK(opens[0].group == -1 && !opens[0].pinned && opens[1].group == -1 &&
 		!opens[1].pinned, "multiplexed: groups %d %d pinned %u %u", opens[0].group,
 		opens[1].group, opens[0].pinned, opens[1].pinned);
+
+	/* the scaling branch: a count that ran half the time it was enabled
+	 * (the kernel's answer when it rotated the event out; injected) is
+	 * doubled in a multiplexed set, and never in a pinned group */
+	half_run_fd = dup(0);	/* the first fd the set opens */
+	close(half_run_fd);
+	nopens = 0;
+	T_EQ(PAPI_start(set), PAPI_OK);
+	t_touch_n(touch_a, &pool, N);
+	T_EQ(PAPI_stop(set, v), PAPI_OK);
+	T_EQ(opens[0].fd, half_run_fd);
+	T_CHECK(v[0] >= 2 * N - 1 && v[0] <= 2 * N + 1, "multiplexed, half the time: %lld", v[0]);
+	T_EQ(PAPI_cleanup_eventset(set), PAPI_OK);
+	T_EQ(PAPI_add_named_event(set, "perf::PAGE-FAULTS"), PAPI_OK);	/* not multiplexed */
+	nopens = 0;
+	T_EQ(PAPI_start(set), PAPI_OK);
+	t_touch_n(touch_a, &pool, N);
+	T_EQ(PAPI_stop(set, v), PAPI_OK);
+	T_EQ(opens[0].fd, half_run_fd);
+	T_EQ(v[0], N);
+	half_run_fd = -1;
 	t_pages_free(&pool);
 	return t_done("papi-group");
 }
@@ -199,6 +226,18 @@ static int ecnflct(void)
 	empty_read_fd = -1;
 	T_EQ(PAPI_start(set), PAPI_OK);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
+
+	/* at PAPI_add_event(), as PAPI 7: the set with it does not fit */
+	T_EQ(PAPI_cleanup_eventset(set), PAPI_OK);
+	T_EQ(PAPI_add_named_event(set, "perf::PAGE-FAULTS"), PAPI_OK);
+	empty_read_fd = dup(0);
+	close(empty_read_fd);
+	T_EQ(PAPI_add_named_event(set, "perf::TASK-CLOCK"), PAPI_ECNFLCT);
+	T_EQ(PAPI_num_events(set), 1);
+	T_EQ(t_count_perf_fds(), before);
+	empty_read_fd = -1;
+	T_EQ(PAPI_add_named_event(set, "perf::TASK-CLOCK"), PAPI_OK);
+	T_EQ(PAPI_num_events(set), 2);
 	return t_done("papi-ecnflct");
 }
 

@@ -6,8 +6,9 @@
  * or a CPU). As PAPI's perf_event component: a set that is not
  * multiplexed is one group, its first fd the pinned leader, so its events
  * count over the same intervals, and a group the PMU cannot schedule is
- * refused with PAPI_ECNFLCT (enabled, disabled and read: a pinned group
- * that cannot go on reads 0 bytes); a multiplexed set is one group per
+ * refused with PAPI_ECNFLCT, at PAPI_add_event() and PAPI_start()
+ * (enabled, disabled and read: a pinned group that cannot go on reads 0
+ * bytes); a multiplexed set is one group per
  * fd, and counts are scaled by time_enabled/time_running. Every call takes
  * the PAPI lock; none runs user code under it.
  */
@@ -148,6 +149,8 @@ HWPROF_API int PAPI_get_eventset_component(int id)
 	return hwp_papi_err(ret);
 }
 
+static int fits(struct hwp_pset *s);
+
 static int add_locked(struct hwp_pset *s, int code)
 {
 	const char *n = hwp_papi_code_name(code);
@@ -184,6 +187,11 @@ static int add_locked(struct hwp_pset *s, int code)
 		e->tfd[k] = -1;
 	snprintf(e->name, sizeof(e->name), "%s", n);
 	s->nev++;
+	r = fits(s);
+	if (r) {
+		s->nev--;
+		return r;
+	}
 	s->cidx = 0;
 	return PAPI_OK;
 }
@@ -457,6 +465,24 @@ static int check_group(struct hwp_pset *s, int leader)
 	if (r == -EIO)
 		return PAPI_ECNFLCT;
 	return r ? PAPI_ESYS : PAPI_OK;
+}
+
+/* PAPI 7 opens the set at each PAPI_add_event() and checks its group
+ * there: so here, a trial open closed at once. PAPI_ECNFLCT when the
+ * group with the new event cannot be scheduled; what else fails to open
+ * is for PAPI_start() to say (the attached thread may not exist yet). */
+static int fits(struct hwp_pset *s)
+{
+	int leader = -1, ret = PAPI_OK;
+
+	if (s->multiplex)
+		return PAPI_OK;
+	for (int i = 0; !ret && i < s->nev; i++)
+		ret = open_counter(s, &s->ev[i], &leader);
+	if (!ret)
+		ret = check_group(s, leader);
+	close_fds(s);
+	return ret == PAPI_ECNFLCT ? ret : PAPI_OK;
 }
 
 HWPROF_API int PAPI_start(int id)
