@@ -160,11 +160,10 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.disabled = 1;
-	a.precise_ip = 0;
 	a.bp_type = 0;		/* shares its bytes with nothing a dummy needs */
 	a.config1 = 0;
 	a.config2 = 0;
-	fd = hwp_perf_open(&a, 0, s->cpu_id[cpu], -1);
+	fd = hwp_attr_open(&a, 0, 0, s->cpu_id[cpu], -1, 0, NULL);
 	if (fd < 0)
 		return fd;
 	for (;;) {

@@ -349,22 +349,54 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	return 0;
 }
 
+/*
+ * The core PMU, as PAPI 7.0 chooses it: libpfm4 activates, beside the
+ * model's PMU, PMUs that stand for a whole family (is_dfl: ix86arch on
+ * every Intel CPU with architectural perfmon, which comes first in its
+ * order; and amd64_fam17h, the deprecated name of Zen 1 active beside
+ * amd64_fam17h_zen1): they are taken only when no other core PMU is
+ * present. On a hybrid CPU the first model PMU (adl_glc, the P-cores)
+ * is taken (PAPI 7.0 refuses to start there).
+ */
+static const char *const family_pmus[] = { "amd64_fam17h" };
+
+const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n)
+{
+	const char *fallback = NULL;
+
+	for (size_t i = 0; i < n; i++) {
+		int family = pmu[i].dfl;
+
+		for (size_t k = 0; k < sizeof(family_pmus) / sizeof(family_pmus[0]); k++)
+			family |= !strcmp(pmu[i].name, family_pmus[k]);
+		if (!family)
+			return pmu[i].name;
+		if (!fallback)
+			fallback = pmu[i].name;
+	}
+	return fallback;
+}
+
 /* The core PMU libpfm4 detected on this CPU (or was forced to with
  * LIBPFM_FORCE_PMU), or NULL when it knows none. */
 static const char *core_pmu(void)
 {
+	struct hwp_pmu_seen seen[16];
 	pfm_pmu_info_t info;
+	size_t n = 0;
 
 	if (!pfm_ready())
 		return NULL;
-	for (int p = 0; p < PFM_PMU_MAX; p++) {
+	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
 		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name)
-			return info.name;
+		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name) {
+			seen[n].name = info.name;
+			seen[n++].dfl = info.is_dfl;
+		}
 	}
-	return NULL;
+	return hwp_core_pick(seen, n);
 }
 
 /* The table of events/presets.h the core PMU takes: its own rows, an
@@ -599,34 +631,67 @@ static int paranoid_needed(const struct hwp_event *ev, pid_t pid)
 }
 
 /*
- * Opens a sampling fd for a resolved event. Hardware events get the most
- * precise skid level the PMU accepts, tried from 3 down. Returns the fd or
- * -EOPNOTSUPP (cannot sample here), -EACCES (forbidden) or another -errno,
- * with the reason in why.
+ * The precise_ip rule, for every open of the library and the command
+ * (hwprof_session_add(3), "Skid"): an event of a PMU (PERF_TYPE_HARDWARE,
+ * HW_CACHE, RAW or a PMU's own type) is tried at precise_ip 3 and one
+ * level lower after each answer a kernel gives for a level it cannot do:
+ * EINVAL (Intel: a level above what the event's PEBS supports),
+ * EOPNOTSUPP (x86: above the CPU's maximum; AMD: above 2) and ENOENT
+ * (AMD with IBS: 1 and 2 go to IBS, which has no such event); at 0 the
+ * answer is the event's. Other events are opened at 0.
+ */
+int hwp_precise_max(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ? 3 : 0;
+}
+
+/*
+ * Opens a (perf_event_open(2) flags besides CLOEXEC in flags) at the most
+ * precise level from `from` down (-1: hwp_precise_max(a)), the one place
+ * precise_ip is set. The fd, with the level in *level and in a, or the
+ * -errno of the open at level 0.
+ */
+int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
+		  unsigned long flags, int *level)
+{
+	int l = from < 0 ? hwp_precise_max(a) : from > 3 ? 3 : from;
+	int fd;
+
+	for (;; l--) {
+		a->precise_ip = (unsigned int)l;
+		fd = hwp_perf_open_flags(a, pid, cpu, group, flags);
+		if (fd >= 0) {
+			if (level)
+				*level = l;
+			return fd;
+		}
+		if (!l || (fd != -EINVAL && fd != -EOPNOTSUPP && fd != -ENOENT))
+			return fd;
+	}
+}
+
+/*
+ * Opens a sampling fd for a resolved event, at the most precise level the
+ * PMU accepts (hwp_attr_open()). Returns the fd or -EOPNOTSUPP (cannot
+ * sample here), -EACCES (forbidden) or another -errno, with the reason in
+ * why.
  */
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len)
 {
-	int level = ev->kind == HWP_EV_HARDWARE ? 3 : 0;
 	const char *name = ev->name;
 	int fd, par;
 
-	for (;; level--) {
-		ev->attr.precise_ip = (unsigned int)level;
-		/* the kernel attaches the ring before it installs the event,
-		 * so one born enabled loses no sample to a missing ring */
-		ev->attr.disabled = out_fd < 0;
-		fd = hwp_perf_open_flags(&ev->attr, pid, cpu, out_fd,
-					 out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
-		ev->attr.disabled = 1;
-		if (fd >= 0) {
-			if (precise)
-				*precise = level;
-			return fd;
-		}
-		if (!level || (fd != -EINVAL && fd != -EOPNOTSUPP))
-			break;
-	}
+	/* the kernel attaches the ring before it installs the event, so one
+	 * born enabled loses no sample to a missing ring */
+	ev->attr.disabled = out_fd < 0;
+	fd = hwp_attr_open(&ev->attr, -1, pid, cpu, out_fd,
+			   out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
+			   precise);
+	ev->attr.disabled = 1;
+	if (fd >= 0)
+		return fd;
 	switch (fd) {
 	case -ENOENT:
 	case -ENODEV:
@@ -657,6 +722,55 @@ int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *pr
 		say(why, len, "%s: perf_event_open: %s", name, strerror(-fd));
 		return fd;
 	}
+}
+
+/*
+ * Hybrid CPUs (cpu_core and cpu_atom PMUs in sysfs): an event is opened on
+ * one core PMU, not one per PMU as perf does. The kernel puts a generic
+ * event (HARDWARE, HW_CACHE: no PMU type in config's high bits) and a RAW
+ * one on the PMU of type PERF_TYPE_RAW, cpu_core; a PMU's own type goes to
+ * that PMU. HWPROF_TEST_SYSFS (secure_getenv) puts a directory before the
+ * sysfs path, for tests.
+ */
+static long pmu_type_of(const char *pmu)
+{
+	const char *root = secure_getenv("HWPROF_TEST_SYSFS");
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/type",
+		 root ? root : "", pmu);
+	return hwp_read_long(path, -1);
+}
+
+/* The one line a session on a hybrid CPU says of its PMU events (n
+ * events, names[i] each, attrs[i]), or 0 when there is nothing to say. */
+int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+		    size_t n, char *line, size_t len)
+{
+	long core = pmu_type_of("cpu_core"), atom = pmu_type_of("cpu_atom");
+	size_t at;
+	int any = 0;
+
+	if (core < 0 || atom < 0)
+		return 0;
+	at = (size_t)snprintf(line, len, "hwprof: hybrid CPU: each event samples on one kind of core (");
+	for (size_t i = 0; i < n && at < len; i++) {
+		const struct perf_event_attr *a = attrs[i];
+		const char *on;
+
+		if (!hwp_precise_max(a))
+			continue;	/* not a PMU's */
+		on = a->type == (uint32_t)atom ? "cpu_atom" :
+		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" : NULL;
+		if (!on)
+			continue;	/* another PMU's: not the cores' */
+		at += (size_t)snprintf(line + at, len - at, "%s%s on %s", any ? ", " : "",
+				       names[i], on);
+		any = 1;
+	}
+	if (any && at < len)
+		snprintf(line + at, len - at, "): a thread's time on the other kind is not sampled");
+	return any;
 }
 
 /* Whether this thread can sample a resolved event: opens and closes it.

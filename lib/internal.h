@@ -45,6 +45,9 @@ int hwp_perf_open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int gr
 			unsigned long flags);
 int hwp_perf_ioctl(int fd, unsigned long req, unsigned long arg);
 int hwp_perf_read(int fd, uint64_t *v, size_t n);
+/* The opens HWPROF_TEST_PMU's seam has answered, and the precise_ip of the
+ * last it let open (sys.c). */
+unsigned long hwp_test_pmu_opens(int *last_ok);
 pid_t hwp_gettid(void);
 int hwp_paranoid(void);
 int hwp_seccomp(void);
@@ -128,6 +131,15 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
+/* The precise_ip rule (event.c): the highest level tried for a (3 for a
+ * PMU's events, else 0), and the one open that steps down from it. */
+int hwp_precise_max(const struct perf_event_attr *a);
+/* On a hybrid CPU, the one line that says on which core PMU each of n
+ * events samples; 0 when the CPU is not hybrid or none is a PMU's. */
+int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+		    size_t n, char *line, size_t len);
+int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
+		  unsigned long flags, int *level);
 /* 1: execute breakpoints fire here; 0: they open but never count (or
  * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
 int hwp_bp_fires(void);
@@ -136,6 +148,13 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 					    char *src, size_t len);
 int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
 		    char *buf, size_t len);
+/* The core PMU of the present ones, in libpfm4's order (dfl: libpfm4's
+ * is_dfl, a PMU for a whole family): the first model PMU, else the first. */
+struct hwp_pmu_seen {
+	const char *name;
+	int dfl;
+};
+const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n);
 /* What a preset counts on this machine (the core PMU libpfm4 reports):
  * n libpfm4 event strings, combined as derived says (NULL: the one event;
  * PAPI's DERIVED_ADD, DERIVED_SUB, DERIVED_POSTFIX with postfix). 0, or

@@ -269,6 +269,23 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	return (int)s->nev++;
 }
 
+/* On a hybrid CPU, the one line that says which cores the session's PMU
+ * events sample on (hwprof_session_add(3)). */
+static void hybrid_note(const struct hwprof_session *s)
+{
+	const struct perf_event_attr *a[16];
+	const char *name[16];
+	char line[384];
+	size_t n = 0;
+
+	for (size_t i = 0; i < s->nev && n < 16; i++, n++) {
+		a[n] = &s->ev[i].e.attr;
+		name[n] = s->ev[i].e.name;
+	}
+	if (hwp_hybrid_note(a, name, n, line, sizeof(line)))
+		hwp_log(HWPROF_LOG_WARN, "%s", line);
+}
+
 /* Starts s; the calling thread's own fds are enabled when self_on, else
  * left for hwp_session_arm(). */
 static int start(struct hwprof_session *s, int self_on)
@@ -282,9 +299,11 @@ static int start(struct hwprof_session *s, int self_on)
 		return -ENOENT;
 	/* before any fd of the session, and with no lock of the engine's
 	 * held: it takes a few ms, once per period */
-	if (!__atomic_load_n(&s->running, __ATOMIC_RELAXED))
+	if (!__atomic_load_n(&s->running, __ATOMIC_RELAXED)) {
 		for (size_t i = 0; i < s->nev; i++)
 			check_sample_cost(&s->ev[i]);
+		hybrid_note(s);
+	}
 	hwp_eng_lock();
 	if (s->running) {
 		ret = -EBUSY;

@@ -724,8 +724,11 @@ static int open_thread(struct openers *o, size_t t)
 	for (size_t i = 0; i < s->nev && !ret; i++) {
 		for (size_t c = 0; c < s->ncpu && !ret; c++, k++) {
 			const struct hwp_cring *cr = &s->cring[i * s->ncpu + c];
-			int fd = hwp_perf_open_flags(&o->attr[i], o->tid[t], s->cpu_id[c], cr->fd,
-						     PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP);
+			struct perf_event_attr a = o->attr[i];
+			/* from the level the session's first open found */
+			int fd = hwp_attr_open(&a, (int)s->ev[i].precise, o->tid[t], s->cpu_id[c],
+					       cr->fd, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
+					       NULL);
 
 			memset(&sl[k], 0, sizeof(sl[k]));
 			if (fd < 0) {
@@ -806,7 +809,6 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	for (size_t i = 0; i < s->nev; i++) {
 		o.attr[i] = s->ev[i].e.attr;
 		o.attr[i].disabled = 0;
-		o.attr[i].precise_ip = s->ev[i].precise;
 	}
 	/* no signal of the program's lands on them (as the drain thread) */
 	sigfillset(&all);

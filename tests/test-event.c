@@ -267,11 +267,119 @@ static int rows(void)
 	return t_done("event-rows");
 }
 
+/*
+ * The core PMU as PAPI chooses it, fed the lists of present core PMUs that
+ * libpfm4 reports on real machines, in its order (pfm_pmu_t ids:
+ * ix86arch's comes before every Intel model's).
+ */
+static int chooser(const char *self)
+{
+	static const struct {
+		const char *machine, *want;
+		struct hwp_pmu_seen pmu[3];
+		size_t n;
+	} m[] = {
+		{ "Skylake", "skl", { { "ix86arch", 1 }, { "skl", 0 } }, 2 },
+		{ "Skylake-SP", "skx", { { "ix86arch", 1 }, { "skx", 0 } }, 2 },
+		{ "Cascade Lake", "clx", { { "ix86arch", 1 }, { "clx", 0 } }, 2 },
+		{ "Ice Lake-SP", "icx", { { "ix86arch", 1 }, { "icx", 0 } }, 2 },
+		{ "Sapphire Rapids", "spr", { { "ix86arch", 1 }, { "spr", 0 } }, 2 },
+		{ "Alder Lake", "adl_glc", { { "ix86arch", 1 }, { "adl_glc", 0 }, { "adl_grt", 0 } }, 3 },
+		{ "Zen 1", "amd64_fam17h_zen1", { { "amd64_fam17h", 0 }, { "amd64_fam17h_zen1", 0 } }, 2 },
+		{ "Zen 2", "amd64_fam17h_zen2", { { "amd64_fam17h_zen2", 0 } }, 1 },
+		{ "Zen 3", "amd64_fam19h_zen3", { { "amd64_fam19h_zen3", 0 } }, 1 },
+		{ "Neoverse N1", "arm_n1", { { "arm_n1", 0 } }, 1 },
+		{ "a VM with architectural perfmon only", "ix86arch", { { "ix86arch", 1 } }, 1 },
+	};
+	const struct hwp_preset_row *r;
+	char src[128], ev[256];
+	const char *got;
+
+	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		got = hwp_core_pick(m[i].pmu, m[i].n);
+		T_CHECK(got && !strcmp(got, m[i].want), "%s: chose %s, want %s", m[i].machine,
+			got ? got : "none", m[i].want);
+	}
+	T_CHECK(!hwp_core_pick(NULL, 0), "no PMU: none");
+
+	/* the chosen PMU reaches its model's rows, not the generic ones */
+	r = hwp_preset_row("PAPI_TOT_CYC", "skl", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->pmu, "skl"), "skl: %s", src);
+	/* Skylake-SP and Cascade Lake: their own rows, else Skylake's under
+	 * their own PMU prefix (one table in PAPI 7.0 and libpfm4) */
+	for (int k = 0; k < 2; k++) {
+		const char *pmu = k ? "clx" : "skx";
+		char want[32];
+
+		r = hwp_preset_row("PAPI_TOT_CYC", pmu, src, sizeof(src));
+		T_CHECK(r && (!strcmp(r->pmu, pmu) || !strcmp(r->pmu, "skl")), "%s: %s", pmu, src);
+		if (!r)
+			continue;
+		hwp_preset_term(r, pmu, 0, ev, sizeof(ev));
+		snprintf(want, sizeof(want), "%s::", pmu);
+		T_CHECK(!strncmp(ev, want, strlen(want)), "%s: encodes %s", pmu, ev);
+	}
+	/* a generic row keeps its perf:: name on any PMU */
+	r = hwp_preset_row("PAPI_TOT_CYC", "ix86arch", src, sizeof(src));
+	T_CHECK(r && !strcmp(r->pmu, "perf"), "ix86arch: %s", src);
+	if (r) {
+		hwp_preset_term(r, "ix86arch", 0, ev, sizeof(ev));
+		T_CHECK(!strcmp(ev, r->event), "generic: %s", ev);
+	}
+
+	/* and the encoding libpfm4 gives for them, where it has the tables */
+	for (int k = 0; k < 2; k++) {
+		const char *pmu = k ? "clx" : "skx";
+		char cmd[512];
+
+		pfm_initialize();
+		if (!pmu_known(pmu)) {
+			printf("the libpfm4 on this host has no %s tables: encodings not checked\n", pmu);
+			continue;
+		}
+		snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' alias %s", pmu, self, pmu);
+		T_CHECK(system(cmd) == 0, "%s: presets do not resolve", pmu);
+	}
+	return t_done("event-chooser");
+}
+
+/* Under LIBPFM_FORCE_PMU=pmu (skx, clx): the presets Skylake has resolve
+ * to the same encodings under pmu's prefix. */
+static int alias(const char *pmu)
+{
+	int n = 0;
+
+	pfm_initialize();
+	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
+		const struct hwp_preset_row *r = &hwp_preset_rows[i];
+		struct hwp_event ev;
+		char why[256];
+
+		if (strcmp(r->pmu, "skl"))
+			continue;
+		if (r->derived) {	/* PAPI's sums: not one event to sample */
+			T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), -EOPNOTSUPP);
+			continue;
+		}
+		T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), 0);
+		T_CHECK(ev.kind == HWP_EV_HARDWARE && strstr(ev.src, pmu),
+			"%s under %s: %s", r->preset, pmu, ev.src);
+		n++;
+	}
+	T_CHECK(n >= 6, "only %d skl rows", n);
+	printf("%s: %d presets resolve\n", pmu, n);
+	return t_failed ? T_FAIL : T_PASS;
+}
+
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc > 1 && !strcmp(argv[1], "rows"))
 		return rows();
+	if (argc > 1 && !strcmp(argv[1], "chooser"))
+		return chooser(argv[0]);
+	if (argc > 2 && !strcmp(argv[1], "alias"))
+		return alias(argv[2]);
 	if (argc > 2 && !strcmp(argv[1], "pmu"))
 		return one_pmu(argv[2]);
 	if (argc > 1 && strcmp(argv[1], "basic"))

@@ -203,6 +203,66 @@ assert r['rec_touch_b']['z'] < 0, r['rec_touch_b']"
 	printf '%s\n' 'hwprof-data 3' 'command x' 'event 0 1 1 0 0 0 - task-clock' end > "$tmp/t"
 	err "has no event page-faults" "$hw" diff "$tmp/a" "$tmp/t"
 	;;
+debugcache)
+	# the debug cache (hwprof(1), "Debug cache"): libc's compressed debug
+	# file (libc6-dbg) copied uncompressed, by build-id, silently; an
+	# unusable cache costs one line, never a name; racing recordings
+	# leave one whole copy
+	need_pf
+	libc=$(ldd /bin/dd | awk '/libc\.so/ { print $3; exit }')
+	lb=$(bid "$libc")
+	dbg=/usr/lib/debug/.build-id/$(echo "$lb" | cut -c1-2)/$(echo "$lb" | cut -c3-).debug
+	[ -r "$dbg" ] || { echo "SKIP: no debug file for $libc (libc6-dbg)"; exit 77; }
+	# dd's start faults in libc (malloc, its tunables, locale)
+	rec() {	# cache dir, data file
+		HWPROF_CACHE_DIR=$1 "$hw" record -q -e page-faults -c 1 -o "$2" -- \
+			dd if=/dev/zero of=/dev/null bs=8M count=2 status=none
+	}
+	libc_lines() {	# data file: its kept lines of libc
+		o=$(awk '$1 == "object" && $5 ~ /\/libc\.so\.6$/ { print $2; exit }' "$1")
+		[ -n "$o" ] && grep -Eq "^line $o [0-9a-f]+ [0-9]+ [0-9]+" "$1"
+	}
+	rec "$tmp/c" "$tmp/d1" 2> "$tmp/e1"
+	check "libc's lines kept" libc_lines "$tmp/d1"
+	check "silent while it works" test ! -s "$tmp/e1"
+	copy=$tmp/c/$(bid "$dbg").debug
+	check "the copy, by the debug file's build-id" test -f "$copy"
+	check "the user's, 0600" sh -c "[ \"\$(stat -c '%u %a' '$copy')\" = '$(id -u) 600' ]"
+	check "uncompressed" sh -c "! readelf -S -W '$copy' | grep -Eq '\.debug_info .* C '"
+	check "the debug file itself is compressed" sh -c "readelf -S -W '$dbg' | grep -Eq '\.debug_info .* C '"
+	rec "$tmp/c" "$tmp/d2" 2> "$tmp/e2"
+	check "read back: libc's lines kept" libc_lines "$tmp/d2"
+	check "read back: silent" test ! -s "$tmp/e2"
+	# off: nothing written
+	rec "" "$tmp/d3" 2> "$tmp/e3"
+	check "off: libc's lines kept" libc_lines "$tmp/d3"
+	check "off: silent" test ! -s "$tmp/e3"
+	# a directory others can write: not used, one line
+	mkdir -m 777 "$tmp/open"
+	chmod 777 "$tmp/open"
+	rec "$tmp/open" "$tmp/d4" 2> "$tmp/e4"
+	check "others' directory: libc's lines kept" libc_lines "$tmp/d4"
+	eq "others' directory: lines on stderr" "$(wc -l < "$tmp/e4")" 1
+	check "others' directory: says why" grep -q "debug cache: $tmp/open: not a directory of this user's" "$tmp/e4"
+	check "others' directory: nothing written there" sh -c "[ -z \"\$(ls -A '$tmp/open')\" ]"
+	# a damaged copy: one line, written again whole
+	size=$(stat -c %s "$copy")
+	truncate -s 4096 "$copy"
+	rec "$tmp/c" "$tmp/d5" 2> "$tmp/e5"
+	check "damaged: libc's lines kept" libc_lines "$tmp/d5"
+	eq "damaged: lines on stderr" "$(wc -l < "$tmp/e5")" 1
+	eq "damaged: written again, size" "$(stat -c %s "$copy")" "$size"
+	# four recordings at once into an empty cache
+	for i in 1 2 3 4; do rec "$tmp/r" "$tmp/p$i" 2> "$tmp/pe$i" & done
+	wait
+	for i in 1 2 3 4; do
+		check "racing $i: libc's lines kept" libc_lines "$tmp/p$i"
+		check "racing $i: silent" test ! -s "$tmp/pe$i"
+	done
+	check "racing: libc's copy there" test -f "$tmp/r/$(bid "$dbg").debug"
+	eq "racing: temp files left" "$(ls -A "$tmp/r" | grep -v '^[0-9a-f]*\.debug$')" ""
+	eq "racing: the copy whole" "$(stat -c %s "$tmp/r/$(bid "$dbg").debug")" "$size"
+	;;
 vdso)
 	# the vDSO is named from this process's image (the kernel's) when the
 	# recorded build-id is this kernel's, under either name it goes by

@@ -202,19 +202,65 @@ pmpi-noprofile)
 	check "hwprof report warns" grep -q "^hwprof: warning: 2 threads were not covered (rank 0 has no profile" "$tmp/rep.err"
 	;;
 pmpi-output)
-	# HWPROF_OUTPUT: only a regular file is replaced (through a symbolic
-	# link to it); a FIFO there is left as it is, with one line
+	# HWPROF_OUTPUT: only a regular file is replaced; a FIFO or a
+	# symbolic link there is left as it is, with one line
 	mkfifo "$tmp/fifo"
 	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
 		-x HWPROF_OUTPUT="$tmp/fifo" "$app" 5 >/dev/null 2>"$tmp/err"
 	check "a FIFO is left a FIFO" [ -p "$tmp/fifo" ]
-	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/fifo: not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/fifo: a FIFO, not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
 	echo old >"$tmp/target"
 	ln -s target "$tmp/link"
-	check "through a symbolic link" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
-		-x HWPROF_OUTPUT="$tmp/link" "$app" 5
+	run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/link" "$app" 5 >/dev/null 2>"$tmp/err"
 	check "the link stays a link" [ -L "$tmp/link" ]
-	check "its target holds the job file" grep -q '^job 2 ' "$tmp/target"
+	eq "its target is untouched" "$(cat "$tmp/target")" old
+	eq "what rank 0 said" "$(grep -c "^hwprof-mpi: $tmp/link: a symbolic link, not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+	echo old >"$tmp/job.data"
+	chmod 600 "$tmp/job.data"
+	check "a regular file is replaced" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+		-x HWPROF_OUTPUT="$tmp/job.data" "$app" 5
+	check "it holds the job file" grep -q '^job 2 ' "$tmp/job.data"
+	eq "still 0600" "$(stat -c %a "$tmp/job.data")" 600
+	;;
+pmpi-planted)
+	# as root, HWPROF_OUTPUT at a link nobody planted to a root-owned
+	# 0600 file, in a 0777 and a 1777 directory nobody owns (and a 1777
+	# one root owns where fs.protected_symlinks is off): left as it is
+	# with one line, the file unchanged; a hard link (root's own:
+	# protected_hardlinks keeps nobody from one) is replaced, not written
+	# through (libhwprof-mpi(7), HWPROF_OUTPUT)
+	[ "$(id -u)" = 0 ] || { echo "SKIP: planting files as another user (nobody) needs root"; exit 77; }
+	command -v setpriv >/dev/null || { echo "SKIP: root, and no setpriv to become nobody"; exit 77; }
+	nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+	chmod 711 "$tmp" && mkdir -m 700 "$tmp/root" || exit 99
+	victim=$tmp/root/secret
+	printf "root's data\n" > "$victim" && chmod 600 "$victim" || exit 99
+	mkdir "$tmp/d0777" "$tmp/d1777" "$tmp/r1777" &&
+		chown 65534:65534 "$tmp/d0777" "$tmp/d1777" && chmod 0777 "$tmp/d0777" &&
+		chmod 1777 "$tmp/d1777" "$tmp/r1777" || exit 99
+	dirs="$tmp/d0777 $tmp/d1777"
+	if [ "$(cat /proc/sys/fs/protected_symlinks 2>/dev/null)" = 0 ]; then
+		dirs="$dirs $tmp/r1777"
+	else
+		echo "note: fs.protected_symlinks is on: the root-owned 1777 directory is left out"
+	fi
+	for D in $dirs; do
+		w=$(basename "$D")
+		$nobody ln -s "$victim" "$D/job.data" || exit 99
+		run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+			-x HWPROF_OUTPUT="$D/job.data" "$app" 5 >/dev/null 2>"$tmp/err"
+		eq "$w: what rank 0 said" "$(grep -c "^hwprof-mpi: $D/job.data: a symbolic link, not a regular file, left as it is: no profile written\$" "$tmp/err")" 1
+		check "$w: the link is left as it is" [ -L "$D/job.data" ]
+		eq "$w: the victim's contents" "$(cat "$victim")" "root's data"
+		eq "$w: the victim's mode and owner" "$(stat -c %a:%u "$victim")" 600:0
+		rm -f "$D/job.data" && ln "$victim" "$D/job.data" || exit 99
+		check "$w: over a hard link" run 2 -x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults \
+			-x HWPROF_OUTPUT="$D/job.data" "$app" 5
+		check "$w: a job file of its own there" grep -q '^job 2 ' "$D/job.data"
+		eq "$w: the victim's contents" "$(cat "$victim")" "root's data"
+		eq "$w: the victim's mode and owner" "$(stat -c %a:%u:%h "$victim")" 600:0:1
+	done
 	;;
 refuse)
 	mkdir "$tmp/a" "$tmp/b"

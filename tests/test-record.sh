@@ -308,12 +308,24 @@ output)
 	(cd "$tmp/a" && "$hw" record -q -e page-faults -c 1 -o rel.data -- "$prog" chdir "$tmp/b" 3)
 	check "relative -o written where record started" test -s "$tmp/a/rel.data"
 	check "not where the program went" test ! -e "$tmp/b/rel.data"
-	# through a symlink: the file it points to is replaced
+	# a symbolic link is refused, dangling or not; nothing is changed
 	: > "$tmp/target"
 	ln -s target "$tmp/link"
-	check "record -o LINK" "$hw" record -q -o "$tmp/link" -- true
+	ln -s nowhere "$tmp/dangling"
+	err "link: a symbolic link; hwprof record writes only regular files" \
+		"$hw" record -q -o "$tmp/link" -- true
 	check "the link is kept" test -L "$tmp/link"
-	check "its target holds the data" grep -q '^hwprof-data 3' "$tmp/target"
+	check "its target is untouched" test ! -s "$tmp/target"
+	err "dangling: a symbolic link; hwprof record writes only regular files" \
+		"$hw" record -q -o "$tmp/dangling" -- true
+	check "the dangling link is kept" test -L "$tmp/dangling"
+	check "nothing made where it points" test ! -e "$tmp/nowhere"
+	# a regular file is replaced, never more open than it was
+	: > "$tmp/old"
+	chmod 600 "$tmp/old"
+	check "record -o OLD" "$hw" record -q -o "$tmp/old" -- true
+	check "OLD holds the data" grep -q '^hwprof-data 3' "$tmp/old"
+	check "OLD is still 0600 (got $(stat -c %a "$tmp/old"))" [ "$(stat -c %a "$tmp/old")" = 600 ]
 	;;
 attach)
 	need task-clock

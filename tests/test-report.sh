@@ -468,11 +468,12 @@ assert d[\"rows\"][0][\"comm\"] == \"c\\rd\"'"
 	check "FIFO object: no hang (status $rc)" [ $rc = 0 ]
 	check "FIFO object: said unreadable" grep -q "warning: $tmp/fifo: cannot read it" "$tmp/e"
 	check "FIFO annotate: no hang" sh -c "timeout 10 '$hw' annotate x '$tmp/f' 2>/dev/null; [ \$? = 1 ]"
-	# --svg onto the data file (or a link to it) is refused; the file stays
+	# --svg onto the data file (or a link to it: never written through,
+	# hwprof(1)) is refused; the file stays
 	cp "$tmp/d" "$tmp/keep"
 	err "--svg $tmp/d: that is the data file being reported" "$hw" report "$tmp/d" --svg "$tmp/d"
 	ln -s d "$tmp/link"
-	err "that is the data file being reported" "$hw" report "$tmp/d" --svg "$tmp/link"
+	err "link: a symbolic link; hwprof writes only regular files" "$hw" report "$tmp/d" --svg "$tmp/link"
 	check "data file unchanged" cmp -s "$tmp/d" "$tmp/keep"
 	mkfifo "$tmp/fifo2"
 	check "--svg to a FIFO: no hang" sh -c "timeout 10 '$hw' report '$tmp/d' --svg '$tmp/fifo2' >/dev/null 2>&1; [ \$? = 1 ]"

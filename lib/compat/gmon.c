@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../outfile.h"
 #include "gmon.h"
 
 struct main_obj {
@@ -75,35 +76,24 @@ static int put(FILE *f, const void *p, size_t n)
 }
 
 /*
- * Opens the data file as glibc's gmon does (O_NOFOLLOW, mode 0666 less the
- * umask), and more carefully: O_NONBLOCK, so that a FIFO without a reader
- * cannot hold the program at exit; O_TRUNC only once fstat() says it is a
- * regular file, so that nothing else is touched; and in a set-user-ID or
- * set-group-ID program (AT_SECURE) O_EXCL, so that the program's
- * privilege never replaces a file that is already there.
+ * The data file as glibc's gmon makes it (a symbolic link at the name is
+ * not followed: -ELOOP; mode 0666 less the umask), and more carefully
+ * (lib/outfile.h): a FIFO, device or socket there is left as it is
+ * (HWP_GMON_NOTREG); the file is written beside the name and renamed over
+ * it, so nothing put at the name meanwhile is written through; and in a
+ * set-user-ID or set-group-ID program (AT_SECURE) a file already there is
+ * never replaced (-EEXIST): the program's privilege writes no file its
+ * caller could name.
  */
-static int gmon_open(const char *path, int *out)
+static int gmon_open(struct hwp_out *o, const char *path)
 {
-	int flags = O_CREAT | O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC;
-	struct stat st;
-	int fd, ret;
+	int ret = hwp_out_open(o, path);
 
-	if (getauxval(AT_SECURE))
-		flags |= O_EXCL;
-	fd = open(path, flags, 0666);
-	if (fd < 0)	/* ENXIO: a FIFO without a reader */
-		return errno == ENXIO ? HWP_GMON_NOTREG : -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return HWP_GMON_NOTREG;
-	}
-	if (ftruncate(fd, 0) || fcntl(fd, F_SETFL, 0)) {
-		ret = -errno;
-		close(fd);
-		return ret;
-	}
-	*out = fd;
-	return 0;
+	if (ret == HWP_OUT_NOTREG)
+		return S_ISLNK(o->found) ? -ELOOP : HWP_GMON_NOTREG;
+	if (!ret && o->found && getauxval(AT_SECURE))
+		return -EEXIST;
+	return ret ? ret : hwp_out_temp(o);
 }
 
 int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
@@ -115,7 +105,8 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 	struct main_obj m = { 0 };
 	int32_t version = 1, rate = 1;
 	char abbrev = '#';
-	int fd = -1, ret = 0;
+	struct hwp_out o;
+	int ret = 0;
 	FILE *f;
 
 	*written = 0;
@@ -132,13 +123,11 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 	} else {
 		strcpy(dimen, "samples");
 	}
-	ret = gmon_open(path, &fd);
-	if (ret)
-		return ret;
-	f = fdopen(fd, "w");
+	ret = gmon_open(&o, path);
+	f = ret ? NULL : hwp_out_stream(&o);
 	if (!f) {
-		ret = -errno;
-		close(fd);
+		ret = ret ? ret : -errno;
+		hwp_out_close(&o);
 		return ret;
 	}
 	ret = put(f, cookie, 4);
@@ -179,5 +168,8 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 	}
 	if (fclose(f) && !ret)
 		ret = -errno;
+	if (!ret)
+		ret = hwp_out_commit(&o, getauxval(AT_SECURE) ? HWP_OUT_NOREPLACE : 0);
+	hwp_out_close(&o);
 	return ret;
 }

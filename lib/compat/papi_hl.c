@@ -4,17 +4,24 @@
  * of its own from its first PAPI_hl_region_begin(); regions add up the
  * differences between begin (or the last read) and end. At exit the
  * measurements are written as JSON to
- * $PAPI_OUTPUT_DIRECTORY/papi_hl_output/rank_<pid>.json, and printed
- * when PAPI_REPORT is set (PAPI_hl_region_begin(3hwprof)).
+ * $PAPI_OUTPUT_DIRECTORY/papi_hl_output/rank_NNNNNN.json (the MPI rank, or
+ * the pid), and printed when PAPI_REPORT is set
+ * (PAPI_hl_region_begin(3hwprof)). The directory is PAPI 7.0's, made and
+ * used safely: only one this user owns is written into, and a file is
+ * only ever created there, never opened through what is already there.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "../outfile.h"
 #include "papi_priv.h"
 
 #define HL_MAX_EVENTS	16
@@ -86,28 +93,176 @@ static void hl_write(FILE *f)
 	fputs("}\n}\n", f);
 }
 
+#define HL_DIR	"papi_hl_output"
+
+/* PAPI_OUTPUT_DIRECTORY, read with secure_getenv(): a set-user-ID
+ * program writes where it was started. */
+static const char *hl_prefix(void)
+{
+	const char *d = secure_getenv("PAPI_OUTPUT_DIRECTORY");
+
+	return d && *d ? d : ".";
+}
+
+/*
+ * The number in the file's name, as PAPI 7.0 finds it: the rank from the
+ * first of its launchers' variables that is set (Open MPI, Cray ALPS,
+ * MPICH's and Intel MPI's Hydra, Slurm), else (where PAPI 7.0 draws a
+ * random number) the pid.
+ */
+static int hl_file_id(void)
+{
+	static const char *const vars[] = {
+		"OMPI_COMM_WORLD_RANK", "ALPS_APP_PE", "PMI_RANK", "SLURM_PROCID",
+	};
+
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = getenv(vars[i]);
+		char *end;
+		long r;
+
+		if (!v)
+			continue;
+		errno = 0;
+		r = strtol(v, &end, 10);
+		if (*v >= '0' && *v <= '9' && !*end && !errno && r < 1000000000)
+			return (int)r;
+	}
+	return (int)getpid();
+}
+
+/*
+ * PAPI 7.0, at the first region: a papi_hl_output an earlier run left is
+ * renamed papi_hl_output-YYYYMMDD-HHMMSS (its time of the run, local
+ * time) unless it was changed this second (another rank of this job made
+ * it). Only a directory this user owns is moved, never onto anything that
+ * is there; none is moved in a set-user-ID program.
+ */
+static void hl_rotate(void)
+{
+	char name[64];
+	time_t now = time(NULL);
+	struct stat st;
+	struct tm tm;
+	int dir;
+
+	if (getauxval(AT_SECURE))
+		return;
+	dir = open(hl_prefix(), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return;
+	if (!fstatat(dir, HL_DIR, &st, AT_SYMLINK_NOFOLLOW) && S_ISDIR(st.st_mode) &&
+	    st.st_uid == geteuid() && st.st_mtime < now && localtime_r(&now, &tm) &&
+	    strftime(name, sizeof(name), HL_DIR "-%Y%m%d-%H%M%S", &tm) &&
+	    renameat2(dir, HL_DIR, dir, name, RENAME_NOREPLACE) && errno == EINVAL)
+		renameat(dir, HL_DIR, dir, name);	/* no RENAME_NOREPLACE there */
+	close(dir);
+}
+
+/* The directory path, made (each missing part 0700, as PAPI 7.0 makes
+ * them) when it is not there; a descriptor or -errno. */
+static int hl_open_prefix(const char *path)
+{
+	int fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	char *p, *tmp;
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd >= 0 ? fd : -errno;
+	tmp = strdup(path);
+	if (!tmp)
+		return -ENOMEM;
+	for (p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			mkdir(tmp, 0700);
+			*p = '/';
+		}
+	free(tmp);
+	if (mkdir(path, 0700) && errno != EEXIST)
+		return -errno;
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd >= 0 ? fd : -errno;
+}
+
+/*
+ * The JSON file, new: papi_hl_output made 0700, or one there already that
+ * this user owns (a link there is not followed; another user's directory
+ * is refused); rank_NNNNNN.json opened O_CREAT | O_EXCL | O_NOFOLLOW, so
+ * nothing there is written through or appended to: where the name is
+ * taken, the next number is (PAPI 7.0 does so where the file is locked).
+ * A FILE, or NULL after one line on stderr.
+ */
+static FILE *hl_create(void)
+{
+	const char *pre = hl_prefix();
+	int top = hl_open_prefix(pre), dir = -1, fd = -1, id = hl_file_id(), err = EEXIST;
+	char name[32];
+	struct stat st;
+	FILE *f;
+
+	if (top < 0) {
+		fprintf(stderr, "PAPI-HL: %s: %s: no output written\n", pre, strerror(-top));
+		return NULL;
+	}
+	if (mkdirat(top, HL_DIR, 0700) && errno != EEXIST) {
+		fprintf(stderr, "PAPI-HL: cannot create %s/" HL_DIR ": %s\n", pre, strerror(errno));
+		goto out;
+	}
+	dir = openat(top, HL_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dir < 0) {
+		int e = errno;
+
+		/* a link there fails with ENOTDIR (O_DIRECTORY) or ELOOP */
+		if ((e == ENOTDIR || e == ELOOP) &&
+		    !fstatat(top, HL_DIR, &st, AT_SYMLINK_NOFOLLOW) && !S_ISDIR(st.st_mode))
+			fprintf(stderr, "PAPI-HL: %s/" HL_DIR ": %s: no output written\n", pre,
+				hwp_out_what(st.st_mode));
+		else
+			fprintf(stderr, "PAPI-HL: %s/" HL_DIR ": %s: no output written\n", pre,
+				strerror(e));
+		goto out;
+	}
+	if (fstat(dir, &st)) {
+		fprintf(stderr, "PAPI-HL: %s/" HL_DIR ": %s\n", pre, strerror(errno));
+		goto out;
+	}
+	if (st.st_uid != geteuid()) {
+		fprintf(stderr, "PAPI-HL: %s/" HL_DIR ": owned by uid %u, not by this user "
+			"(uid %u): no output written\n", pre, (unsigned int)st.st_uid,
+			(unsigned int)geteuid());
+		goto out;
+	}
+	for (int k = 0; k < 1000 && fd < 0 && err == EEXIST; k++) {
+		snprintf(name, sizeof(name), "rank_%06d.json", id + k);
+		fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
+			    O_CLOEXEC, 0644);
+		err = fd < 0 ? errno : 0;
+	}
+	if (fd < 0)
+		fprintf(stderr, "PAPI-HL: cannot create %s/" HL_DIR "/%s: %s\n", pre, name,
+			strerror(err));
+out:
+	close(top);
+	if (dir >= 0)
+		close(dir);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (fd >= 0 && !f)
+		close(fd);
+	return f;
+}
+
 static void hl_exit(void)
 {
-	const char *dir = getenv("PAPI_OUTPUT_DIRECTORY");
-	char path[4096];
 	FILE *f;
 
 	pthread_mutex_lock(&hl_lock);
 	if (!hl_threads)
 		goto out;
-	snprintf(path, sizeof(path), "%s/papi_hl_output", dir && *dir ? dir : ".");
-	if (mkdir(path, 0777) && errno != EEXIST) {
-		fprintf(stderr, "PAPI-HL: cannot create %s: %s\n", path, strerror(errno));
-		goto out;
-	}
-	snprintf(path + strlen(path), sizeof(path) - strlen(path), "/rank_%06d.json",
-		 (int)getpid());
-	f = fopen(path, "we");
+	f = hl_create();
 	if (f) {
 		hl_write(f);
-		fclose(f);
-	} else {
-		fprintf(stderr, "PAPI-HL: cannot write %s: %s\n", path, strerror(errno));
+		if (fclose(f))
+			fprintf(stderr, "PAPI-HL: cannot write the output: %s\n", strerror(errno));
 	}
 	if (getenv("PAPI_REPORT"))
 		hl_write(stdout);
@@ -156,10 +311,12 @@ static void hl_init(void)
 	}
 	PAPI_cleanup_eventset(es);
 	PAPI_destroy_eventset(&es);
-	if (!hl_n)
+	if (!hl_n) {
 		hl_failed = 1;
-	else
+	} else {
+		hl_rotate();
 		atexit(hl_exit);
+	}
 }
 
 /* This thread's EventSet, started on first use. */

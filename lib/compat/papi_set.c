@@ -425,7 +425,8 @@ static int open_term(struct hwp_pset *s, struct hwp_pevent *e, const char *name,
 	fd = k ? PAPI_OK : hwp_papi_sw_attr(s, e, &ev.attr);
 	if (fd)
 		return fd;
-	fd = hwp_perf_open(&ev.attr, pid, cpu, s->multiplex ? -1 : *leader);
+	/* counting needs no skid level: precise_ip 0 */
+	fd = hwp_attr_open(&ev.attr, 0, pid, cpu, s->multiplex ? -1 : *leader, 0, NULL);
 	if (fd < 0)
 		return hwp_papi_errno(fd, HWP_PAPI_AT_USE);
 	e->tfd[k] = fd;

@@ -24,6 +24,7 @@
 
 #include <hwprof.h>
 #include "../internal.h"
+#include "../outfile.h"
 #include "../profile/data.h"
 #include "../profile/symbols.h"
 #include "hwpmpi.h"
@@ -442,67 +443,33 @@ out:
 	return ret;
 }
 
-/* The umask, read without changing it (umask(2) would, for every thread
- * of the program for a moment): from /proc, else 022. */
-static mode_t process_umask(void)
-{
-	FILE *f = fopen("/proc/self/status", "re");
-	char line[128];
-	unsigned int m = 022;
-
-	while (f && fgets(line, sizeof(line), f))
-		if (sscanf(line, "Umask: %o", &m) == 1)
-			break;
-	if (f)
-		fclose(f);
-	return (mode_t)(m & 0777);
-}
-
 /*
- * Writes d to HWPROF_OUTPUT (default hwprof.data) through a temp file
- * renamed over it: the file is whole or absent. Only a regular file is
- * replaced (a symbolic link is followed to it): anything else there is
- * left as it is (hwprof(7)). 0, -EEXIST for that, or -errno.
+ * Writes d to HWPROF_OUTPUT (default hwprof.data) as hwprof record writes
+ * its file (lib/outfile.h): a temp file beside it renamed over it, so the
+ * file is whole or absent and nothing put at the name is written through.
+ * A symbolic link, FIFO or device there is left as it is
+ * (libhwprof-mpi(7)). 0, HWP_OUT_NOTREG for that (*found says what was
+ * there), or -errno.
  */
-static int write_job(const struct hd_file *d, const char *name)
+static int write_job(const struct hd_file *d, const char *name, mode_t *found)
 {
-	char *tmp = NULL, real[PATH_MAX];
-	const char *out = name;
-	struct stat st;
-	FILE *f;
-	int fd, r;
+	struct hwp_out o;
+	FILE *f = NULL;
+	int r = hwp_out_open(&o, name);
 
-	if (!stat(name, &st)) {
-		if (!S_ISREG(st.st_mode))
-			return -EEXIST;
-		if (!realpath(name, real))	/* into a buffer: see self_exe() */
-			return -errno;
-		out = real;
+	*found = o.found;
+	if (!r)
+		r = hwp_out_temp(&o);
+	if (!r && !(f = hwp_out_stream(&o)))
+		r = -errno;
+	if (!r) {
+		r = hd_write(f, d);
+		if (fclose(f) && !r)
+			r = -errno;
+		if (!r)
+			r = hwp_out_commit(&o, 0);
 	}
-	if (asprintf(&tmp, "%s.XXXXXX", out) < 0)
-		return -ENOMEM;
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		r = -errno;
-		goto out;
-	}
-	fchmod(fd, 0666 & ~process_umask());	/* as any new file */
-	f = fdopen(fd, "w");
-	if (!f) {
-		r = -errno;
-		close(fd);
-		unlink(tmp);
-		goto out;
-	}
-	r = hd_write(f, d);
-	if (fclose(f) && !r)
-		r = -errno;
-	if (!r && rename(tmp, out))
-		r = -errno;
-	if (r)
-		unlink(tmp);
-out:
-	free(tmp);
+	hwp_out_close(&o);
 	return r;
 }
 
@@ -655,6 +622,7 @@ static void finish(void)
 		goto fail;
 	if (!rank) {
 		struct hd_file d;
+		mode_t found = 0;
 		int r;
 
 		if (!out || !*out)
@@ -664,10 +632,10 @@ static void finish(void)
 		 * "Names"), as rank 0's objects give them; without them
 		 * (sym_keep_names() then drops all) when they cannot be had */
 		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM :
-		    (sym_keep_names(&d), write_job(&d, out));
-		if (r == -EEXIST)
-			fprintf(stderr, "hwprof-mpi: %s: not a regular file, left as it is: no "
-				"profile written\n", out);
+		    (sym_keep_names(&d), write_job(&d, out, &found));
+		if (r == HWP_OUT_NOTREG)
+			fprintf(stderr, "hwprof-mpi: %s: %s, not a regular file, left as it is: "
+				"no profile written\n", out, hwp_out_what(found));
 		else if (r)
 			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out, strerror(-r));
 		else

@@ -60,43 +60,235 @@ const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file)
 	return joined;
 }
 
-/* The innermost function (inlined or not) at addr in unit cu, or NULL. */
-static const char *scope_func(Dwarf_Die *cu, uint64_t addr)
+/* ------------------------------------------------------------------ */
+/* The functions of a unit, indexed once                                */
+
+/*
+ * The innermost function (inlined or not) at an address is found in an
+ * index built once per unit: every subprogram and inlined-subroutine DIE's
+ * address ranges, flattened into disjoint segments that each name the
+ * innermost one covering them, then binary search. dwarf_getscopes() walks
+ * the unit's DIE tree on every call, which for a large unit (CPython's
+ * ceval.c) costs millions of instructions an address.
+ */
+struct scope_iv {
+	uint64_t lo, hi;
+	unsigned depth;
+	size_t seq;		/* DIE order: the first of equal ones wins */
+	const char *name;
+};
+
+struct scope_walk {
+	struct scope_iv *v;
+	size_t n, cap;
+	int failed;
+};
+
+static void add_iv(struct scope_walk *w, uint64_t lo, uint64_t hi, unsigned depth,
+		   const char *name)
 {
-	Dwarf_Die *scopes = NULL;
-	const char *fn = NULL;
-	int n = dwarf_getscopes(cu, addr, &scopes);
+	if (w->n == w->cap) {
+		size_t cap = w->cap ? 2 * w->cap : 64;
+		struct scope_iv *nv = realloc(w->v, cap * sizeof(*nv));
 
-	for (int i = 0; i < n && !fn; i++) {
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_inlined_subroutine || tag == DW_TAG_subprogram)
-			fn = die_name(&scopes[i]);
+		if (!nv) {
+			w->failed = 1;
+			return;
+		}
+		w->v = nv;
+		w->cap = cap;
 	}
-	free(scopes);
-	return fn;
+	w->v[w->n] = (struct scope_iv){ lo, hi, depth, w->n, name };
+	w->n++;
 }
 
-static void grow_fncache(struct sym_obj *o)
+/* DIEs whose children may hold code: the rest (types' members, variables,
+ * parameters) are not walked. */
+static int may_hold_code(int tag)
 {
-	size_t cap = o->capfn ? 2 * o->capfn : 256;
-	struct sym_fncache *nc = calloc(cap, sizeof(*nc));
-
-	if (!nc)
-		return;
-	for (size_t i = 0; i < o->capfn; i++) {
-		size_t j;
-
-		if (!o->fn[i].line)
-			continue;
-		j = ((uintptr_t)o->fn[i].line >> 4) & (cap - 1);
-		while (nc[j].line)
-			j = (j + 1) & (cap - 1);
-		nc[j] = o->fn[i];
+	switch (tag) {
+	case DW_TAG_subprogram:
+	case DW_TAG_inlined_subroutine:
+	case DW_TAG_lexical_block:
+	case DW_TAG_namespace:
+	case DW_TAG_module:
+	case DW_TAG_class_type:
+	case DW_TAG_structure_type:
+	case DW_TAG_union_type:
+	case DW_TAG_try_block:
+	case DW_TAG_catch_block:
+	case DW_TAG_partial_unit:
+	case DW_TAG_compile_unit:
+		return 1;
 	}
-	free(o->fn);
-	o->fn = nc;
-	o->capfn = cap;
+	return 0;
+}
+
+/* Adds the functions under parent, at depth (bounded: hostile DWARF can
+ * nest or import without end). */
+static void walk_scopes(struct scope_walk *w, Dwarf_Die *parent, unsigned depth)
+{
+	Dwarf_Die d;
+
+	if (depth > 256 || dwarf_child(parent, &d) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&d);
+
+		if (w->failed)
+			return;
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			Dwarf_Addr base, lo, hi;
+			ptrdiff_t it = 0;
+			const char *name = NULL;
+
+			while ((it = dwarf_ranges(&d, it, &base, &lo, &hi)) > 0)
+				if (lo < hi) {
+					if (!name && !(name = die_name(&d)))
+						name = "";
+					add_iv(w, lo, hi, depth, name);
+				}
+		} else if (tag == DW_TAG_imported_unit && depth < 8) {
+			Dwarf_Attribute at;
+			Dwarf_Die u;
+
+			if (dwarf_formref_die(dwarf_attr(&d, DW_AT_import, &at), &u))
+				walk_scopes(w, &u, depth + 1);
+			continue;
+		}
+		if (may_hold_code(tag) && dwarf_haschildren(&d) > 0)
+			walk_scopes(w, &d, depth + 1);
+	} while (dwarf_siblingof(&d, &d) == 0);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct scope_iv *x = a, *y = b;
+
+	if (x->lo != y->lo)
+		return x->lo < y->lo ? -1 : 1;
+	if (x->hi != y->hi)		/* the outer one first */
+		return x->hi > y->hi ? -1 : 1;
+	if (x->depth != y->depth)
+		return x->depth < y->depth ? -1 : 1;
+	return (x->seq < y->seq) - (x->seq > y->seq);	/* the last one pushed wins */
+}
+
+static void add_seg(struct sym_scopes *s, uint64_t lo, uint64_t hi, const char *name)
+{
+	if (lo >= hi)
+		return;
+	if (s->n && s->seg[s->n - 1].hi == lo && s->seg[s->n - 1].name == name) {
+		s->seg[s->n - 1].hi = hi;
+		return;
+	}
+	s->seg[s->n++] = (struct sym_seg){ lo, hi, name };
+}
+
+/* The intervals (sorted by start, outer first) as disjoint segments, each
+ * naming the innermost interval over it: a sweep with a stack of the open
+ * intervals. An interval that overlaps its enclosing one without nesting
+ * (damaged DWARF) is cut at the enclosing one's end. */
+static int flatten(struct sym_scopes *s, struct scope_iv *v, size_t n)
+{
+	struct scope_iv **st = malloc((n + 1) * sizeof(*st));
+	size_t top = 0;
+	uint64_t at = 0;
+
+	/* each interval adds at most two segments */
+	s->seg = malloc((2 * n + 1) * sizeof(*s->seg));
+	if (!st || !s->seg) {
+		free(st);
+		return -1;
+	}
+	for (size_t i = 0; i <= n; i++) {
+		uint64_t next = i < n ? v[i].lo : UINT64_MAX;
+
+		/* close what ends before the next start */
+		while (top && st[top - 1]->hi <= next) {
+			add_seg(s, at, st[top - 1]->hi, st[top - 1]->name);
+			if (at < st[top - 1]->hi)
+				at = st[top - 1]->hi;
+			top--;
+		}
+		if (i == n)
+			break;
+		if (top) {
+			add_seg(s, at, v[i].lo, st[top - 1]->name);
+			if (v[i].hi > st[top - 1]->hi)
+				v[i].hi = st[top - 1]->hi;
+		}
+		at = v[i].lo;
+		st[top++] = &v[i];
+	}
+	free(st);
+	return 0;
+}
+
+/* The index of unit cu, built on first use; NULL when out of memory. */
+static struct sym_scopes *unit_scopes(struct sym_obj *o, Dwarf_Die *cu)
+{
+	uint64_t off = dwarf_dieoffset(cu);
+	size_t a = 0, b = o->nunits;
+	struct sym_scopes *s;
+	struct scope_walk w = { 0 };
+	void *nu;
+
+	if (o->nunits && o->units[o->lastunit].off == off)
+		return &o->units[o->lastunit];
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->units[m].off < off)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a < o->nunits && o->units[a].off == off) {
+		o->lastunit = a;
+		return &o->units[a];
+	}
+	nu = realloc(o->units, (o->nunits + 1) * sizeof(*o->units));
+	if (!nu)
+		return NULL;
+	o->units = nu;
+	memmove(&o->units[a + 1], &o->units[a], (o->nunits - a) * sizeof(*o->units));
+	o->nunits++;
+	s = &o->units[a];
+	*s = (struct sym_scopes){ .off = off };
+	o->lastunit = a;
+	walk_scopes(&w, cu, 0);
+	if (!w.failed && w.n) {
+		qsort(w.v, w.n, sizeof(*w.v), by_start);
+		if (flatten(s, w.v, w.n)) {
+			free(s->seg);
+			*s = (struct sym_scopes){ .off = off };
+		}
+	}
+	free(w.v);
+	return s;
+}
+
+/* The innermost function (inlined or not) at addr in unit cu, or NULL. */
+static const char *scope_func(struct sym_obj *o, Dwarf_Die *cu, uint64_t addr)
+{
+	const struct sym_scopes *s = unit_scopes(o, cu);
+	size_t a = 0, b;
+
+	if (!s)
+		return NULL;
+	b = s->n;
+	while (a < b) {		/* the first segment ending after addr */
+		size_t m = a + (b - a) / 2;
+
+		if (s->seg[m].hi <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a < s->n && s->seg[a].lo <= addr && *s->seg[a].name)
+		return s->seg[a].name;
+	return NULL;
 }
 
 static int cmp_range(const void *a, const void *b)
@@ -170,7 +362,6 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
-	size_t j;
 
 	if (o->kd && !o->loaded)
 		sym_obj_load(o);
@@ -182,26 +373,7 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 	if (!*file || dwarf_lineno(l, line))
 		return -1;
 	*file = sym_obj_abs(o, &cu, *file);
-	if (!func)
-		return 0;
-	/* the function of a line-table row, found once: walking the unit's
-	 * scopes costs as much as the unit is large, and inlined code starts
-	 * a row of its own (its line differs from its caller's) */
-	if (o->nfn * 2 >= o->capfn)
-		grow_fncache(o);
-	if (o->nfn * 2 >= o->capfn) {		/* out of memory: no cache */
-		*func = scope_func(&cu, addr);
-		return 0;
-	}
-	j = ((uintptr_t)l >> 4) & (o->capfn - 1);
-	for (; o->fn[j].line; j = (j + 1) & (o->capfn - 1))
-		if (o->fn[j].line == l) {
-			*func = o->fn[j].func;
-			return 0;
-		}
-	*func = scope_func(&cu, addr);
-	o->fn[j].line = l;
-	o->fn[j].func = *func;
-	o->nfn++;
+	if (func)
+		*func = scope_func(o, &cu, addr);
 	return 0;
 }

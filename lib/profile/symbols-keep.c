@@ -105,8 +105,9 @@ out:
 int sym_keep_names(struct hd_file *d)
 {
 	struct addrs *per = calloc(d->nobjects + 1, sizeof(*per));
-	int ret = -1;
+	int ret = -1, cache = sym_debug_cache;
 
+	sym_debug_cache = 1;	/* compressed debug files from the copies */
 	if (!per || gather(d, per))
 		goto out;
 	for (size_t i = 0; i < d->nobjects; i++) {
@@ -130,6 +131,7 @@ out:
 	for (size_t i = 0; per && i < d->nobjects; i++)
 		free(per[i].v);
 	free(per);
+	sym_debug_cache = cache;
 	if (ret)
 		hd_drop_names(d);	/* none rather than some */
 	return ret;

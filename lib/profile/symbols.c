@@ -80,7 +80,7 @@ static Elf_Scn *scn_by_name(Elf *e, const char *want, GElf_Shdr *sh)
 
 /* The GNU build-id of e in lower-case hex, or "" (out holds
  * HWP_ELF_BUILDID_HEX bytes). */
-static void elf_buildid(Elf *e, char *out)
+void sym_elf_buildid(Elf *e, char *out)
 {
 	Elf_Scn *scn = NULL;
 
@@ -105,7 +105,7 @@ char *sym_file_buildid(const char *path)
 
 	if (!e)
 		return NULL;
-	elf_buildid(e, bid);
+	sym_elf_buildid(e, bid);
 	close_elf(e, fd);
 	return *bid ? strdup(bid) : NULL;
 }
@@ -495,7 +495,7 @@ static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 	e = open_elf(path, fd);
 	if (!e)
 		return NULL;
-	elf_buildid(e, got);
+	sym_elf_buildid(e, got);
 	if (strcasecmp(got, bid)) {
 		close_elf(e, *fd);
 		return NULL;
@@ -534,7 +534,7 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 		d = open_elf(path, fd);
 		if (!d)
 			continue;
-		elf_buildid(d, got);
+		sym_elf_buildid(d, got);
 		if (!bid || !*bid || !strcasecmp(got, bid))
 			return d;
 		close_elf(d, *fd);
@@ -553,11 +553,37 @@ static void keep_dwarf(struct sym_obj *o, Elf *e, int fd, const char *path)
 	o->dwfile = strdup(path);
 }
 
+/* Compressed debug sections are read from the debug cache's copy when
+ * it has one, and the copy is written when it has none (debugcache.c). */
+static void open_dwarf_cached(struct sym_obj *o)
+{
+	char bid[HWP_ELF_BUILDID_HEX];
+	Elf *c;
+	int cfd;
+
+	sym_elf_buildid(o->dwelf, bid);
+	if (*bid && (c = sym_debug_cached(bid, &cfd))) {
+		if ((o->dw = dwarf_begin_elf(c, DWARF_C_READ, NULL))) {
+			close_elf(o->dwelf, o->dwfd);
+			o->dwelf = c;
+			o->dwfd = cfd;
+			return;
+		}
+		close_elf(c, cfd);
+	}
+	o->dw = dwarf_begin_elf(o->dwelf, DWARF_C_READ, NULL);
+	if (o->dw && *bid)
+		sym_debug_store(o->dwelf, bid);
+}
+
 Dwarf *sym_obj_dwarf(struct sym_obj *o)
 {
 	if (!o->dw && !o->dw_tried && o->dwelf) {
 		o->dw_tried = 1;
-		o->dw = dwarf_begin_elf(o->dwelf, DWARF_C_READ, NULL);
+		if (sym_debug_cache && sym_debug_compressed(o->dwelf))
+			open_dwarf_cached(o);
+		else
+			o->dw = dwarf_begin_elf(o->dwelf, DWARF_C_READ, NULL);
 	}
 	return o->dw;
 }
@@ -587,7 +613,9 @@ void sym_obj_free(struct sym_obj *o)
 	for (size_t i = 0; i < o->npaths; i++)
 		free(o->paths[i].abs);
 	free(o->paths);
-	free(o->fn);
+	for (size_t i = 0; i < o->nunits; i++)
+		free(o->units[i].seg);
+	free(o->units);
 	free(o->cus);
 	free(o->klines);
 	sym_obj_init(o, NULL, NULL, 0);
@@ -840,7 +868,7 @@ static void load_vdso(struct sym_obj *o)
 		free(img);
 		return;
 	}
-	elf_buildid(e, got);
+	sym_elf_buildid(e, got);
 	if (o->buildid && strcasecmp(got, o->buildid)) {
 		o->mismatch = 1;
 		warn_path(": another kernel's (build-id differs): its samples have no names",
@@ -919,7 +947,7 @@ void sym_obj_load(struct sym_obj *o)
 		load_debug(o, d, dfd, dpath);
 		return;
 	}
-	elf_buildid(e, got);
+	sym_elf_buildid(e, got);
 	o->readable = 1;
 	if (o->buildid && strcasecmp(got, o->buildid)) {
 		load_rebuilt(o, e, fd);

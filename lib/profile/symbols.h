@@ -18,9 +18,16 @@
 #include "names.h"
 #include "../sat.h"
 
-struct sym_fncache {
-	Dwarf_Line *line;	/* a line-table row */
-	const char *func;	/* its innermost function, or NULL */
+/* Where a unit's functions are, innermost first (symbols-dwarf.c). */
+struct sym_seg {
+	uint64_t lo, hi;	/* [lo, hi), disjoint, sorted */
+	const char *name;	/* the innermost function over it ("": unnamed) */
+};
+
+struct sym_scopes {
+	uint64_t off;		/* the unit's DIE offset */
+	struct sym_seg *seg;
+	size_t n;
 };
 
 struct sym_cu {
@@ -56,8 +63,8 @@ struct sym_obj {
 		char *abs;		/* joined to its compilation directory */
 	} *paths;
 	size_t npaths, lastpath;
-	struct sym_fncache *fn;	/* open addressing by row */
-	size_t nfn, capfn;
+	struct sym_scopes *units;	/* by offset: each unit's functions */
+	size_t nunits, lastunit;
 	struct sym_cu *cus;	/* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
@@ -122,6 +129,26 @@ const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file);
  * ..."), for a report to put into its own output. */
 extern char **sym_warnings;
 extern size_t sym_nwarnings;
+
+/* The GNU build-id of e in lower-case hex, or "" (out holds
+ * HWP_ELF_BUILDID_HEX bytes). */
+void sym_elf_buildid(Elf *e, char *out);
+
+/*
+ * The debug cache (debugcache.c; hwprof(1), "Debug cache"): uncompressed
+ * copies of compressed debug files, by build-id, in the user's cache
+ * directory. Used by sym_obj_dwarf() when sym_debug_cache is set (hwprof
+ * record's naming and libhwprof-mpi's set it; report does not).
+ */
+extern int sym_debug_cache;
+/* 1 when e has a compressed section (SHF_COMPRESSED, or .zdebug). */
+int sym_debug_compressed(Elf *e);
+/* The cache's copy of the debug file of build-id bid, checked, opened
+ * (*fd its descriptor), or NULL. */
+Elf *sym_debug_cached(const char *bid, int *fd);
+/* Writes e, whose sections libdw has uncompressed in memory, as the copy
+ * of build-id bid (a temp file renamed: never a partial copy). */
+void sym_debug_store(Elf *e, const char *bid);
 
 /* Where debug files are looked for (default /usr/lib/debug). */
 extern const char *sym_debug_dir;

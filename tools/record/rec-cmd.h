@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "outfile.h"
 #include "rec.h"
 
 #define REC_DEFAULT_HZ	1000
@@ -35,11 +36,11 @@ struct rec_opts {
 	char **cmd;
 };
 
-/* The output file: written to a temp file beside it, then renamed. */
+/* The output file: written to a temp file beside it, then renamed
+ * (lib/outfile.h). */
 struct rec_out {
-	char *path;		/* absolute, symlinks resolved */
-	char *tmp;		/* the temp file being written, or NULL */
-	int fd;
+	struct hwp_out f;	/* open during a write only */
+	const char *name;	/* -o, % expanded */
 };
 
 struct rec_bp {		/* a mem:FUNC:x of a PIE: placed after the exec */

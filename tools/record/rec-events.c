@@ -175,6 +175,7 @@ int rec_events_setup(struct rec_run *run)
 		long h;
 
 		re->name = op->ev[e];
+		re->precise = -1;
 		ret = resolve(run, e, &ev);
 		if (ret)
 			return ret;

@@ -224,10 +224,29 @@ static int place_bps(struct rec_run *run)
 	return 0;
 }
 
+/* What each event records, and a PMU's event the skid level it opened
+ * at (hwprof(1), "Skid"); on a hybrid CPU, which cores the events sample
+ * on (said even with -q). */
 static void say_events(const struct rec_run *run)
 {
-	for (int e = 0; e < run->r->nev && !run->op.quiet; e++)
-		fprintf(stderr, "%s\n", run->r->ev[e].msg);
+	const struct perf_event_attr *a[REC_MAX_EVENTS];
+	const char *name[REC_MAX_EVENTS];
+	char line[512];
+
+	for (int e = 0; e < run->r->nev; e++) {
+		a[e] = &run->r->ev[e].attr;
+		name[e] = run->r->ev[e].name;
+	}
+	if (hwp_hybrid_note(a, name, (size_t)run->r->nev, line, sizeof(line)))
+		fprintf(stderr, "%s\n", line);
+	for (int e = 0; e < run->r->nev && !run->op.quiet; e++) {
+		const struct rec_event *re = &run->r->ev[e];
+
+		if (re->precise >= 0)
+			fprintf(stderr, "%s (precise_ip %d)\n", re->msg, re->precise);
+		else
+			fprintf(stderr, "%s\n", re->msg);
+	}
 }
 
 /* The fork: the child waits on go for the events. */

@@ -244,7 +244,9 @@ static void say_open(char *why, size_t len, const char *name, int err)
 
 /* Opens event e on task pid, CPU index c; e -1 is the ring's owner: a
  * dummy event that asks for the side-band records. Hardware events get
- * the most precise skid level the PMU accepts. */
+ * the most precise skid level the PMU accepts (the library's rule,
+ * hwp_attr_open()); the first level an event opened at is kept for
+ * record's line about it. */
 static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 {
 	struct perf_event_attr a;
@@ -264,8 +266,6 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 		a.task = 1;
 		a.build_id = r->bid_in_mmap;
 	}
-	level = a.type == PERF_TYPE_HARDWARE || a.type == PERF_TYPE_HW_CACHE ||
-		a.type >= PERF_TYPE_MAX ? 3 : 0;
 	a.size = sizeof(a);
 	a.disabled = !enabled;
 	a.enable_on_exec = !enabled;
@@ -292,17 +292,14 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
 					(size_t)pg / 4);
-	for (;; level--) {
-		a.precise_ip = (unsigned int)level;
-		fd = hwp_perf_open(&a, pid, r->cpus[c], -1);
-		if (fd == -EINVAL && a.build_id) {	/* before Linux 5.12 */
-			a.build_id = 0;
-			r->bid_in_mmap = 0;
-			fd = hwp_perf_open(&a, pid, r->cpus[c], -1);
-		}
-		if (fd >= 0 || !level || (fd != -EINVAL && fd != -EOPNOTSUPP))
-			break;
+	fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
+	if (fd == -EINVAL && a.build_id) {	/* before Linux 5.12 */
+		a.build_id = 0;
+		r->bid_in_mmap = 0;
+		fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
 	}
+	if (fd >= 0 && e >= 0 && r->ev[e].precise < 0 && hwp_precise_max(&a))
+		r->ev[e].precise = level;
 	return fd;
 }
 

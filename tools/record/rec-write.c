@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof record's output file: its name (-o's %r %h %p, an MPI rank's
- * default name), the checks made before anything runs (a regular file,
- * never a device, FIFO, directory or kernel file system; a directory that
- * takes a new file), and the atomic write: a temp file beside it renamed
- * over it, so a reader never sees half a file.
+ * default name), the checks made before anything runs (nothing or a
+ * regular file, never a link, device, FIFO, directory or kernel file
+ * system; a directory that takes a new file), and the atomic write
+ * (lib/outfile.c): a temp file beside it renamed over it, so a reader
+ * never sees half a file and nothing at the name is written through.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <linux/magic.h>
 
 #include "cli.h"
+#include "outfile.h"
 #include "rec-cmd.h"
 #include "symbols.h"
 
@@ -131,174 +133,84 @@ static char *out_expand(const char *arg, int rank, const char *host, int *usage)
 /* ------------------------------------------------------------------ */
 /* The file                                                             */
 
-static const char *kind_of(mode_t m)
+/* 1 when the output's directory is in a kernel file system (/proc,
+ * /sys...) */
+static int in_kernel_fs(int dir)
 {
-	return S_ISDIR(m) ? "a directory" : S_ISCHR(m) ? "a character device" :
-	       S_ISBLK(m) ? "a block device" : S_ISFIFO(m) ? "a FIFO" :
-	       S_ISSOCK(m) ? "a socket" : "not a regular file";
-}
-
-/* A temp file in the output's directory: rename() then replaces the old
- * file at once, and a reader never sees half a file. */
-static int out_temp(struct rec_out *o)
-{
-	char *slash = strrchr(o->path, '/');
-	int fd;
-
-	free(o->tmp);
-	if (asprintf(&o->tmp, "%.*s/.%s.XXXXXX", (int)(slash - o->path), o->path,
-		     slash + 1) < 0) {
-		o->tmp = NULL;
-		return -ENOMEM;
-	}
-	fd = mkostemp(o->tmp, O_CLOEXEC);
-	if (fd < 0) {
-		int e = -errno;
-
-		free(o->tmp);
-		o->tmp = NULL;
-		return e;
-	}
-	o->fd = fd;
-	return 0;
-}
-
-/* arg made absolute (relative to the directory record started in), or
- * NULL after one line */
-static char *out_absolute(const char *arg)
-{
-	char cwd[PATH_MAX], *abs = NULL;
-
-	if (arg[0] == '/') {
-		abs = strdup(arg);
-	} else {
-		if (!getcwd(cwd, sizeof(cwd))) {
-			die("-o %s: cannot name the current directory: %s", arg,
-			    strerror(errno));
-			return NULL;
-		}
-		if (asprintf(&abs, "%s/%s", strcmp(cwd, "/") ? cwd : "", arg) < 0)
-			abs = NULL;
-	}
-	if (!abs)
-		die("out of memory");
-	return abs;
-}
-
-/* 1 when path's directory is in a kernel file system (/proc, /sys...) */
-static int in_kernel_fs(const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	char *dir = strndup(path, slash == path ? 1 : (size_t)(slash - path));
 	struct statfs sf;
-	int r;
 
-	if (!dir)
-		return 0;
-	r = statfs(dir, &sf);
-	free(dir);
-	return !r && (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC ||
-		      sf.f_type == DEBUGFS_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC ||
-		      sf.f_type == CGROUP2_SUPER_MAGIC);
+	return !fstatfs(dir, &sf) &&
+	       (sf.f_type == PROC_SUPER_MAGIC || sf.f_type == SYSFS_MAGIC ||
+		sf.f_type == DEBUGFS_MAGIC || sf.f_type == CGROUP_SUPER_MAGIC ||
+		sf.f_type == CGROUP2_SUPER_MAGIC);
 }
 
 /*
- * Checks -o before anything runs: what is there must be a regular file
- * (a symlink is followed), never a device, FIFO or directory, and not in
- * a kernel file system; its directory must take a new file.
+ * Checks -o before anything runs (hwprof(1)): at the name nothing or a
+ * regular file, never a symbolic link, device, FIFO or directory; not in a
+ * kernel file system; a directory that takes a new file. The directory is
+ * not kept open while the command runs (a descriptor fewer for the
+ * events): each write opens it again.
  */
 static int out_prepare(struct rec_out *o, const char *arg)
 {
-	char *abs, *real;
-	struct stat st;
-	int r;
+	int r = hwp_out_open(&o->f, arg);
 
-	o->fd = -1;
-	if (!*arg || arg[strlen(arg) - 1] == '/')
+	o->name = arg;
+	if (r == -EISDIR && (!*arg || arg[strlen(arg) - 1] == '/'))
 		return die("-o %s: not a file name", arg) + 1;	/* a usage error */
-	abs = out_absolute(arg);
-	if (!abs)
-		return 1;
-	if (!stat(abs, &st)) {
-		if (!S_ISREG(st.st_mode)) {
-			free(abs);
-			return die("-o %s: %s; hwprof record writes only regular files", arg,
-				   kind_of(st.st_mode));
-		}
-		real = realpath(abs, NULL);	/* write where the link points */
-		if (real) {
-			free(abs);
-			abs = real;
-		}
-	} else if (errno != ENOENT) {
-		r = errno;
-		free(abs);
-		return die("-o %s: %s", arg, strerror(r));
-	}
-	o->path = abs;
-	if (in_kernel_fs(abs))
+	if (r == HWP_OUT_NOTREG)
+		return die("-o %s: %s; hwprof record writes only regular files, never "
+			   "through a link", arg, hwp_out_what(o->f.found));
+	if (r == -EISDIR)
+		return die("-o %s: a directory; hwprof record writes only regular files", arg);
+	if (r == -ENOMEM)
+		return die("out of memory");
+	if (r)
+		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
+	if (in_kernel_fs(o->f.dir))
 		return die("-o %s: a kernel file system; hwprof record writes only regular files",
 			   arg);
 	/* the directory takes a new file: checked now, made at the write (a
 	 * SIGKILL of record leaves no empty temp file behind) */
-	r = out_temp(o);
+	r = hwp_out_temp(&o->f);
+	hwp_out_close(&o->f);
 	if (r)
 		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
-	unlink(o->tmp);
-	close(o->fd);
-	o->fd = -1;
-	free(o->tmp);
-	o->tmp = NULL;
 	return 0;
 }
 
-/* Writes d into the temp file and renames it over the output. */
+/* Writes d into a new temp file and renames it over the output. What
+ * another user put at the name since the check (a link, in a directory
+ * others can write) is replaced by the rename, never followed. */
 int rec_out_write(struct rec_out *o, const struct hd_file *d)
 {
-	mode_t um = umask(0);
-	FILE *f;
-	int r, fd;
+	FILE *f = NULL;
+	int r = hwp_out_open(&o->f, o->name);
 
-	umask(um);
-	if (!o->tmp && (r = out_temp(o)))
-		return r;
-	fd = dup(o->fd);
-	f = fd >= 0 ? fdopen(fd, "w") : NULL;
-	if (!f) {
+	if (r == HWP_OUT_NOTREG)
+		r = 0;
+	if (!r)
+		r = hwp_out_temp(&o->f);
+	if (!r && !(f = hwp_out_stream(&o->f)))
 		r = -errno;
-		if (fd >= 0)
-			close(fd);
-		return r;
+	if (!r) {
+		errno = 0;
+		r = hd_write(f, d);
+		if (r == -EIO && errno)
+			r = -errno;	/* the write's own error: EFBIG, ENOSPC */
+		if (fclose(f) && !r)
+			r = -errno;
 	}
-	if (ftruncate(o->fd, 0) || lseek(fd, 0, SEEK_SET)) {
-		r = -errno;
-		fclose(f);
-		return r;
-	}
-	r = hd_write(f, d);
-	if (fclose(f) && !r)
-		r = -errno;
-	if (!r && fchmod(o->fd, 0666 & ~um))
-		r = -errno;
-	if (!r && rename(o->tmp, o->path))
-		r = -errno;
-	if (r)
-		return r == -EIO && errno ? -errno : r;
-	close(o->fd);
-	o->fd = -1;
-	free(o->tmp);
-	o->tmp = NULL;
-	return 0;
+	if (!r)
+		r = hwp_out_commit(&o->f, 0);
+	hwp_out_close(&o->f);
+	return r;
 }
 
 void rec_out_free(struct rec_out *o)
 {
-	if (o->tmp)
-		unlink(o->tmp);
-	if (o->fd >= 0)
-		close(o->fd);
-	free(o->tmp);
-	free(o->path);
+	hwp_out_close(&o->f);
 }
 
 /* The rank, host and program in the data file. */

@@ -29,6 +29,8 @@ struct rec_event {
 	int clock;			/* the period is in ns */
 	int late;			/* opened once the command is loaded */
 	char msg[192];			/* what record says it records */
+	int precise;			/* precise_ip of its first open; -1: none
+					 * yet, or not a PMU's event */
 	uint32_t hd;			/* its index in the data file */
 };
 

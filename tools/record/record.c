@@ -646,7 +646,7 @@ static int prepare(struct rec_run *run)
 int cmd_record(int argc, char **argv)
 {
 	struct rec_run run = {
-		.out = { .fd = -1 }, .go = { -1, -1 }, .ex = { -1, -1 }, .st = -1,
+		.out = { .f = { .dir = -1, .fd = -1 } }, .go = { -1, -1 }, .ex = { -1, -1 }, .st = -1,
 	};
 	int ret = parse(argc, argv, &run.op);
 

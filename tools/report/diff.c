@@ -353,21 +353,21 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 {
 	size_t n;
 	char **inputs = all_inputs(s, &n);
-	FILE *f;
+	struct out_file of;
 	int r;
 
 	if (!inputs)
 		return die("out of memory");
-	f = out_open("--svg", a->svgout, inputs, n);
+	r = out_open(&of, "--svg", a->svgout, inputs, n);
 	free(inputs);
-	if (!f)
+	if (r)
 		return 1;
-	r = flame_write_diff(f, &s[1].c, &s[0].c, k);
+	r = flame_write_diff(of.f, &s[1].c, &s[0].c, k);
 	if (r) {
-		fclose(f);
+		out_drop(&of);
 		return die("out of memory");
 	}
-	return out_close("--svg", f, a->svgout);
+	return out_close(&of);
 }
 
 

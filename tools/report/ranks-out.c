@@ -403,6 +403,7 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	size_t nf = k->nrows < MAXFUNCS ? k->nrows : MAXFUNCS;
 	size_t bin = (k->nranks + MAXCOLS - 1) / MAXCOLS, ncols;
 	uint64_t scale = 0;
+	struct out_file of;
 	double h;
 	FILE *f;
 
@@ -412,9 +413,9 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	for (size_t i = 0; i < nf; i++)
 		if (k->rows[i].known ? k->rows[i].max > scale : k->rows[i].mean > (double)scale)
 			scale = k->rows[i].known ? k->rows[i].max : (uint64_t)k->rows[i].mean + 1;
-	f = out_open("--svg", out, inputs, ninputs);
-	if (!f)
+	if (out_open(&of, "--svg", out, inputs, ninputs))
 		return 1;
+	f = of.f;
 	h = TOP + RH * (double)nf + 40;
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
@@ -442,16 +443,5 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">each strip: a function's samples "
 		"per rank, darker is nearer its max; right: its min to max over the ranks, "
 		"mean in blue</text>\n</svg>\n", h - 14);
-	if (fflush(f) || ferror(f)) {
-		int e = errno;
-
-		fclose(f);
-		fputs("hwprof: --svg ", stderr);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(e));
-		return 1;
-	}
-	if (fclose(f))
-		return die("--svg: %s", strerror(errno));
-	return 0;
+	return out_close(&of);
 }

@@ -436,13 +436,13 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 	else
 		ret = svgout ? rk_svg(&k, svgout, inputs, ninputs) : 0;
 	if (!ret && statsout) {
-		FILE *f = out_open("--stats", statsout, inputs, ninputs);
+		struct out_file of;
 
-		if (!f)
+		if (out_open(&of, "--stats", statsout, inputs, ninputs)) {
 			ret = 1;
-		else {
-			rk_csv_ranks(&k, f);
-			ret = out_close("--stats", f, statsout);
+		} else {
+			rk_csv_ranks(&k, of.f);
+			ret = out_close(&of);
 		}
 	}
 out:

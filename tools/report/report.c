@@ -843,13 +843,13 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 		else if (a->svgout)
 			ret = svg_write(a->svgout, &c, in->files, in->n);
 		if (!ret && a->statsout) {
-			FILE *f = out_open("--stats", a->statsout, in->files, in->n);
+			struct out_file of;
 
-			if (!f) {
+			if (out_open(&of, "--stats", a->statsout, in->files, in->n)) {
 				ret = 1;
 			} else {
-				csv_stats(&c, f);
-				ret = out_close("--stats", f, a->statsout);
+				csv_stats(&c, of.f);
+				ret = out_close(&of);
 			}
 		}
 	}

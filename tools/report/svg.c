@@ -124,58 +124,96 @@ static int by_group(const void *x, const void *y)
 	return a->i < b->i ? -1 : a->i > b->i;
 }
 
-/* Refuses an output (of option opt) that is one of the inputs: 0, or 1
- * after saying so. */
+/* One line: "hwprof: OPT NAME: what". 1. */
+static int out_say(const char *opt, const char *name, const char *what)
+{
+	fprintf(stderr, "hwprof: %s ", opt);
+	nm_put(stderr, name, NM_TEXT);
+	fprintf(stderr, ": %s\n", what);
+	return 1;
+}
+
+/* hwp_out_open()'s r for out, said in one line (1), or 0. */
+static int out_open_said(const char *opt, const char *out, const struct hwp_out *o, int r)
+{
+	char why[96];
+
+	if (r == HWP_OUT_NOTREG) {
+		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
+			 "through a link", hwp_out_what(o->found));
+		return out_say(opt, out, why);
+	}
+	if (r == -EISDIR)
+		return out_say(opt, out, "not a file name");
+	return r ? out_say(opt, out, strerror(-r)) : 0;
+}
+
+/* Refuses an output (of option opt) that cannot be written (a symbolic
+ * link, a FIFO, a device is there; no such directory) or that is one of
+ * the inputs: 0, or 1 after saying so. */
 int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 {
 	struct stat so, si;
+	struct hwp_out o;
+	int r = hwp_out_open(&o, out);
 
+	r = out_open_said(opt, out, &o, r);
+	hwp_out_close(&o);
+	if (r)
+		return 1;
 	if (!stat(out, &so))
 		for (size_t i = 0; i < ninputs; i++)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
-			    si.st_ino == so.st_ino) {
-				fprintf(stderr, "hwprof: %s ", opt);
-				nm_put(stderr, out, NM_TEXT);
-				fputs(": that is the data file being reported; not overwriting it\n",
-				      stderr);
-				return 1;
-			}
+			    si.st_ino == so.st_ino)
+				return out_say(opt, out, "that is the data file being reported; "
+					       "not overwriting it");
 	return 0;
 }
 
-int out_close(const char *opt, FILE *f, const char *out)
+void out_drop(struct out_file *of)
 {
-	int bad = fflush(f) || ferror(f);
-
-	if (fclose(f) || bad) {
-		fprintf(stderr, "hwprof: %s ", opt);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		return 1;
-	}
-	return 0;
+	if (of->f)
+		fclose(of->f);
+	of->f = NULL;
+	hwp_out_close(&of->o);
 }
 
-/* Opens the output, never blocking (a FIFO without reader fails). */
-FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs)
+int out_close(struct out_file *of)
 {
-	int fd;
+	int bad = fflush(of->f) || ferror(of->f), r;
 
+	bad = fclose(of->f) || bad;
+	of->f = NULL;
+	r = bad ? -(errno ? errno : EIO) : hwp_out_commit(&of->o, 0);
+	hwp_out_close(&of->o);
+	return r ? out_say(of->opt, of->name, strerror(-r)) : 0;
+}
+
+/* A new file beside out, renamed over it at out_close(): nothing at the
+ * name (a link, a FIFO, a file another user put there) is written
+ * through (hwprof(1), --svg). */
+int out_open(struct out_file *of, const char *opt, const char *out, char **inputs,
+	     size_t ninputs)
+{
+	int r;
+
+	*of = (struct out_file){ .opt = opt, .name = out };
 	if (out_check(opt, out, inputs, ninputs))
-		return NULL;
-	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0644);
-	if (fd < 0) {
-		fprintf(stderr, "hwprof: %s ", opt);
-		nm_put(stderr, out, NM_TEXT);
-		fprintf(stderr, ": %s\n", strerror(errno));
-		return NULL;
-	}
-	return fdopen(fd, "w");
+		return 1;
+	r = out_open_said(opt, out, &of->o, hwp_out_open(&of->o, out));
+	if (!r && (r = hwp_out_temp(&of->o)))
+		r = out_say(opt, out, strerror(-r));
+	if (!r && !(of->f = hwp_out_stream(&of->o)))
+		r = out_say(opt, out, strerror(errno));
+	if (r)
+		hwp_out_close(&of->o);
+	return r;
 }
 
 /* The drawing's state: objects, then functions, then lines. */
 struct icicle {
 	FILE *f;
+	struct out_file of;
 	struct view_ctx *c;
 	const struct rows_table *ft;	/* function rows */
 	size_t no;			/* objects + 1 ([unknown]) */
@@ -372,7 +410,7 @@ static int draw_lines(struct icicle *ic)
 
 
 /* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
-static int draw_tail(struct icicle *ic, const char *out)
+static int draw_tail(struct icicle *ic)
 {
 	FILE *f = ic->f;
 	int lines = ic->c->view == VIEW_LINES;
@@ -382,7 +420,7 @@ static int draw_tail(struct icicle *ic, const char *out)
 	if (ic->skipped)
 		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
-	return out_close("--svg", f, out);
+	return out_close(&ic->of);
 }
 
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs)
@@ -394,27 +432,27 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 		ret = die("out of memory");
 		goto out;
 	}
-	ic.f = out_open("--svg", out, inputs, ninputs);
-	if (!ic.f)
+	if (out_open(&ic.of, "--svg", out, inputs, ninputs))
 		goto out;
+	ic.f = ic.of.f;
 	if (c->view == VIEW_FUNCS && c->d->events[c->event].callgraph != HD_CG_NONE) {
 		/* call paths: a flame graph (tools/report/flame.c) */
 		if (flame_write(ic.f, c)) {
-			fclose(ic.f);
+			out_drop(&ic.of);
 			ret = die("out of memory");
 			goto out;
 		}
-		ret = out_close("--svg", ic.f, out);
+		ret = out_close(&ic.of);
 		goto out;
 	}
 	draw_head(ic.f, c);
 	draw_objects(&ic);
 	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {
-		fclose(ic.f);
+		out_drop(&ic.of);
 		ret = die("out of memory");
 		goto out;
 	}
-	ret = draw_tail(&ic, out);
+	ret = draw_tail(&ic);
 out:
 	icicle_free(&ic);
 	return ret;

@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "data.h"
+#include "outfile.h"
 #include "symbols.h"
 
 /* Row keys: (kind | object, value) */
@@ -136,14 +137,28 @@ uint32_t svg_hue(const char *s);
 void svg_label(FILE *f, const char *s, int max, const char *more, int more_w);
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
-/* Opens out (the file of option opt: --svg, --stats) for writing, never
- * blocking; NULL after one line on stderr (also when out is one of the
- * inputs). */
-FILE *out_open(const char *opt, const char *out, char **inputs, size_t ninputs);
-/* 1 (after one line on stderr) when out is one of the inputs, else 0. */
+/* An output file of an option (--svg, --stats): written to a temp file
+ * beside it, renamed over it by out_close() (lib/outfile.h). */
+struct out_file {
+	FILE *f;
+	const char *opt, *name;
+	struct hwp_out o;
+};
+/* Opens out for writing (of->f): 0, or 1 after one line on stderr when
+ * out is one of the inputs, something other than a regular file (a
+ * symbolic link, a FIFO, a device) is there, or no file can be made
+ * beside it. */
+int out_open(struct out_file *of, const char *opt, const char *out, char **inputs,
+	     size_t ninputs);
+/* 1 (after one line on stderr) when out is one of the inputs, or
+ * something other than a regular file is there, or its directory cannot
+ * be opened; else 0. Called before the work, out_open() checks again. */
 int out_check(const char *opt, const char *out, char **inputs, size_t ninputs);
-/* Flushes and closes f, written to out: 0, or 1 after one line. */
-int out_close(const char *opt, FILE *f, const char *out);
+/* Flushes and closes of->f and puts the file in place: 0, or 1 after one
+ * line (the old file, if any, is then left as it was). */
+int out_close(struct out_file *of);
+/* Closes of->f and drops what was written. */
+void out_drop(struct out_file *of);
 
 /* tools/report/report.c: the text header (command, events, warnings) and the
  * warnings of the reported event (to stderr when f is stderr, else into
