@@ -1,30 +1,46 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * PAPI preset -> libpfm4 event per PMU family. Data only.
+ * PAPI preset -> libpfm4 event(s) per PMU family. Data only.
  *
- * A row applies when its pmu is active on this machine ("perf" rows, the
- * kernel's generic events, apply anywhere the kernel maps them); rows of one
- * preset are tried in order and the first that encodes and opens wins.
- * Names and umasks are libpfm4 4.13's, checked by tests/test-event.c under
- * LIBPFM_FORCE_PMU for each family. Sources:
- *   skl  lib/events/intel_skl_events.h (Intel SDM vol. 3B, 19.4 Skylake)
- *   icl  lib/events/intel_icl_events.h (Intel SDM vol. 3B, Ice Lake)
- *   spr  lib/events/intel_spr_events.h (Intel perfmon JSON, Sapphire Rapids)
- *   amd64_fam17h_zen2, amd64_fam19h_zen3/zen4
- *        lib/events/amd64_events_fam17h_zen2.h, ..._fam19h_zen3.h, ..._zen4.h
- *        (AMD PPR for family 17h model 31h, 19h model 01h, 19h model 11h)
- *   arm_n1 lib/events/arm_neoverse_n1_events.h (Arm Neoverse N1 TRM C2.3)
- *   perf  lib/events/perf_events.h (linux/perf_event.h generic events)
- * Derived PAPI presets (sums or differences of events) are left out: a
- * sampling event must be one counter.
+ * The rows of a CPU are PAPI's: every preset PAPI's papi_events.csv
+ * defines for that libpfm4 PMU, with PAPI's events and PAPI's derivation
+ * (PAPI 7.0.0 for skl/skx/clx, zen2, zen3; 7.1.0 for spr, zen4, arm_n1;
+ * 7.2.0 for icl, the first with it). tests/papi-presets.txt holds those
+ * facts and tests/test-presets.c fails on any drift; the differences it
+ * allows are listed there and in PAPI_presets(3hwprof). Where PAPI names
+ * an event libpfm4 finds only on its architectural PMU (LLC_REFERENCES,
+ * LLC_MISSES), the row names the model PMU's event of the same encoding
+ * (LONGEST_LAT_CACHE:REFERENCE 0x4f2e, :MISS 0x412e; icl names no 0x4f2e:
+ * the kernel's generic cache-references, which is 0x4f2e on Intel).
+ *
+ * A row applies when the core PMU libpfm4 reports is its pmu, or an alias
+ * of it (hwp_preset_aliases: libpfm4 gives skx, clx and icx the tables of
+ * skl and icl, and PAPI lists them together); the event string's PMU
+ * prefix is then the alias's. When the core PMU has no rows, or libpfm4
+ * knows none, the "perf" rows (the kernel's generic events) apply.
+ *
+ * derived: NULL for one event; else PAPI's DERIVED_ADD (the sum of the
+ * comma-separated events), DERIVED_SUB (the first less the others) or
+ * DERIVED_POSTFIX (postfix: PAPI's formula, N<i> the i-th event). A
+ * derived preset is counted by the PAPI layer; nothing samples it.
+ *
+ * Names and umasks are libpfm4 4.13's, checked by tests/test-presets.c
+ * under LIBPFM_FORCE_PMU (the Arm rows where libpfm4 has Arm tables).
  */
 #ifndef HWPROF_EVENTS_PRESETS_H
 #define HWPROF_EVENTS_PRESETS_H
 
 struct hwp_preset_row {
 	const char *preset;	/* PAPI name */
-	const char *pmu;	/* libpfm4 PMU that must be active, or "perf" */
-	const char *event;	/* libpfm4 event string */
+	const char *pmu;	/* libpfm4 PMU whose table this is, or "perf" */
+	const char *event;	/* libpfm4 event string(s), comma-separated */
+	const char *derived;	/* NULL, or PAPI's DERIVED_ADD/SUB/POSTFIX */
+	const char *postfix;	/* DERIVED_POSTFIX's formula */
+};
+
+struct hwp_preset_alias {
+	const char *pmu;	/* what libpfm4 reports */
+	const char *table;	/* whose rows it takes */
 };
 
 struct hwp_preset {
@@ -33,110 +49,352 @@ struct hwp_preset {
 	const char *desc;
 };
 
-/* The presets hwprof knows, with PAPI 7.0's codes. */
+/* libpfm4 4.13: skx and clx use skl's event table, icx icl's
+ * (lib/pfmlib_intel_skl.c, lib/pfmlib_intel_icl.c). */
+static const struct hwp_preset_alias hwp_preset_aliases[] = {
+	{ .pmu = "skx", .table = "skl" },
+	{ .pmu = "clx", .table = "skl" },
+	{ .pmu = "icx", .table = "icl" },
+};
+
+/* The presets hwprof knows, in PAPI 7.0's code order. */
 static const struct hwp_preset hwp_presets[] = {
 	{ .name = "PAPI_L1_DCM", .code = 0x80000000, .desc = "Level 1 data cache misses" },
 	{ .name = "PAPI_L1_ICM", .code = 0x80000001, .desc = "Level 1 instruction cache misses" },
 	{ .name = "PAPI_L2_DCM", .code = 0x80000002, .desc = "Level 2 data cache misses" },
+	{ .name = "PAPI_L2_ICM", .code = 0x80000003, .desc = "Level 2 instruction cache misses" },
+	{ .name = "PAPI_L1_TCM", .code = 0x80000006, .desc = "Level 1 cache misses" },
 	{ .name = "PAPI_L2_TCM", .code = 0x80000007, .desc = "Level 2 cache misses" },
 	{ .name = "PAPI_L3_TCM", .code = 0x80000008, .desc = "Level 3 cache misses" },
+	{ .name = "PAPI_CA_SNP", .code = 0x80000009, .desc = "Requests for a snoop" },
+	{ .name = "PAPI_CA_SHR", .code = 0x8000000A, .desc = "Requests for exclusive access to a shared cache line" },
+	{ .name = "PAPI_CA_CLN", .code = 0x8000000B, .desc = "Requests for exclusive access to a clean cache line" },
+	{ .name = "PAPI_CA_ITV", .code = 0x8000000D, .desc = "Requests for cache line intervention" },
+	{ .name = "PAPI_L3_LDM", .code = 0x8000000E, .desc = "Level 3 load misses" },
 	{ .name = "PAPI_TLB_DM", .code = 0x80000014, .desc = "Data translation lookaside buffer misses" },
+	{ .name = "PAPI_TLB_IM", .code = 0x80000015, .desc = "Instruction translation lookaside buffer misses" },
+	{ .name = "PAPI_L1_LDM", .code = 0x80000017, .desc = "Level 1 load misses" },
+	{ .name = "PAPI_L1_STM", .code = 0x80000018, .desc = "Level 1 store misses" },
+	{ .name = "PAPI_L2_LDM", .code = 0x80000019, .desc = "Level 2 load misses" },
+	{ .name = "PAPI_L2_STM", .code = 0x8000001A, .desc = "Level 2 store misses" },
+	{ .name = "PAPI_PRF_DM", .code = 0x8000001C, .desc = "Data prefetch cache misses" },
+	{ .name = "PAPI_MEM_WCY", .code = 0x80000024, .desc = "Cycles stalled waiting for memory writes" },
+	{ .name = "PAPI_STL_ICY", .code = 0x80000025, .desc = "Cycles with no instruction issue" },
+	{ .name = "PAPI_FUL_ICY", .code = 0x80000026, .desc = "Cycles with maximum instruction issue" },
+	{ .name = "PAPI_STL_CCY", .code = 0x80000027, .desc = "Cycles with no instructions completed" },
+	{ .name = "PAPI_FUL_CCY", .code = 0x80000028, .desc = "Cycles with maximum instructions completed" },
+	{ .name = "PAPI_HW_INT", .code = 0x80000029, .desc = "Hardware interrupts" },
+	{ .name = "PAPI_BR_UCN", .code = 0x8000002A, .desc = "Unconditional branch instructions" },
 	{ .name = "PAPI_BR_CN", .code = 0x8000002B, .desc = "Conditional branch instructions" },
+	{ .name = "PAPI_BR_TKN", .code = 0x8000002C, .desc = "Conditional branch instructions taken" },
+	{ .name = "PAPI_BR_NTK", .code = 0x8000002D, .desc = "Conditional branch instructions not taken" },
 	{ .name = "PAPI_BR_MSP", .code = 0x8000002E, .desc = "Conditional branch instructions mispredicted" },
+	{ .name = "PAPI_BR_PRC", .code = 0x8000002F, .desc = "Conditional branch instructions correctly predicted" },
+	{ .name = "PAPI_FMA_INS", .code = 0x80000030, .desc = "FMA instructions completed" },
 	{ .name = "PAPI_TOT_INS", .code = 0x80000032, .desc = "Instructions completed" },
+	{ .name = "PAPI_FP_INS", .code = 0x80000034, .desc = "Floating point instructions" },
 	{ .name = "PAPI_LD_INS", .code = 0x80000035, .desc = "Load instructions" },
 	{ .name = "PAPI_SR_INS", .code = 0x80000036, .desc = "Store instructions" },
 	{ .name = "PAPI_BR_INS", .code = 0x80000037, .desc = "Branch instructions" },
+	{ .name = "PAPI_VEC_INS", .code = 0x80000038, .desc = "Vector/SIMD instructions" },
 	{ .name = "PAPI_RES_STL", .code = 0x80000039, .desc = "Cycles stalled on any resource" },
 	{ .name = "PAPI_TOT_CYC", .code = 0x8000003B, .desc = "Total cycles" },
+	{ .name = "PAPI_LST_INS", .code = 0x8000003C, .desc = "Load/store instructions completed" },
+	{ .name = "PAPI_SYC_INS", .code = 0x8000003D, .desc = "Synchronization instructions completed" },
+	{ .name = "PAPI_L2_DCH", .code = 0x8000003F, .desc = "Level 2 data cache hits" },
+	{ .name = "PAPI_L1_DCA", .code = 0x80000040, .desc = "Level 1 data cache accesses" },
+	{ .name = "PAPI_L2_DCA", .code = 0x80000041, .desc = "Level 2 data cache accesses" },
+	{ .name = "PAPI_L3_DCA", .code = 0x80000042, .desc = "Level 3 data cache accesses" },
+	{ .name = "PAPI_L1_DCR", .code = 0x80000043, .desc = "Level 1 data cache reads" },
+	{ .name = "PAPI_L2_DCR", .code = 0x80000044, .desc = "Level 2 data cache reads" },
+	{ .name = "PAPI_L3_DCR", .code = 0x80000045, .desc = "Level 3 data cache reads" },
+	{ .name = "PAPI_L1_DCW", .code = 0x80000046, .desc = "Level 1 data cache writes" },
+	{ .name = "PAPI_L2_DCW", .code = 0x80000047, .desc = "Level 2 data cache writes" },
+	{ .name = "PAPI_L3_DCW", .code = 0x80000048, .desc = "Level 3 data cache writes" },
+	{ .name = "PAPI_L1_ICH", .code = 0x80000049, .desc = "Level 1 instruction cache hits" },
+	{ .name = "PAPI_L2_ICH", .code = 0x8000004A, .desc = "Level 2 instruction cache hits" },
+	{ .name = "PAPI_L1_ICA", .code = 0x8000004C, .desc = "Level 1 instruction cache accesses" },
+	{ .name = "PAPI_L2_ICA", .code = 0x8000004D, .desc = "Level 2 instruction cache accesses" },
+	{ .name = "PAPI_L3_ICA", .code = 0x8000004E, .desc = "Level 3 instruction cache accesses" },
+	{ .name = "PAPI_L2_ICR", .code = 0x80000050, .desc = "Level 2 instruction cache reads" },
+	{ .name = "PAPI_L3_ICR", .code = 0x80000051, .desc = "Level 3 instruction cache reads" },
+	{ .name = "PAPI_L2_TCH", .code = 0x80000056, .desc = "Level 2 total cache hits" },
+	{ .name = "PAPI_L2_TCA", .code = 0x80000059, .desc = "Level 2 total cache accesses" },
+	{ .name = "PAPI_L3_TCA", .code = 0x8000005A, .desc = "Level 3 total cache accesses" },
+	{ .name = "PAPI_L2_TCR", .code = 0x8000005C, .desc = "Level 2 total cache reads" },
+	{ .name = "PAPI_L3_TCR", .code = 0x8000005D, .desc = "Level 3 total cache reads" },
+	{ .name = "PAPI_L2_TCW", .code = 0x8000005F, .desc = "Level 2 total cache writes" },
+	{ .name = "PAPI_L3_TCW", .code = 0x80000060, .desc = "Level 3 total cache writes" },
+	{ .name = "PAPI_FML_INS", .code = 0x80000061, .desc = "Floating point multiply instructions" },
+	{ .name = "PAPI_FAD_INS", .code = 0x80000062, .desc = "Floating point add instructions" },
+	{ .name = "PAPI_FDV_INS", .code = 0x80000063, .desc = "Floating point divide instructions" },
+	{ .name = "PAPI_FSQ_INS", .code = 0x80000064, .desc = "Floating point square root instructions" },
+	{ .name = "PAPI_FP_OPS", .code = 0x80000066, .desc = "Floating point operations" },
+	{ .name = "PAPI_SP_OPS", .code = 0x80000067, .desc = "Floating point operations, single precision, vector-normalized" },
+	{ .name = "PAPI_DP_OPS", .code = 0x80000068, .desc = "Floating point operations, double precision, vector-normalized" },
+	{ .name = "PAPI_VEC_SP", .code = 0x80000069, .desc = "Single precision vector/SIMD instructions" },
+	{ .name = "PAPI_VEC_DP", .code = 0x8000006A, .desc = "Double precision vector/SIMD instructions" },
 	{ .name = "PAPI_REF_CYC", .code = 0x8000006B, .desc = "Reference clock cycles" },
 };
 
 static const struct hwp_preset_row hwp_preset_rows[] = {
-	/* Intel Skylake, Ice Lake, Sapphire Rapids */
-	{ .preset = "PAPI_TOT_CYC", .pmu = "skl", .event = "skl::UNHALTED_CORE_CYCLES" },
-	{ .preset = "PAPI_TOT_CYC", .pmu = "icl", .event = "icl::UNHALTED_CORE_CYCLES" },
-	{ .preset = "PAPI_TOT_CYC", .pmu = "spr", .event = "spr::UNHALTED_CORE_CYCLES" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "skl", .event = "skl::INSTRUCTION_RETIRED" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "icl", .event = "icl::INSTRUCTION_RETIRED" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "spr", .event = "spr::INSTRUCTION_RETIRED" },
-	{ .preset = "PAPI_REF_CYC", .pmu = "skl", .event = "skl::UNHALTED_REFERENCE_CYCLES" },
-	{ .preset = "PAPI_REF_CYC", .pmu = "icl", .event = "icl::UNHALTED_REFERENCE_CYCLES" },
-	{ .preset = "PAPI_REF_CYC", .pmu = "spr", .event = "spr::UNHALTED_REFERENCE_CYCLES" },
-	{ .preset = "PAPI_BR_INS", .pmu = "skl", .event = "skl::BR_INST_RETIRED:ALL_BRANCHES" },
-	{ .preset = "PAPI_BR_INS", .pmu = "icl", .event = "icl::BR_INST_RETIRED:ALL_BRANCHES" },
-	{ .preset = "PAPI_BR_INS", .pmu = "spr", .event = "spr::BR_INST_RETIRED:ALL_BRANCHES" },
-	{ .preset = "PAPI_BR_CN", .pmu = "skl", .event = "skl::BR_INST_RETIRED:CONDITIONAL" },
-	{ .preset = "PAPI_BR_CN", .pmu = "icl", .event = "icl::BR_INST_RETIRED:COND" },
-	{ .preset = "PAPI_BR_CN", .pmu = "spr", .event = "spr::BR_INST_RETIRED:COND" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "skl", .event = "skl::BR_MISP_RETIRED:CONDITIONAL" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "icl", .event = "icl::BR_MISP_RETIRED:COND" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "spr", .event = "spr::BR_MISP_RETIRED:COND" },
+	/* Intel Skylake; Skylake-SP (skx) and Cascade Lake (clx) take these rows */
 	{ .preset = "PAPI_L1_DCM", .pmu = "skl", .event = "skl::L1D:REPLACEMENT" },
-	{ .preset = "PAPI_L1_DCM", .pmu = "icl", .event = "icl::L1D:REPLACEMENT" },
-	{ .preset = "PAPI_L1_DCM", .pmu = "spr", .event = "spr::L1D:REPLACEMENT" },
-	{ .preset = "PAPI_L1_ICM", .pmu = "skl", .event = "skl::ICACHE_64B:IFTAG_MISS" },
-	{ .preset = "PAPI_L1_ICM", .pmu = "icl", .event = "icl::ICACHE_64B:IFTAG_MISS" },
-	{ .preset = "PAPI_L1_ICM", .pmu = "spr", .event = "spr::ICACHE_DATA:STALLS" },
-	{ .preset = "PAPI_L2_DCM", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_DATA_RD_MISS" },
-	{ .preset = "PAPI_L2_DCM", .pmu = "icl", .event = "icl::L2_RQSTS:DEMAND_DATA_RD_MISS" },
-	{ .preset = "PAPI_L2_DCM", .pmu = "spr", .event = "spr::L2_RQSTS:DEMAND_DATA_RD_MISS" },
-	{ .preset = "PAPI_L2_TCM", .pmu = "skl", .event = "skl::L2_RQSTS:MISS" },
-	{ .preset = "PAPI_L2_TCM", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_DEMAND_MISS" },
-	{ .preset = "PAPI_L2_TCM", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_DEMAND_MISS" },
+	{ .preset = "PAPI_L1_ICM", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:REFERENCE,skl::L2_RQSTS:CODE_RD_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "skl", .event = "skl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L1_TCM", .pmu = "skl", .event = "skl::L1D:REPLACEMENT,skl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_TCM", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:REFERENCE" },
 	{ .preset = "PAPI_L3_TCM", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:MISS" },
-	{ .preset = "PAPI_L3_TCM", .pmu = "icl", .event = "icl::LONGEST_LAT_CACHE:MISS" },
-	{ .preset = "PAPI_L3_TCM", .pmu = "spr", .event = "spr::LONGEST_LAT_CACHE:MISS" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "skl", .event = "skl::DTLB_LOAD_MISSES:WALK_COMPLETED" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "icl", .event = "icl::DTLB_LOAD_MISSES:WALK_COMPLETED" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "spr", .event = "spr::DTLB_LOAD_MISSES:WALK_COMPLETED" },
-	{ .preset = "PAPI_LD_INS", .pmu = "skl", .event = "skl::MEM_INST_RETIRED:ALL_LOADS" },
-	{ .preset = "PAPI_LD_INS", .pmu = "icl", .event = "icl::MEM_INST_RETIRED:ALL_LOADS" },
-	{ .preset = "PAPI_LD_INS", .pmu = "spr", .event = "spr::MEM_INST_RETIRED:ALL_LOADS" },
-	{ .preset = "PAPI_SR_INS", .pmu = "skl", .event = "skl::MEM_INST_RETIRED:ALL_STORES" },
-	{ .preset = "PAPI_SR_INS", .pmu = "icl", .event = "icl::MEM_INST_RETIRED:ALL_STORES" },
-	{ .preset = "PAPI_SR_INS", .pmu = "spr", .event = "spr::MEM_INST_RETIRED:ALL_STORES" },
+	{ .preset = "PAPI_CA_SNP", .pmu = "skl", .event = "skl::OFFCORE_RESPONSE_0:SNP_ANY" },
+	{ .preset = "PAPI_CA_SHR", .pmu = "skl", .event = "skl::OFFCORE_REQUESTS:ALL_DATA_RD" },
+	{ .preset = "PAPI_CA_CLN", .pmu = "skl", .event = "skl::OFFCORE_REQUESTS:DEMAND_RFO" },
+	{ .preset = "PAPI_CA_ITV", .pmu = "skl", .event = "skl::OFFCORE_RESPONSE_0:SNP_HIT_WITH_FWD" },
+	{ .preset = "PAPI_L3_LDM", .pmu = "skl", .event = "skl::MEM_LOAD_UOPS_RETIRED:L3_MISS" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "skl", .event = "skl::DTLB_LOAD_MISSES:MISS_CAUSES_A_WALK,skl::DTLB_STORE_MISSES:MISS_CAUSES_A_WALK", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_TLB_IM", .pmu = "skl", .event = "skl::ITLB_MISSES:MISS_CAUSES_A_WALK" },
+	{ .preset = "PAPI_L1_LDM", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L1_STM", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_RFO" },
+	{ .preset = "PAPI_L2_LDM", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_DATA_RD_MISS" },
+	{ .preset = "PAPI_L2_STM", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_RFO_MISS" },
+	{ .preset = "PAPI_PRF_DM", .pmu = "skl", .event = "skl::L2_RQSTS:PF_MISS" },
+	{ .preset = "PAPI_MEM_WCY", .pmu = "skl", .event = "skl::RESOURCE_STALLS:SB" },
+	{ .preset = "PAPI_STL_ICY", .pmu = "skl", .event = "skl::IDQ_UOPS_NOT_DELIVERED:CYCLES_0_UOPS_DELIV_CORE" },
+	{ .preset = "PAPI_FUL_ICY", .pmu = "skl", .event = "skl::IDQ:ALL_DSB_CYCLES_4_UOPS,skl::IDQ:ALL_MITE_CYCLES_4_UOPS", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_STL_CCY", .pmu = "skl", .event = "skl::UOPS_RETIRED:ALL:c=1:i=1" },
+	{ .preset = "PAPI_FUL_CCY", .pmu = "skl", .event = "skl::UOPS_RETIRED:ALL:c=4" },
+	{ .preset = "PAPI_BR_UCN", .pmu = "skl", .event = "skl::BR_INST_RETIRED:ALL_BRANCHES,skl::BR_INST_RETIRED:CONDITIONAL", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_CN", .pmu = "skl", .event = "skl::BR_INST_RETIRED:CONDITIONAL" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "skl", .event = "skl::BR_INST_RETIRED:CONDITIONAL,skl::BR_INST_RETIRED:NOT_TAKEN", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_NTK", .pmu = "skl", .event = "skl::BR_INST_RETIRED:NOT_TAKEN" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "skl", .event = "skl::BR_MISP_RETIRED:CONDITIONAL" },
+	{ .preset = "PAPI_BR_PRC", .pmu = "skl", .event = "skl::BR_INST_RETIRED:CONDITIONAL,skl::BR_MISP_RETIRED:CONDITIONAL", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "skl", .event = "skl::INST_RETIRED:ANY_P" },
+	{ .preset = "PAPI_LD_INS", .pmu = "skl", .event = "skl::MEM_UOPS_RETIRED:ALL_LOADS" },
+	{ .preset = "PAPI_SR_INS", .pmu = "skl", .event = "skl::MEM_UOPS_RETIRED:ALL_STORES" },
+	{ .preset = "PAPI_BR_INS", .pmu = "skl", .event = "skl::BR_INST_RETIRED:ALL_BRANCHES" },
 	{ .preset = "PAPI_RES_STL", .pmu = "skl", .event = "skl::RESOURCE_STALLS:ANY" },
-	{ .preset = "PAPI_RES_STL", .pmu = "icl", .event = "icl::RESOURCE_STALLS:SB" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "skl", .event = "skl::CPU_CLK_THREAD_UNHALTED:THREAD_P" },
+	{ .preset = "PAPI_LST_INS", .pmu = "skl", .event = "skl::MEM_UOPS_RETIRED:ALL_LOADS,skl::MEM_UOPS_RETIRED:ALL_STORES", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_DCA", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_DEMAND_REFERENCES" },
+	{ .preset = "PAPI_L3_DCA", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:REFERENCE,skl::L2_RQSTS:CODE_RD_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L3_DCR", .pmu = "skl", .event = "skl::OFFCORE_REQUESTS:DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L2_DCW", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_RFO_HIT,skl::L2_RQSTS:RFO_HIT", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_DCW", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_RFO_MISS" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "skl", .event = "skl::L2_RQSTS:CODE_RD_HIT" },
+	{ .preset = "PAPI_L2_ICA", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICA", .pmu = "skl", .event = "skl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICR", .pmu = "skl", .event = "skl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_TCA", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_DEMAND_REFERENCES,skl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_TCA", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:REFERENCE" },
+	{ .preset = "PAPI_L2_TCR", .pmu = "skl", .event = "skl::L2_RQSTS:ALL_DEMAND_DATA_RD,skl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_TCR", .pmu = "skl", .event = "skl::LONGEST_LAT_CACHE:REFERENCE,skl::L2_RQSTS:DEMAND_RFO_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_TCW", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_RFO_HIT,skl::L2_RQSTS:RFO_HIT", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_TCW", .pmu = "skl", .event = "skl::L2_RQSTS:DEMAND_RFO_MISS" },
+	{ .preset = "PAPI_SP_OPS", .pmu = "skl", .event = "skl::FP_ARITH:SCALAR_SINGLE,skl::FP_ARITH:128B_PACKED_SINGLE,skl::FP_ARITH:256B_PACKED_SINGLE,skl::FP_ARITH:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|4|*|+|N2|8|*|+|N3|16|*|+|" },
+	{ .preset = "PAPI_DP_OPS", .pmu = "skl", .event = "skl::FP_ARITH:SCALAR_DOUBLE,skl::FP_ARITH:128B_PACKED_DOUBLE,skl::FP_ARITH:256B_PACKED_DOUBLE,skl::FP_ARITH:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|2|*|+|N2|4|*|+|N3|8|*|+|" },
+	{ .preset = "PAPI_VEC_SP", .pmu = "skl", .event = "skl::FP_ARITH:SCALAR_SINGLE,skl::FP_ARITH:128B_PACKED_SINGLE,skl::FP_ARITH:256B_PACKED_SINGLE,skl::FP_ARITH:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|+|+|+|" },
+	{ .preset = "PAPI_VEC_DP", .pmu = "skl", .event = "skl::FP_ARITH:SCALAR_DOUBLE,skl::FP_ARITH:128B_PACKED_DOUBLE,skl::FP_ARITH:256B_PACKED_DOUBLE,skl::FP_ARITH:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|+|+|+|" },
+	{ .preset = "PAPI_REF_CYC", .pmu = "skl", .event = "skl::UNHALTED_REFERENCE_CYCLES" },
 
-	/* AMD Zen 2, Zen 3, Zen 4 */
-	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CYCLES_NOT_IN_HALT" },
-	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CYCLES_NOT_IN_HALT" },
-	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_INSTRUCTIONS" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_INSTRUCTIONS" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_BRANCH_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_CN", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_CN", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS" },
-	{ .preset = "PAPI_BR_CN", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS" },
+	/* Intel Ice Lake; Ice Lake-SP (icx) takes these rows */
+	{ .preset = "PAPI_L1_DCM", .pmu = "icl", .event = "icl::L1D:REPLACEMENT" },
+	{ .preset = "PAPI_L1_ICM", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "icl", .event = "perf::CACHE-REFERENCES,icl::L2_RQSTS:CODE_RD_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "icl", .event = "icl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L1_TCM", .pmu = "icl", .event = "icl::L1D:REPLACEMENT,icl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_TCM", .pmu = "icl", .event = "perf::CACHE-REFERENCES" },
+	{ .preset = "PAPI_L3_TCM", .pmu = "icl", .event = "icl::LONGEST_LAT_CACHE:MISS" },
+	{ .preset = "PAPI_CA_SHR", .pmu = "icl", .event = "icl::OFFCORE_REQUESTS:ALL_DATA_RD" },
+	{ .preset = "PAPI_L3_LDM", .pmu = "icl", .event = "icl::MEM_LOAD_RETIRED:L3_MISS" },
+	{ .preset = "PAPI_L2_LDM", .pmu = "icl", .event = "icl::L2_RQSTS:DEMAND_DATA_RD_MISS" },
+	{ .preset = "PAPI_BR_UCN", .pmu = "icl", .event = "icl::BR_INST_RETIRED:ALL_BRANCHES,icl::BR_INST_RETIRED:COND", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_CN", .pmu = "icl", .event = "icl::BR_INST_RETIRED:COND" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "icl", .event = "icl::BR_INST_RETIRED:COND_TAKEN" },
+	{ .preset = "PAPI_BR_NTK", .pmu = "icl", .event = "icl::BR_INST_RETIRED:COND_NTAKEN" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "icl", .event = "icl::BR_MISP_RETIRED:COND" },
+	{ .preset = "PAPI_BR_PRC", .pmu = "icl", .event = "icl::BR_INST_RETIRED:COND,icl::BR_MISP_RETIRED:COND", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "icl", .event = "icl::INST_RETIRED:ANY_P" },
+	{ .preset = "PAPI_FP_INS", .pmu = "icl", .event = "icl::FP_ARITH_INST_RETIRED:SCALAR_SINGLE,icl::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,icl::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|N4|N5|N6|N7|+|+|+|+|+|+|+|" },
+	{ .preset = "PAPI_LD_INS", .pmu = "icl", .event = "icl::MEM_INST_RETIRED:ALL_LOADS" },
+	{ .preset = "PAPI_SR_INS", .pmu = "icl", .event = "icl::MEM_INST_RETIRED:ALL_STORES" },
+	{ .preset = "PAPI_BR_INS", .pmu = "icl", .event = "icl::BR_INST_RETIRED:ALL_BRANCHES" },
+	{ .preset = "PAPI_VEC_INS", .pmu = "icl", .event = "icl::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|N4|N5|+|+|+|+|+|" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "icl", .event = "icl::CPU_CLK_UNHALTED:THREAD_P" },
+	{ .preset = "PAPI_LST_INS", .pmu = "icl", .event = "icl::MEM_INST_RETIRED:ALL_LOADS,icl::MEM_INST_RETIRED:ALL_STORES", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_DCA", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_DEMAND_REFERENCES" },
+	{ .preset = "PAPI_L3_DCA", .pmu = "icl", .event = "perf::CACHE-REFERENCES,icl::L2_RQSTS:CODE_RD_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L3_DCR", .pmu = "icl", .event = "icl::OFFCORE_REQUESTS:DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "icl", .event = "icl::L2_RQSTS:CODE_RD_HIT" },
+	{ .preset = "PAPI_L2_ICA", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICA", .pmu = "icl", .event = "icl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICR", .pmu = "icl", .event = "icl::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_TCA", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_DEMAND_REFERENCES,icl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_TCA", .pmu = "icl", .event = "perf::CACHE-REFERENCES" },
+	{ .preset = "PAPI_L2_TCR", .pmu = "icl", .event = "icl::L2_RQSTS:ALL_DEMAND_DATA_RD,icl::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FP_OPS", .pmu = "icl", .event = "icl::FP_ARITH_INST_RETIRED:SCALAR_SINGLE,icl::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,icl::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,icl::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,icl::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|4|*|+|N2|8|*|+|N3|16|*|+|N4|+|N5|2|*|+|N6|4|*|+|N7|8|*|+|" },
+	{ .preset = "PAPI_SP_OPS", .pmu = "icl", .event = "icl::FP_ARITH:SCALAR_SINGLE,icl::FP_ARITH:128B_PACKED_SINGLE,icl::FP_ARITH:256B_PACKED_SINGLE,icl::FP_ARITH:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|4|*|+|N2|8|*|+|N3|16|*|+|" },
+	{ .preset = "PAPI_DP_OPS", .pmu = "icl", .event = "icl::FP_ARITH:SCALAR_DOUBLE,icl::FP_ARITH:128B_PACKED_DOUBLE,icl::FP_ARITH:256B_PACKED_DOUBLE,icl::FP_ARITH:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|2|*|+|N2|4|*|+|N3|8|*|+|" },
+	{ .preset = "PAPI_VEC_SP", .pmu = "icl", .event = "icl::FP_ARITH:SCALAR_SINGLE,icl::FP_ARITH:128B_PACKED_SINGLE,icl::FP_ARITH:256B_PACKED_SINGLE,icl::FP_ARITH:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|+|+|+|" },
+	{ .preset = "PAPI_VEC_DP", .pmu = "icl", .event = "icl::FP_ARITH:SCALAR_DOUBLE,icl::FP_ARITH:128B_PACKED_DOUBLE,icl::FP_ARITH:256B_PACKED_DOUBLE,icl::FP_ARITH:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|+|+|+|" },
+	{ .preset = "PAPI_REF_CYC", .pmu = "icl", .event = "icl::UNHALTED_REFERENCE_CYCLES" },
+
+	/* Intel Sapphire Rapids */
+	{ .preset = "PAPI_L1_DCM", .pmu = "spr", .event = "spr::L1D:REPLACEMENT" },
+	{ .preset = "PAPI_L1_ICM", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "spr", .event = "spr::OFFCORE_REQUESTS:DATA_RD" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "spr", .event = "spr::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L1_TCM", .pmu = "spr", .event = "spr::L1D:REPLACEMENT,spr::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_TCM", .pmu = "spr", .event = "spr::LONGEST_LAT_CACHE:REFERENCE" },
+	{ .preset = "PAPI_L3_TCM", .pmu = "spr", .event = "spr::LONGEST_LAT_CACHE:MISS" },
+	{ .preset = "PAPI_CA_SHR", .pmu = "spr", .event = "spr::OFFCORE_REQUESTS:DATA_RD" },
+	{ .preset = "PAPI_L3_LDM", .pmu = "spr", .event = "spr::MEM_LOAD_RETIRED:L3_MISS" },
+	{ .preset = "PAPI_L2_LDM", .pmu = "spr", .event = "spr::L2_RQSTS:DEMAND_DATA_RD_MISS" },
+	{ .preset = "PAPI_BR_UCN", .pmu = "spr", .event = "spr::BR_INST_RETIRED:ALL_BRANCHES,spr::BR_INST_RETIRED:COND", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_CN", .pmu = "spr", .event = "spr::BR_INST_RETIRED:COND" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "spr", .event = "spr::BR_INST_RETIRED:COND_TAKEN" },
+	{ .preset = "PAPI_BR_NTK", .pmu = "spr", .event = "spr::BR_INST_RETIRED:COND_NTAKEN" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "spr", .event = "spr::BR_MISP_RETIRED:COND" },
+	{ .preset = "PAPI_BR_PRC", .pmu = "spr", .event = "spr::BR_INST_RETIRED:COND,spr::BR_MISP_RETIRED:COND", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "spr", .event = "spr::INST_RETIRED:ANY_P" },
+	{ .preset = "PAPI_FP_INS", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:SCALAR_SINGLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|N4|N5|N6|N7|+|+|+|+|+|+|+|" },
+	{ .preset = "PAPI_LD_INS", .pmu = "spr", .event = "spr::MEM_INST_RETIRED:ALL_LOADS" },
+	{ .preset = "PAPI_SR_INS", .pmu = "spr", .event = "spr::MEM_INST_RETIRED:ALL_STORES" },
+	{ .preset = "PAPI_BR_INS", .pmu = "spr", .event = "spr::BR_INST_RETIRED:ALL_BRANCHES" },
+	{ .preset = "PAPI_VEC_INS", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|N3|N4|N5|+|+|+|+|+|" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "spr", .event = "spr::CPU_CLK_UNHALTED:THREAD_P" },
+	{ .preset = "PAPI_LST_INS", .pmu = "spr", .event = "spr::MEM_INST_RETIRED:ALL_LOADS,spr::MEM_INST_RETIRED:ALL_STORES", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L2_DCA", .pmu = "spr", .event = "spr::L1D:REPLACEMENT" },
+	{ .preset = "PAPI_L3_DCA", .pmu = "spr", .event = "spr::OFFCORE_REQUESTS:DATA_RD" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L3_DCR", .pmu = "spr", .event = "spr::OFFCORE_REQUESTS:DEMAND_DATA_RD" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "spr", .event = "spr::L2_RQSTS:CODE_RD_HIT" },
+	{ .preset = "PAPI_L2_ICA", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICA", .pmu = "spr", .event = "spr::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_CODE_RD" },
+	{ .preset = "PAPI_L3_ICR", .pmu = "spr", .event = "spr::L2_RQSTS:CODE_RD_MISS" },
+	{ .preset = "PAPI_L2_TCA", .pmu = "spr", .event = "spr::L1D:REPLACEMENT,spr::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L3_TCA", .pmu = "spr", .event = "spr::LONGEST_LAT_CACHE:REFERENCE" },
+	{ .preset = "PAPI_L2_TCR", .pmu = "spr", .event = "spr::L2_RQSTS:ALL_DEMAND_DATA_RD,spr::L2_RQSTS:ALL_CODE_RD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FP_OPS", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:SCALAR_SINGLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|4|*|+|N2|8|*|+|N3|16|*|+|N4|+|N5|2|*|+|N6|4|*|+|N7|8|*|+|" },
+	{ .preset = "PAPI_SP_OPS", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:SCALAR_SINGLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|4|*|+|N2|8|*|+|N3|16|*|+|" },
+	{ .preset = "PAPI_DP_OPS", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:SCALAR_DOUBLE,spr::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|2|*|+|N2|4|*|+|N3|8|*|+|" },
+	{ .preset = "PAPI_VEC_SP", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:128B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_SINGLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_SINGLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|+|+|" },
+	{ .preset = "PAPI_VEC_DP", .pmu = "spr", .event = "spr::FP_ARITH_INST_RETIRED:128B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:256B_PACKED_DOUBLE,spr::FP_ARITH_INST_RETIRED:512B_PACKED_DOUBLE", .derived = "DERIVED_POSTFIX", .postfix = "N0|N1|N2|+|+|" },
+	{ .preset = "PAPI_REF_CYC", .pmu = "spr", .event = "spr::UNHALTED_REFERENCE_CYCLES" },
+
+	/* AMD Zen 2 */
+	{ .preset = "PAPI_L1_ICM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_MISS" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::L1_DTLB_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_1G_L2_HIT:TLB_RELOAD_2M_L2_HIT:TLB_RELOAD_COALESCED_PAGE_HIT:TLB_RELOAD_4K_L2_HIT" },
+	{ .preset = "PAPI_TLB_IM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::L1_ITLB_MISS_L2_ITLB_HIT,amd64_fam17h_zen2::L1_ITLB_MISS_L2_ITLB_MISS:IF1G:IF2M:IF4K", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_TAKEN_BRANCH_INSTRUCTIONS" },
 	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::L1_DTLB_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS" },
-	{ .preset = "PAPI_L1_ICM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::IC_TAG_HIT_MISS:IC_MISS" },
-	{ .preset = "PAPI_L1_ICM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::IC_TAG_HIT_MISS:IC_MISS" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_INSTRUCTIONS" },
+	{ .preset = "PAPI_FP_INS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_MMX_FP_INSTRUCTIONS:SSE_INSTR:MMX_INSTR:X87_INSTR" },
+	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CYCLES_NOT_IN_HALT" },
+	{ .preset = "PAPI_L2_DCH", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_L_HIT_X" },
+	{ .preset = "PAPI_L1_DCA", .pmu = "amd64_fam17h_zen2", .event = "perf::L1-DCACHE-LOADS" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::REQUESTS_TO_L2_GROUP1:RD_BLK_L" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_HIT_X:IC_FILL_HIT_S" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ" },
+	{ .preset = "PAPI_FP_OPS", .pmu = "amd64_fam17h_zen2", .event = "amd64_fam17h_zen2::RETIRED_SSE_AVX_FLOPS:ANY" },
 
-	/* Arm Neoverse N1 (PMUv3 common events) */
-	{ .preset = "PAPI_TOT_CYC", .pmu = "arm_n1", .event = "arm_n1::CPU_CYCLES" },
-	{ .preset = "PAPI_TOT_INS", .pmu = "arm_n1", .event = "arm_n1::INST_RETIRED" },
+	/* AMD Zen 3 */
+	{ .preset = "PAPI_L1_DCM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CHANGE_TO_X" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_MISS" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::L1_DTLB_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_1G_L2_HIT:TLB_RELOAD_2M_L2_HIT:TLB_RELOAD_COALESCED_PAGE_HIT:TLB_RELOAD_4K_L2_HIT" },
+	{ .preset = "PAPI_TLB_IM", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::L1_ITLB_MISS_L2_ITLB_HIT,amd64_fam19h_zen3::L1_ITLB_MISS_L2_ITLB_MISS:COALESCED4K:IF1G:IF2M:IF4K", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_TAKEN_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_INSTRUCTIONS" },
+	{ .preset = "PAPI_FP_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:ANY" },
+	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_VEC_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:ANY" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CYCLES_NOT_IN_HALT" },
+	{ .preset = "PAPI_L2_DCH", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C_S:LS_RD_BLK_L_HIT_X:LS_RD_BLK_L_HIT_S:LS_RD_BLK_X" },
+	{ .preset = "PAPI_L1_DCA", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::LS_DISPATCH:LD_ST_DISPATCH:STORE_DISPATCH:LD_DISPATCH" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CHANGE_TO_X" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_HIT_X:IC_FILL_HIT_S" },
+	{ .preset = "PAPI_L2_ICA", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ" },
+	{ .preset = "PAPI_FML_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:MULT_FLOPS" },
+	{ .preset = "PAPI_FAD_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:ADD_SUB_FLOPS" },
+	{ .preset = "PAPI_FDV_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:DIV_FLOPS" },
+	{ .preset = "PAPI_FSQ_INS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:DIV_FLOPS" },
+	{ .preset = "PAPI_FP_OPS", .pmu = "amd64_fam19h_zen3", .event = "amd64_fam19h_zen3::RETIRED_SSE_AVX_FLOPS:ANY" },
+
+	/* AMD Zen 4 */
+	{ .preset = "PAPI_L1_DCM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CHANGE_TO_X" },
+	{ .preset = "PAPI_L2_DCM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C" },
+	{ .preset = "PAPI_L2_ICM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_MISS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L2_TCM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C,amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_MISS", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::L1_DTLB_MISS:TLB_RELOAD_1G_L2_MISS:TLB_RELOAD_2M_L2_MISS:TLB_RELOAD_COALESCED_PAGE_MISS:TLB_RELOAD_4K_L2_MISS:TLB_RELOAD_1G_L2_HIT:TLB_RELOAD_2M_L2_HIT:TLB_RELOAD_COALESCED_PAGE_HIT:TLB_RELOAD_4K_L2_HIT" },
+	{ .preset = "PAPI_TLB_IM", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::L1_ITLB_MISS_L2_ITLB_HIT,amd64_fam19h_zen4::L1_ITLB_MISS_L2_ITLB_MISS:COALESCED4K:IF1G:IF2M:IF4K", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_BR_UCN", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_UNCONDITIONAL_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_BR_CN", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_BR_TKN", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_TAKEN_BRANCH_INSTRUCTIONS,amd64_fam19h_zen4::RETIRED_UNCONDITIONAL_BRANCH_INSTRUCTIONS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_NTK", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS,amd64_fam19h_zen4::RETIRED_TAKEN_BRANCH_INSTRUCTIONS", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED" },
+	{ .preset = "PAPI_BR_PRC", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_CONDITIONAL_BRANCH_INSTRUCTIONS,amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS_MISPREDICTED", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_FMA_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_MAC,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_MAC", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_INSTRUCTIONS" },
+	{ .preset = "PAPI_FP_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_ALL,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_ALL", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_BR_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_BRANCH_INSTRUCTIONS" },
+	{ .preset = "PAPI_VEC_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_ALL" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT" },
+	{ .preset = "PAPI_L2_DCH", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C_S:LS_RD_BLK_L_HIT_X:LS_RD_BLK_L_HIT_S:LS_RD_BLK_X" },
+	{ .preset = "PAPI_L1_DCA", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::LS_DISPATCH:LD_ST_DISPATCH:STORE_DISPATCH:LD_DISPATCH" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::REQUESTS_TO_L2_GROUP1:RD_BLK_L:RD_BLK_X:LS_RD_BLK_C_S:CHANGE_TO_X" },
+	{ .preset = "PAPI_L2_ICH", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:IC_FILL_HIT_X:IC_FILL_HIT_S" },
+	{ .preset = "PAPI_L2_ICA", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ:L2_HW_PF" },
+	{ .preset = "PAPI_L2_ICR", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::REQUESTS_TO_L2_GROUP1:CACHEABLE_IC_READ" },
+	{ .preset = "PAPI_L2_TCH", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::CORE_TO_L2_CACHEABLE_REQUEST_ACCESS_STATUS:LS_RD_BLK_C_S:LS_RD_BLK_L_HIT_X:LS_RD_BLK_L_HIT_S:LS_RD_BLK_X:IC_FILL_HIT_X:IC_FILL_HIT_S" },
+	{ .preset = "PAPI_FML_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_MUL,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_MUL", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FAD_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_ADD,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_ADD", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FDV_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_DIV,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_DIV", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FSQ_INS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:VECTOR_SQRT,amd64_fam19h_zen4::RETIRED_FP_OPS_BY_TYPE:SCALAR_SQRT", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_FP_OPS", .pmu = "amd64_fam19h_zen4", .event = "amd64_fam19h_zen4::RETIRED_SSE_AVX_FLOPS:ANY" },
+
+	/* Arm Neoverse N1 */
 	{ .preset = "PAPI_L1_DCM", .pmu = "arm_n1", .event = "arm_n1::L1D_CACHE_REFILL" },
 	{ .preset = "PAPI_L1_ICM", .pmu = "arm_n1", .event = "arm_n1::L1I_CACHE_REFILL" },
 	{ .preset = "PAPI_L2_DCM", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_REFILL" },
-	{ .preset = "PAPI_L2_TCM", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_REFILL" },
-	{ .preset = "PAPI_L3_TCM", .pmu = "arm_n1", .event = "arm_n1::L3D_CACHE_REFILL" },
-	{ .preset = "PAPI_TLB_DM", .pmu = "arm_n1", .event = "arm_n1::L1D_TLB_REFILL" },
-	{ .preset = "PAPI_BR_INS", .pmu = "arm_n1", .event = "arm_n1::BR_RETIRED" },
-	{ .preset = "PAPI_BR_MSP", .pmu = "arm_n1", .event = "arm_n1::BR_MIS_PRED_RETIRED" },
+	{ .preset = "PAPI_TLB_DM", .pmu = "arm_n1", .event = "arm_n1::L2D_TLB_REFILL" },
+	{ .preset = "PAPI_L2_LDM", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_REFILL_RD" },
+	{ .preset = "PAPI_STL_ICY", .pmu = "arm_n1", .event = "arm_n1::STALL_FRONTEND,arm_n1::STALL_BACKEND", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_HW_INT", .pmu = "arm_n1", .event = "arm_n1::EXC_IRQ,arm_n1::EXC_FIQ", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_BR_MSP", .pmu = "arm_n1", .event = "arm_n1::BR_MIS_PRED" },
+	{ .preset = "PAPI_BR_PRC", .pmu = "arm_n1", .event = "arm_n1::BR_PRED,arm_n1::BR_MIS_PRED", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_TOT_INS", .pmu = "arm_n1", .event = "arm_n1::INST_RETIRED" },
+	{ .preset = "PAPI_FP_INS", .pmu = "arm_n1", .event = "arm_n1::VFP_SPEC" },
 	{ .preset = "PAPI_LD_INS", .pmu = "arm_n1", .event = "arm_n1::LD_SPEC" },
 	{ .preset = "PAPI_SR_INS", .pmu = "arm_n1", .event = "arm_n1::ST_SPEC" },
+	{ .preset = "PAPI_BR_INS", .pmu = "arm_n1", .event = "arm_n1::BR_PRED" },
+	{ .preset = "PAPI_VEC_INS", .pmu = "arm_n1", .event = "arm_n1::ASE_SPEC" },
 	{ .preset = "PAPI_RES_STL", .pmu = "arm_n1", .event = "arm_n1::STALL_BACKEND" },
+	{ .preset = "PAPI_TOT_CYC", .pmu = "arm_n1", .event = "arm_n1::CPU_CYCLES" },
+	{ .preset = "PAPI_LST_INS", .pmu = "arm_n1", .event = "arm_n1::LD_SPEC,arm_n1::ST_SPEC", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_SYC_INS", .pmu = "arm_n1", .event = "arm_n1::ISB_SPEC,arm_n1::DSB_SPEC,arm_n1::DMB_SPEC", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L1_DCA", .pmu = "arm_n1", .event = "arm_n1::L1D_CACHE" },
+	{ .preset = "PAPI_L2_DCA", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_RD,arm_n1::L2D_CACHE_WR", .derived = "DERIVED_ADD" },
+	{ .preset = "PAPI_L1_DCR", .pmu = "arm_n1", .event = "arm_n1::L1D_CACHE_RD" },
+	{ .preset = "PAPI_L2_DCR", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_RD" },
+	{ .preset = "PAPI_L1_DCW", .pmu = "arm_n1", .event = "arm_n1::L1D_CACHE_WR" },
+	{ .preset = "PAPI_L2_DCW", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_WR" },
+	{ .preset = "PAPI_L1_ICH", .pmu = "arm_n1", .event = "arm_n1::L1I_CACHE_ACCESS,arm_n1::L1I_CACHE_REFILL", .derived = "DERIVED_SUB" },
+	{ .preset = "PAPI_L1_ICA", .pmu = "arm_n1", .event = "arm_n1::L1I_CACHE_ACCESS" },
+	{ .preset = "PAPI_L2_TCA", .pmu = "arm_n1", .event = "arm_n1::L2D_CACHE_ACCESS" },
 
-	/* Generic kernel events, last: any PMU the kernel maps them on */
+	/* Generic kernel events: only where the core PMU has no table above
+	 * (a CPU libpfm4 does not know, or one without rows) */
 	{ .preset = "PAPI_TOT_CYC", .pmu = "perf", .event = "perf::CYCLES" },
 	{ .preset = "PAPI_TOT_INS", .pmu = "perf", .event = "perf::INSTRUCTIONS" },
 	{ .preset = "PAPI_REF_CYC", .pmu = "perf", .event = "perf::REF-CYCLES" },

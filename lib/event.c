@@ -102,6 +102,8 @@ static const struct generic {
 	{ "ref-cycles", "perf::REF-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 	{ "stalled-cycles-backend", "perf::STALLED-CYCLES-BACKEND", PERF_TYPE_HARDWARE,
 	  PERF_COUNT_HW_STALLED_CYCLES_BACKEND },
+	{ "L1-dcache-loads", "perf::L1-DCACHE-LOADS", PERF_TYPE_HW_CACHE,
+	  HW_CACHE(PERF_COUNT_HW_CACHE_L1D, READ, ACCESS) },
 	{ "L1-dcache-load-misses", "perf::L1-DCACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
 	  HW_CACHE(PERF_COUNT_HW_CACHE_L1D, READ, MISS) },
 	{ "L1-icache-load-misses", "perf::L1-ICACHE-LOAD-MISSES", PERF_TYPE_HW_CACHE,
@@ -397,71 +399,110 @@ static const char *core_pmu(void)
 	return hwp_core_pick(seen, n);
 }
 
-/* PMUs without rows of their own that take another's, as PAPI 7.0's
- * papi_events.csv lists them under one table (libpfm4 encodes their
- * events from the same table). A PMU's own rows come first. */
-static const struct { const char *pmu, *rows; } row_alias[] = {
-	{ "skx", "skl" },	/* Skylake-SP */
-	{ "clx", "skl" },	/* Cascade Lake */
-};
-
-static const char *rows_of(const char *core)
+/* The table of events/presets.h the core PMU takes: its own rows, an
+ * alias's (skx, clx -> skl; icx -> icl), or NULL when it has none. */
+static const char *preset_table(const char *core)
 {
-	for (size_t i = 0; core && i < sizeof(row_alias) / sizeof(row_alias[0]); i++)
-		if (!strcmp(row_alias[i].pmu, core))
-			return row_alias[i].rows;
-	return NULL;
-}
-
-static const struct hwp_preset_row *row_for(const char *preset, const char *pmu)
-{
-	for (size_t i = 0; pmu && i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++)
-		if (!strcmp(hwp_preset_rows[i].preset, preset) &&
-		    !strcmp(hwp_preset_rows[i].pmu, pmu))
-			return &hwp_preset_rows[i];
+	if (!core)
+		return NULL;
+	for (size_t i = 0; i < sizeof(hwp_preset_aliases) / sizeof(hwp_preset_aliases[0]); i++)
+		if (!strcmp(hwp_preset_aliases[i].pmu, core))
+			return hwp_preset_aliases[i].table;
+	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++)
+		if (!strcmp(hwp_preset_rows[i].pmu, core))
+			return core;
 	return NULL;
 }
 
 /*
  * The row of events/presets.h a preset takes given the core PMU (NULL:
- * libpfm4 knows none): that PMU's row, else the row of the PMU it shares a
- * table with (row_alias), else the kernel's generic event. Says which in
- * src. NULL when the preset has no row that applies.
+ * libpfm4 knows none): the row of the core PMU's table when it has one
+ * (as PAPI, which has only its CSV's presets for a CPU it knows), else the
+ * kernel's generic event. Says which in src. NULL when no row applies.
  */
 const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
 					    char *src, size_t len)
 {
-	const struct hwp_preset_row *r;
-	const char *alias = rows_of(core);
+	const char *table = preset_table(core);
+	const struct hwp_preset_row *gen = NULL;
 
-	if ((r = row_for(preset, core))) {
-		say(src, len, "libpfm4 table %s", core);
-		return r;
+	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
+		const struct hwp_preset_row *r = &hwp_preset_rows[i];
+
+		if (strcmp(r->preset, preset))
+			continue;
+		if (table && !strcmp(r->pmu, table)) {
+			if (strcmp(table, core))
+				say(src, len, "libpfm4 table %s (the rows of %s)", core, table);
+			else
+				say(src, len, "libpfm4 table %s", core);
+			return r;
+		}
+		if (!strcmp(r->pmu, "perf") && !gen)
+			gen = r;
 	}
-	if ((r = row_for(preset, alias))) {
-		say(src, len, "libpfm4 table %s, %s's rows", core, alias);
-		return r;
+	if (table) {
+		say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
+		return NULL;
 	}
-	r = row_for(preset, "perf");
-	if (r && core)
+	if (gen && core)
 		say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
 		    preset, core);
-	else if (r)
+	else if (gen)
 		say(src, len, "kernel generic events: libpfm4 does not know this CPU");
-	return r;
+	return gen;
 }
 
-/* The libpfm4 string of row r on core: the row's, with the PMU prefix of
- * core where the row is another PMU's (row_alias). */
-void hwp_preset_event(const struct hwp_preset_row *r, const char *core, char *buf,
-		      size_t len)
+/*
+ * The i-th event of row r (0 for a row of one event) as libpfm4 takes it
+ * on core PMU core: an alias's rows name the table's PMU, which libpfm4
+ * has not activated there, so the prefix becomes core's. 0, or -ENOENT
+ * past the last event (or when it does not fit in buf).
+ */
+int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
+		    char *buf, size_t len)
 {
-	const char *sep = strstr(r->event, "::");
+	const char *p = r->event, *end;
+	size_t n, pl = strlen(r->pmu);
+	int w;
 
-	if (core && sep && strcmp(r->pmu, core) && strcmp(r->pmu, "perf"))
-		snprintf(buf, len, "%s%s", core, sep);
+	for (; i > 0 && p; i--) {
+		p = strchr(p, ',');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return -ENOENT;
+	end = strchr(p, ',');
+	n = end ? (size_t)(end - p) : strlen(p);
+	if (core && strcmp(r->pmu, "perf") && strcmp(r->pmu, core) &&
+	    !strncmp(p, r->pmu, pl) && !strncmp(p + pl, "::", 2))
+		w = snprintf(buf, len, "%s%.*s", core, (int)(n - pl), p + pl);
 	else
-		snprintf(buf, len, "%s", r->event);
+		w = snprintf(buf, len, "%.*s", (int)n, p);
+	return w < 0 || (size_t)w >= len ? -ENOENT : 0;
+}
+
+/* The preset's terms on this machine: see internal.h. */
+int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
+		     size_t len)
+{
+	const char *core = core_pmu();
+	const struct hwp_preset_row *r;
+
+	memset(t, 0, sizeof(*t));
+	r = hwp_preset_row(preset, core, t->src, sizeof(t->src));
+	if (!r) {
+		say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
+		    *t->src ? t->src : "no row of events/presets.h applies here");
+		return -EOPNOTSUPP;
+	}
+	t->derived = r->derived;
+	t->postfix = r->postfix;
+	while (t->n < HWP_PRESET_MAX_TERMS &&
+	       !hwp_preset_term(r, core, t->n, t->ev[t->n], sizeof(t->ev[0])))
+		t->n++;
+	return 0;
 }
 
 static int hw_kind(struct hwp_event *ev)
@@ -495,21 +536,21 @@ static const struct hwp_preset *preset_find(const char *name)
 static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 			size_t len)
 {
-	const struct hwp_preset_row *r;
-	const char *core = core_pmu();
-	char event[256];
+	struct hwp_preset_terms t;
+	int ret = hwp_preset_terms(name, &t, why, len);
 
-	r = hwp_preset_row(name, core, ev->src, sizeof(ev->src));
-	if (!r) {
-		say(why, len, "%s: event not supported by this machine's PMU (no row of events/presets.h applies here)",
-		    name);
+	snprintf(ev->src, sizeof(ev->src), "%s", t.src);
+	if (ret)
+		return ret;
+	if (t.derived) {	/* as PAPI_profil(), which refuses it */
+		say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
+		    name, t.derived, t.n);
 		return -EOPNOTSUPP;
 	}
-	if (parse_generic(r->event, ev))
+	if (parse_generic(t.ev[0], ev))
 		return 0;
-	hwp_preset_event(r, core, event, sizeof(event));
-	if (!pfm_ready() || pfm_encode(event, &ev->attr)) {
-		say(why, len, "%s: %s does not encode (%s)", name, event, ev->src);
+	if (!pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
+		say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
 		return -EOPNOTSUPP;
 	}
 	ev->attr.size = sizeof(ev->attr);

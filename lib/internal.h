@@ -146,8 +146,8 @@ int hwp_bp_fires(void);
 struct hwp_preset_row;
 const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
 					    char *src, size_t len);
-void hwp_preset_event(const struct hwp_preset_row *r, const char *core, char *buf,
-		      size_t len);
+int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
+		    char *buf, size_t len);
 /* The core PMU of the present ones, in libpfm4's order (dfl: libpfm4's
  * is_dfl, a PMU for a whole family): the first model PMU, else the first. */
 struct hwp_pmu_seen {
@@ -155,6 +155,20 @@ struct hwp_pmu_seen {
 	int dfl;
 };
 const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n);
+/* What a preset counts on this machine (the core PMU libpfm4 reports):
+ * n libpfm4 event strings, combined as derived says (NULL: the one event;
+ * PAPI's DERIVED_ADD, DERIVED_SUB, DERIVED_POSTFIX with postfix). 0, or
+ * -EOPNOTSUPP with the reason when no row applies. */
+#define HWP_PRESET_MAX_TERMS 8
+struct hwp_preset_terms {
+	int n;
+	const char *derived;
+	const char *postfix;
+	char ev[HWP_PRESET_MAX_TERMS][256];
+	char src[96];		/* which table, in words */
+};
+int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
+		     size_t len);
 
 /* objects.c: loaded objects as regions with buckets of their own */
 struct hwp_objid {		/* what was loaded: file and segment */

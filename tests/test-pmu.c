@@ -218,6 +218,10 @@ static int scale(void)
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return T_ERROR;
 	T_EQ(PAPI_create_eventset(&es), PAPI_OK);
+	/* multiplexed: a set that is not is a pinned group, never scaled */
+	T_EQ(PAPI_multiplex_init(), PAPI_OK);
+	T_EQ(PAPI_assign_eventset_component(es, 0), PAPI_OK);
+	T_EQ(PAPI_set_multiplex(es), PAPI_OK);
 	T_EQ(PAPI_add_event(es, PAPI_TOT_CYC), PAPI_OK);
 	t_prefault_stack();
 	T_EQ(PAPI_start(es), PAPI_OK);

@@ -171,9 +171,89 @@ void hwp_papi_names_free(void)
 
 /* Can this thread count it: PAPI_OK, PAPI_ENOEVNT, PAPI_EPERM or
  * PAPI_ENOMEM (hwp_papi_errno()'s query column). */
+void hwp_papi_terms(const char *name, struct hwp_preset_terms *t)
+{
+	if (preset_index(name) >= 0 && !hwp_preset_terms(name, t, NULL, 0) && t->derived)
+		return;
+	memset(t, 0, sizeof(*t));
+	t->n = 1;
+	snprintf(t->ev[0], sizeof(t->ev[0]), "%s", name);
+}
+
+/* A derived preset is there when each of its events is (PAPI_add_event()
+ * counts it; nothing samples it). */
 int hwp_papi_probe(const char *name)
 {
-	return hwp_papi_errno(hwprof_event_probe(name, NULL, 0), HWP_PAPI_AT_QUERY);
+	struct hwp_preset_terms t;
+
+	hwp_papi_terms(name, &t);
+	if (!t.derived)
+		return hwp_papi_errno(hwprof_event_probe(name, NULL, 0), HWP_PAPI_AT_QUERY);
+	for (int i = 0; i < t.n; i++) {
+		int r = hwprof_event_probe(t.ev[i], NULL, 0);
+
+		if (r)
+			return hwp_papi_errno(r, HWP_PAPI_AT_QUERY);
+	}
+	return PAPI_OK;
+}
+
+/*
+ * A derived preset's value from its terms' counts, as PAPI computes it:
+ * DERIVED_ADD the sum, DERIVED_SUB the first less the others,
+ * DERIVED_POSTFIX PAPI's formula ("N0|N1|2|*|+|": N<i> the i-th count,
+ * numbers, + - * /, each token ended by '|'). A malformed formula gives 0.
+ */
+long long hwp_papi_derive(const char *derived, const char *postfix,
+			  const long long *v, int n)
+{
+	long long st[HWP_PRESET_MAX_TERMS * 2];
+	int sp = 0;
+
+	if (!derived)
+		return n ? v[0] : 0;
+	if (!strcmp(derived, "DERIVED_ADD") || !strcmp(derived, "DERIVED_SUB")) {
+		long long r = n ? v[0] : 0;
+
+		for (int i = 1; i < n; i++)
+			r += derived[8] == 'A' ? v[i] : -v[i];
+		return r;
+	}
+	for (const char *p = postfix; p && *p; p++) {
+		char *end;
+		long long a, b;
+
+		if (*p == '|')
+			continue;
+		if (*p == 'N') {
+			long i = strtol(p + 1, &end, 10);
+
+			if (end == p + 1 || i < 0 || i >= n || sp == (int)(sizeof(st) / sizeof(st[0])))
+				return 0;
+			st[sp++] = v[i];
+			p = end - 1;
+			continue;
+		}
+		if (*p >= '0' && *p <= '9') {
+			if (sp == (int)(sizeof(st) / sizeof(st[0])))
+				return 0;
+			st[sp++] = strtoll(p, &end, 10);
+			p = end - 1;
+			continue;
+		}
+		if (sp < 2)
+			return 0;
+		b = st[--sp];
+		a = st[--sp];
+		switch (*p) {
+		case '+': st[sp++] = a + b; break;
+		case '-': st[sp++] = a - b; break;
+		case '*': st[sp++] = a * b; break;
+		case '/': st[sp++] = b ? a / b : 0; break;
+		default: return 0;
+		}
+	}
+	return sp == 1 ? st[0] : 0;
 }
 
 HWPROF_API int PAPI_event_name_to_code(const char *in, int *out)
@@ -291,19 +371,33 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 	info->update_type = PAPI_UPDATETYPE_ARBITRARY;
 	if (IS_PRESET(code)) {
 		const char *d = preset_desc(n);
-		struct hwp_event ev;
+		struct hwp_preset_terms t;
 
 		if (d) {
 			snprintf(info->short_descr, sizeof(info->short_descr), "%s", d);
 			snprintf(info->long_descr, sizeof(info->long_descr), "%s", d);
 		}
-		/* count: the native terms on this machine, 0 if unavailable */
-		if (!hwp_event_resolve(n, &ev, NULL, 0) && !hwp_papi_probe(n)) {
-			info->count = 1;
-			snprintf(info->name[0], sizeof(info->name[0]), "%s", n);
-			info->code[0] = (unsigned int)code;
+		/* count: the native terms on this machine (the libpfm4 strings
+		 * hwprof opens, PMU prefix included), 0 if unavailable; derived
+		 * and postfix as PAPI's table has them */
+		int ok = !hwp_preset_terms(n, &t, NULL, 0) && t.n > 0 && t.n <= PAPI_MAX_INFO_TERMS;
+
+		for (int i = 0; ok && i < t.n; i++)
+			ok = !hwp_papi_probe(t.ev[i]);
+		if (ok) {
+			info->count = (unsigned int)t.n;
+			for (int i = 0; i < t.n; i++) {
+				int c;
+
+				snprintf(info->name[i], sizeof(info->name[i]), "%s", t.ev[i]);
+				if (!PAPI_event_name_to_code(t.ev[i], &c))
+					info->code[i] = (unsigned int)c;
+			}
+			if (t.postfix)
+				snprintf(info->postfix, sizeof(info->postfix), "%s", t.postfix);
 		}
-		snprintf(info->derived, sizeof(info->derived), "NOT_DERIVED");
+		snprintf(info->derived, sizeof(info->derived), "%s",
+			 ok && t.derived ? t.derived : "NOT_DERIVED");
 	} else {
 		if (!strcmp(n, "task-clock") || !strcmp(n, "cpu-clock") ||
 		    !strcasecmp(n, "perf::TASK-CLOCK") || !strcasecmp(n, "perf::CPU-CLOCK"))

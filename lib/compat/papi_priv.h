@@ -53,9 +53,14 @@ struct hwp_psess {
 struct hwp_pevent {
 	int code;
 	char name[PAPI_2MAX_STR_LEN];	/* what hwp_event_resolve() reads */
-	int fd;				/* counting fd while running, else -1 */
+	int fd;				/* counting fd while running, else -1:
+					 * the first term's */
+	int nterm;			/* counters: 1, or a derived preset's */
+	int tfd[HWP_PRESET_MAX_TERMS];	/* each term's fd (tfd[0] is fd) */
+	const char *derived, *postfix;	/* events/presets.h's, or NULL */
 	long long saved;		/* the count while stopped */
-	uint64_t en0, run0;		/* times at the last reset: scaling */
+	uint64_t en0[HWP_PRESET_MAX_TERMS], run0[HWP_PRESET_MAX_TERMS];
+					/* times at the last reset: scaling */
 	/* profiling */
 	int threshold;			/* 0: not profiled */
 	int flags;
@@ -114,6 +119,10 @@ int hwp_papi_thread_seen(void);		/* lock not held */
 /* papi_names.c */
 const char *hwp_papi_code_name(int code);	/* lock held */
 int hwp_papi_probe(const char *name);
+/* What name counts here: a derived preset's terms, else name alone. */
+void hwp_papi_terms(const char *name, struct hwp_preset_terms *t);
+long long hwp_papi_derive(const char *derived, const char *postfix,
+			  const long long *v, int n);
 int hwp_papi_npresets(void);
 int hwp_papi_num_cntrs(void);
 void hwp_papi_names_free(void);			/* lock held */

@@ -49,6 +49,16 @@ static int build_hist(const PAPI_sprofil_t *prof, int profcnt, int threshold,
 
 /* PAPI_sprofil's checks in PAPI 7's order; @empty: PAPI_profil with
  * bufsiz 0, profiled with nowhere to write. */
+/* A preset PAPI derives from several events on this CPU: no counter of
+ * its own to sample (PAPI refuses it too; FORCE_SW does not help here). */
+static int derived(const struct hwp_pevent *e)
+{
+	struct hwp_preset_terms t;
+
+	hwp_papi_terms(e->name, &t);
+	return t.derived != NULL;
+}
+
 static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 			  int threshold, int flags, int empty, const char *api)
 {
@@ -67,6 +77,8 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	if (i < 0)					/* 5 */
 		return PAPI_ENOEVNT;
 	e = &s->ev[i];
+	if (derived(e))					/* 6 */
+		return PAPI_EINVAL;
 	if (!prof)					/* 7 */
 		profcnt = 0;
 	for (int k = 0; k < profcnt; k++) {		/* 8 */
@@ -173,7 +185,8 @@ HWPROF_API int PAPI_overflow(int id, int code, int threshold, int flags,
 	}
 	e = &s->ev[i];
 	if (threshold < 0 || (threshold && !handler) ||
-	    (flags & ~(PAPI_OVERFLOW_FORCE_SW | PAPI_OVERFLOW_HARDWARE))) {
+	    (flags & ~(PAPI_OVERFLOW_FORCE_SW | PAPI_OVERFLOW_HARDWARE)) ||
+	    (threshold && derived(e))) {
 		ret = PAPI_EINVAL;
 	} else if (!threshold) {	/* off: only what is on */
 		ret = e->handler ? PAPI_OK : PAPI_EINVAL;

@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * EventSets and counting. An EventSet is allocated when created and
- * counts with one perf fd per event, opened at PAPI_start() on the
- * starting thread (or the attached thread, or a CPU). Counts are scaled by
- * time_enabled/time_running when the kernel multiplexed them, as PAPI's
- * perf_event component does. Every call takes the PAPI lock; none runs
- * user code under it.
+ * counts with one perf fd per event (one per term of a derived preset),
+ * opened at PAPI_start() on the starting thread (or the attached thread,
+ * or a CPU). As PAPI's perf_event component: a set that is not
+ * multiplexed is one group, its first fd the pinned leader, so its events
+ * count over the same intervals, and a group the PMU cannot schedule is
+ * refused with PAPI_ECNFLCT, at PAPI_add_event() and PAPI_start()
+ * (enabled, disabled and read: a pinned group that cannot go on reads 0
+ * bytes); a multiplexed set is one group per
+ * fd, and counts are scaled by time_enabled/time_running. Every call takes
+ * the PAPI lock; none runs user code under it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,6 +149,8 @@ HWPROF_API int PAPI_get_eventset_component(int id)
 	return hwp_papi_err(ret);
 }
 
+static int fits(struct hwp_pset *s);
+
 static int add_locked(struct hwp_pset *s, int code)
 {
 	const char *n = hwp_papi_code_name(code);
@@ -176,8 +183,15 @@ static int add_locked(struct hwp_pset *s, int code)
 	memset(e, 0, sizeof(*e));
 	e->code = code;
 	e->fd = -1;
+	for (int k = 0; k < HWP_PRESET_MAX_TERMS; k++)
+		e->tfd[k] = -1;
 	snprintf(e->name, sizeof(e->name), "%s", n);
 	s->nev++;
+	r = fits(s);
+	if (r) {
+		s->nev--;
+		return r;
+	}
 	s->cidx = 0;
 	return PAPI_OK;
 }
@@ -383,19 +397,27 @@ int hwp_papi_state_bits(const struct hwp_pset *s)
 static void close_fds(struct hwp_pset *s)
 {
 	for (int i = 0; i < s->nev; i++) {
-		if (s->ev[i].fd >= 0)
-			close(s->ev[i].fd);
-		s->ev[i].fd = -1;
+		struct hwp_pevent *e = &s->ev[i];
+
+		for (int k = 0; k < HWP_PRESET_MAX_TERMS; k++) {
+			if (e->tfd[k] >= 0)
+				close(e->tfd[k]);
+			e->tfd[k] = -1;
+		}
+		e->fd = -1;
 	}
 }
 
-static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
+/* Term k of e (its one event, or a derived preset's k-th) into *leader's
+ * group; the first fd of a set that is not multiplexed leads it, pinned. */
+static int open_term(struct hwp_pset *s, struct hwp_pevent *e, const char *name, int k,
+		     int *leader)
 {
 	struct hwp_event ev;
 	pid_t pid = s->attach ? s->attach : 0;
 	int cpu = -1, fd;
 
-	if (hwp_event_resolve(e->name, &ev, NULL, 0))
+	if (hwp_event_resolve(name, &ev, NULL, 0))
 		return PAPI_ENOEVNT;
 	ev.attr.sample_period = 0;
 	ev.attr.sample_type = 0;
@@ -410,15 +432,69 @@ static int open_counter(struct hwp_pset *s, struct hwp_pevent *e)
 		pid = -1;
 		cpu = s->cpu;
 	}
-	fd = hwp_papi_sw_attr(s, e, &ev.attr);
+	ev.attr.pinned = !s->multiplex && *leader < 0;
+	fd = k ? PAPI_OK : hwp_papi_sw_attr(s, e, &ev.attr);
 	if (fd)
 		return fd;
 	/* counting needs no skid level: precise_ip 0 */
-	fd = hwp_attr_open(&ev.attr, 0, pid, cpu, -1, 0, NULL);
+	fd = hwp_attr_open(&ev.attr, 0, pid, cpu, s->multiplex ? -1 : *leader, 0, NULL);
 	if (fd < 0)
 		return hwp_papi_errno(fd, HWP_PAPI_AT_USE);
-	e->fd = fd;
+	e->tfd[k] = fd;
+	if (!s->multiplex && *leader < 0)
+		*leader = fd;
 	return PAPI_OK;
+}
+
+static int open_counter(struct hwp_pset *s, struct hwp_pevent *e, int *leader)
+{
+	struct hwp_preset_terms t;
+	int ret = PAPI_OK;
+
+	hwp_papi_terms(e->name, &t);
+	e->nterm = t.n;
+	e->derived = t.derived;
+	e->postfix = t.postfix;
+	for (int k = 0; !ret && k < t.n; k++)
+		ret = open_term(s, e, t.derived ? t.ev[k] : e->name, k, leader);
+	e->fd = e->tfd[0];
+	return ret;
+}
+
+/* PAPI's check: the group enabled and disabled at once, then read; a
+ * pinned group the PMU could not put on reads 0 bytes (its error state). */
+static int check_group(struct hwp_pset *s, int leader)
+{
+	uint64_t v[3];
+	int r;
+
+	if (s->multiplex || leader < 0)
+		return PAPI_OK;
+	if (hwp_perf_ioctl(leader, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) ||
+	    hwp_perf_ioctl(leader, PERF_EVENT_IOC_DISABLE, PERF_IOC_FLAG_GROUP))
+		return PAPI_ESYS;
+	r = hwp_perf_read(leader, v, 3);
+	if (r == -EIO)
+		return PAPI_ECNFLCT;
+	return r ? PAPI_ESYS : PAPI_OK;
+}
+
+/* PAPI 7 opens the set at each PAPI_add_event() and checks its group
+ * there: so here, a trial open closed at once. PAPI_ECNFLCT when the
+ * group with the new event cannot be scheduled; what else fails to open
+ * is for PAPI_start() to say (the attached thread may not exist yet). */
+static int fits(struct hwp_pset *s)
+{
+	int leader = -1, ret = PAPI_OK;
+
+	if (s->multiplex)
+		return PAPI_OK;
+	for (int i = 0; !ret && i < s->nev; i++)
+		ret = open_counter(s, &s->ev[i], &leader);
+	if (!ret)
+		ret = check_group(s, leader);
+	close_fds(s);
+	return ret == PAPI_ECNFLCT ? ret : PAPI_OK;
 }
 
 HWPROF_API int PAPI_start(int id)
@@ -443,8 +519,14 @@ HWPROF_API int PAPI_start(int id)
 		ret = PAPI_EINVAL;
 		goto out;
 	}
-	for (int i = 0; !ret && i < s->nev; i++)
-		ret = open_counter(s, &s->ev[i]);
+	{
+		int leader = -1;
+
+		for (int i = 0; !ret && i < s->nev; i++)
+			ret = open_counter(s, &s->ev[i], &leader);
+		if (!ret)
+			ret = check_group(s, leader);
+	}
 	if (ret) {
 		close_fds(s);
 		goto out;
@@ -465,8 +547,16 @@ HWPROF_API int PAPI_start(int id)
 	if (!ret) {
 		s->tid = hwp_gettid();
 		for (int i = 0; i < s->nev; i++) {
-			s->ev[i].en0 = s->ev[i].run0 = 0;
-			hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_RESET, 0);
+			struct hwp_pevent *e = &s->ev[i];
+
+			for (int k = 0; k < e->nterm; k++) {
+				uint64_t v[3] = { 0, 0, 0 };
+
+				hwp_perf_ioctl(e->tfd[k], PERF_EVENT_IOC_RESET, 0);
+				(void)hwp_perf_read(e->tfd[k], v, 3);
+				e->en0[k] = v[1];	/* check_group()'s moment */
+				e->run0[k] = v[2];
+			}
 		}
 		ret = hwp_papi_sw_arm(s);
 	}
@@ -477,8 +567,11 @@ HWPROF_API int PAPI_start(int id)
 		close_fds(s);
 		goto out;
 	}
-	for (int i = 0; i < s->nev; i++)
-		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_ENABLE, 0);
+	/* the leader (the first fd) last: members enabled while it is on
+	 * would wait for the next context switch to go on with it */
+	for (int i = s->nev - 1; i >= 0; i--)
+		for (int k = s->ev[i].nterm - 1; k >= 0; k--)
+			hwp_perf_ioctl(s->ev[i].tfd[k], PERF_EVENT_IOC_ENABLE, 0);
 	s->state = hwp_papi_state_bits(s);
 	s->state &= ~PAPI_STOPPED;
 	s->state |= PAPI_RUNNING;
@@ -492,19 +585,27 @@ out:
 	return hwp_papi_err(ret);
 }
 
-/* One counter, scaled by enabled/running since the last reset. */
-static int read_one(struct hwp_pevent *e, long long *out)
+/* One event: each counter (scaled by enabled/running since the last
+ * reset in a multiplexed set; a pinned group runs whenever the thread
+ * does, as PAPI, which does not scale it), then combined as a derived
+ * preset says. */
+static int read_one(const struct hwp_pset *s, struct hwp_pevent *e, long long *out)
 {
-	uint64_t v[3], en, run;
+	long long t[HWP_PRESET_MAX_TERMS];
 
-	if (hwp_perf_read(e->fd, v, 3))
-		return PAPI_ESYS;
-	en = v[1] - e->en0;
-	run = v[2] - e->run0;
-	if (run && run < en)
-		*out = (long long)((double)v[0] * ((double)en / (double)run));
-	else
-		*out = (long long)v[0];
+	for (int k = 0; k < e->nterm; k++) {
+		uint64_t v[3], en, run;
+
+		if (hwp_perf_read(e->tfd[k], v, 3))
+			return PAPI_ESYS;
+		en = v[1] - e->en0[k];
+		run = v[2] - e->run0[k];
+		if (s->multiplex && run && run < en)
+			t[k] = (long long)((double)v[0] * ((double)en / (double)run));
+		else
+			t[k] = (long long)v[0];
+	}
+	*out = hwp_papi_derive(e->derived, e->postfix, t, e->nterm);
 	return PAPI_OK;
 }
 
@@ -512,7 +613,7 @@ static int read_locked(struct hwp_pset *s, long long *values)
 {
 	for (int i = 0; i < s->nev; i++) {
 		if (s->state & PAPI_RUNNING) {
-			int r = read_one(&s->ev[i], &values[i]);
+			int r = read_one(s, &s->ev[i], &values[i]);
 
 			if (r)
 				return r;
@@ -529,13 +630,13 @@ static void reset_locked(struct hwp_pset *s)
 	for (int i = 0; i < s->nev; i++) {
 		struct hwp_pevent *e = &s->ev[i];
 
-		if (s->state & PAPI_RUNNING) {
+		for (int k = 0; s->state & PAPI_RUNNING && k < e->nterm; k++) {
 			uint64_t v[3];
 
-			hwp_perf_ioctl(e->fd, PERF_EVENT_IOC_RESET, 0);
-			if (!hwp_perf_read(e->fd, v, 3)) {
-				e->en0 = v[1];
-				e->run0 = v[2];
+			hwp_perf_ioctl(e->tfd[k], PERF_EVENT_IOC_RESET, 0);
+			if (!hwp_perf_read(e->tfd[k], v, 3)) {
+				e->en0[k] = v[1];
+				e->run0[k] = v[2];
 			}
 		}
 		e->saved = 0;
@@ -585,9 +686,10 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		hwp_session_disarm(s->ps->s);	/* first: the rest is not sampled */
 	hwp_papi_sw_disarm(s);
 	for (int i = 0; i < s->nev; i++)
-		hwp_perf_ioctl(s->ev[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+		for (int k = 0; k < s->ev[i].nterm; k++)
+			hwp_perf_ioctl(s->ev[i].tfd[k], PERF_EVENT_IOC_DISABLE, 0);
 	for (int i = 0; i < s->nev; i++)
-		s->ev[i].saved = read_one(&s->ev[i], &v) ? 0 : v;
+		s->ev[i].saved = read_one(s, &s->ev[i], &v) ? 0 : v;
 	for (int i = 0; values && i < s->nev; i++)
 		values[i] = s->ev[i].saved;
 	if (s->ps && hwp_papi_in_handler()) {
