@@ -219,9 +219,9 @@ static void await(const char *dir, const char *name, void (*each)(void))
 	}
 }
 
-/* An executable page mapped on every CPU this process may run on: the
- * kernel reports a ring's drops with the next record it writes there. */
-static void map_everywhere(void)
+/* An executable page mapped n times on every CPU this process may run
+ * on: the side-band ring of each CPU gets n records. */
+static void map_on_each_cpu(long n)
 {
 	cpu_set_t all, one;
 
@@ -233,9 +233,16 @@ static void map_everywhere(void)
 		CPU_ZERO(&one);
 		CPU_SET(c, &one);
 		if (!sched_setaffinity(0, sizeof(one), &one))
-			mapper((void *)(intptr_t)1);
+			mapper((void *)(intptr_t)n);
 	}
 	sched_setaffinity(0, sizeof(all), &all);
+}
+
+/* The kernel reports a ring's drops with the next record it writes
+ * there: one on every CPU. */
+static void map_everywhere(void)
+{
+	map_on_each_cpu(1);
 }
 
 static int sideband(const char *dir, long kids, long n)
@@ -263,6 +270,8 @@ static int sideband(const char *dir, long kids, long n)
 			return 99;
 	for (int i = 0; i < 4; i++)
 		pthread_join(t[i], NULL);
+	/* every CPU's ring full, whichever CPUs the threads ran on */
+	map_on_each_cpu(n);
 	close(gate[1]);		/* the children exit: their exit records come
 				 * into rings that are full */
 	while (wait(NULL) > 0)
