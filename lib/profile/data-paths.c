@@ -108,6 +108,12 @@ static int paths_rehash(struct hd_file *d, size_t n)
 int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t node,
 		  uint64_t n)
 {
+	return hd_count_path_at(d, event, thread, node, n) < 0 ? -1 : 0;
+}
+
+long hd_count_path_at(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t node,
+		      uint64_t n)
+{
 	struct hd_path *p;
 	size_t j;
 
@@ -121,14 +127,14 @@ int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t n
 		p = &d->paths[d->pslots[j]];
 		if (p->event == event && p->thread == thread && p->node == node) {
 			p->count = hwp_add_sat(p->count, n);
-			return 0;
+			return (long)d->pslots[j];
 		}
 	}
 	if (hd_grow(&d->paths, d->npaths, sizeof(*p)))
 		return -1;
 	d->paths[d->npaths] = (struct hd_path){ event, thread, node, n };
-	d->pslots[j] = d->npaths++;
-	return 0;
+	d->pslots[j] = d->npaths;
+	return (long)d->npaths++;
 }
 
 size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap)

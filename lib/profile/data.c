@@ -358,6 +358,12 @@ static int rehash(struct hd_file *d, size_t n)
 int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 	     uint32_t object, uint64_t addr, uint64_t n)
 {
+	return hd_count_at(d, event, thread, object, addr, n) < 0 ? -1 : 0;
+}
+
+long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
+		 uint32_t object, uint64_t addr, uint64_t n)
+{
 	struct hd_sample *s;
 	size_t j;
 
@@ -370,15 +376,15 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 		if (s->event == event && s->thread == thread &&
 		    s->object == object && s->addr == addr) {
 			s->count = hwp_add_sat(s->count, n);
-			return 0;
+			return (long)d->slot[j];
 		}
 	}
 	if (hd_grow(&d->samples, d->nsamples, sizeof(*s)))
 		return -1;
 	s = &d->samples[d->nsamples];
 	*s = (struct hd_sample){ event, thread, object, addr, n };
-	d->slot[j] = d->nsamples++;
-	return 0;
+	d->slot[j] = d->nsamples;
+	return (long)d->nsamples++;
 }
 
 /* ------------------------------------------------------------------ */

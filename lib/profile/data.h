@@ -260,6 +260,10 @@ int hd_object_is_mpi(const char *path);
  * thread is HD_NO_THREAD only in a job file. */
 int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 	     uint32_t object, uint64_t addr, uint64_t n);
+/* hd_count() that returns the key's index in samples (stable while d
+ * only grows: a caller may add to its count there), or -1. */
+long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
+		 uint32_t object, uint64_t addr, uint64_t n);
 
 /*
  * Appends n samples whose keys (event, thread, object, addr) are in d
@@ -279,6 +283,10 @@ long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr)
  * (event, thread, node). 0 or -1. */
 int hd_count_path(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t node,
 		  uint64_t n);
+/* The same, returning the key's index in paths (stable while d only
+ * grows), or -1. */
+long hd_count_path_at(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t node,
+		      uint64_t n);
 /* The frames of node's path, innermost first, into out (at most cap);
  * returns the path's depth (which may exceed cap). */
 size_t hd_path_frames(const struct hd_file *d, uint32_t node, uint32_t *out, size_t cap);

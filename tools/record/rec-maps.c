@@ -337,6 +337,7 @@ void rec_maps_init(struct rec *r)
 void rec_maps_free(struct rec *r)
 {
 	rec_unwind_free(r);
+	rec_chain_free(r);
 	for (size_t i = 0; i < r->nobjs; i++) {
 		free(r->objs[i].path);
 		free(r->objs[i].buildid);
@@ -353,6 +354,23 @@ void rec_maps_free(struct rec *r)
 	imap_free(&r->pid_proc);
 	imap_free(&r->tid_thread);
 	hd_free(&r->d);
+}
+
+/*
+ * The history of process p (-1: none) changes at time: its cached chains
+ * (rec-chains.c) are resolved again. A record older than one already
+ * handled may change any process's past (a forked child sees its
+ * parent's): then every cached chain is.
+ */
+static void history_changed(struct rec *r, long p, uint64_t time)
+{
+	if (time < r->handled_max) {
+		r->chain_gen++;
+		return;
+	}
+	r->handled_max = time;
+	if (p >= 0)
+		r->procs[p].gen++;
 }
 
 static long img_new(struct rec *r, uint64_t time, long parent, uint64_t fork_time)
@@ -473,8 +491,11 @@ void rec_mark_unseen(struct rec *r)
 static long proc_new(struct rec *r, int pid, int ppid, const char *command)
 {
 	struct rec_proc *p;
+	uint32_t old = rec_imap_get(&r->pid_proc, pid);
 	long h;
 
+	if (old != UINT32_MAX)
+		r->procs[old].gen++;	/* its chains are not the new one's */
 	if (r->nprocs % 64 == 0) {
 		void *np = realloc(r->procs, (r->nprocs + 64) * sizeof(*r->procs));
 
@@ -497,6 +518,8 @@ static long thread_new(struct rec *r, int tid, uint32_t proc, const char *comm)
 {
 	long t = hd_add_thread(&r->d, tid, r->procs[proc].hd, comm);
 
+	if (rec_imap_get(&r->tid_thread, tid) != UINT32_MAX)
+		r->chain_gen++;	/* a tid given again: its chains are another thread's */
 	if (t < 0 || rec_imap_put(&r->tid_thread, tid, (uint32_t)t))
 		return -1;
 	return t;
@@ -644,6 +667,7 @@ int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
 
 	if (p < 0)
 		return -1;
+	history_changed(r, p, time);
 	im = img_at(r, &r->procs[p], time);
 	if (im < 0)
 		return 0;
@@ -715,6 +739,7 @@ int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
 			rec_unwind_forget(r, r->procs[p].imgs[k]);
 		if (im < 0 || proc_add_img(&r->procs[p], im))
 			return -1;
+		history_changed(r, p, time);
 		/* the command as it runs, when it still does; else its name */
 		if (pid != r->first_pid || !*hp->command) {
 			cmd = proc_cmdline(pid, comm);
@@ -769,6 +794,7 @@ int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
 	im = img_new(r, time, pim, time);
 	if (im < 0 || proc_add_img(&r->procs[p], im))
 		return -1;
+	history_changed(r, p, time);
 	/* the copied comm */
 	{
 		uint32_t pt = rec_imap_get(&r->tid_thread, ptid);
@@ -828,20 +854,18 @@ static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
 
 /*
  * A sample's call path, stored from the outermost frame in as nodes of
- * the data file's tree, the sampled pc innermost; the samples of the path
- * counted at that node. chain holds the frames innermost first: the
- * kernel's (PERF_SAMPLE_CALLCHAIN, user space only: its context markers
- * are skipped; the first frame may be the pc itself) or the unwinder's.
- * cut: the path was cut short (the kernel's depth limit, the end of the
- * stack copy).
+ * the data file's tree, the sampled pc innermost (at its object and ELF
+ * address obj, addr): its innermost node, or -1. chain holds the frames
+ * innermost first: the kernel's (PERF_SAMPLE_CALLCHAIN, user space only:
+ * its context markers are skipped; the first frame may be the pc itself)
+ * or the unwinder's.
  */
-static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t pc,
-		      uint64_t time, const uint64_t *chain, size_t n, int cut)
+static long path_node(struct rec *r, long p, uint64_t pc, uint32_t obj, uint64_t addr,
+		      uint64_t time, const uint64_t *chain, size_t n)
 {
-	struct hd_event *he = &r->d.events[r->ev[ev].hd];
-	uint32_t parent = HD_NO_NODE, obj;
+	uint32_t parent = HD_NO_NODE, o;
 	size_t skip = 0;
-	uint64_t addr;
+	uint64_t a;
 	long node;
 
 	/* the first user frame is the sampled pc itself */
@@ -851,23 +875,17 @@ static int count_path(struct rec *r, uint32_t ev, uint32_t t, long p, uint64_t p
 		skip = chain[i] == pc ? i + 1 : 0;
 		break;
 	}
-	he->chains = hwp_add_sat(he->chains, 1);
-	if (cut)
-		he->cut = hwp_add_sat(he->cut, 1);
 	for (size_t i = n; i-- > skip;) {
 		if (chain[i] >= PERF_CONTEXT_MAX)
 			continue;
-		resolve(r, p, chain[i], time, &obj, &addr);
-		node = hd_node(&r->d, parent, obj, addr);
+		resolve(r, p, chain[i], time, &o, &a);
+		node = hd_node(&r->d, parent, o, a);
 		if (node < 0)
 			return -1;
 		parent = (uint32_t)node;
 	}
-	resolve(r, p, pc, time, &obj, &addr);
 	node = hd_node(&r->d, parent, obj, addr);
-	if (node < 0)
-		return -1;
-	return hd_count_path(&r->d, r->ev[ev].hd, t, (uint32_t)node, 1);
+	return node < 0 ? -1 : node;
 }
 
 /* The kernel's chain: cut when it holds max_stack user frames. */
@@ -880,34 +898,90 @@ static int chain_cut(const struct rec *r, const uint64_t *chain, size_t n)
 	return r->max_stack > 0 && user >= (size_t)r->max_stack;
 }
 
-/* A sample: its object and ELF address through the map history, and its
- * call path when it came with one. */
+/* A sample resolved: its pc counted, and its path (cut: cut short: the
+ * kernel's depth limit, the end of the stack copy). Where v was counted
+ * for the same event before, there again. */
+static int count_path(struct rec *r, uint32_t ev, struct rec_resolved *v, int cut)
+{
+	struct hd_event *he = &r->d.events[r->ev[ev].hd];
+	long i, j;
+
+	he->chains = hwp_add_sat(he->chains, 1);
+	if (cut)
+		he->cut = hwp_add_sat(he->cut, 1);
+	if (v->ev == ev) {
+		struct hd_sample *s = &r->d.samples[v->sample];
+		struct hd_path *pa = &r->d.paths[v->path];
+
+		s->count = hwp_add_sat(s->count, 1);
+		pa->count = hwp_add_sat(pa->count, 1);
+		return 0;
+	}
+	i = hd_count_at(&r->d, r->ev[ev].hd, v->thread, v->obj, v->addr, 1);
+	j = i < 0 ? -1 : hd_count_path_at(&r->d, r->ev[ev].hd, v->thread, v->node, 1);
+	if (j < 0)
+		return -1;
+	v->ev = ev;
+	v->sample = (size_t)i;
+	v->path = (size_t)j;
+	return 0;
+}
+
+/*
+ * A sample: its object and ELF address through the map history, and its
+ * call path when it came with one. A chain seen before (rec-chains.c)
+ * skips the history and the tree.
+ */
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s)
 {
-	long t = thread_of(r, pid, tid), p;
-	uint32_t obj;
-	uint64_t addr;
+	uint64_t pcs[PERF_MAX_STACK_DEPTH], hash = 0;
+	const uint64_t *chain = s->chain;
+	size_t n = s->nchain;
+	int fresh = s->time >= r->handled_max, cut = 0, cached;
+	struct rec_resolved *hit;
+	struct rec_resolved v;
+	long t, p, node;
 
+	if (fresh)
+		r->handled_max = s->time;
+	if (r->callgraph != HD_CG_NONE && s->regs) {
+		/* unwound first: the frames are then the key */
+		if ((p = proc_of(r, pid)) < 0)
+			return -1;
+		n = rec_unwind(r, img_at(r, &r->procs[p], s->time), pid, tid, s->regs,
+			       s->stack, s->stack_size, pcs, sizeof(pcs) / sizeof(pcs[0]), &cut);
+		chain = pcs;
+		cut = cut || !n;
+	} else if (r->callgraph != HD_CG_NONE && !chain) {
+		/* recorded with paths but this sample came without one (no
+		 * user registers, a record cut short): its pc alone, cut */
+		cut = 1;
+	}
+	cached = r->callgraph != HD_CG_NONE && (chain || s->regs);
+	if (cached) {
+		hash = rec_chain_hash(pid, tid, s->pc, chain, n);
+		hit = rec_chain_find(r, hash, pid, tid, s->pc, chain, n, s->time);
+		if (hit)
+			return count_path(r, ev, hit, s->chain ? hit->cut : cut);
+	}
+	t = thread_of(r, pid, tid);
 	if (t < 0 || (p = proc_of(r, pid)) < 0)
 		return -1;
-	resolve(r, p, s->pc, s->time, &obj, &addr);
-	if (hd_count(&r->d, r->ev[ev].hd, (uint32_t)t, obj, addr, 1))
-		return -1;
+	v.thread = (uint32_t)t;
+	resolve(r, p, s->pc, s->time, &v.obj, &v.addr);
 	if (r->callgraph == HD_CG_NONE)
-		return 0;
+		return hd_count(&r->d, r->ev[ev].hd, v.thread, v.obj, v.addr, 1);
 	if (s->chain)
-		return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, s->chain, s->nchain,
-				  chain_cut(r, s->chain, s->nchain));
-	if (s->regs) {
-		uint64_t pcs[PERF_MAX_STACK_DEPTH];
-		int cut;
-		size_t n = rec_unwind(r, img_at(r, &r->procs[p], s->time), pid, tid, s->regs,
-				      s->stack, s->stack_size, pcs,
-				      sizeof(pcs) / sizeof(pcs[0]), &cut);
-
-		return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, pcs, n, cut || !n);
-	}
-	/* recorded with paths but this sample came without one (no user
-	 * registers, a record cut short): its pc alone, counted cut */
-	return count_path(r, ev, (uint32_t)t, p, s->pc, s->time, NULL, 0, 1);
+		cut = chain_cut(r, chain, n);
+	node = path_node(r, p, s->pc, v.obj, v.addr, s->time, chain, n);
+	if (node < 0)
+		return -1;
+	v.node = (uint32_t)node;
+	v.cut = cut;
+	v.ev = UINT32_MAX;
+	if (count_path(r, ev, &v, cut))
+		return -1;
+	if (cached && fresh)
+		rec_chain_put(r, hash, pid, tid, s->pc, chain, n, (uint32_t)p, &v);
+	return 0;
 }

@@ -160,27 +160,65 @@ flat:
 	return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, &s);
 }
 
+/*
+ * A sample's leading fields, read where REC_SAMPLE_TYPE puts them
+ * (perf_event_open(2): id, ip, pid and tid, time): what hwp_rec_id()
+ * reads with that type, without its generality, for every sample of a
+ * burst. -1 when the record is too short.
+ */
+_Static_assert(REC_SAMPLE_TYPE == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
+				   PERF_SAMPLE_TID | PERF_SAMPLE_TIME),
+	       "sample_head() reads the fields of REC_SAMPLE_TYPE");
+#define REC_SAMPLE_HEAD	(sizeof(struct perf_event_header) + 4 * 8)
+
+static inline int sample_head(const unsigned char *p, size_t n, struct hwp_rec_id *id)
+{
+	if (n < REC_SAMPLE_HEAD)
+		return -1;
+	id->id = u64_at(p, 8);
+	id->ip = u64_at(p, 16);
+	id->pid = u32_at(p, 24);
+	id->tid = u32_at(p, 28);
+	id->time = u64_at(p, 32);
+	return 0;
+}
+
+/* The -e index of a sample's id (rec_ev_of()), the last one remembered:
+ * an id never changes its event. */
+static uint32_t sample_ev(struct rec *r, uint64_t id)
+{
+	if (!r->id_known || r->last_id != id) {
+		uint32_t ev = rec_ev_of(r, id);
+
+		if (ev == UINT32_MAX)
+			return ev;
+		r->last_id = id;
+		r->last_ev = ev;
+		r->id_known = 1;
+	}
+	return r->last_ev;
+}
+
 /* One whole record (copied out of its ring), in time order. */
 static int record(struct rec *r, const unsigned char *p, size_t n)
 {
 	const struct perf_event_header *h = (const void *)p;
-	size_t trailer = hwp_rec_trailer(REC_SAMPLE_TYPE, 1);
 	struct hwp_rec_id id;
 	uint32_t ev;
 
 	switch (h->type) {
-	case PERF_RECORD_SAMPLE:	/* its fields through the one parser */
-		if (hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_id || !id.has_time)
+	case PERF_RECORD_SAMPLE:
+		if (sample_head(p, n, &id))
 			return 0;
-		ev = rec_ev_of(r, id.id);
+		ev = sample_ev(r, id.id);
 		if (ev == UINT32_MAX)
 			return 0;
 		r->d.events[r->ev[ev].hd].samples++;
 		return sample(r, ev, p, n, &id);
 	case PERF_RECORD_MMAP2:
-		return rec_mmap2(r, p, n, trailer);
+		return rec_mmap2(r, p, n, hwp_rec_trailer(REC_SAMPLE_TYPE, 1));
 	case PERF_RECORD_COMM:
-		return rec_comm(r, p, n, trailer);
+		return rec_comm(r, p, n, hwp_rec_trailer(REC_SAMPLE_TYPE, 1));
 	case PERF_RECORD_FORK:
 		if (n < 32)
 			return 0;
@@ -208,6 +246,8 @@ static uint64_t rec_time(const struct perf_event_header *h)
 {
 	struct hwp_rec_id id;
 
+	if (h->type == PERF_RECORD_SAMPLE)
+		return h->size < REC_SAMPLE_HEAD ? 0 : u64_at((const void *)h, 32);
 	return hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
 
@@ -310,32 +350,87 @@ static int cmp_qent(const void *a, const void *b)
  */
 static long drain_all(struct rec *r);
 
+/* Merges the ascending runs x[0, m) and x[m, n) through tmp (room for m). */
+static void merge_runs(struct rec_qent *x, size_t m, size_t n, struct rec_qent *tmp)
+{
+	size_t i = 0, j = m, o = 0;
+
+	memcpy(tmp, x, m * sizeof(*x));
+	while (i < m && j < n)
+		x[o++] = cmp_qent(&tmp[i], &x[j]) <= 0 ? tmp[i++] : x[j++];
+	memcpy(x + o, tmp + i, (m - i) * sizeof(*x));	/* the rest of x is in place */
+}
+
 /*
- * The queue in time order: the records queued since the last sort are
- * sorted, then merged with the sorted rest (a long burst keeps many
- * records queued: sorting them all again each round cost milliseconds,
- * during which the rings filled). 0 or -1.
+ * The queue in time order. What a round added is a few ascending runs
+ * (each ring's records come in time order): they are found and merged
+ * pairwise, never sorted whole again; then merged into the sorted rest
+ * from the first record of it that is later than the new ones' first
+ * (usually none: nothing moves). A long burst keeps many records queued:
+ * sorting them all again each round cost milliseconds, during which the
+ * rings filled. 0 or -1.
  */
 static int sort_queue(struct rec *r)
 {
-	size_t a = r->nsorted, n = r->nqe, i = 0, j, o = 0;
-	struct rec_qent *m;
+	size_t a = r->nsorted, n = r->nqe, nruns = 1, lo, hi;
+	struct rec_qent *x = r->qe, *tmp = NULL;
+	size_t *run = NULL;
 
 	if (a >= n)
 		return 0;
-	qsort(r->qe + a, n - a, sizeof(*r->qe), cmp_qent);
-	if (a && cmp_qent(&r->qe[a - 1], &r->qe[a]) > 0) {
-		m = malloc(n * sizeof(*m));
-		if (!m)
-			return -1;
-		for (j = a; i < a || j < n;)
-			m[o++] = j >= n || (i < a && cmp_qent(&r->qe[i], &r->qe[j]) <= 0) ?
-				 r->qe[i++] : r->qe[j++];
-		memcpy(r->qe, m, n * sizeof(*m));
-		free(m);
+	for (size_t i = a + 1; i < n; i++)
+		nruns += cmp_qent(&x[i - 1], &x[i]) > 0;
+	if (nruns > 1) {
+		size_t k = 0;
+
+		run = malloc((nruns + 1) * sizeof(*run));
+		tmp = malloc((n - a) * sizeof(*tmp));
+		if (!run || !tmp)
+			goto nomem;
+		run[k++] = a;
+		for (size_t i = a + 1; i < n; i++)
+			if (cmp_qent(&x[i - 1], &x[i]) > 0)
+				run[k++] = i;
+		run[k] = n;
+		/* each pass merges runs 2i and 2i+1: log2(runs) passes */
+		while (nruns > 1) {
+			size_t m = 0;
+
+			for (k = 0; k + 1 < nruns; k += 2) {
+				merge_runs(x + run[k], run[k + 1] - run[k], run[k + 2] - run[k],
+					   tmp);
+				run[m++] = run[k];
+			}
+			if (k < nruns)
+				run[m++] = run[k];
+			run[m] = n;
+			nruns = m;
+		}
 	}
+	if (a && cmp_qent(&x[a - 1], &x[a]) > 0) {
+		/* the sorted records later than the new first one */
+		for (lo = 0, hi = a; lo < hi;) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (cmp_qent(&x[mid], &x[a]) <= 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		free(tmp);
+		tmp = malloc((a - lo) * sizeof(*tmp));
+		if (!tmp)
+			goto nomem;
+		merge_runs(x + lo, a - lo, n - lo, tmp);
+	}
+	free(tmp);
+	free(run);
 	r->nsorted = n;
 	return 0;
+nomem:
+	free(tmp);
+	free(run);
+	return -1;
 }
 
 static uint64_t now_us(void)

@@ -77,6 +77,7 @@ struct rec_proc {
 	int ended;
 	uint64_t start;		/* its start time when met (/proc/PID/stat), 0:
 				 * unknown (gone by then) */
+	uint32_t gen;		/* bumped when its history changes (rec-chains.c) */
 };
 
 /* int -> uint32 table (pids, tids) */
@@ -124,6 +125,9 @@ struct rec {
 	size_t nqe, capqe;
 	size_t nsorted;			/* qe[0..nsorted) in time order */
 	uint64_t round_max, prev_max;	/* latest time read this / last round */
+	uint64_t last_id;		/* the last sample's id and -e index */
+	uint32_t last_ev;
+	int id_known;
 
 	/* rec-maps.c */
 	struct rec_obj *objs;
@@ -142,6 +146,10 @@ struct rec {
 	uint32_t stack_size;		/* dwarf: bytes of stack a sample copies */
 	struct rec_uw *uw;		/* dwarf: an unwinder per image (rec-unwind.c) */
 	size_t nuw;
+	/* rec-chains.c: resolved chains, and what they were resolved against */
+	struct rec_chain *chains;
+	uint32_t chain_gen;		/* bumped by a record older than one handled */
+	uint64_t handled_max;		/* the latest time handled */
 };
 
 /* rec-perf.c: per-CPU events on pid's process tree, one ring per CPU. */
@@ -199,6 +207,29 @@ struct rec_sample {
 	uint64_t stack_size;		/* bytes of it the kernel filled */
 };
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s);
+/* rec-chains.c: the chain cache. What a sample's pc and chain resolved
+ * to: its data-file thread, the pc's object and ELF address, the path's
+ * innermost node, and (-g) whether the kernel cut the chain. */
+struct rec_resolved {
+	uint32_t thread, obj, node;
+	int cut;
+	uint64_t addr;
+	/* where the last sample of it was counted: event ev's sample and
+	 * path (indices into the data file's samples and paths) */
+	uint32_t ev;
+	size_t sample, path;
+};
+uint64_t rec_chain_hash(int pid, int tid, uint64_t pc, const uint64_t *chain, size_t n);
+/* The entry of exactly this key still valid at time, or NULL */
+struct rec_resolved *rec_chain_find(struct rec *r, uint64_t hash, int pid, int tid,
+				    uint64_t pc, const uint64_t *chain, size_t n,
+				    uint64_t time);
+/* Keeps what the key resolved to in process proc (a sample no older than
+ * r->handled_max); nothing when out of memory. */
+void rec_chain_put(struct rec *r, uint64_t hash, int pid, int tid, uint64_t pc,
+		   const uint64_t *chain, size_t n, uint32_t proc,
+		   const struct rec_resolved *v);
+void rec_chain_free(struct rec *r);
 /* The ELF virtual address of file offset off of object o. */
 uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off);
 
