@@ -9,6 +9,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -232,6 +236,12 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 	case PERF_RECORD_LOST_SAMPLES:
 		rec_lost(r, h);
 		return 0;
+	case REC_DROPPED:	/* a sample the reader could not keep */
+		if (sample_head(p, n, &id) || (ev = sample_ev(r, id.id)) == UINT32_MAX)
+			return 0;
+		r->d.events[r->ev[ev].hd].lost = hwp_add_sat(r->d.events[r->ev[ev].hd].lost, 1);
+		r->dropped = hwp_add_sat(r->dropped, 1);
+		return 0;
 	case PERF_RECORD_THROTTLE:
 		ev = rec_event(r, h);
 		if (ev != UINT32_MAX)
@@ -246,7 +256,7 @@ static uint64_t rec_time(const struct perf_event_header *h)
 {
 	struct hwp_rec_id id;
 
-	if (h->type == PERF_RECORD_SAMPLE)
+	if (h->type == PERF_RECORD_SAMPLE || h->type == REC_DROPPED)
 		return h->size < REC_SAMPLE_HEAD ? 0 : u64_at((const void *)h, 32);
 	return hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
@@ -280,17 +290,49 @@ static size_t dwarf_keep(const struct rec *r, const struct perf_event_header *h,
 	return at + 8 + (size_t)*dyn + 8;
 }
 
-static int queue(struct rec *r, const struct perf_event_header *h)
+/* A record as it is kept: its bytes (a dwarf sample without the part of
+ * its stack copy the kernel did not fill). */
+struct kept {
+	size_t n, stack_at;
+	uint64_t dyn;
+	int trim;
+};
+
+static struct kept kept_size(const struct rec *r, const struct perf_event_header *h)
+{
+	struct kept k = { h->size, 0, 0, 0 };
+	size_t keep = dwarf_keep(r, h, (const void *)h, &k.stack_at, &k.dyn);
+
+	if (keep) {
+		k.n = keep;
+		k.trim = 1;
+	}
+	return k;
+}
+
+static void kept_copy(unsigned char *q, const struct perf_event_header *h, const struct kept *k)
 {
 	const unsigned char *p = (const void *)h;
-	size_t stack_at = 0, keep;
-	uint64_t dyn = 0;
-	size_t n, need;
-	uint64_t t = rec_time(h);
 
-	keep = dwarf_keep(r, h, p, &stack_at, &dyn);
-	n = keep ? keep : h->size;
-	need = (n + 7) & ~(size_t)7;
+	if (k->trim) {	/* header and registers, dyn_size, the stack, dyn_size */
+		struct perf_event_header nh = *h;
+
+		nh.size = (uint16_t)k->n;
+		memcpy(q, &nh, sizeof(nh));
+		memcpy(q + sizeof(nh), p + sizeof(nh), k->stack_at - sizeof(nh));
+		memcpy(q + k->stack_at, &k->dyn, 8);
+		memcpy(q + k->stack_at + 8, p + k->stack_at + 8, (size_t)k->dyn);
+		memcpy(q + k->stack_at + 8 + k->dyn, &k->dyn, 8);
+	} else {
+		memcpy(q, p, k->n);
+	}
+}
+
+static int queue(struct rec *r, const struct perf_event_header *h)
+{
+	struct kept k = kept_size(r, h);
+	size_t n = k.n, need = (n + 7) & ~(size_t)7;
+	uint64_t t = rec_time(h);
 
 	if (r->qlen + need > r->qcap) {
 		size_t c = r->qcap ? 2 * r->qcap : 1 << 20;
@@ -313,19 +355,7 @@ static int queue(struct rec *r, const struct perf_event_header *h)
 		r->qe = np;
 		r->capqe = c;
 	}
-	if (keep) {	/* header and registers, dyn_size, the stack, dyn_size */
-		struct perf_event_header nh = *h;
-		unsigned char *q = r->q + r->qlen;
-
-		nh.size = (uint16_t)n;
-		memcpy(q, &nh, sizeof(nh));
-		memcpy(q + sizeof(nh), p + sizeof(nh), stack_at - sizeof(nh));
-		memcpy(q + stack_at, &dyn, 8);
-		memcpy(q + stack_at + 8, p + stack_at + 8, (size_t)dyn);
-		memcpy(q + stack_at + 8 + dyn, &dyn, 8);
-	} else {
-		memcpy(r->q + r->qlen, p, n);
-	}
+	kept_copy(r->q + r->qlen, h, &k);
 	r->qe[r->nqe++] = (struct rec_qent){ t, r->qlen };
 	r->qlen += need;
 	if (t > r->round_max)
@@ -444,12 +474,18 @@ static uint64_t now_us(void)
 /* --call-graph dwarf: the time one round may spend unwinding before it
  * reads the rings again (a burst fills a ring in about a millisecond). */
 #define REC_UNWIND_US	200
+/* with a reader thread emptying the rings: the time one call may unwind
+ * before record looks at its signals and its command again */
+#define REC_UNWIND_THREAD_US	20000
+
+static int rd_yield(const struct rec *r);
 
 static int flush(struct rec *r, uint64_t limit, int timed)
 {
 	size_t k, keep = 0, qlen = 0, n0 = r->nqe;
 	unsigned char *nq = NULL;
-	uint64_t until = timed && r->callgraph == HD_CG_DWARF ? now_us() + REC_UNWIND_US : 0;
+	uint64_t until = timed && r->callgraph == HD_CG_DWARF ?
+			 now_us() + (r->rd ? REC_UNWIND_THREAD_US : REC_UNWIND_US) : 0;
 
 	if (sort_queue(r))
 		return -1;
@@ -458,7 +494,7 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 		struct perf_event_header h;
 
 		/* the rest, older ones first, in the next round */
-		if (until && k && (k & 7) == 0 && now_us() > until)
+		if (until && k && (k & 7) == 0 && (now_us() > until || (r->rd && rd_yield(r))))
 			break;
 		memcpy(&h, p, sizeof(h));
 		if (record(r, p, h.size))
@@ -467,7 +503,7 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 		/* unwinding takes long: the rings are emptied into the queue
 		 * (behind the records being handled) meanwhile, so that a
 		 * burst finds room in them */
-		if (r->callgraph == HD_CG_DWARF && (k & 31) == 31 && drain_all(r) < 0)
+		if (r->callgraph == HD_CG_DWARF && !r->rd && (k & 31) == 31 && drain_all(r) < 0)
 			return -1;
 	}
 	if (k == r->nqe) {
@@ -549,17 +585,343 @@ static long drain_all(struct rec *r)
 	return n;
 }
 
-/* Records a round may read and still leave unwinding for a later one,
- * and the bytes the queue may hold then. */
+/* Records a round may read and still leave unwinding for a later one
+ * (the bytes the queue may hold then: REC_BURST_BYTES). */
 #define REC_BURST	64
-#define REC_BURST_BYTES	(256u << 20)
+
+/* ------------------------------------------------------------------ */
+/* --call-graph dwarf: the rings read by a thread of their own           */
+
+/*
+ * A thread that only copies the rings' records out (each dwarf sample
+ * without the unfilled part of its stack copy) into chunks it hands to
+ * the main thread, which orders them, maintains the map history and
+ * unwinds, with its Dwfl objects, alone: the rings are emptied at the
+ * pace the kernel fills them however long unwinding takes. The bytes
+ * waiting (handed over, or queued and not yet handled) are bounded by
+ * REC_BURST_BYTES: a sample that would go over is kept as a marker of
+ * its leading fields only (REC_DROPPED), counted lost for its event when
+ * its turn comes; past REC_HARD_BYTES the thread stops reading and the
+ * kernel drops (and counts) what does not fit in the rings. After each
+ * full pass over the rings the thread puts a pass marker (REC_PASS): the
+ * main thread handles the records older than the latest time the pass
+ * before saw, as rec_perf_drain() does with the passes it makes itself.
+ */
+#define REC_HARD_BYTES	(REC_BURST_BYTES + (32u << 20))
+#define REC_CHUNK	(1u << 20)
+
+struct rd_chunk {
+	struct rd_chunk *next;
+	size_t len, cap;
+	unsigned char data[];
+};
+
+struct rec_reader {
+	pthread_t th;
+	pthread_mutex_t mu;
+	struct rd_chunk *head, *tail;	/* handed over, under mu */
+	struct rd_chunk *cur;		/* the thread's own */
+	size_t pending;			/* bytes in chunks (atomic) */
+	size_t held;			/* bytes the main queue holds (atomic) */
+	int stop;			/* atomic: main asks the thread to end */
+	int signalled;			/* atomic: wake[] holds a byte */
+	int failed;			/* atomic: out of memory in the thread */
+	int busy;			/* atomic: its last pass read a burst */
+	int wake[2];			/* thread -> main: chunks handed over */
+	int quit[2];			/* main -> thread: stop */
+	uint64_t safe;			/* main: records up to this time may be handled */
+};
+
+/* Room for n more bytes in the thread's chunk: 0 or -1. */
+static int rd_room(struct rec_reader *rd, size_t n)
+{
+	struct rd_chunk *c = rd->cur;
+
+	if (c && c->len + n <= c->cap)
+		return 0;
+	if (c) {
+		pthread_mutex_lock(&rd->mu);
+		if (rd->tail)
+			rd->tail->next = c;
+		else
+			rd->head = c;
+		rd->tail = c;
+		pthread_mutex_unlock(&rd->mu);
+		rd->cur = NULL;
+	}
+	if (!n)
+		return 0;
+	c = malloc(sizeof(*c) + (n > REC_CHUNK ? n : REC_CHUNK));
+	if (!c)
+		return -1;
+	c->next = NULL;
+	c->len = 0;
+	c->cap = n > REC_CHUNK ? n : REC_CHUNK;
+	rd->cur = c;
+	return 0;
+}
+
+static unsigned char *rd_put(struct rec_reader *rd, size_t n)
+{
+	size_t need = (n + 7) & ~(size_t)7;
+	unsigned char *q;
+
+	if (rd_room(rd, need))
+		return NULL;
+	q = rd->cur->data + rd->cur->len;
+	rd->cur->len += need;
+	__atomic_add_fetch(&rd->pending, need, __ATOMIC_RELAXED);
+	return q;
+}
+
+static size_t rd_waiting(const struct rec_reader *rd)
+{
+	return __atomic_load_n(&rd->pending, __ATOMIC_RELAXED) +
+	       __atomic_load_n(&rd->held, __ATOMIC_RELAXED);
+}
+
+/* One ring's records into chunks: their number, or -1. */
+static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg)
+{
+	const struct perf_event_header *h;
+	long n = 0;
+
+	if (!hwp_ring_begin(&rg->ring))
+		return 0;
+	/* past the hard bound the rest stays in the ring */
+	while (rd_waiting(rd) < REC_HARD_BYTES && (h = hwp_ring_next(&rg->ring))) {
+		struct kept k = kept_size(r, h);
+		unsigned char *q;
+
+		if (h->type == PERF_RECORD_SAMPLE && h->size >= REC_SAMPLE_HEAD &&
+		    rd_waiting(rd) + k.n > REC_BURST_BYTES) {
+			struct perf_event_header m = { REC_DROPPED, 0, REC_SAMPLE_HEAD };
+
+			if (!(q = rd_put(rd, REC_SAMPLE_HEAD)))
+				goto nomem;
+			memcpy(q, &m, sizeof(m));
+			memcpy(q + sizeof(m), (const unsigned char *)h + sizeof(m),
+			       REC_SAMPLE_HEAD - sizeof(m));
+		} else {
+			if (!(q = rd_put(rd, k.n)))
+				goto nomem;
+			kept_copy(q, h, &k);
+		}
+		n++;
+	}
+	hwp_ring_end(&rg->ring);
+	return n;
+nomem:
+	hwp_ring_end(&rg->ring);
+	return -1;
+}
+
+static void *rd_main(void *arg)
+{
+	struct rec *r = arg;
+	struct rec_reader *rd = r->rd;
+	struct pollfd *pf = calloc((size_t)r->nrings + 1, sizeof(*pf));
+	long last = 0;
+	nfds_t npf = 0;
+
+	if (!pf) {
+		__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
+		return NULL;
+	}
+	pf[npf++] = (struct pollfd){ .fd = rd->quit[0], .events = POLLIN };
+	for (int c = 0; c < r->nrings; c++)
+		if (r->rings[c].fd >= 0)
+			pf[npf++] = (struct pollfd){ .fd = r->rings[c].fd, .events = POLLIN };
+	while (!__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE)) {
+		long n = 0;
+
+		for (int c = 0; c < r->nrings; c++) {
+			long k = r->rings[c].fd < 0 ? 0 : rd_ring(r, rd, &r->rings[c]);
+
+			if (k < 0) {
+				__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
+				n = -1;
+				break;
+			}
+			n += k;
+		}
+		if (n < 0)
+			break;
+		if (n || last) {	/* a pass that saw records, and the one after */
+			unsigned char *q = rd_put(rd, sizeof(struct perf_event_header));
+			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
+
+			if (!q) {
+				__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
+				break;
+			}
+			memcpy(q, &m, sizeof(m));
+			rd_room(rd, 0);		/* handed over */
+			/* the main thread is woken once the burst is over (or
+			 * the records wait near their bound): while it lasts
+			 * the CPUs are the reader's and the command's */
+			if ((n <= REC_BURST || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
+			    !__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
+			    write(rd->wake[1], "", 1) < 0)
+				__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
+		}
+		last = n;
+		__atomic_store_n(&rd->busy, n > REC_BURST, __ATOMIC_RELAXED);
+		if (!n)
+			poll(pf, npf, 100);
+	}
+	rd_room(rd, 0);
+	/* the main thread may be waiting for what was handed over last */
+	if (!__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
+	    write(rd->wake[1], "", 1) < 0)
+		__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
+	free(pf);
+	return NULL;
+}
+
+int rec_reader_start(struct rec *r)
+{
+	struct rec_reader *rd;
+	sigset_t all, old;
+	int ret;
+
+	if (r->callgraph != HD_CG_DWARF || r->rd)
+		return 0;
+	rd = calloc(1, sizeof(*rd));
+	if (!rd)
+		return -ENOMEM;
+	if (pipe2(rd->wake, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		free(rd);
+		return ret;
+	}
+	if (pipe2(rd->quit, O_CLOEXEC | O_NONBLOCK)) {
+		ret = -errno;
+		close(rd->wake[0]);
+		close(rd->wake[1]);
+		free(rd);
+		return ret;
+	}
+	pthread_mutex_init(&rd->mu, NULL);
+	r->rd = rd;
+	/* signals go to the main thread (rec-launch.c's handlers) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	ret = -pthread_create(&rd->th, NULL, rd_main, r);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (ret) {
+		r->rd = NULL;
+		for (int i = 0; i < 2; i++) {
+			close(rd->wake[i]);
+			close(rd->quit[i]);
+		}
+		pthread_mutex_destroy(&rd->mu);
+		free(rd);
+	}
+	return ret;
+}
+
+int rec_reader_fd(const struct rec *r)
+{
+	return r->rd ? r->rd->wake[0] : -1;
+}
+
+/* What the thread handed over, into the time-ordered queue: the records
+ * taken, or -1. Each pass marker makes what the pass before saw safe. */
+static long rd_pull(struct rec *r)
+{
+	struct rec_reader *rd = r->rd;
+	struct rd_chunk *c, *next;
+	char buf[64];
+	long n = 0;
+	int bad = 0;
+
+	while (read(rd->wake[0], buf, sizeof(buf)) > 0)
+		;
+	__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
+	pthread_mutex_lock(&rd->mu);
+	c = rd->head;
+	rd->head = rd->tail = NULL;
+	pthread_mutex_unlock(&rd->mu);
+	for (; c; c = next) {
+		next = c->next;
+		for (size_t at = 0; at < c->len && !bad;) {
+			struct perf_event_header h;
+
+			memcpy(&h, c->data + at, sizeof(h));
+			if (h.type == REC_PASS) {
+				rd->safe = r->prev_max;
+				r->prev_max = r->round_max;
+			} else if (queue(r, (const void *)(c->data + at))) {
+				bad = 1;
+			} else {
+				n++;
+			}
+			at += (h.size + 7u) & ~7u;
+		}
+		__atomic_sub_fetch(&rd->pending, c->len, __ATOMIC_RELAXED);
+		free(c);
+	}
+	__atomic_store_n(&rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
+	return bad || __atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE) ? -1 : n;
+}
+
+/* Ends the thread; what it handed over is queued: the records, or -1. */
+long rec_reader_stop(struct rec *r)
+{
+	struct rec_reader *rd = r->rd;
+	long n;
+
+	if (!rd)
+		return 0;
+	__atomic_store_n(&rd->stop, 1, __ATOMIC_RELEASE);
+	/* a full pipe: the thread sees stop within its poll's 100 ms */
+	(void)!write(rd->quit[1], "", 1);
+	pthread_join(rd->th, NULL);
+	n = rd_pull(r);
+	r->prev_max = r->round_max;
+	free(rd->cur);
+	for (int i = 0; i < 2; i++) {
+		close(rd->wake[i]);
+		close(rd->quit[i]);
+	}
+	pthread_mutex_destroy(&rd->mu);
+	free(rd);
+	r->rd = NULL;
+	return n;
+}
+
+/* The reader thread reads a burst: unwinding waits (on a machine with
+ * fewer free CPUs than threads it would take the reader's), unless the
+ * records waiting near their bound. */
+static int rd_yield(const struct rec *r)
+{
+	return __atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) &&
+	       rd_waiting(r->rd) < REC_BURST_BYTES / 2;
+}
+
+int rec_perf_busy(const struct rec *r)
+{
+	return r->rd && r->nqe && r->qe[0].time <= r->rd->safe && !rd_yield(r);
+}
 
 long rec_perf_drain(struct rec *r, int all)
 {
-	long n = drain_all(r);
+	long n, m = 0;
 
+	if (r->rd && !all) {
+		n = rd_pull(r);
+		if (n < 0 || (!rd_yield(r) && flush(r, r->rd->safe, 1)))
+			return -1;
+		__atomic_store_n(&r->rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
+		return n;
+	}
+	if (r->rd && (m = rec_reader_stop(r)) < 0)
+		return -1;
+	n = drain_all(r);
 	if (n < 0)
 		return -1;
+	n += m;
 	/* --call-graph dwarf in a burst: unwinding is slower than the kernel
 	 * writes stack copies (and the first unwinds of a process read its
 	 * objects), so while rounds bring many records they are only queued,

@@ -125,6 +125,8 @@ struct rec {
 	size_t nqe, capqe;
 	size_t nsorted;			/* qe[0..nsorted) in time order */
 	uint64_t round_max, prev_max;	/* latest time read this / last round */
+	struct rec_reader *rd;		/* dwarf: the thread that reads the rings */
+	uint64_t dropped;		/* samples it could not keep (counted lost) */
 	uint64_t last_id;		/* the last sample's id and -e index */
 	uint32_t last_ev;
 	int id_known;
@@ -161,6 +163,21 @@ int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
  * read, or -1 (out of memory). */
 long rec_perf_drain(struct rec *r, int all);
 void rec_perf_close(struct rec *r);
+/* --call-graph dwarf: a thread reads the rings from now on, and
+ * rec_perf_drain() handles what it copied out: 0 (nothing to do in other
+ * modes) or -errno. rec_reader_fd(): the fd to poll for its records (-1:
+ * none: poll the rings); rec_perf_busy(): records are ready to be handled
+ * (poll without waiting); rec_reader_stop(): ends it (rec_perf_drain()
+ * with all does): the records it handed over, or -1. */
+int rec_reader_start(struct rec *r);
+int rec_reader_fd(const struct rec *r);
+int rec_perf_busy(const struct rec *r);
+long rec_reader_stop(struct rec *r);
+/* dwarf: the bytes of records read and waiting to be unwound, at most */
+#define REC_BURST_BYTES	(256u << 20)
+/* Record types of rec-read.c's own, above the kernel's */
+#define REC_PASS	0x7f00u	/* the reader thread's pass ended */
+#define REC_DROPPED	0x7f01u	/* a sample's leading fields: it was not kept */
 /* What every event of record asks the kernel to put in a sample and in
  * the sample_id trailer of the other records (rec-perf.c opens, rec-read.c
  * reads). */

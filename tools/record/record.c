@@ -437,12 +437,18 @@ static void control_read(struct rec_run *run)
 static int loop(struct rec_run *run)
 {
 	uint64_t last_ckpt = now_ms();
-	int delayed = run->op.delay > 0;
+	int delayed = run->op.delay > 0, ret;
 
+	/* --call-graph dwarf: a thread empties the rings while this one
+	 * unwinds (rec-read.c) */
+	if ((ret = rec_reader_start(run->r)))
+		return die("cannot start the thread that reads the rings: %s", strerror(-ret));
 	for (;;) {
 		struct pollfd pf[2 + 256];
-		int fds[256], timeout = 100, nctl = run->ctl_fd >= 0;
-		size_t n = rec_perf_pollfds(run->r, fds, 256);
+		int fds[256], timeout = rec_perf_busy(run->r) ? 0 : 100;
+		int nctl = run->ctl_fd >= 0;
+		size_t n = rec_reader_fd(run->r) >= 0 ? (fds[0] = rec_reader_fd(run->r), 1) :
+			   rec_perf_pollfds(run->r, fds, 256);
 
 		pf[0] = (struct pollfd){ .fd = rec_signals_fd(), .events = POLLIN };
 		if (nctl)
@@ -455,7 +461,7 @@ static int loop(struct rec_run *run)
 			if (t >= at) {
 				set_paused(run, 0, "--delay");
 				delayed = 0;
-			} else if (at - t < 100) {
+			} else if (at - t < (uint64_t)timeout) {
 				timeout = (int)(at - t);
 			}
 		}
@@ -524,6 +530,9 @@ static void warn_lost(const struct rec_run *run)
 			fprintf(stderr, "hwprof: warning: lost %llu samples of %s (rings full): use -m PAGES for bigger rings (these had %u pages), or a longer period\n",
 				(unsigned long long)he->lost, r->ev[e].name, run->ring_pages);
 	}
+	if (r->dropped)
+		fprintf(stderr, "hwprof: warning: %llu of the samples lost were read but not kept: unwinding fell %u MiB behind (--call-graph dwarf); a smaller stack copy (--call-graph dwarf,SIZE) or a longer period keeps more\n",
+			(unsigned long long)r->dropped, REC_BURST_BYTES >> 20);
 }
 
 /* Processes of the command that still run: followed no further. */
@@ -726,6 +735,7 @@ static void run_free(struct rec_run *run)
 			close(run->ex[i]);
 	}
 	if (run->r) {
+		rec_reader_stop(run->r);
 		rec_perf_close(run->r);
 		rec_maps_free(run->r);
 		free(run->r);
