@@ -17,6 +17,10 @@
  *   chdir DIR N         chdir(DIR), then N faults, exit 0
  *   dlopen DIR LIB N    chdir(DIR), dlopen("./LIB"), N faults in it,
  *                       dlclose, then another N faults here, exit 0
+ *   dlopen2 A B LIB N   dlopen("A/LIB"), N faults in it, dlclose; the
+ *                       same with B/LIB (a copy: mapped where the first
+ *                       was, usually), exit 0; says "same address" when
+ *                       the two were
  *   pgrp CMD ARGS...    runs CMD as the leader of a new process group,
  *                       SIGINT, SIGQUIT and SIGHUP at their defaults
  *   seccomp CMD ARGS... runs CMD under a seccomp filter that denies
@@ -491,6 +495,28 @@ int main(int argc, char **argv)
 		f(atol(argv[4]));
 		dlclose(h);
 		faults(atol(argv[4]));
+		return 0;
+	}
+	if (!strcmp(m, "dlopen2") && argc > 5) {
+		void (*f)(long);
+		void *at[2] = { NULL, NULL };
+
+		for (int i = 0; i < 2; i++) {
+			char path[4096];
+			void *h;
+
+			snprintf(path, sizeof(path), "%s/%s", argv[2 + i], argv[4]);
+			if (!(h = dlopen(path, RTLD_NOW)) ||
+			    !(*(void **)&f = dlsym(h, "rec_lib_faults"))) {
+				fprintf(stderr, "rec-prog: %s\n", dlerror());
+				return 99;
+			}
+			at[i] = *(void **)&f;
+			f(atol(argv[5]));
+			dlclose(h);
+		}
+		if (at[0] == at[1])
+			fputs("same address\n", stderr);
 		return 0;
 	}
 #endif

@@ -6,7 +6,7 @@
 # (checked with go tool pprof), the flame graph (in Chromium), merging,
 # paths cut at the kernel's depth limit, a file's size against its
 # samples, and the refusals. Exact counts only.
-# usage: test-paths.sh CASE HWPROF CG-PROG CG-PROG-NOFP
+# usage: test-paths.sh CASE HWPROF CG-PROG CG-PROG-NOFP [REC-PROG (remap)]
 set -u
 case_=$1 hw=$2 prog=$3 nofp=${4:-}
 tmp=$(mktemp -d) || exit 99
@@ -264,6 +264,30 @@ dwarf)
 	check "the warning names the cure" grep -q 'cut short when recorded (the end of the stack copy.*--call-graph dwarf,SIZE)' "$tmp/r"
 	uerr "the stack copy is whole 8-byte words" "$hw" record --call-graph dwarf,7 -- true
 	uerr "too large .at most 65528." "$hw" record --call-graph dwarf,70000 -- true
+	;;
+remap)
+	# the same call chain (the same pcs, the same return addresses) in
+	# two copies of a library, the second mapped where the first was
+	# after a dlclose: record's chain cache (rec-chains.c) resolves it
+	# again once the maps change, so each copy keeps its own samples,
+	# flat and on the paths
+	need_pf
+	rprog=$5
+	lib=$(dirname "$rprog")/libreclib.so
+	mkdir "$tmp/a" "$tmp/b"
+	cp "$lib" "$tmp/a/" && cp "$lib" "$tmp/b/" || exit 99
+	"$hw" record -q -g -e page-faults -c 1 -o "$tmp/d" -- "$rprog" dlopen2 "$tmp/a" \
+		"$tmp/b" libreclib.so 300 2> "$tmp/err" || { echo "FAIL: hwprof record -g"; exit 1; }
+	grep -q 'same address' "$tmp/err" ||
+		echo "note: the copies were not mapped at one address: nothing to tell apart"
+	for c in a b; do
+		o=$(awk -v p="$tmp/$c/libreclib.so" '$1 == "object" && $5 == p { print $2 }' "$tmp/d")
+		n=$(awk -v o="$o" '$1 == "s" && $4 == o { n += $6 } END { print n + 0 }' "$tmp/d")
+		check "flat: 300 or more samples in the copy in $c (got $n)" [ "$n" -ge 300 ]
+		n=$(awk -v o="$o" '$1 == "n" { obj[$2] = $4 } $1 == "c" && obj[$4] == o { n += $5 }
+			END { print n + 0 }' "$tmp/d")
+		check "paths: 300 or more ending in the copy in $c (got $n)" [ "$n" -ge 300 ]
+	done
 	;;
 many)
 	# 1500 functions on paths (addresses of an object that cannot be
