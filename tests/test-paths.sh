@@ -265,6 +265,27 @@ dwarf)
 	uerr "the stack copy is whole 8-byte words" "$hw" record --call-graph dwarf,7 -- true
 	uerr "too large .at most 65528." "$hw" record --call-graph dwarf,70000 -- true
 	;;
+dwarf-burst)
+	# 20 000 faults in a few milliseconds, each sample with 8 KiB of its
+	# stack: the rings are read by a thread apart from the unwinding;
+	# whatever is not kept is counted lost (the kernel's drops, or
+	# record's own past its queue's bound), and the books balance:
+	# kept + lost is the kernel's count, every kept path exact
+	need_pf
+	"$hw" record -q --call-graph dwarf -e page-faults -c 1 -o "$tmp/d" -- "$nofp" paths 50 \
+		2> "$tmp/err" || { echo "FAIL: hwprof record --call-graph dwarf"; exit 1; }
+	cat "$tmp/err"
+	check "no warning that the books do not balance" sh -c "! grep -q 'the kernel counted' '$tmp/err'"
+	kept=$(awk '$1 == "event" { print $4; exit }' "$tmp/d")
+	lost=$(awk '$1 == "event" { print $5; exit }' "$tmp/d")
+	echo "kept $kept, lost $lost"
+	check "kept + lost: the 20 000 faults and the start's" [ $((kept + lost)) -ge 20000 ]
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	a=$(edge "$tmp/c" mid_a) b=$(edge "$tmp/c" mid_b)
+	check "callers of leaf: mid_a ${a:-0} + mid_b ${b:-0} <= 20000 <= + lost" \
+		[ $((${a:-0} + ${b:-0})) -le 20000 -a $((${a:-0} + ${b:-0} + lost)) -ge 20000 ]
+	check "callers of leaf: no other" [ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/c" | wc -l)" -le 2 ]
+	;;
 remap)
 	# the same call chain (the same pcs, the same return addresses) in
 	# two copies of a library, the second mapped where the first was

@@ -80,10 +80,10 @@ no_hwprof() {	# data file: no sample in hwprof's own objects
 # A signal to the group (or to record alone) while the command spins: the
 # file must be there with the command's samples, and record must exit as
 # the command did.
-signal_case() {	# signal name, number, "group" or "record"
+signal_case() {	# signal name, number, "group" or "record", record's options
 	need task-clock
 	rm -f "$tmp/ready"
-	"$prog" pgrp "$hw" record -e task-clock -c 1000000 -o "$tmp/s.data" -- \
+	"$prog" pgrp "$hw" record ${4:-} -e task-clock -c 1000000 -o "$tmp/s.data" -- \
 		"$prog" spin "$tmp/ready" 2 &
 	rpid=$!
 	bg="$bg $rpid"
@@ -189,6 +189,11 @@ sigterm-record)
 	signal_case TERM 15 record ;;
 sighup-record)
 	signal_case HUP 1 record ;;
+sigterm-dwarf)
+	# --call-graph dwarf reads the rings in a thread of its own: signals
+	# to record are still handled by record, the file still written
+	[ "$(uname -m)" = x86_64 ] || { echo "SKIP: --call-graph dwarf is x86-64 only"; exit 77; }
+	signal_case TERM 15 record "--call-graph dwarf" ;;
 sigkill-command)
 	need task-clock
 	"$hw" record -e task-clock -o "$tmp/k" -- "$prog" spin "$tmp/ready" &

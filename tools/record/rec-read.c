@@ -494,7 +494,8 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 		struct perf_event_header h;
 
 		/* the rest, older ones first, in the next round */
-		if (until && k && (k & 7) == 0 && (now_us() > until || (r->rd && rd_yield(r))))
+		if (until && k && ((r->rd && (k & 3) == 0 && rd_yield(r)) ||
+				   ((k & 7) == 0 && now_us() > until)))
 			break;
 		memcpy(&h, p, sizeof(h));
 		if (record(r, p, h.size))
@@ -632,6 +633,23 @@ struct rec_reader {
 	uint64_t safe;			/* main: records up to this time may be handled */
 };
 
+/* Hands the thread's chunk over to the main thread. */
+static void rd_publish(struct rec_reader *rd)
+{
+	struct rd_chunk *c = rd->cur;
+
+	if (!c)
+		return;
+	pthread_mutex_lock(&rd->mu);
+	if (rd->tail)
+		rd->tail->next = c;
+	else
+		rd->head = c;
+	rd->tail = c;
+	pthread_mutex_unlock(&rd->mu);
+	rd->cur = NULL;
+}
+
 /* Room for n more bytes in the thread's chunk: 0 or -1. */
 static int rd_room(struct rec_reader *rd, size_t n)
 {
@@ -639,18 +657,7 @@ static int rd_room(struct rec_reader *rd, size_t n)
 
 	if (c && c->len + n <= c->cap)
 		return 0;
-	if (c) {
-		pthread_mutex_lock(&rd->mu);
-		if (rd->tail)
-			rd->tail->next = c;
-		else
-			rd->head = c;
-		rd->tail = c;
-		pthread_mutex_unlock(&rd->mu);
-		rd->cur = NULL;
-	}
-	if (!n)
-		return 0;
+	rd_publish(rd);
 	c = malloc(sizeof(*c) + (n > REC_CHUNK ? n : REC_CHUNK));
 	if (!c)
 		return -1;
@@ -756,7 +763,7 @@ static void *rd_main(void *arg)
 				break;
 			}
 			memcpy(q, &m, sizeof(m));
-			rd_room(rd, 0);		/* handed over */
+			rd_publish(rd);
 			/* the main thread is woken once the burst is over (or
 			 * the records wait near their bound): while it lasts
 			 * the CPUs are the reader's and the command's */
@@ -770,7 +777,7 @@ static void *rd_main(void *arg)
 		if (!n)
 			poll(pf, npf, 100);
 	}
-	rd_room(rd, 0);
+	rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
 	if (!__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
 	    write(rd->wake[1], "", 1) < 0)
@@ -891,12 +898,27 @@ long rec_reader_stop(struct rec *r)
 	return n;
 }
 
-/* The reader thread reads a burst: unwinding waits (on a machine with
- * fewer free CPUs than threads it would take the reader's), unless the
- * records waiting near their bound. */
+/* A ring an eighth full: the reader thread is behind (the kernel's
+ * head and the reader's tail, read from the ring's page). */
+static int rd_behind(const struct rec *r)
+{
+	for (int c = 0; c < r->nrings; c++) {
+		const struct hwp_ring *g = &r->rings[c].ring;
+
+		if (r->rings[c].fd >= 0 &&
+		    __atomic_load_n(&g->page->data_head, __ATOMIC_RELAXED) -
+		    __atomic_load_n(&g->page->data_tail, __ATOMIC_RELAXED) > (g->mask + 1) / 8)
+			return 1;
+	}
+	return 0;
+}
+
+/* The reader thread reads a burst, or is behind: unwinding waits (on a
+ * machine with fewer free CPUs than threads it would take the reader's),
+ * unless the records waiting near their bound. */
 static int rd_yield(const struct rec *r)
 {
-	return __atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) &&
+	return (__atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) || rd_behind(r)) &&
 	       rd_waiting(r->rd) < REC_BURST_BYTES / 2;
 }
 
