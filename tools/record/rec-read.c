@@ -609,6 +609,8 @@ static long drain_all(struct rec *r)
  * before saw, as rec_perf_drain() does with the passes it makes itself.
  */
 #define REC_HARD_BYTES	(REC_BURST_BYTES + (32u << 20))
+/* a burst is over when no pass has read one for this long */
+#define REC_QUIET_US	20000
 #define REC_CHUNK	(1u << 20)
 
 struct rd_chunk {
@@ -728,6 +730,8 @@ static void *rd_main(void *arg)
 	struct rec *r = arg;
 	struct rec_reader *rd = r->rd;
 	struct pollfd *pf = calloc((size_t)r->nrings + 1, sizeof(*pf));
+	uint64_t t, burst_at = 0;
+	int busy = 0, was_busy = 0;
 	long last = 0;
 	nfds_t npf = 0;
 
@@ -754,6 +758,11 @@ static void *rd_main(void *arg)
 		}
 		if (n < 0)
 			break;
+		t = now_us();
+		if (n > REC_BURST)
+			burst_at = t;
+		busy = burst_at && t - burst_at < REC_QUIET_US;
+		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
 		if (n || last) {	/* a pass that saw records, and the one after */
 			unsigned char *q = rd_put(rd, sizeof(struct perf_event_header));
 			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
@@ -764,18 +773,20 @@ static void *rd_main(void *arg)
 			}
 			memcpy(q, &m, sizeof(m));
 			rd_publish(rd);
-			/* the main thread is woken once the burst is over (or
-			 * the records wait near their bound): while it lasts
-			 * the CPUs are the reader's and the command's */
-			if ((n <= REC_BURST || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
-			    !__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
-			    write(rd->wake[1], "", 1) < 0)
-				__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
 		}
+		/* the main thread is woken once a burst is over (or the
+		 * records wait near their bound): while it lasts the CPUs
+		 * are the reader's and the command's */
+		if ((n || last || was_busy) && (!busy || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
+		    !__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
+		    write(rd->wake[1], "", 1) < 0)
+			__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
 		last = n;
-		__atomic_store_n(&rd->busy, n > REC_BURST, __ATOMIC_RELAXED);
+		was_busy = busy;
+		/* in a burst the rings are looked at every millisecond, not
+		 * only when one is a quarter full */
 		if (!n)
-			poll(pf, npf, 100);
+			poll(pf, npf, busy ? 1 : 100);
 	}
 	rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
@@ -932,6 +943,9 @@ long rec_perf_drain(struct rec *r, int all)
 	long n, m = 0;
 
 	if (r->rd && !all) {
+		/* in a burst even taking the records over waits */
+		if (rd_yield(r))
+			return 0;
 		n = rd_pull(r);
 		if (n < 0 || (!rd_yield(r) && flush(r, r->rd->safe, 1)))
 			return -1;
