@@ -41,8 +41,9 @@ uint64_t rec_chain_hash(int pid, int tid, uint64_t pc, const uint64_t *chain, si
 
 	h = (h ^ pc) * 0x9e3779b97f4a7c15ull;
 	for (size_t i = 0; i < n; i++)
-		h = (h ^ chain[i]) * 0x9e3779b97f4a7c15ull;
-	return h ^ (h >> 29);
+		h = h * 0x9e3779b97f4a7c15ull + chain[i];
+	h *= 0xff51afd7ed558ccdull;
+	return h ^ (h >> 32);
 }
 
 struct rec_resolved *rec_chain_find(struct rec *r, uint64_t hash, int pid, int tid,

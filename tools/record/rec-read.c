@@ -298,11 +298,14 @@ struct kept {
 	int trim;
 };
 
-static struct kept kept_size(const struct rec *r, const struct perf_event_header *h)
+static inline struct kept kept_size(const struct rec *r, const struct perf_event_header *h)
 {
 	struct kept k = { h->size, 0, 0, 0 };
-	size_t keep = dwarf_keep(r, h, (const void *)h, &k.stack_at, &k.dyn);
+	size_t keep;
 
+	if (r->callgraph != HD_CG_DWARF)
+		return k;
+	keep = dwarf_keep(r, h, (const void *)h, &k.stack_at, &k.dyn);
 	if (keep) {
 		k.n = keep;
 		k.trim = 1;
@@ -310,7 +313,7 @@ static struct kept kept_size(const struct rec *r, const struct perf_event_header
 	return k;
 }
 
-static void kept_copy(unsigned char *q, const struct perf_event_header *h, const struct kept *k)
+static inline void kept_copy(unsigned char *q, const struct perf_event_header *h, const struct kept *k)
 {
 	const unsigned char *p = (const void *)h;
 
