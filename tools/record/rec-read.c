@@ -4,8 +4,11 @@
  * reader (lib/ring.c), every record queued and handled in time order
  * (samples, mmaps, comms, forks, exits; drops attributed through the
  * sample_id trailer), and at the end the books: samples kept + samples
- * reported lost against the kernel's count of overflows. The events and
- * rings themselves are opened in rec-perf.c.
+ * reported lost against the kernel's count of overflows. With
+ * --call-graph dwarf the rings are read by a thread of their own that
+ * only copies the records out; the main thread orders and unwinds them
+ * ("The reader thread" below). The events and rings themselves are
+ * opened in rec-perf.c.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -375,14 +378,6 @@ static int cmp_qent(const void *a, const void *b)
 	return x->off < y->off ? -1 : x->off > y->off;	/* ring order */
 }
 
-/*
- * Handles the queued records up to limit in time order, and keeps the
- * rest. A record is written before the event it tells of has effects (an
- * mmap before code runs there), so after one more full pass over the
- * rings, every record older than what the previous pass saw is in.
- */
-static long drain_all(struct rec *r);
-
 /* Merges the ascending runs x[0, m) and x[m, n) through tmp (room for m). */
 static void merge_runs(struct rec_qent *x, size_t m, size_t n, struct rec_qent *tmp)
 {
@@ -474,21 +469,26 @@ static uint64_t now_us(void)
 	return (uint64_t)t.tv_sec * 1000000 + (uint64_t)t.tv_nsec / 1000;
 }
 
-/* --call-graph dwarf: the time one round may spend unwinding before it
- * reads the rings again (a burst fills a ring in about a millisecond). */
-#define REC_UNWIND_US	200
-/* with a reader thread emptying the rings: the time one call may unwind
- * before record looks at its signals and its command again */
-#define REC_UNWIND_THREAD_US	20000
+/* --call-graph dwarf (the reader thread empties the rings): the time one
+ * call may unwind before record looks at its signals and its command
+ * again */
+#define REC_UNWIND_US	20000
 
 static int rd_yield(const struct rec *r);
 
+/*
+ * Handles the queued records up to limit in time order, and keeps the
+ * rest. A record is written before the event it tells of has effects (an
+ * mmap before code runs there), so after one more full pass over the
+ * rings, every record older than what the previous pass saw is in.
+ * timed: dwarf unwinding stops after REC_UNWIND_US, or once the reader
+ * thread reads a burst.
+ */
 static int flush(struct rec *r, uint64_t limit, int timed)
 {
 	size_t k, keep = 0, qlen = 0, n0 = r->nqe;
 	unsigned char *nq = NULL;
-	uint64_t until = timed && r->callgraph == HD_CG_DWARF ?
-			 now_us() + (r->rd ? REC_UNWIND_THREAD_US : REC_UNWIND_US) : 0;
+	uint64_t until = timed && r->callgraph == HD_CG_DWARF ? now_us() + REC_UNWIND_US : 0;
 
 	if (sort_queue(r))
 		return -1;
@@ -504,11 +504,6 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 		if (record(r, p, h.size))
 			return -1;
 		r->qdead += (h.size + 7u) & ~7u;
-		/* unwinding takes long: the rings are emptied into the queue
-		 * (behind the records being handled) meanwhile, so that a
-		 * burst finds room in them */
-		if (r->callgraph == HD_CG_DWARF && !r->rd && (k & 31) == 31 && drain_all(r) < 0)
-			return -1;
 	}
 	if (k == r->nqe) {
 		r->nqe = 0;
@@ -589,12 +584,11 @@ static long drain_all(struct rec *r)
 	return n;
 }
 
-/* Records a round may read and still leave unwinding for a later one
- * (the bytes the queue may hold then: REC_BURST_BYTES). */
+/* Records a pass of the reader thread reads in a burst, at least */
 #define REC_BURST	64
 
 /* ------------------------------------------------------------------ */
-/* --call-graph dwarf: the rings read by a thread of their own           */
+/* The reader thread (--call-graph dwarf)                               */
 
 /*
  * A thread that only copies the rings' records out (each dwarf sample
@@ -961,15 +955,6 @@ long rec_perf_drain(struct rec *r, int all)
 	if (n < 0)
 		return -1;
 	n += m;
-	/* --call-graph dwarf in a burst: unwinding is slower than the kernel
-	 * writes stack copies (and the first unwinds of a process read its
-	 * objects), so while rounds bring many records they are only queued,
-	 * and unwound once a round is quiet, or the queue large, or at the
-	 * end; the rings stay empty meanwhile */
-	if (!all && r->callgraph == HD_CG_DWARF && n > REC_BURST && r->qlen < REC_BURST_BYTES) {
-		r->prev_max = r->round_max;
-		return n;
-	}
 	r->corrupt = 0;
 	for (int c = 0; c < r->nrings; c++)
 		r->corrupt += r->rings[c].ring.stats.corrupt;
