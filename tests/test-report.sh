@@ -26,6 +26,14 @@ line_addr() {
 line_of() {	# the line of $1 holding the marker $2
 	grep -nF "/* $2 */" "$1" | head -1 | cut -d: -f1
 }
+fde_start() {	# the start (hex, no 0x) of the FDE of ELF file $1 that covers $2
+	readelf --debug-dump=frames "$1" 2>/dev/null |
+		sed -n 's/.* FDE .*pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\).*/\1 \2/p' |
+		while read -r lo hi; do
+			[ $((0x$lo)) -le $((0x$2)) ] && [ $((0x$2)) -lt $((0x$hi)) ] &&
+				printf '%x\n' $((0x$lo))
+		done | head -1
+}
 rows() {	# the text rows (no header) of a report
 	"$hw" report "$@" | awk '!/^#/ && $1 ~ /%$/'
 }
@@ -247,9 +255,24 @@ annotate)
 	check "several match: exit 1, nothing on stdout" sh -c "[ $rc = 1 ] && [ ! -s '$tmp/o' ]"
 	check "several match: listed with their samples, most first" sh -c \
 		"grep -q '^hwprof: o: 2 functions match' '$tmp/e' && sed -n 2p '$tmp/e' | grep -Eq '^hwprof: +5  hot \\(rp-lines\\)$' && sed -n 3p '$tmp/e' | grep -Eq '^hwprof: +2  cold \\(rp-lines\\)$'"
-	# an address no symbol covers: +0xADDR or OBJECT+0xADDR, disassembled
+	# stripped: the function is the .eh_frame FDE that covers the address,
+	# named OBJECT+0xSTART, and annotated as one
+	cp "$lines" "$tmp/fdeonly"
+	strip --strip-all "$tmp/fdeonly"
+	fs=$(fde_start "$tmp/fdeonly" "$ha")
+	[ -n "$fs" ] || { echo "ERROR: no FDE covers $ha"; exit 99; }
+	one "$tmp/f" "object - $tmp/fdeonly" "s 0 0 0 $ha 5"
+	check "stripped: the row of the FDE's function fdeonly+0x$fs" sh -c \
+		"'$hw' report '$tmp/f' | grep -Eq ' 5  fdeonly\\+0x$fs +fdeonly$'"
+	"$hw" annotate "fdeonly+0x$fs" "$tmp/f" > "$tmp/u" 2>&1
+	cat "$tmp/u"
+	check "annotate fdeonly+0x$fs: said" grep -q "^# fdeonly+0x$fs in .*fdeonly: 5 samples" "$tmp/u"
+	check "annotate fdeonly+0x$fs: its instruction with 5" grep -Eq "^ +5 +100\.00%  $ha:" "$tmp/u"
+	# an address neither a symbol nor call-frame information covers:
+	# +0xADDR or OBJECT+0xADDR, disassembled
 	cp "$lines" "$tmp/nosym"
 	strip --strip-all "$tmp/nosym"
+	objcopy --remove-section .eh_frame_hdr --remove-section .eh_frame "$tmp/nosym"
 	one "$tmp/n" "object - $tmp/nosym" "s 0 0 0 $ha 5"
 	check "no symbol: the report's +0x row" sh -c "'$hw' report '$tmp/n' | grep -Eq ' 5  \\+0x$ha +nosym$'"
 	for f in "+0x$ha" "nosym+0x$ha"; do

@@ -83,8 +83,13 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 
 		if (f && f->name && *f->name && !added[f - o.syms]) {
 			added[f - o.syms] = 1;
+			/* the name shown first, then its aliases: report finds
+			 * the function by any of them (load_kept()) */
 			if (hd_add_name(d, obj, f->lo, f->hi, f->name))
 				goto out;
+			for (const char *al = sym_alias_next(f, NULL); al; al = sym_alias_next(f, al))
+				if (hd_add_name(d, obj, f->lo, f->hi, al))
+					goto out;
 		}
 		/* what the reader takes: a line from 0, a function named */
 		if (!sym_obj_line(&o, a[i], &file, &line, &fn) && line >= 0 && file && *file) {

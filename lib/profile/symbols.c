@@ -159,8 +159,46 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 	dup = strdup(name);
 	if (!dup)
 		return -1;
-	s->v[s->n++] = (struct sym_func){ lo, hi, dup, rank };
+	s->v[s->n] = (struct sym_func){ lo, hi, dup, NULL, rank, 0, 0, s->n };
+	s->n++;
 	return 0;
+}
+
+/* the score bit of a symbol whose size is known */
+#define SYM_SIZED	((uint64_t)1 << 44)
+
+/*
+ * How much a symbol table's name is preferred among the aliases at its
+ * address, higher first: the public name; perf's choice (its
+ * choose_best_symbol(), tools/perf/util/symbol.c; the tie checked with
+ * perf 6.1 on Debian 12) save where perf shows an internal alias.
+ *  - a symbol with a size before one without (perf);
+ *  - an exported one (global or weak) before a local one: glibc's
+ *    internal aliases (__GI___libc_write, __libc_write) are local, its
+ *    public names global or weak (write; perf puts a weak one after a
+ *    local one and shows __GI___libc_write);
+ *  - a global before a weak one (perf: the vDSO's __vdso_clock_gettime,
+ *    not its weak alias clock_gettime, which is libc's name too);
+ *  - a name without a non-default symbol version before one with
+ *    ("free", not "cfree@GLIBC_2.2.5", the alias kept for old programs:
+ *    perf shows that one);
+ *  - fewer leading underscores ("malloc" before "__libc_malloc", "clone3"
+ *    before "__GI___clone3": perf);
+ *  - a longer name (perf);
+ *  - the earlier in the table on a tie (cmp_sym(); perf:
+ *    __memmove_avx512_unaligned_erms, not __memcpy_avx512_unaligned_erms
+ *    which follows it in libc.so.6's table).
+ */
+static uint64_t sym_score(const char *name, int bind, int sized)
+{
+	const char *at = strchr(name, '@');
+	size_t us = strspn(name, "_"), len = strlen(name);
+	int compat = at && at[1] != '@';
+	uint64_t exported = bind == STB_GLOBAL || bind == STB_WEAK;
+
+	return (uint64_t)(sized != 0) << 44 | exported << 40 | (uint64_t)(bind == STB_GLOBAL) << 39 |
+	       (uint64_t)!compat << 36 | (uint64_t)(255 - (us < 255 ? us : 255)) << 26 |
+	       (len < 0xffffff ? len : 0xffffff);
 }
 
 /*
@@ -186,7 +224,7 @@ static void table_syms(Elf *e, GElf_Word type, struct symvec *out)
 			GElf_Shdr ss;
 			const char *n;
 			uint64_t hi;
-			int t, bind, rank;
+			int t, bind;
 
 			if (!gelf_getsym(d, (int)i, &s))
 				continue;
@@ -207,10 +245,10 @@ static void table_syms(Elf *e, GElf_Word type, struct symvec *out)
 					hi = ss.sh_addr + ss.sh_size;
 			}
 			bind = GELF_ST_BIND(s.st_info);
-			rank = (bind == STB_GLOBAL ? 4 : bind == STB_WEAK ? 2 : 0) +
-			       (s.st_size ? 1 : 0);
-			if (push(out, s.st_value, hi, n, rank))
+			if (push(out, s.st_value, hi, n, 1))
 				return;
+			out->v[out->n - 1].score = sym_score(n, bind, s.st_size != 0);
+			out->v[out->n - 1].order = i;
 		}
 	}
 }
@@ -375,7 +413,7 @@ static int plt_scn_syms(Elf *e, const GElf_Ehdr *eh, const struct relocs *rs,
 		if (!name)
 			continue;
 		snprintf(buf, sizeof(buf), "%s@plt", name);
-		if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 8))
+		if (push(out, sh.sh_addr + at, sh.sh_addr + at + es, buf, 2))
 			return -1;
 	}
 	return 0;
@@ -428,11 +466,13 @@ static void entry_sym(Elf *e, struct symvec *out)
 			uint64_t end = sh.sh_addr + sh.sh_size;
 
 			push(out, eh.e_entry, end - eh.e_entry > 64 ? eh.e_entry + 64 : end,
-			     "_start", -2);
+			     "_start", 0);
 			return;
 		}
 }
 
+/* By address; at one address the preferred name first: the source
+ * (rank), then the score, then the table's order. */
 static int cmp_sym(const void *a, const void *b)
 {
 	const struct sym_func *x = a, *y = b;
@@ -440,12 +480,77 @@ static int cmp_sym(const void *a, const void *b)
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
 	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;	/* preferred first */
+		return x->rank > y->rank ? -1 : 1;
+	if (x->score != y->score)
+		return x->score > y->score ? -1 : 1;
+	if (x->order != y->order)
+		return x->order < y->order ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
-/* Sorted, one symbol per address (the preferred alias), and a symbol that
- * ran to its section's end cut at the next one. */
+const char *sym_alias_next(const struct sym_func *f, const char *a)
+{
+	if (!f->aliases)
+		return NULL;
+	a = a ? a + strlen(a) + 1 : f->aliases;
+	return *a ? a : NULL;
+}
+
+/* Whether name is f's name or one of its aliases. */
+static int has_name(const struct sym_func *f, const char *name)
+{
+	if (!strcmp(f->name, name))
+		return 1;
+	for (const char *a = sym_alias_next(f, NULL); a; a = sym_alias_next(f, a))
+		if (!strcmp(a, name))
+			return 1;
+	return 0;
+}
+
+/* Adds name to f's aliases unless f has it already. 0 or -1. */
+static int add_alias(struct sym_func *f, const char *name)
+{
+	size_t old = 0, n = strlen(name) + 1;
+	char *nv;
+
+	if (has_name(f, name))
+		return 0;
+	if (f->aliases)
+		for (const char *a = f->aliases; *a; a += strlen(a) + 1)
+			old += strlen(a) + 1;
+	nv = realloc(f->aliases, old + n + 1);
+	if (!nv)
+		return -1;
+	memcpy(nv + old, name, n);
+	nv[old + n] = 0;
+	f->aliases = nv;
+	return 0;
+}
+
+/* The name a default-versioned symbol is shown by: without its version
+ * ("__libc_start_main@@GLIBC_2.34" is __libc_start_main, the name a
+ * program calls it by); the full name stays an alias. 0 or -1. */
+static int drop_default_version(struct sym_func *f)
+{
+	char *at = strstr(f->name, "@@"), *bare;
+
+	if (!at || at == f->name || !strcmp(at, "@@plt"))
+		return 0;
+	bare = strndup(f->name, (size_t)(at - f->name));
+	if (!bare)
+		return -1;
+	if (add_alias(f, f->name)) {
+		free(bare);
+		return -1;
+	}
+	free(f->name);
+	f->name = bare;
+	return 0;
+}
+
+/* Sorted, one symbol per address (the preferred name, the others its
+ * aliases), and a symbol that ran to its section's end cut at the next
+ * one. */
 static void finish(struct sym_obj *o, struct symvec *s)
 {
 	size_t w = 0;
@@ -454,16 +559,324 @@ static void finish(struct sym_obj *o, struct symvec *s)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
 	for (size_t i = 0; i < s->n; i++) {
 		if (w && s->v[w - 1].lo == s->v[i].lo) {
+			add_alias(&s->v[w - 1], s->v[i].name);	/* out of memory: one less */
 			free(s->v[i].name);
+			free(s->v[i].aliases);
 			continue;
 		}
 		s->v[w++] = s->v[i];
 	}
+	for (size_t i = 0; i < w; i++)
+		drop_default_version(&s->v[i]);	/* out of memory: the full name */
 	for (size_t i = 0; i + 1 < w; i++)
-		if (s->v[i].hi > s->v[i + 1].lo && !(s->v[i].rank & 1))
+		if (s->v[i].hi > s->v[i + 1].lo && !(s->v[i].score & SYM_SIZED))
 			s->v[i].hi = s->v[i + 1].lo;	/* sizeless */
 	o->syms = s->v;
 	o->nsyms = w;
+}
+
+/* ------------------------------------------------------------------ */
+/* Code no symbol names: functions bounded by call-frame information    */
+
+/* The size of a value of DWARF pointer encoding enc in .eh_frame_hdr
+ * (the low nibble), 0 when unknown. */
+static size_t enc_size(unsigned enc, int is64)
+{
+	switch (enc & 0x0f) {
+	case 0x00:
+		return is64 ? 8 : 4;	/* DW_EH_PE_absptr */
+	case 0x02:
+	case 0x0a:
+		return 2;
+	case 0x03:
+	case 0x0b:
+		return 4;
+	case 0x04:
+	case 0x0c:
+		return 8;
+	default:
+		return 0;
+	}
+}
+
+/* .eh_frame_hdr's search table and .eh_frame, as read by fde_syms(). */
+struct ehf {
+	const unsigned char *hdr, *frame;
+	size_t nhdr, nframe;
+	uint64_t hdr_addr, frame_addr;
+	int is64;
+	struct {
+		size_t off;	/* a CIE's offset in .eh_frame */
+		int enc;	/* its FDEs' pointer encoding, -1: unreadable */
+	} cie[16];
+	size_t ncie;
+};
+
+/* An unsigned LEB128 at *at (advanced), bounded by len; -1 when cut. */
+static int uleb(const unsigned char *p, size_t len, size_t *at, uint64_t *v)
+{
+	*v = 0;
+	for (int sh = 0; *at < len && sh < 64; sh += 7) {
+		unsigned char b = p[(*at)++];
+
+		*v |= (uint64_t)(b & 0x7f) << sh;
+		if (!(b & 0x80))
+			return 0;
+	}
+	return -1;
+}
+
+/* A length field of .eh_frame at *at: the entry's bytes after it, the
+ * 64-bit form in *wide. -1 when cut or a terminator. */
+static int entry_len(const struct ehf *f, size_t *at, uint64_t *n, int *wide)
+{
+	uint32_t l;
+
+	if (*at + 4 > f->nframe)
+		return -1;
+	memcpy(&l, f->frame + *at, 4);
+	*at += 4;
+	*wide = l == 0xffffffffu;
+	if (*wide) {
+		if (*at + 8 > f->nframe)
+			return -1;
+		memcpy(n, f->frame + *at, 8);
+		*at += 8;
+	} else {
+		*n = l;
+	}
+	return *n && *n <= f->nframe - *at ? 0 : -1;
+}
+
+/* The pointer encoding of the FDEs of the CIE at off (its augmentation
+ * 'R'; DW_EH_PE_absptr without one), or -1. */
+static int cie_read(const struct ehf *f, size_t off)
+{
+	size_t at = off, end;
+	uint64_t n, v;
+	const unsigned char *p = f->frame;
+	const char *aug;
+	int wide, ver;
+
+	if (entry_len(f, &at, &n, &wide))
+		return -1;
+	end = at + n;
+	at += wide ? 8 : 4;	/* the CIE id, 0 */
+	if (at + 2 > end)
+		return -1;
+	ver = p[at++];
+	aug = (const char *)p + at;
+	if (!memchr(aug, 0, end - at))
+		return -1;
+	at += strlen(aug) + 1;
+	if (strstr(aug, "eh"))
+		at += f->is64 ? 8 : 4;	/* an old gcc's eh pointer */
+	if (uleb(p, end, &at, &v) || uleb(p, end, &at, &v))	/* code, data align */
+		return -1;
+	if (ver == 1)
+		at++;
+	else if (uleb(p, end, &at, &v))
+		return -1;
+	if (aug[0] != 'z')
+		return 0;
+	if (uleb(p, end, &at, &v))
+		return -1;
+	for (const char *a = aug + 1; *a && at < end; a++) {
+		size_t sz;
+
+		switch (*a) {
+		case 'R':
+			return p[at];
+		case 'L':
+			at++;
+			break;
+		case 'P':
+			if ((p[at] & 0x70) == 0x50 || !(sz = enc_size(p[at], f->is64)))
+				return -1;	/* aligned: not seen on Linux */
+			at += 1 + sz;
+			break;
+		case 'S':
+		case 'B':
+		case 'G':
+			break;
+		default:
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The FDEs' pointer encoding of the CIE at off, cached; -1 when unknown. */
+static int cie_enc(struct ehf *f, size_t off)
+{
+	int enc;
+
+	for (size_t i = 0; i < f->ncie; i++)
+		if (f->cie[i].off == off)
+			return f->cie[i].enc;
+	enc = cie_read(f, off);
+	if (f->ncie < sizeof(f->cie) / sizeof(f->cie[0]))
+		f->cie[f->ncie++] = (typeof(f->cie[0])){ off, enc };
+	return enc;
+}
+
+/* The address range of the FDE at address fde (its pc_range), 0 when it
+ * cannot be read. */
+static uint64_t fde_range(struct ehf *f, uint64_t fde)
+{
+	size_t at, q;
+	uint64_t n, cie, r = 0;
+	int wide, enc;
+	size_t sz;
+
+	if (fde < f->frame_addr || fde - f->frame_addr >= f->nframe)
+		return 0;
+	at = (size_t)(fde - f->frame_addr);
+	if (entry_len(f, &at, &n, &wide))
+		return 0;
+	q = at;			/* the CIE pointer: back from here */
+	if (wide) {
+		memcpy(&cie, f->frame + at, 8);
+		at += 8;
+	} else {
+		uint32_t c;
+
+		memcpy(&c, f->frame + at, 4);
+		cie = c;
+		at += 4;
+	}
+	if (!cie || cie > q || (enc = cie_enc(f, q - cie)) < 0 ||
+	    !(sz = enc_size((unsigned)enc, f->is64)) || at + 2 * sz > q + n)
+		return 0;
+	memcpy(&r, f->frame + at + sz, sz);	/* little-endian: x86-64 */
+	return r;
+}
+
+/*
+ * .eh_frame_hdr's search table (sorted by initial location, the one the
+ * unwinder searches; binutils ld, gold, lld and mold write it with 4-byte
+ * offsets from the section: DW_EH_PE_datarel | DW_EH_PE_sdata4) and
+ * .eh_frame. NULL when the object has none of that form; else the
+ * table's start and *n its entries (location, FDE address).
+ */
+static const unsigned char *eh_table(Elf *e, struct ehf *f, size_t *n)
+{
+	GElf_Shdr sh, fs;
+	Elf_Scn *scn = scn_by_name(e, ".eh_frame_hdr", &sh);
+	Elf_Scn *fscn = scn_by_name(e, ".eh_frame", &fs);
+	Elf_Data *d = scn && sh.sh_type == SHT_PROGBITS ? elf_getdata(scn, NULL) : NULL;
+	Elf_Data *fd = fscn && fs.sh_type == SHT_PROGBITS ? elf_getdata(fscn, NULL) : NULL;
+	const unsigned char *p;
+	size_t at, sz, csz;
+	uint64_t count = 0;
+
+	memset(f, 0, sizeof(*f));
+	*n = 0;
+	if (!d || !d->d_buf || d->d_size < 4 || !fd || !fd->d_buf)
+		return NULL;
+	f->is64 = gelf_getclass(e) == ELFCLASS64;
+	f->hdr = p = d->d_buf;
+	f->nhdr = d->d_size;
+	f->hdr_addr = sh.sh_addr;
+	f->frame = fd->d_buf;
+	f->nframe = fd->d_size;
+	f->frame_addr = fs.sh_addr;
+	/* version 1; the encodings of eh_frame_ptr, fde_count, the table */
+	if (p[0] != 1 || p[3] != 0x3b || p[1] == 0xff || !(sz = enc_size(p[1], f->is64)))
+		return NULL;
+	at = 4 + sz;
+	csz = p[2] == 0xff ? 0 : enc_size(p[2], f->is64);
+	if ((csz != 4 && csz != 8) || at + csz > f->nhdr)
+		return NULL;
+	memcpy(&count, p + at, csz);	/* little-endian */
+	at += csz;
+	if (!count || count > (f->nhdr - at) / 8)
+		return NULL;
+	*n = count;
+	return p + at;
+}
+
+/* The base name of an object's path. */
+static const char *base_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s && s[1] ? s + 1 : path;
+}
+
+/* The first symbol of o (sorted) that starts above addr: its index. */
+static size_t sym_after(const struct sym_obj *o, uint64_t addr)
+{
+	size_t a = 0, b = o->nsyms;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (o->syms[m].lo <= addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+/*
+ * Code no symbol covers, grouped into functions: each FDE of .eh_frame
+ * (the call-frame information every x86-64 function has for unwinding,
+ * kept in stripped objects) that starts where no symbol covers is one
+ * function named OBJECT+0xSTART (hwprof(1), "Names"), its range the FDE's
+ * [initial location, + address range), cut at the next symbol. The cost
+ * is a pass over the sorted table and one FDE read per function named.
+ */
+static void fde_syms(struct sym_obj *o, Elf *e)
+{
+	struct ehf f;
+	size_t n = 0, add = 0;
+	const unsigned char *t = eh_table(e, &f, &n);
+	struct symvec s = { 0 };
+	uint64_t prev = 0;
+	char name[600];
+
+	for (size_t i = 0; t && i < n; i++) {
+		int32_t loc, off;
+		uint64_t lo, hi, len;
+		size_t next;
+
+		memcpy(&loc, t + 8 * i, 4);
+		memcpy(&off, t + 8 * i + 4, 4);
+		lo = f.hdr_addr + (uint64_t)(int64_t)loc;
+		if (i && lo <= prev)
+			continue;	/* out of order: not a table to trust */
+		prev = lo;
+		if (sym_obj_sym(o, lo))
+			continue;	/* a symbol names it */
+		len = fde_range(&f, f.hdr_addr + (uint64_t)(int64_t)off);
+		if (!len || lo + len < lo)
+			continue;
+		hi = lo + len;
+		next = sym_after(o, lo);
+		if (next < o->nsyms && o->syms[next].lo < hi)
+			hi = o->syms[next].lo;
+		snprintf(name, sizeof(name), "%s+%#llx", base_name(o->path), (unsigned long long)lo);
+		if (push(&s, lo, hi, name, 1))
+			break;
+		s.v[s.n - 1].fde = 1;
+		s.v[s.n - 1].score = SYM_SIZED;	/* sized */
+	}
+	if (s.n) {
+		struct sym_func *nv = realloc(o->syms, (o->nsyms + s.n) * sizeof(*nv));
+
+		if (nv) {
+			memcpy(nv + o->nsyms, s.v, s.n * sizeof(*nv));
+			o->syms = nv;
+			o->nsyms += s.n;
+			add = s.n;
+			qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
+		}
+	}
+	for (size_t i = add; i < s.n; i++)
+		free(s.v[i].name);
+	free(s.v);
 }
 
 /* ------------------------------------------------------------------ */
@@ -602,8 +1015,10 @@ void sym_obj_init(struct sym_obj *o, const char *path, const char *buildid, uint
 
 void sym_obj_free(struct sym_obj *o)
 {
-	for (size_t i = 0; i < o->nsyms; i++)
+	for (size_t i = 0; i < o->nsyms; i++) {
 		free(o->syms[i].name);
+		free(o->syms[i].aliases);
+	}
 	free(o->syms);
 	if (o->dw)
 		dwarf_end(o->dw);
@@ -739,6 +1154,7 @@ static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
 	plt_syms(e, &s);
 	entry_sym(e, &s);
 	finish(o, &s);
+	fde_syms(o, e);
 	if (has_debug_info(e)) {
 		keep_dwarf(o, e, fd, o->path);
 		close_elf(d, dfd);
@@ -778,10 +1194,15 @@ static void load_kept(struct sym_obj *o)
 	struct symvec s = { 0 };
 	size_t n = 0;
 
-	for (size_t i = 0; i < d->nnames; i++)
-		if (d->names[i].object == o->kobj &&
-		    push(&s, d->names[i].lo, d->names[i].hi, d->names[i].name, 1))
+	/* each kept with its range; the first of an address is the name
+	 * shown, the others its aliases (keep_object()) */
+	for (size_t i = 0; i < d->nnames; i++) {
+		if (d->names[i].object != o->kobj)
+			continue;
+		if (push(&s, d->names[i].lo, d->names[i].hi, d->names[i].name, 1))
 			break;		/* out of memory: the names so far */
+		s.v[s.n - 1].score = SYM_SIZED;		/* its size is known */
+	}
 	finish(o, &s);
 	for (size_t i = 0; i < d->nlines; i++)
 		n += d->lines[i].object == o->kobj;
@@ -982,7 +1403,7 @@ const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr)
 const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name)
 {
 	for (size_t i = 0; i < o->nsyms; i++)
-		if (!strcmp(o->syms[i].name, name))
+		if (has_name(&o->syms[i], name))
 			return &o->syms[i];
 	for (size_t i = 0; i < o->nsyms; i++) {
 		char *dm = nm_demangle(o->syms[i].name);

@@ -37,8 +37,16 @@ struct sym_cu {
 
 struct sym_func {
 	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
-	char *name;		/* raw (mangled) name; "x@plt" for a stub */
-	int rank;		/* preference among aliases: higher wins */
+	char *name;		/* raw (mangled) name; "x@plt" for a stub;
+				 * "OBJECT+0xSTART" for code only call-frame
+				 * information bounds (fde) */
+	char *aliases;		/* the other names at lo, each ended by a NUL,
+				 * the list by an empty one; NULL when none */
+	int rank;		/* the source: PLT stub 2, symbol table 1,
+				 * entry point guess 0 */
+	int fde;		/* no symbol: an FDE of .eh_frame bounds it */
+	uint64_t score;		/* preference among aliases (sym_score()) */
+	size_t order;		/* the symbol's place in its table */
 };
 
 /* One object of the data file, opened lazily by sym_obj_load(). */
@@ -109,6 +117,8 @@ char *sym_file_buildid(const char *path);
 uint64_t sym_file_size(const char *path);
 /* The symbol covering addr, or NULL. */
 const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr);
+/* The next alias of f after a (NULL: the first), or NULL after the last. */
+const char *sym_alias_next(const struct sym_func *f, const char *a);
 /* The first symbol whose raw or demangled name is name, or NULL. */
 const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name);
 /* The source of addr from DWARF (libdw): 0 and file/line, the innermost

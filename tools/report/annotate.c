@@ -463,7 +463,7 @@ static int find_target(struct view_ctx *c, const char *fname, struct target *t, 
 	} else {
 		uint64_t lo = r->b > UNNAMED_SPAN ? (r->b - UNNAMED_SPAN) & ~0xfull : 0;
 
-		t->unnamed = (struct sym_func){ lo, r->b + UNNAMED_SPAN, NULL, 0 };
+		t->unnamed = (struct sym_func){ .lo = lo, .hi = r->b + UNNAMED_SPAN };
 		t->sym = &t->unnamed;
 		t->at = r->b;
 	}
