@@ -171,20 +171,41 @@ int cp_totals(struct cp *p)
 	return 0;
 }
 
-/* Where a thread's call path starts when it is whole: the C runtime's
- * entry and the thread-start routines of glibc and musl. */
-static int is_entry(const char *name)
+/* Whether name is one of the places where a thread's call path starts
+ * when it is whole: the C runtime's entry and the thread-start routines
+ * of glibc and musl. A symbol version ("__libc_start_main@@GLIBC_2.34")
+ * and glibc's internal-alias prefix (__GI___clone3) are not part of it. */
+static int entry_name(const char *name)
 {
 	static const char *const entry[] = {
 		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
+		"__libc_start_main_alias_1", "__libc_start_main_alias_2",
 		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"thread_start", "start",
+		"__clone_internal_fallback", "thread_start", "start",
 	};
+	size_t n;
 
-	size_t n = strcspn(name, "@");	/* __libc_start_main@@GLIBC_2.34 */
-
+	if (!strncmp(name, "__GI_", 5))
+		name += 5;
+	n = strcspn(name, "@");
 	for (size_t i = 0; i < sizeof(entry) / sizeof(entry[0]); i++)
 		if (strlen(entry[i]) == n && !strncmp(name, entry[i], n))
+			return 1;
+	return 0;
+}
+
+/* Whether function row r is a thread's entry: by the name shown or by
+ * any alias of its symbol (the name shown is the public one: clone3 for
+ * the __clone3 and __GI___clone3 glibc also calls it). */
+static int is_entry(const struct view_ctx *c, const struct view_row *r)
+{
+	const struct sym_func *f = view_row_sym(c, r);
+	char buf[40];
+
+	if (entry_name(view_name(r, buf)))
+		return 1;
+	for (const char *a = f ? sym_alias_next(f, NULL) : NULL; a; a = sym_alias_next(f, a))
+		if (entry_name(a))
 			return 1;
 	return 0;
 }
@@ -194,7 +215,6 @@ int cp_short(struct cp *p, uint64_t *out)
 	struct view_ctx *c = p->c;
 	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	uint64_t n = 0;
-	char buf[40];
 
 	for (size_t i = 0; i < c->d->npaths; i++) {
 		const struct hd_path *h = &c->d->paths[i];
@@ -205,7 +225,7 @@ int cp_short(struct cp *p, uint64_t *out)
 		if ((k = cp_path(p, h)) < 0)
 			return -1;
 		t = c->funcs_are_rows ? &c->rows : &c->funcs;	/* may have grown */
-		if (!is_entry(view_name(&t->rows[p->fns[k - 1]], buf)))
+		if (!is_entry(c, &t->rows[p->fns[k - 1]]))
 			n = hwp_add_sat(n, h->count);
 	}
 	*out = n;	/* saturated, never wrapped: not an error */

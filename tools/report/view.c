@@ -727,39 +727,64 @@ int view_terminal_width(void)
 	return ws.ws_col < 40 ? 40 : ws.ws_col;
 }
 
-/* How well row r's name matches: 3 its name (or raw name) is name, 2 its
- * name less return type and parameters is (nm_bare()), 1 the same less
- * template arguments, 0 its name holds name, -1 no match. */
+const struct sym_func *view_row_sym(const struct view_ctx *c, const struct view_row *r)
+{
+	if ((r->a & ~0xffffffffull) != VIEW_KEY_FUNC || r->obj == HD_NO_OBJECT ||
+	    r->obj >= c->nobjs || r->b >= c->objs[r->obj].nsyms)
+		return NULL;
+	return &c->objs[r->obj].syms[r->b];
+}
+
+/* Whether name is an alias of f, raw or demangled (part: holds name). */
+static int is_alias(const struct sym_func *f, const char *name, int part)
+{
+	for (const char *a = f ? sym_alias_next(f, NULL) : NULL; a; a = sym_alias_next(f, a)) {
+		char *dm;
+		int eq = part ? strstr(a, name) != NULL : !strcmp(a, name);
+
+		if (!eq && (dm = nm_demangle(a))) {
+			eq = part ? strstr(dm, name) != NULL : !strcmp(dm, name);
+			free(dm);
+		}
+		if (eq)
+			return 1;
+	}
+	return 0;
+}
+
+/* How well row r's name matches (view_match()): 5 its name, raw name or
+ * an alias is name (OBJECT+0xADDR for an address no symbol covers), 4
+ * its name less return type and parameters is (nm_bare()), 3 the same
+ * less template arguments, 1 its name or an alias holds name (a PLT
+ * stub name@plt too), -1 no match. */
 static int match_level(const struct view_ctx *c, const struct view_row *r, const char *name,
 		       const char *bare_name)
 {
+	const struct sym_func *f = view_row_sym(c, r);
 	char buf[40], *b;
 	const char *s = view_name(r, buf);
 	int lvl = -1;
 
-	if (!strcmp(s, name))
-		return 3;
-	if ((r->a & ~0xffffffffull) == VIEW_KEY_FUNC && r->obj != HD_NO_OBJECT &&
-	    r->b < c->objs[r->obj].nsyms && !strcmp(c->objs[r->obj].syms[r->b].name, name))
-		return 3;
+	if (!strcmp(s, name) || (f && (!strcmp(f->name, name) || is_alias(f, name, 0))))
+		return 5;
+	if (!r->name && r->obj != HD_NO_OBJECT && r->obj < c->nobjs) {
+		/* OBJECT+0xADDR for an address no symbol covers */
+		const char *base = view_base(c->d->objects[r->obj].path);
+		size_t m = strlen(base);
+
+		if (!strncmp(name, base, m) && !strcmp(name + m, s))
+			return 5;
+	}
 	b = nm_bare(s, 1);
 	if (b && !strcmp(b, name))
-		lvl = 2;
+		lvl = 4;
 	free(b);
 	b = lvl < 0 ? nm_bare(s, 0) : NULL;
 	if (b && (!strcmp(b, name) || (bare_name && !strcmp(b, bare_name))))
-		lvl = 1;
+		lvl = 3;
 	free(b);
-	if (lvl < 0 && strstr(s, name))
-		lvl = 0;
-	if (lvl < 0 && r->obj != HD_NO_OBJECT && r->obj < c->nobjs) {
-		/* OBJECT+0xADDR for an address no symbol covers */
-		const char *base = view_base(c->d->objects[r->obj].path);
-		size_t n = strlen(base);
-
-		if (!r->name && !strncmp(name, base, n) && !strcmp(name + n, s))
-			lvl = 3;
-	}
+	if (lvl < 0 && (strstr(s, name) || is_alias(f, name, 1)))
+		lvl = 1;
 	return lvl;
 }
 
@@ -805,6 +830,13 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
 		distinct |= strcmp(view_name(cand[i], buf), view_name(cand[0], buf2)) != 0;
 	if (!distinct) {	/* one name (in one or several objects): the most sampled */
 		pick = cand[0] - t->rows;
+		if (best == 1) {	/* not its name: say what was taken */
+			fputs("hwprof: ", stderr);
+			nm_put(stderr, name, NM_TEXT);
+			fputs(": no function has that name; taking ", stderr);
+			nm_put(stderr, view_name(cand[0], buf), NM_TEXT);
+			fputs(", the one name that holds it\n", stderr);
+		}
 		free(cand);
 		return pick;
 	}

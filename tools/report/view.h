@@ -102,19 +102,25 @@ char *view_func_name(const char *raw);
 int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum view_kind view);
 int view_build(struct view_ctx *c);
 int view_sort(struct view_ctx *c, int by_symbol);
+/* The symbol of a function row (its name, range and aliases), or NULL
+ * for an address no symbol covers. */
+const struct sym_func *view_row_sym(const struct view_ctx *c, const struct view_row *r);
 /* The row's name; for an address no symbol covers, made in buf. */
 const char *view_name(const struct view_row *r, char buf[40]);
 void view_ctx_free(struct view_ctx *c);
 double view_pct(uint64_t n, uint64_t total);
 /*
- * The row of t (function rows of c) that name means, as annotate and
- * --callers take it: its name as report prints it or raw; else that name
- * without return type and parameters (with or without template
- * arguments); else any name that holds it; OBJECT+0xADDR or +0xADDR for
- * an address no symbol covers. Several rows of one name (in several
+ * The row of t (function rows of c) that name means, as annotate, diff's
+ * --callers and report's --callers and --callees take it, best first:
+ * its name as report prints it, raw, or any alias of its symbol
+ * (__libc_malloc finds malloc); OBJECT+0xADDR or +0xADDR for an address
+ * no symbol covers; else that name without return type and parameters
+ * (with or without template arguments); else any name or alias that
+ * holds it (a PLT stub NAME@plt among them). Several rows of one name (in several
  * objects): the most sampled. Several names at the best level: they are
  * listed on stderr with their samples and -2 is returned; -1 when none
- * matches (nothing said).
+ * matches (nothing said). A name that holds it, taken when it is the
+ * only one, is said on stderr in one line.
  */
 long view_match(const struct view_ctx *c, const struct rows_table *t, const char *name);
 /* Text output's width (--width; the terminal's by default, 0: no limit)
