@@ -20,11 +20,15 @@ rows() {	# the text rows (no header) of a report
 }
 # the start (hex, no 0x) of the FDE of ELF file $1 that covers address $2
 fde_start() {
+	fde_range "$1" "$2" | cut -d' ' -f1
+}
+# the same FDE's start and end (hex, no 0x)
+fde_range() {
 	readelf --debug-dump=frames "$1" 2>/dev/null |
 		sed -n 's/.* FDE .*pc=\([0-9a-f]*\)\.\.\([0-9a-f]*\).*/\1 \2/p' |
 		while read -r lo hi; do
 			[ $((0x$lo)) -le $((0x$2)) ] && [ $((0x$2)) -lt $((0x$hi)) ] &&
-				printf '%x\n' $((0x$lo))
+				printf '%x %x\n' $((0x$lo)) $((0x$hi))
 		done | head -1
 }
 # every FDE start of ELF file $1 (hex, no 0x), one a line
@@ -159,6 +163,11 @@ stripped)
 		"grep -q '\"prog+0x$tf\"' '$tmp/j0' && grep -q '\"prog+0x$tf\"' '$tmp/v0'"
 	"$hw" annotate "prog+0x$tf" "$tmp/a" > "$tmp/u" 2>&1
 	check "annotate prog+0x$tf: its 300 samples" grep -q "^# prog+0x$tf in .*prog: 300 samples" "$tmp/u"
+	te=$(fde_range "$recp" "$(addr "$recp" rec_touch)" | cut -d' ' -f2)
+	in=$(printf '%x' $((0x$te - 1)))
+	"$hw" annotate "prog+0x$in" "$tmp/a" > "$tmp/u" 2>&1
+	check "annotate prog+0x$in, its last byte: the function" \
+		grep -q "^# prog+0x$tf in .*prog: 300 samples" "$tmp/u"
 	"$hw" diff "$tmp/a" "$tmp/c" > "$tmp/ac" 2>&1
 	awk '!/^#/ && / prog$/' "$tmp/ac"
 	check "diff: the doubled function marked, 300 -> 600" sh -c \

@@ -753,7 +753,8 @@ static int is_alias(const struct sym_func *f, const char *name, int part)
 }
 
 /* How well row r's name matches (view_match()): 5 its name, raw name or
- * an alias is name (OBJECT+0xADDR for an address no symbol covers), 4
+ * an alias is name (OBJECT+0xADDR for an address no symbol covers, or
+ * an address of OBJECT in the row's function), 4
  * its name less return type and parameters is (nm_bare()), 3 the same
  * less template arguments, 1 its name or an alias holds name (a PLT
  * stub name@plt too), -1 no match. */
@@ -767,13 +768,22 @@ static int match_level(const struct view_ctx *c, const struct view_row *r, const
 
 	if (!strcmp(s, name) || (f && (!strcmp(f->name, name) || is_alias(f, name, 0))))
 		return 5;
-	if (!r->name && r->obj != HD_NO_OBJECT && r->obj < c->nobjs) {
-		/* OBJECT+0xADDR for an address no symbol covers */
+	if (r->obj != HD_NO_OBJECT && r->obj < c->nobjs) {
+		/* OBJECT+0xADDR for an address no symbol covers; for a
+		 * function (an FDE's too), any address in it */
 		const char *base = view_base(c->d->objects[r->obj].path);
 		size_t m = strlen(base);
 
-		if (!strncmp(name, base, m) && !strcmp(name + m, s))
+		if (!r->name && !strncmp(name, base, m) && !strcmp(name + m, s))
 			return 5;
+		if (f && !strncmp(name, base, m) && !strncmp(name + m, "+0x", 3) &&
+		    name[m + 3] && strspn(name + m + 3, "0123456789abcdefABCDEF") ==
+		    strlen(name + m + 3)) {
+			unsigned long long a = strtoull(name + m + 3, NULL, 16);
+
+			if (a >= f->lo && a < f->hi)
+				return 5;
+		}
 	}
 	b = nm_bare(s, 1);
 	if (b && !strcmp(b, name))

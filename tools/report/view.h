@@ -114,7 +114,7 @@ double view_pct(uint64_t n, uint64_t total);
  * --callers and report's --callers and --callees take it, best first:
  * its name as report prints it, raw, or any alias of its symbol
  * (__libc_malloc finds malloc); OBJECT+0xADDR or +0xADDR for an address
- * no symbol covers; else that name without return type and parameters
+ * no symbol covers, OBJECT+0xADDR for the function that holds ADDR; else that name without return type and parameters
  * (with or without template arguments); else any name or alias that
  * holds it (a PLT stub NAME@plt among them). Several rows of one name (in several
  * objects): the most sampled. Several names at the best level: they are
