@@ -732,7 +732,7 @@ static uint64_t fde_range(struct ehf *f, uint64_t fde)
 	if (fde < f->frame_addr || fde - f->frame_addr >= f->nframe)
 		return 0;
 	at = (size_t)(fde - f->frame_addr);
-	if (entry_len(f, &at, &n, &wide))
+	if (entry_len(f, &at, &n, &wide) || n < (wide ? 8u : 4u))
 		return 0;
 	q = at;			/* the CIE pointer: back from here */
 	if (wide) {
