@@ -864,14 +864,18 @@ static void fde_syms(struct sym_obj *o, Elf *e)
 		s.v[s.n - 1].score = SYM_SIZED;	/* sized */
 	}
 	if (s.n) {
-		struct sym_func *nv = realloc(o->syms, (o->nsyms + s.n) * sizeof(*nv));
+		/* both sorted, no start in common: merged */
+		struct sym_func *nv = malloc((o->nsyms + s.n) * sizeof(*nv));
+		size_t a = 0, b = 0, w = 0;
 
 		if (nv) {
-			memcpy(nv + o->nsyms, s.v, s.n * sizeof(*nv));
+			while (a < o->nsyms || b < s.n)
+				nv[w++] = b == s.n || (a < o->nsyms && o->syms[a].lo < s.v[b].lo) ?
+					  o->syms[a++] : s.v[b++];
+			free(o->syms);
 			o->syms = nv;
-			o->nsyms += s.n;
+			o->nsyms = w;
 			add = s.n;
-			qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 		}
 	}
 	for (size_t i = add; i < s.n; i++)
