@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <libelf.h>
 
 #include "data.h"
@@ -126,6 +127,31 @@ const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name);
  * there is no line information. The strings live as long as o. */
 int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 		const char **func);
+
+/* The section of e named want (its header in *sh), or NULL. */
+Elf_Scn *sym_scn_by_name(Elf *e, const char *want, GElf_Shdr *sh);
+
+/* An object's FDEs, through .eh_frame_hdr's search table (symbols-fde.c). */
+struct sym_fdes {
+	const unsigned char *table;	/* (start, FDE) pairs, sorted by start */
+	size_t n;
+	const unsigned char *frame;	/* .eh_frame */
+	size_t nframe;
+	uint64_t hdr_addr, frame_addr;	/* the sections' addresses */
+	int is64;
+	struct {
+		size_t off;	/* a CIE's offset in .eh_frame */
+		int enc;	/* its FDEs' pointer encoding, -1: unreadable */
+	} cie[16];		/* the CIEs met so far */
+	size_t ncie;
+};
+/* Opens e's table into f: the number of FDEs, 0 when e has none (of the
+ * form that linkers write). f borrows e's data. */
+size_t sym_fdes_open(Elf *e, struct sym_fdes *f);
+/* FDE i's start (its initial location) and length (its address range;
+ * 0 when it cannot be read). */
+uint64_t sym_fde_start(const struct sym_fdes *f, size_t i);
+uint64_t sym_fde_len(struct sym_fdes *f, size_t i);
 
 /* The DWARF unit holding addr: 0, or -1 when none does. */
 int sym_obj_cu(struct sym_obj *o, uint64_t addr, Dwarf_Die *cu);
