@@ -377,11 +377,21 @@ static struct hl_region *hl_find(const char *name, int make)
 	return r;
 }
 
+int hwp_papi_hl_running(void)
+{
+	return me && me->running;
+}
+
 HWPROF_API int PAPI_hl_region_begin(const char *region)
 {
 	struct hl_region *r;
 	int ret;
 
+	if (hwp_papi_rate_running()) {	/* PAPI 7.0 stops a rate call's set */
+		ret = PAPI_rate_stop();
+		if (ret)
+			return ret;
+	}
 	if (!region)
 		return hwp_papi_err(PAPI_EINVAL);
 	ret = hl_thread();

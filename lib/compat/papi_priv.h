@@ -2,7 +2,8 @@
 /*
  * What the PAPI files share, never installed: the EventSet, the one lock
  * and the rules for user code. The files call downwards only, from the
- * top: papi_hl.c the high-level API; papi_opts.c PAPI_library_init(),
+ * top: papi_hl.c the high-level API; papi_rate.c the rate calls
+ * (PAPI_ipc() and the others); papi_opts.c PAPI_library_init(),
  * PAPI_shutdown() and the options; papi_profil.c PAPI_profil(),
  * PAPI_sprofil() and PAPI_overflow(); papi_set.c the EventSets and
  * counting; papi_sample.c how profiled and overflowing events sample (a
@@ -148,6 +149,11 @@ void hwp_papi_psess_free(struct hwp_psess *ps);	/* lock not held */
 int hwp_papi_in_handler(void);	/* this thread runs an overflow handler */
 void hwp_papi_halt(struct hwp_pset *s);		/* lock held, in a handler */
 void hwp_papi_reap(void);			/* lock not held */
+
+/* papi_hl.c and papi_rate.c: one stops the other's running EventSet
+ * (lock not held) */
+int hwp_papi_hl_running(void);		/* this thread's high-level set */
+int hwp_papi_rate_running(void);	/* this thread's rate set */
 
 /* papi_set.c (lock held) */
 struct hwp_pset *hwp_papi_set(int id);

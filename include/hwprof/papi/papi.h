@@ -779,6 +779,17 @@ HWPROF_API int PAPI_hl_read(const char *region);
 HWPROF_API int PAPI_hl_region_end(const char *region);
 HWPROF_API int PAPI_hl_stop(void);
 
+/* PAPI 7's rate calls: each thread's counts, times and rate since its
+ * last call (PAPI_flops_rate(3hwprof)). */
+HWPROF_API int PAPI_flips_rate(int event, float *rtime, float *ptime, long long *flpins,
+			       float *mflips);
+HWPROF_API int PAPI_flops_rate(int event, float *rtime, float *ptime, long long *flpops,
+			       float *mflops);
+HWPROF_API int PAPI_ipc(float *rtime, float *ptime, long long *ins, float *ipc);
+HWPROF_API int PAPI_epc(int event, float *rtime, float *ptime, long long *ref,
+			long long *core, long long *evt, float *epc);
+HWPROF_API int PAPI_rate_stop(void);
+
 #define PAPI_COMPONENT_INDEX(a)	PAPI_get_event_component(a)
 #define PAPI_descr_error(a)	PAPI_strerror(a)
 HWPROF_API long long PAPI_get_real_usec(void);
