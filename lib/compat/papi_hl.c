@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * PAPI 7's high-level API: each thread counts PAPI_EVENTS in an EventSet
- * of its own from its first PAPI_hl_region_begin(); regions add up the
- * differences between begin (or the last read) and end. At exit the
- * measurements are written as JSON to
+ * of its own from its first PAPI_hl_region_begin(); each begin opens a
+ * pass of a region (its id, its parent the pass open around it), each
+ * read and its end keep what was counted since its begin, as PAPI 7.0
+ * keeps them. At exit the measurements are written, in PAPI 7.0's JSON
+ * schema (hl_write()), to
  * $PAPI_OUTPUT_DIRECTORY/papi_hl_output/rank_NNNNNN.json (the MPI rank, or
  * the pid), and printed when PAPI_REPORT is set
  * (PAPI_hl_region_begin(3hwprof)). The directory is PAPI 7.0's, made and
@@ -25,15 +27,28 @@
 #include "papi_priv.h"
 
 #define HL_MAX_EVENTS	16
+#define HL_NVAL		(HL_MAX_EVENTS + 2)	/* cycles, real_time_nsec, events */
+#define HL_MAX_DEPTH	64	/* regions open at once in a thread */
 
+/* A value's PAPI_hl_read()s: each what was counted since the begin. */
+struct hl_reads {
+	long long *v;
+	size_t n, cap;
+};
+
+/* One pass of a region, from its begin to its end, as PAPI 7.0 keeps
+ * them: the id is the thread's count of begins before it, the parent the
+ * region open around it (-1: none). Values: [0] cycles, [1] real time in
+ * ns, [2...] the events. */
 struct hl_region {
 	struct hl_region *next;
 	char *name;
-	long long begin[HL_MAX_EVENTS];
-	long long sum[HL_MAX_EVENTS];
-	long long t_begin, t_sum;	/* real time, ns */
-	unsigned long count;		/* ends */
-	int open;
+	unsigned int id;
+	int parent;
+	int ended;
+	long long begin[HL_NVAL];
+	long long value[HL_NVAL];
+	struct hl_reads *reads;		/* HL_NVAL of them, after a read */
 };
 
 struct hl_thread {
@@ -41,7 +56,10 @@ struct hl_thread {
 	pid_t tid;
 	int es;
 	int running;
-	struct hl_region *regions;
+	unsigned int begins;		/* the next region's id */
+	struct hl_region *regions, *last;	/* in the order begun */
+	struct hl_region *open[HL_MAX_DEPTH];	/* the stack of open regions */
+	int depth;
 };
 
 static pthread_mutex_t hl_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -60,37 +78,166 @@ static void json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fputc('\\', f);
-		if ((unsigned char)*s >= 0x20)
-			fputc(*s, f);
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
 	}
 	fputc('"', f);
 }
 
-static void hl_write(FILE *f)
+/* PAPI 7.0's layout: a line break and two spaces per level. */
+static void json_nl(FILE *f, int level)
+{
+	fputc('\n', f);
+	for (int i = 0; i < level; i++)
+		fputs("  ", f);
+}
+
+static const char *hl_value_name(int i)
+{
+	return i == 0 ? "cycles" : i == 1 ? "real_time_nsec" : hl_names[i - 2];
+}
+
+static void hl_write_region(FILE *f, const struct hl_region *r)
+{
+	json_nl(f, 4);
+	fprintf(f, "\"%u\":{", r->id);
+	json_nl(f, 5);
+	fputs("\"name\":", f);
+	json_str(f, r->name);
+	fputc(',', f);
+	json_nl(f, 5);
+	fprintf(f, "\"parent_region_id\":\"%d\",", r->parent);
+	for (int i = 0; i < hl_n + 2; i++) {
+		json_nl(f, 5);
+		json_str(f, hl_value_name(i));
+		if (!r->reads || !r->reads[i].n) {
+			fprintf(f, ":\"%lld\"", r->value[i]);
+		} else {
+			fprintf(f, ":{");
+			json_nl(f, 6);
+			fprintf(f, "\"region_value\":\"%lld\"", r->value[i]);
+			for (size_t k = 0; k < r->reads[i].n; k++) {
+				fputc(',', f);
+				json_nl(f, 6);
+				fprintf(f, "\"read_%zu\":\"%lld\"", k + 1, r->reads[i].v[k]);
+			}
+			json_nl(f, 5);
+			fputc('}', f);
+		}
+		if (i < hl_n + 1)
+			fputc(',', f);
+	}
+	json_nl(f, 4);
+	fputc('}', f);
+}
+
+static int hl_tid_cmp(const void *a, const void *b)
+{
+	pid_t x = (*(struct hl_thread *const *)a)->tid, y = (*(struct hl_thread *const *)b)->tid;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * PAPI 7.0's schema (what its papi_hl_output_writer.py reads):
+ * papi_version, cpu_info, max_cpu_rate_mhz, min_cpu_rate_mhz,
+ * event_definitions (each event's component and type), then threads,
+ * numbered 0... in the order of their ids, each with its regions by id:
+ * name, parent_region_id, cycles, real_time_nsec and the events, each a
+ * count or, where the region was read, {region_value, read_1...}. Every
+ * number is a string, as PAPI writes it. Regions not ended are left out
+ * (*open counts them). The lock held.
+ */
+static void hl_write(FILE *f, unsigned long *open)
 {
 	const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
+	struct hl_thread **ts;
+	size_t nt = 0, k = 0;
+	char model[PAPI_MAX_STR_LEN];
 
-	fprintf(f, "{\n\"cpu in mhz\":\"%d\",\n\"threads\":{\n",
-		hw ? hw->cpu_max_mhz : 0);
-	for (struct hl_thread *t = hl_threads; t; t = t->next) {
-		fprintf(f, "\"%d\":{\n\"regions\":{\n", (int)t->tid);
-		for (struct hl_region *r = t->regions; r; r = r->next) {
-			fputs("", f);
-			json_str(f, r->name);
-			fprintf(f, ":{\n\"region_count\":\"%lu\",\n\"real_time_nsec\":\"%lld\"",
-				r->count, r->t_sum);
-			for (int i = 0; i < hl_n; i++) {
-				fputs(",\n", f);
-				json_str(f, hl_names[i]);
-				fprintf(f, ":\"%lld\"", r->sum[i]);
-			}
-			fprintf(f, "\n}%s\n", r->next ? "," : "");
-		}
-		fprintf(f, "}\n}%s\n", t->next ? "," : "");
+	for (struct hl_thread *t = hl_threads; t; t = t->next)
+		nt++;
+	ts = calloc(nt ? nt : 1, sizeof(*ts));
+	for (struct hl_thread *t = hl_threads; ts && t; t = t->next)
+		ts[k++] = t;
+	if (ts)
+		qsort(ts, nt, sizeof(*ts), hl_tid_cmp);
+	fputc('{', f);
+	json_nl(f, 1);
+	fprintf(f, "\"papi_version\":\"%d.%d.%d.%d\",", PAPI_VERSION_MAJOR(PAPI_VERSION),
+		PAPI_VERSION_MINOR(PAPI_VERSION), PAPI_VERSION_REVISION(PAPI_VERSION),
+		PAPI_VERSION_INCREMENT(PAPI_VERSION));
+	if (hw) {
+		size_t j = 0;
+
+		/* runs of spaces made one, as PAPI 7.0 writes it */
+		for (const char *c = hw->model_string; *c && j < sizeof(model) - 1; c++)
+			if (*c != ' ' || c[1] != ' ')
+				model[j++] = *c;
+		model[j] = 0;
+		json_nl(f, 1);
+		fputs("\"cpu_info\":", f);
+		json_str(f, model);
+		fputc(',', f);
+		json_nl(f, 1);
+		fprintf(f, "\"max_cpu_rate_mhz\":\"%d\",", hw->cpu_max_mhz);
+		json_nl(f, 1);
+		fprintf(f, "\"min_cpu_rate_mhz\":\"%d\",", hw->cpu_min_mhz);
 	}
-	fputs("}\n}\n", f);
+	json_nl(f, 1);
+	fputs("\"event_definitions\":{", f);
+	for (int i = 0; i < hl_n; i++) {
+		json_nl(f, 2);
+		json_str(f, hl_names[i]);
+		fputs(":{", f);
+		json_nl(f, 3);
+		fputs("\"component\":\"perf_event\",", f);	/* the one component */
+		json_nl(f, 3);
+		fputs("\"type\":\"delta\"", f);	/* all count up */
+		json_nl(f, 2);
+		fputc('}', f);
+		if (i < hl_n - 1)
+			fputc(',', f);
+	}
+	json_nl(f, 1);
+	fputs("},", f);
+	json_nl(f, 1);
+	fputs("\"threads\":{", f);
+	k = 0;
+	for (size_t i = 0; ts && i < nt; i++) {
+		int first = 1;
+
+		if (k)
+			fputc(',', f);
+		json_nl(f, 2);
+		fprintf(f, "\"%zu\":{", k++);
+		json_nl(f, 3);
+		fputs("\"regions\":{", f);
+		for (const struct hl_region *r = ts[i]->regions; r; r = r->next) {
+			if (!r->ended) {
+				(*open)++;
+				continue;
+			}
+			if (!first)
+				fputc(',', f);
+			first = 0;
+			hl_write_region(f, r);
+		}
+		json_nl(f, 3);
+		fputc('}', f);
+		json_nl(f, 2);
+		fputc('}', f);
+	}
+	json_nl(f, 1);
+	fputc('}', f);
+	fputs("\n}\n", f);
+	free(ts);
 }
 
 #define HL_DIR	"papi_hl_output"
@@ -253,6 +400,7 @@ out:
 
 static void hl_exit(void)
 {
+	unsigned long open = 0, ignored = 0;
 	FILE *f;
 
 	pthread_mutex_lock(&hl_lock);
@@ -260,12 +408,17 @@ static void hl_exit(void)
 		goto out;
 	f = hl_create();
 	if (f) {
-		hl_write(f);
+		hl_write(f, &open);
 		if (fclose(f))
 			fprintf(stderr, "PAPI-HL: cannot write the output: %s\n", strerror(errno));
 	}
-	if (getenv("PAPI_REPORT"))
-		hl_write(stdout);
+	if (getenv("PAPI_REPORT")) {
+		fputs("\n\nPAPI-HL Output:\n", stdout);
+		hl_write(stdout, f ? &ignored : &open);
+	}
+	if (open)	/* PAPI 7.0 then writes nothing at all */
+		fprintf(stderr, "PAPI-HL: %lu region%s begun but not ended: left out\n", open,
+			open == 1 ? "" : "s");
 out:
 	pthread_mutex_unlock(&hl_lock);
 }
@@ -356,25 +509,39 @@ static int hl_thread(void)
 	return PAPI_OK;
 }
 
-static struct hl_region *hl_find(const char *name, int make)
+/* A new pass of @name, open inside the thread's innermost one. */
+static struct hl_region *hl_new(const char *name)
 {
 	struct hl_region *r;
 
-	for (r = me->regions; r; r = r->next)
-		if (!strcmp(r->name, name))
-			return r;
-	if (!make)
+	if (me->depth == HL_MAX_DEPTH)
 		return NULL;
 	r = calloc(1, sizeof(*r));
 	if (!r || !(r->name = strdup(name))) {
 		free(r);
 		return NULL;
 	}
+	r->id = me->begins++;
+	r->parent = me->depth ? (int)me->open[me->depth - 1]->id : -1;
 	pthread_mutex_lock(&hl_lock);	/* hl_exit() walks the list */
-	r->next = me->regions;
-	me->regions = r;
+	if (me->last)
+		me->last->next = r;
+	else
+		me->regions = r;
+	me->last = r;
 	pthread_mutex_unlock(&hl_lock);
+	me->open[me->depth++] = r;
 	return r;
+}
+
+/* The counters now: cycles, real time, the events. */
+static int hl_now(long long *v)
+{
+	int ret = PAPI_read(me->es, v + 2);
+
+	v[0] = PAPI_get_real_cyc();
+	v[1] = PAPI_get_real_nsec();
+	return ret;
 }
 
 int hwp_papi_hl_running(void)
@@ -385,6 +552,7 @@ int hwp_papi_hl_running(void)
 HWPROF_API int PAPI_hl_region_begin(const char *region)
 {
 	struct hl_region *r;
+	long long now[HL_NVAL];
 	int ret;
 
 	if (hwp_papi_rate_running()) {	/* PAPI 7.0 stops a rate call's set */
@@ -397,21 +565,37 @@ HWPROF_API int PAPI_hl_region_begin(const char *region)
 	ret = hl_thread();
 	if (ret)
 		return hwp_papi_err(ret);
-	r = hl_find(region, 1);
-	if (!r)
-		return hwp_papi_err(PAPI_ENOMEM);
-	ret = PAPI_read(me->es, r->begin);
+	ret = hl_now(now);
 	if (ret)
 		return ret;
-	r->t_begin = PAPI_get_real_nsec();
-	r->open = 1;
+	r = hl_new(region);
+	if (!r)
+		return hwp_papi_err(PAPI_ENOMEM);
+	memcpy(r->begin, now, sizeof(now));
 	return PAPI_OK;
 }
 
-/* Adds what was counted since begin (or the last read) to the region. */
+static int hl_read_add(struct hl_reads *rd, long long v)
+{
+	if (rd->n == rd->cap) {
+		size_t cap = rd->cap ? 2 * rd->cap : 4;
+		long long *nv = realloc(rd->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return PAPI_ENOMEM;
+		rd->v = nv;
+		rd->cap = cap;
+	}
+	rd->v[rd->n++] = v;
+	return PAPI_OK;
+}
+
+/* What was counted since the begin of the thread's innermost open
+ * region, which must be @region: kept as a read, or as the region's
+ * value at its end (then it is closed). */
 static int hl_take(const char *region, int end)
 {
-	long long now[HL_MAX_EVENTS], t;
+	long long now[HL_NVAL];
 	struct hl_region *r;
 	int ret;
 
@@ -419,26 +603,27 @@ static int hl_take(const char *region, int end)
 		return hwp_papi_err(PAPI_EINVAL);
 	if (!me || !me->running)
 		return hwp_papi_err(PAPI_ENOTRUN);
-	r = hl_find(region, 0);
-	if (!r || !r->open)
-		return hwp_papi_err(PAPI_EINVAL);	/* no begin for it */
-	ret = PAPI_read(me->es, now);
+	r = me->depth ? me->open[me->depth - 1] : NULL;
+	if (!r || strcmp(r->name, region))
+		return hwp_papi_err(PAPI_EINVAL);	/* not the innermost open one */
+	ret = hl_now(now);
 	if (ret)
 		return ret;
-	t = PAPI_get_real_nsec();
 	pthread_mutex_lock(&hl_lock);
-	for (int i = 0; i < hl_n; i++) {
-		r->sum[i] += now[i] - r->begin[i];
-		r->begin[i] = now[i];
+	if (!end && !r->reads && !(r->reads = calloc(HL_NVAL, sizeof(*r->reads))))
+		ret = PAPI_ENOMEM;
+	for (int i = 0; !ret && i < hl_n + 2; i++) {
+		if (end)
+			r->value[i] = now[i] - r->begin[i];
+		else
+			ret = hl_read_add(&r->reads[i], now[i] - r->begin[i]);
 	}
-	r->t_sum += t - r->t_begin;
-	r->t_begin = t;
-	if (end) {
-		r->count++;
-		r->open = 0;
+	if (!ret && end) {
+		r->ended = 1;
+		me->depth--;
 	}
 	pthread_mutex_unlock(&hl_lock);
-	return PAPI_OK;
+	return hwp_papi_err(ret);
 }
 
 HWPROF_API int PAPI_hl_read(const char *region)
