@@ -244,6 +244,29 @@ static int seam(void)
 	T_CHECK(n == fp && fp >= 5 && fp < 35, "this thread's %lld faults, raw %d", n, fp);
 	close(raw);
 
+	/* PAPI_shutdown() frees the running set: the next call is a first
+	 * one, and never touches a set of the user's that took its number */
+	PAPI_shutdown();
+	T_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
+	{
+		int es = PAPI_NULL, st = 0;
+		long long v = -1;
+
+		T_EQ(PAPI_create_eventset(&es), PAPI_OK);
+		T_EQ(PAPI_add_named_event(es, "perf::PAGE-FAULTS"), PAPI_OK);
+		T_EQ(PAPI_start(es), PAPI_OK);
+		T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
+		T_CHECK(n == 0 && r == 0, "a first call after PAPI_shutdown(): %lld %g", n, r);
+		T_EQ(PAPI_state(es, &st), PAPI_OK);
+		T_CHECK(st & PAPI_RUNNING, "the user's EventSet %d runs on (state %#x)", es, st);
+		T_EQ(PAPI_rate_stop(), PAPI_OK);
+		T_EQ(PAPI_stop(es, &v), PAPI_OK);
+		T_CHECK(v >= 0, "the user's count %lld", v);
+		T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
+		T_EQ(PAPI_destroy_eventset(&es), PAPI_OK);
+	}
+	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
+
 	/* the high-level API stops a running rate set, and a rate call a
 	 * running high-level set (its output goes to a directory of ours) */
 	if (!mkdtemp(hl_dir))

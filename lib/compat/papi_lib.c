@@ -22,6 +22,7 @@ static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
 static __thread int depth;		/* this thread holds plock */
 static __thread int last_error;
 static int init_level;			/* atomic */
+static unsigned int generation;		/* atomic: PAPI_shutdown()s so far */
 static int debug_level;
 static int defdom = PAPI_DOM_USER;
 static int defgrn = PAPI_GRN_THR;
@@ -122,8 +123,14 @@ void hwp_papi_set_inited(int level)
 /* PAPI_shutdown(): the lock held. */
 void hwp_papi_lib_reset(void)
 {
+	__atomic_add_fetch(&generation, 1, __ATOMIC_RELEASE);
 	thread_id_fn = NULL;
 	__atomic_store_n(&init_level, 0, __ATOMIC_RELEASE);
+}
+
+unsigned int hwp_papi_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
 }
 
 int hwp_papi_debug(void)

@@ -111,6 +111,7 @@ int hwp_papi_err(int e);		/* records the thread's last error */
 int hwp_papi_inited(void);
 void hwp_papi_set_inited(int level);	/* lock held */
 void hwp_papi_lib_reset(void);		/* lock held: PAPI_shutdown() */
+unsigned int hwp_papi_generation(void);	/* PAPI_shutdown()s so far */
 int hwp_papi_debug(void);
 int hwp_papi_defdom(void);
 int hwp_papi_defgrn(void);

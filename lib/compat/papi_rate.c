@@ -21,13 +21,25 @@ struct rate_state {
 	int es;			/* the thread's EventSet, PAPI_NULL: none */
 	int event0;		/* the first event: a change starts anew */
 	enum rate_mode mode;	/* RATE_STOP: not running */
+	unsigned int gen;	/* the library's life it was made in */
 	long long real0, proc0;	/* usec at the last call */
 };
 
 static __thread struct rate_state rs = { .es = PAPI_NULL };
 
+/* A PAPI_shutdown() since the set was made freed it (and its number may
+ * be another set's now): forgotten, never stopped or destroyed. */
+static void rate_check_gen(void)
+{
+	if (rs.mode != RATE_STOP && rs.gen != hwp_papi_generation()) {
+		rs.es = PAPI_NULL;
+		rs.mode = RATE_STOP;
+	}
+}
+
 int hwp_papi_rate_running(void)
 {
+	rate_check_gen();
 	return rs.mode != RATE_STOP;
 }
 
@@ -98,6 +110,7 @@ static int rate_start(enum rate_mode mode, const int *events, int n, float *rtim
 	*count = 0;
 	*rate = 0;
 	rs.event0 = events[0];
+	rs.gen = hwp_papi_generation();
 	rs.real0 = PAPI_get_real_usec();
 	rs.proc0 = PAPI_get_virt_usec();
 	r = PAPI_start(rs.es);
@@ -127,6 +140,7 @@ static int rate_call(enum rate_mode mode, int *events, long long *values, float 
 		if (r != PAPI_OK)
 			return r;
 	}
+	rate_check_gen();
 	r = rate_init();
 	if (r != PAPI_OK)
 		return r;
@@ -233,7 +247,7 @@ HWPROF_API int PAPI_rate_stop(void)
 	long long v[3];
 	int r;
 
-	if (rs.mode == RATE_STOP)
+	if (!hwp_papi_rate_running())
 		return hwp_papi_err(PAPI_ENOEVNT);
 	r = PAPI_stop(rs.es, v);
 	rs.mode = RATE_STOP;	/* stopped, or the stop failed: not running */
