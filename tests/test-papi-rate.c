@@ -7,7 +7,8 @@
  *          nothing running, and PAPI_rate_stop() has nothing to stop.
  *   seam   HWPROF_TEST_PMU answers the PMU's opens with page-fault
  *          stand-ins (tests/meson.build), so the counts are exact: the
- *          first call's zeros, each later call's counts, times and rate
+ *          first call's zeros, each later call's counts (exact; lower
+ *          bounds under a sanitizer, tlib.h), times and rate
  *          since the call before, the switch between calls,
  *          PAPI_rate_stop(), threads apart, and the high-level API
  *          stopping and being stopped.
@@ -150,7 +151,7 @@ static int seam(void)
 		burn_usec(20000);
 		usleep(30000);
 		T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
-		T_EQ(n, 20 * k);	/* PAPI_TOT_INS's stand-in: the faults */
+		T_FAULTS(n, 20 * k);	/* PAPI_TOT_INS's stand-in: the faults */
 		T_CHECK(r == 1.0f, "ipc %g: both stand-ins count the same faults", r);
 		T_CHECK(rt >= 0.049f && rt * 1e6f <= (float)(PAPI_get_real_usec() - r0) + 1,
 			"real time %g s: 20 ms of CPU and 30 ms asleep", rt);
@@ -167,9 +168,12 @@ static int seam(void)
 	T_EQ(PAPI_epc(0, &rt, &pt, &ref, &core, &n, &r), PAPI_OK);
 	t_touch_n(touch_a, &tp, 17);
 	T_EQ(PAPI_epc(0, &rt, &pt, &ref, &core, &n, &r), PAPI_OK);
-	T_EQ(n, 17);
-	T_EQ(core, 17);
-	T_EQ(ref, PAPI_query_event(PAPI_REF_CYC) == PAPI_OK ? 17 : 0);
+	T_FAULTS(n, 17);
+	T_FAULTS(core, 17);
+	if (PAPI_query_event(PAPI_REF_CYC) == PAPI_OK)
+		T_FAULTS(ref, 17);
+	else
+		T_EQ(ref, 0);
 	T_CHECK(r == 1.0f, "epc %g", r);
 	/* another event: anew */
 	T_EQ(PAPI_event_name_to_code("perf::PAGE-FAULTS", &pf), PAPI_OK);
@@ -178,8 +182,8 @@ static int seam(void)
 	T_EQ(PAPI_epc(pf, &rt, &pt, &ref, &core, &n, &r), PAPI_OK);
 	t_touch_n(touch_a, &tp, 6);
 	T_EQ(PAPI_epc(pf, &rt, &pt, &ref, &core, &n, &r), PAPI_OK);
-	T_EQ(n, 6);
-	T_EQ(core, 6);
+	T_FAULTS(n, 6);
+	T_FAULTS(core, 6);
 	/* a start that fails (PAPI_TOT_CYC twice in one EventSet) leaves
 	 * nothing running: the next call is a first call */
 	T_EQ(PAPI_epc(PAPI_TOT_CYC, &rt, &pt, &ref, &core, &n, &r), PAPI_ECNFLCT);
@@ -197,9 +201,10 @@ static int seam(void)
 		t_touch_n(touch_a, &tp, 40);
 		burn_usec(10000);
 		T_EQ(PAPI_flops_rate(PAPI_FP_OPS, &rt, &pt, &n, &r), PAPI_OK);
-		T_EQ(n, 40);
-		T_CHECK(pt > 0 && r > 0 && r * pt * 1e6f > 39.9f && r * pt * 1e6f < 40.1f,
-			"mflops %g: 40 per %g s of processor time", r, pt);
+		T_FAULTS(n, 40);
+		T_CHECK(pt > 0 && r > 0 && r * pt * 1e6f > (float)n * 0.999f &&
+			r * pt * 1e6f < (float)n * 1.001f,
+			"mflops %g: %lld per %g s of processor time", r, n, pt);
 	} else {
 		printf("note: PAPI_FP_OPS does not map to an event here (%s): PAPI_ENOEVNT\n",
 		       PAPI_strerror(fp));
@@ -210,7 +215,7 @@ static int seam(void)
 		T_EQ(PAPI_flips_rate(PAPI_FP_INS, &rt, &pt, &n, &r), PAPI_OK);
 		t_touch_n(touch_a, &tp, 8);
 		T_EQ(PAPI_flips_rate(PAPI_FP_INS, &rt, &pt, &n, &r), PAPI_OK);
-		T_EQ(n, 8);
+		T_FAULTS(n, 8);
 	} else {
 		printf("note: PAPI_FP_INS does not map to an event here (%s): PAPI_ENOEVNT\n",
 		       PAPI_strerror(fp));
@@ -232,16 +237,17 @@ static int seam(void)
 	T_EQ(pthread_create(&b, NULL, th_main, &tb), 0);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	T_CHECK(ta.r1 == PAPI_OK && ta.r2 == PAPI_OK && ta.ins == 10,
+	T_CHECK(ta.r1 == PAPI_OK && ta.r2 == PAPI_OK && (ta.ins == 10 || (T_SANITIZED && ta.ins > 10)),
 		"thread a: %d %d %lld", ta.r1, ta.r2, ta.ins);
-	T_CHECK(tb.r1 == PAPI_OK && tb.r2 == PAPI_OK && tb.ins == 25,
+	T_CHECK(tb.r1 == PAPI_OK && tb.r2 == PAPI_OK && (tb.ins == 25 || (T_SANITIZED && tb.ins > 25)),
 		"thread b: %d %d %lld", tb.r1, tb.r2, tb.ins);
 	/* this thread's set ran on: its own faults (creating the threads
 	 * faults here too), the raw counter's, none of the threads' */
 	t_touch_n(touch_a, &tp, 5);
 	fp = (int)t_faults_stop(raw);
 	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
-	T_CHECK(n == fp && fp >= 5 && fp < 35, "this thread's %lld faults, raw %d", n, fp);
+	T_CHECK(n == fp && fp >= 5 && (T_SANITIZED || fp < 35),
+		"this thread's %lld faults, raw %d", n, fp);
 	close(raw);
 
 	/* PAPI_shutdown() frees the running set: the next call is a first
