@@ -5,7 +5,9 @@
 passes: the keys it looks up and the types it converts), with the
 counts of tests/hl-prog.c.
 
-usage: test-papi-hl-json.py HL-PROG [sanitized]"""
+usage: test-papi-hl-json.py HL-PROG [sanitized] [preload=LIB]
+(preload: LD_PRELOAD for HL-PROG alone, under TSan, as kernel_env in
+tests/meson.build has it)"""
 import json
 import os
 import shutil
@@ -33,12 +35,15 @@ def is_count(v):
 
 def main():
     prog = sys.argv[1]
-    exact = len(sys.argv) < 3 or sys.argv[2] != "sanitized"
+    exact = "sanitized" not in sys.argv[2:]
+    preload = [a[8:] for a in sys.argv[2:] if a.startswith("preload=")]
     tmp = tempfile.mkdtemp(prefix="hwprof-hljson-")
     try:
         env = dict(os.environ, PAPI_EVENTS="perf::PAGE-FAULTS",
                    PAPI_OUTPUT_DIRECTORY=tmp, OMPI_COMM_WORLD_RANK="3")
         env.pop("PAPI_REPORT", None)
+        if preload:
+            env["LD_PRELOAD"] = preload[0]
         r = subprocess.run([prog], env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT, text=True)
         print(r.stdout, end="")
