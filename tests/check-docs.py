@@ -512,6 +512,8 @@ CONTEXT = {
 	PAPI_create_eventset(&EventSet);
 	PAPI_add_event(EventSet, PAPI_TOT_CYC);
 '''),
+    'PAPI_flops_rate.3': dict(pkg='hwprof-papi', run='no',
+                              why='PAPI_TOT_INS and PAPI_TOT_CYC need a PMU'),
     'libhwprof-mpi.7': dict(pkg='mpi', run='no', why='an MPI job', file='''static void read_mesh(void) {}
 static void solve(void) { work(); }''', before='''	MPI_Init(NULL, NULL);
 ''', after='''	MPI_Finalize();'''),
