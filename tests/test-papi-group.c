@@ -134,7 +134,7 @@ static int group(void)
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
-	T_EQ(v[0], N);
+	T_FAULTS(v[0], N);
 	/* the member counts from the start, not from the next context switch */
 	T_CHECK(v[1] > 0, "task-clock %lld ns", v[1]);
 	T_EQ(nopens, 2);
@@ -146,7 +146,7 @@ static int group(void)
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N / 2);
 	T_EQ(PAPI_read(set, v), PAPI_OK);
-	T_EQ(v[0], N / 2);
+	T_FAULTS(v[0], N / 2);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
 
 	/* page faults as the member: exact too */
@@ -156,7 +156,7 @@ static int group(void)
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
-	T_EQ(v[1], N);
+	T_FAULTS(v[1], N);
 	T_CHECK(v[0] > 0, "task-clock %lld ns", v[0]);
 
 	/* multiplexed: each event its own group, unpinned (the kernel rotates) */
@@ -170,7 +170,7 @@ static int group(void)
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
-	T_EQ(v[0], N);
+	T_FAULTS(v[0], N);
 	T_EQ(nopens, 2);
 	T_CHECK(opens[0].group == -1 && !opens[0].pinned && opens[1].group == -1 &&
 		!opens[1].pinned, "multiplexed: groups %d %d pinned %u %u", opens[0].group,
@@ -186,7 +186,7 @@ static int group(void)
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
 	T_EQ(opens[0].fd, half_run_fd);
-	T_CHECK(v[0] >= 2 * N - 1 && v[0] <= 2 * N + 1, "multiplexed, half the time: %lld", v[0]);
+	T_CHECK(v[0] >= 2 * N - 1 && (T_SANITIZED || v[0] <= 2 * N + 1), "multiplexed, half the time: %lld", v[0]);
 	T_EQ(PAPI_cleanup_eventset(set), PAPI_OK);
 	T_EQ(PAPI_add_named_event(set, "perf::PAGE-FAULTS"), PAPI_OK);	/* not multiplexed */
 	nopens = 0;
@@ -194,7 +194,7 @@ static int group(void)
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
 	T_EQ(opens[0].fd, half_run_fd);
-	T_EQ(v[0], N);
+	T_FAULTS(v[0], N);
 	half_run_fd = -1;
 	t_pages_free(&pool);
 	return t_done("papi-group");
@@ -302,10 +302,10 @@ static int derived(const char *pmu)
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
-	T_EQ(v[0], 2 * N);
+	T_FAULTS(v[0], 2 * N);
 	T_EQ(v[1], 0);
-	T_EQ(v[2], 15 * N);
-	T_EQ(v[3], N);
+	T_FAULTS(v[2], 15 * N);
+	T_FAULTS(v[3], N);
 	T_EQ(nopens, 2 + 2 + 4 + 1);	/* one group of nine */
 	for (int i = 1; i < nopens; i++)
 		T_CHECK(opens[i].group == opens[0].fd && opens[i].type != PERF_TYPE_SOFTWARE,
