@@ -204,7 +204,7 @@ import json, sys
 d = json.load(sys.stdin)
 r = d[\"rows\"][0]
 assert r[\"file\"].endswith(\"lines.c\") and r[\"line\"] == $hot and r[\"function\"] == \"hot\", r'"
-	check "csv lines" sh -c "'$hw' report '$tmp/d' --lines --format csv | grep -Eq '^50\.00,5,\".*lines\.c\",$hot,\"hot\",'"
+	check "csv lines" sh -c "'$hw' report '$tmp/d' --lines --format csv | grep -Eq '^50\.000000,5,\".*lines\.c\",$hot,\"hot\",'"
 	# no .debug_aranges (clang writes none): units found by their ranges
 	cp "$lines" "$tmp/noaranges"
 	objcopy --remove-section .debug_aranges "$tmp/noaranges"
@@ -356,8 +356,23 @@ d = json.load(sys.stdin)
 r = {x[\"tid\"]: x for x in d[\"rows\"]}
 assert r[101][\"samples\"] == 8 and r[101][\"top_function\"] == \"cold\" and r[101][\"top_samples\"] == 6, r
 assert r[101][\"comm\"] == \"worker\\x01\" and r[200][\"pid\"] == 200, r'"
-	check "csv processes" sh -c "'$hw' report '$tmp/d' --processes --format csv | grep -qx '65.00,13,100,0,\"./prog rank0\",\"cold\",7'"
+	check "csv processes" sh -c "'$hw' report '$tmp/d' --processes --format csv | grep -qx '65.000000,13,100,0,\"./prog rank0\",\"cold\",7'"
 	uerr "one at a time" "$hw" report "$tmp/d" --threads --lines
+	# 7001 rows of one sample each: CSV's and JSON's percentages (six
+	# decimals) sum to 100 within 0.01 (two decimals would give 70.01)
+	{
+		echo "command ./many"
+		echo "event task-clock 1000000 7001 0 0 0 -"
+		echo "process 300 0 ./many"
+		echo "thread 300 0 many"
+		echo "object - /nonexistent/libmany.so"
+		awk 'BEGIN { for (i = 0; i < 7001; i++) printf "s 0 0 0 %x 1\n", 4096 + 16 * i }'
+	} | "$gen" "$tmp/many" || exit 99
+	eq "csv: rows" "$("$hw" report "$tmp/many" --format csv 2>/dev/null | tail -n +2 | wc -l)" 7001
+	check "csv: the percentages sum to 100 within 0.01" sh -c "'$hw' report '$tmp/many' --format csv 2>/dev/null |
+		awk -F, 'NR > 1 { s += \$1 } END { exit !(s > 99.99 && s < 100.01) }'"
+	check "json: the percentages sum to 100 within 0.01" sh -c "'$hw' report '$tmp/many' --format json 2>/dev/null |
+		python3 -c 'import json, sys; s = sum(r[\"percent\"] for r in json.load(sys.stdin)[\"rows\"]); assert abs(s - 100) < 0.01, s'"
 	;;
 merge)
 	h=$(addr "$lines" hot)

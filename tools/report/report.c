@@ -42,7 +42,7 @@ const char report_usage[] =
 	"  --callers FUNC       (call paths) who calls FUNC, with the samples of each\n"
 	"  --callees FUNC       (call paths) what FUNC calls\n"
 	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
-	"  --min PCT            --tree: leave out nodes under PCT %% (default 0.5)\n"
+	"  --min PCT            --tree: leave out nodes under PCT % (default 0.5)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
 	"                       with --ranks, the per-rank spread of the top functions\n"
 	"  --width N            text: names shortened so that rows fit N columns\n"
@@ -317,13 +317,15 @@ static uint64_t hundredths(uint64_t n, uint64_t total)
 	return total ? (uint64_t)(((unsigned __int128)n * 10000 + total / 2) / total) : 0;
 }
 
-/* "12.34": the share of n in total, as every format prints it */
+/* "12.345678": the share of n in total in CSV and JSON, with six decimals
+ * (rounded half up, exactly), so that a column of many rows sums to 100
+ * within 0.01; text rounds to two (lead()). */
 static const char *share(uint64_t n, uint64_t total, char buf[32])
 {
-	uint64_t h = hundredths(n, total);
+	uint64_t m = total ? (uint64_t)(((unsigned __int128)n * 100000000 + total / 2) / total) : 0;
 
-	snprintf(buf, 32, "%llu.%02llu", (unsigned long long)(h / 100),
-		 (unsigned long long)(h % 100));
+	snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(m / 1000000),
+		 (unsigned long long)(m % 1000000));
 	return buf;
 }
 
