@@ -210,6 +210,9 @@ def help_opts(hw, cmd):
     r = run([hw, cmd, '--help'])
     if r.returncode:
         fail('hwprof %s --help exited %d' % (cmd, r.returncode))
+    # printed as it is, not as a printf format: a '%%' there is a typo
+    if '%%' in r.stdout.replace('%% a %', ''):
+        fail('hwprof %s --help prints a literal %%%%' % cmd)
     opts = {}
     for line in r.stdout.split('\n'):
         if not re.match(r'^\s+-', line):
