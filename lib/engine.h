@@ -108,6 +108,7 @@ struct hwprof_session {
 	size_t nslot, capslot;
 	int running;
 	pid_t owner;		/* thread mode: the thread sampled */
+	int inherit;		/* thread mode with attr.inherit (session.c) */
 	uint32_t threads;	/* threads covered */
 	uint32_t missed;	/* threads that could not be covered */
 	int missed_err;		/* -errno of the first of them */

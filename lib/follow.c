@@ -57,7 +57,10 @@ static void fork_parent(void)
  * stop the parent) and the rings are not mapped (perf mappings are not
  * copied). Close them without touching the events, then open fresh ones
  * for the one thread the child has: the one that forked, enabled after the
- * child's drain thread exists. Sessions that sampled another thread stop.
+ * child's drain thread exists. Sessions that sampled another thread stop,
+ * and so do inherit sessions: the child inherited their events, whose
+ * samples the kernel writes into the parent's rings, as it adds the
+ * child's counts to the parent's inherited counters.
  */
 static void fork_child(void)
 {
@@ -74,7 +77,8 @@ static void fork_child(void)
 	}
 	while (*pp) {
 		struct hwprof_session *s = *pp;
-		int keep = s->mode == HWPROF_SESSION_PROCESS || s->owner == fork_tid;
+		int keep = s->mode == HWPROF_SESSION_PROCESS ||
+			   (s->owner == fork_tid && !s->inherit);
 
 		for (size_t i = 0; i < s->nslot; i++) {
 			struct hwp_sev *e = &s->ev[s->slot[i].ev];

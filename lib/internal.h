@@ -210,6 +210,9 @@ int hwp_session_start_quiet(struct hwprof_session *s);
 void hwp_session_arm(struct hwprof_session *s);
 void hwp_session_disarm(struct hwprof_session *s);
 void hwp_session_halt(struct hwprof_session *s);	/* from a sink */
+/* Before start, a thread-mode session: its fds carry attr.inherit, so it
+ * samples the threads and processes its thread creates (session.c). */
+int hwp_session_inherit(struct hwprof_session *s);
 /* The period the kernel applies: hrtimer (clock) events no shorter than
  * 10 us. */
 uint64_t hwp_applied_period(int clock, uint64_t period);

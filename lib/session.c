@@ -297,6 +297,43 @@ static void hybrid_note(const struct hwprof_session *s)
 		hwp_log(HWPROF_LOG_WARN, "%s", line);
 }
 
+/*
+ * An inherit session (PAPI_INHERIT_ALL's, lib/compat/papi_sample.c): a
+ * thread-mode session whose fds carry attr.inherit, as the counters of
+ * that EventSet do, so the threads and processes the thread creates from
+ * its start on (and theirs, down the tree) are sampled with it, by the
+ * kernel: each gets copies of the fds at its creation, whose samples the
+ * kernel writes into the rings of the fds they came from, and counts as
+ * lost there when those are full. The kernel maps no ring of an inherited
+ * fd of one thread on every CPU, so its fds are one per event and CPU,
+ * each writing into that event's shared ring for its CPU (lib/crings.c).
+ * A thread that exits loses nothing: its samples are in those rings.
+ * Called before the session starts.
+ */
+int hwp_session_inherit(struct hwprof_session *s)
+{
+	if (!s || s->mode != HWPROF_SESSION_THREAD)
+		return -EINVAL;
+	hwp_eng_lock();
+	if (s->running) {
+		hwp_eng_unlock();
+		return -EBUSY;
+	}
+	s->inherit = 1;
+	hwp_eng_unlock();
+	return 0;
+}
+
+/* The calling thread's own fds off (on), around work of hwprof's that
+ * faults; not in an inherit session, where a disable reaches every
+ * thread that inherited them (their samples would be counted by an
+ * inherited counter and lost to the profile). */
+static void self_pause(struct hwprof_session *s, pid_t me, int on)
+{
+	if (s->running && !s->inherit)
+		hwp_slots_enable(s, me, on);
+}
+
 /* Starts s; the calling thread's own fds are enabled when self_on, else
  * left for hwp_session_arm(). */
 static int start(struct hwprof_session *s, int self_on)
@@ -326,6 +363,12 @@ static int start(struct hwprof_session *s, int self_on)
 	s->missed_err = 0;
 	s->nmissed_tid = 0;
 	hwp_size_rings(s);
+	if (s->inherit && s->ncpu >= HWP_CPU_IDS) {
+		ret = -EOPNOTSUPP;	/* a CPU would have no fd */
+		goto out;
+	}
+	for (size_t i = 0; i < s->nev; i++)
+		s->ev[i].e.attr.inherit = (uint32_t)s->inherit;
 	/* The drain thread is made first, before any fd: its creation is not
 	 * sampled. Then every thread is attached enabled, the caller last,
 	 * so that of this call only its return is sampled. */
@@ -476,14 +519,12 @@ HWPROF_API int hwprof_session_read(struct hwprof_session *s)
 	if (!s)
 		return -EINVAL;
 	hwp_eng_lock();
-	if (s->running)
-		hwp_slots_enable(s, me, 0);
+	self_pause(s, me, 0);
 	before = total_folded(s);
 	hwp_drain(s);
 	hwp_deliver(s);
 	before = total_folded(s) - before;
-	if (s->running)
-		hwp_slots_enable(s, me, 1);
+	self_pause(s, me, 1);
 	hwp_eng_unlock();
 	return before > INT32_MAX ? INT32_MAX : (int)before;
 }
@@ -497,8 +538,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		return -EINVAL;
 	hwp_eng_lock();
 	hwp_wait_delivered(s);
-	if (s->running)
-		hwp_slots_enable(s, me, 0);
+	self_pause(s, me, 0);
 	for (size_t i = 0; i < s->nslot; i++) {
 		struct hwp_slot *sl = &s->slot[i];
 		uint64_t v[2];
@@ -524,8 +564,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		if (s->ev[i].paths)
 			hwp_paths_zero(s->ev[i].paths);
 	}
-	if (s->running)
-		hwp_slots_enable(s, me, 1);
+	self_pause(s, me, 1);
 	hwp_eng_unlock();
 	return 0;
 }

@@ -256,7 +256,9 @@ void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
  * drops a sample of it, so the lost count read at close is final, and,
  * unlike a disable, this sends no interrupt to the CPU a parked thread
  * last ran on (10 us each on a 2-vCPU VM: 20 ms for 1024 threads). Slots
- * with a ring of their own are disabled.
+ * with a ring of their own are disabled, and so are an inherit session's:
+ * its threads write through the fd they inherited from (detached, their
+ * samples would be dropped uncounted), and the disable reaches them all.
  */
 void hwp_slots_stop(struct hwprof_session *s, pid_t tid)
 {
@@ -271,7 +273,7 @@ void hwp_slots_stop(struct hwprof_session *s, pid_t tid)
 			foreign = 1;
 			continue;
 		}
-		if (sl->cr < 0 ||
+		if (sl->cr < 0 || s->inherit ||
 		    hwp_perf_ioctl(sl->fd, PERF_EVENT_IOC_SET_OUTPUT, (unsigned long)-1))
 			hwp_perf_ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
 	}
@@ -342,7 +344,7 @@ void hwp_size_rings(struct hwprof_session *s)
 
 	s->fit = 0;
 	s->surplus = 0;
-	if (s->mode != HWPROF_SESSION_PROCESS || geteuid() == 0 ||
+	if ((s->mode != HWPROF_SESSION_PROCESS && !s->inherit) || geteuid() == 0 ||
 	    hwp_paranoid() < 0 || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY) {
 		hwp_crings_plan(s, 0);

@@ -62,6 +62,9 @@ struct hwp_pevent {
 	long long saved;		/* the count while stopped */
 	uint64_t en0[HWP_PRESET_MAX_TERMS], run0[HWP_PRESET_MAX_TERMS];
 					/* times at the last reset: scaling */
+	uint64_t base[HWP_PRESET_MAX_TERMS];	/* counts left by the last
+					 * reset: the exited threads' of an
+					 * inherited counter (papi_set.c) */
 	/* profiling */
 	int threshold;			/* 0: not profiled */
 	int flags;

@@ -10,6 +10,13 @@
  * the interrupted pc (1, or the excess past the threshold with
  * PAPI_PROFIL_WEIGHTED) and calls the user's handler, so the sampler
  * runs at the threshold's rate for every event, time or not.
+ *
+ * With PAPI_INHERIT_ALL the session inherits as the counters do
+ * (hwp_session_inherit(), lib/session.c): the threads and processes the
+ * starting thread creates while the set runs are sampled into the same
+ * buffers and handed to the same handlers, on the drain thread, so that
+ * what the buffers kept and lost adds up to the counter. FORCE_SW cannot
+ * follow them (its signal and pc are the starting thread's): refused.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -142,8 +149,10 @@ int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 
 	if (!thr)
 		return PAPI_OK;
-	if (s->attach || s->cpu >= 0)
-		return PAPI_ENOSUPP;	/* the signal goes to this thread only */
+	/* the signal goes to this thread only, with its pc: an inherited
+	 * counter's overflows in other threads would be folded at it */
+	if (s->attach || s->cpu >= 0 || s->inherit == PAPI_INHERIT_ALL)
+		return PAPI_ENOSUPP;
 	a->sample_period = (uint64_t)thr;
 	a->wakeup_events = 1;
 	return PAPI_OK;
@@ -304,6 +313,9 @@ int hwp_papi_session(struct hwp_pset *s)
 		return PAPI_ENOMEM;
 	s->ps = ps;
 	r0 = hwprof_session_new(&o, &ps->s);
+	/* PAPI_INHERIT_ALL: it samples the threads its counters count */
+	if (!r0 && s->inherit == PAPI_INHERIT_ALL)
+		r0 = hwp_session_inherit(ps->s);
 	if (r0)
 		return hwp_papi_errno(r0, HWP_PAPI_AT_USE);
 	for (int i = 0; i < s->nev; i++) {

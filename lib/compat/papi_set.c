@@ -483,25 +483,34 @@ static int check_group(struct hwp_pset *s, int leader)
  * there: so here, a trial open closed at once. PAPI_ECNFLCT when the
  * group with the new event cannot be scheduled; what else fails to open
  * is for PAPI_start() to say (the attached thread may not exist yet). */
+static int open_counters(struct hwp_pset *s);
+
 static int fits(struct hwp_pset *s)
 {
-	int leader = -1, ret = PAPI_OK;
+	int ret;
 
 	if (s->multiplex)
 		return PAPI_OK;
-	for (int i = 0; !ret && i < s->nev; i++)
-		ret = open_counter(s, &s->ev[i], &leader);
-	if (!ret)
-		ret = check_group(s, leader);
+	ret = open_counters(s);
 	close_fds(s);
 	return ret == PAPI_ECNFLCT ? ret : PAPI_OK;
+}
+
+/* Every event's counters, disabled, in one group unless multiplexed. */
+static int open_counters(struct hwp_pset *s)
+{
+	int leader = -1, ret = PAPI_OK;
+
+	for (int i = 0; !ret && i < s->nev; i++)
+		ret = open_counter(s, &s->ev[i], &leader);
+	return ret ? ret : check_group(s, leader);
 }
 
 HWPROF_API int PAPI_start(int id)
 {
 	struct hwp_psess *sess = NULL;
 	struct hwp_pset *s;
-	int ret = PAPI_OK;
+	int ret = PAPI_OK, late;
 
 	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
 	hwp_papi_reap();
@@ -519,14 +528,13 @@ HWPROF_API int PAPI_start(int id)
 		ret = PAPI_EINVAL;
 		goto out;
 	}
-	{
-		int leader = -1;
-
-		for (int i = 0; !ret && i < s->nev; i++)
-			ret = open_counter(s, &s->ev[i], &leader);
-		if (!ret)
-			ret = check_group(s, leader);
-	}
+	/* The counters are opened first (disabled), the sampling fds after
+	 * them; inherited counters after the engine has started instead:
+	 * they count every thread created after their open, and the drain
+	 * thread the engine may make now is no thread of the program's. */
+	late = s->inherit == PAPI_INHERIT_ALL;
+	if (!late)
+		ret = open_counters(s);
 	if (ret) {
 		close_fds(s);
 		goto out;
@@ -544,6 +552,8 @@ HWPROF_API int PAPI_start(int id)
 		ret = hwp_papi_errno(hwp_session_start_quiet(s->ps->s), HWP_PAPI_AT_USE);
 	hwp_papi_lock();
 	s->draining = 0;
+	if (!ret && late)
+		ret = open_counters(s);
 	if (!ret) {
 		s->tid = hwp_gettid();
 		for (int i = 0; i < s->nev; i++) {
@@ -556,6 +566,7 @@ HWPROF_API int PAPI_start(int id)
 				(void)hwp_perf_read(e->tfd[k], v, 3);
 				e->en0[k] = v[1];	/* check_group()'s moment */
 				e->run0[k] = v[2];
+				e->base[k] = 0;
 			}
 		}
 		ret = hwp_papi_sw_arm(s);
@@ -585,10 +596,10 @@ out:
 	return hwp_papi_err(ret);
 }
 
-/* One event: each counter (scaled by enabled/running since the last
- * reset in a multiplexed set; a pinned group runs whenever the thread
- * does, as PAPI, which does not scale it), then combined as a derived
- * preset says. */
+/* One event: each counter since the last reset (scaled by
+ * enabled/running in a multiplexed set; a pinned group runs whenever the
+ * thread does, as PAPI, which does not scale it), then combined as a
+ * derived preset says. */
 static int read_one(const struct hwp_pset *s, struct hwp_pevent *e, long long *out)
 {
 	long long t[HWP_PRESET_MAX_TERMS];
@@ -598,6 +609,7 @@ static int read_one(const struct hwp_pset *s, struct hwp_pevent *e, long long *o
 
 		if (hwp_perf_read(e->tfd[k], v, 3))
 			return PAPI_ESYS;
+		v[0] -= v[0] >= e->base[k] ? e->base[k] : v[0];
 		en = v[1] - e->en0[k];
 		run = v[2] - e->run0[k];
 		if (s->multiplex && run && run < en)
@@ -624,7 +636,10 @@ static int read_locked(struct hwp_pset *s, long long *values)
 	return PAPI_OK;
 }
 
-/* Zeroes the counters; keeps the times, so scaling starts afresh. */
+/* Zeroes the counters; keeps the times, so scaling starts afresh. The
+ * kernel's reset zeroes the counts of the threads that still run, not
+ * what inherited counters gathered from those that exited: that stays in
+ * the value read, and is taken off as the base. */
 static void reset_locked(struct hwp_pset *s)
 {
 	for (int i = 0; i < s->nev; i++) {
@@ -634,7 +649,9 @@ static void reset_locked(struct hwp_pset *s)
 			uint64_t v[3];
 
 			hwp_perf_ioctl(e->tfd[k], PERF_EVENT_IOC_RESET, 0);
+			e->base[k] = 0;
 			if (!hwp_perf_read(e->tfd[k], v, 3)) {
+				e->base[k] = v[0];
 				e->en0[k] = v[1];
 				e->run0[k] = v[2];
 			}
