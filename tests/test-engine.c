@@ -264,46 +264,6 @@ static int case_bp_off(void)
 /* ------------------------------------------------------------------ */
 /* Unprivileged                                                         */
 
-/* Run as root, re-runs this case as nobody and returns its status; as
- * another user returns -1 (go on here). */
-static int as_nobody(char **argv)
-{
-	char self[4096];
-	ssize_t n;
-	pid_t pid;
-	int st;
-
-	if (geteuid() != 0)
-		return -1;
-	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (n <= 0 || access("/usr/bin/setpriv", X_OK)) {
-		printf("SKIP: running as root and cannot drop to nobody (no setpriv)\n");
-		return T_SKIP;
-	}
-	self[n] = 0;
-	fflush(stdout);
-	pid = fork();
-	if (!pid) {
-		/* a user's defaults on Debian: 1024 open files (hard 4096),
-		 * 8 MiB of locked memory */
-		struct rlimit nf = { 1024, 4096 }, ml = { 8 << 20, 8 << 20 };
-		const char *hard = getenv("HWPROF_TEST_NOFILE_HARD");
-
-		if (hard)
-			nf.rlim_max = nf.rlim_cur = (rlim_t)atoi(hard);
-		if (setrlimit(RLIMIT_NOFILE, &nf) || setrlimit(RLIMIT_MEMLOCK, &ml))
-			_exit(T_ERROR);
-		execl("/usr/bin/setpriv", "setpriv", "--reuid=65534", "--regid=65534",
-		      "--clear-groups", "--inh-caps=-all", self, argv[1], (char *)NULL);
-		_exit(T_ERROR);
-	}
-	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-		return T_ERROR;
-	if (WEXITSTATUS(st) == T_ERROR)
-		printf("ERROR: could not run as nobody (is the build tree readable by it?)\n");
-	return WEXITSTATUS(st);
-}
-
 #define NTHREADS	1024
 
 #define TPAGES		4
@@ -348,7 +308,7 @@ static int case_threads(char **argv)
 	struct hwprof_hist *h;
 	static pthread_t t[NTHREADS];
 	struct rlimit nofile, memlock;
-	int r = as_nobody(argv), made = 0, limited, base;
+	int r = t_as_nobody(argv), made = 0, limited, base;
 
 	if (r >= 0)
 		return r;
@@ -425,7 +385,7 @@ static int case_parked(char **argv)
 	static pthread_t t[NTHREADS];
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	const char *layout = getenv("HWPROF_RINGS");
-	int r = as_nobody(argv), made = 0, fds;
+	int r = t_as_nobody(argv), made = 0, fds;
 
 	if (r >= 0)
 		return r;
@@ -470,7 +430,7 @@ static int case_paranoid(char **argv)
 	struct hwprof_session_opts o = { .sz = sizeof(o) };
 	struct hwprof_session *s = NULL;
 	char why[512], want[64];
-	int r = as_nobody(argv), par = hwp_paranoid();
+	int r = t_as_nobody(argv), par = hwp_paranoid();
 
 	if (r >= 0)
 		return r;

@@ -7,11 +7,13 @@
  * and breakpoints (mem:fn_a:x) where they fire. usage: test-papi CASE
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -599,6 +601,184 @@ static int case_count(void)
 	return t_done("count");
 }
 
+/*
+ * PAPI_INHERIT_ALL: the threads made while the set runs are profiled with
+ * the one that started it, as they are counted. 1024 threads (64 KiB
+ * stacks) each fault FPT fresh pages at touch_a's store and exit before
+ * PAPI_stop; at threshold 1 touch_a's region holds exactly their
+ * 1024 x FPT samples, the overflow bin (or, with a handler, its calls)
+ * everything else (each thread's own start-up faults, the main thread's),
+ * and what was kept plus what was lost (hwprof's one stderr line) is the
+ * counter's value. Run as nobody with a user's limits (1024 open files,
+ * 8 MiB of locked memory). Then PAPI_reset with threads that exited
+ * since PAPI_start: a count of 0, not theirs. FORCE_SW, whose signal and
+ * pc are the starting thread's, is refused (PAPI_ENOSUPP).
+ */
+#define NTHR	1024
+#define FPT	50
+
+static char *ipages;
+static size_t ipsz;
+static pthread_barrier_t ibar;
+static uint64_t ov_calls, ov_store;	/* on the drain thread */
+
+static void *inherit_worker(void *arg)
+{
+	char *p = ipages + (size_t)(uintptr_t)arg * FPT * ipsz;
+
+	pthread_barrier_wait(&ibar);	/* all made: none is reused */
+	for (int i = 0; i < FPT; i++)
+		touch_a(p + (size_t)i * ipsz);
+	return NULL;
+}
+
+static void on_inherit(int es, void *addr, long long vec, void *ctx)
+{
+	(void)es;
+	(void)vec;
+	(void)ctx;
+	ov_calls++;
+	ov_store += (uintptr_t)addr == (uintptr_t)touch_a + off_a;
+}
+
+/* n workers made, faulted and joined; 0 or T_ERROR. */
+static int run_workers(int n)
+{
+	static pthread_t t[NTHR];
+	pthread_attr_t pa;
+	int made;
+
+	pthread_barrier_init(&ibar, NULL, (unsigned)n + 1);
+	pthread_attr_init(&pa);
+	pthread_attr_setstacksize(&pa, 64 * 1024);
+	for (made = 0; made < n; made++)
+		if (pthread_create(&t[made], &pa, inherit_worker, (void *)(uintptr_t)made))
+			break;
+	pthread_attr_destroy(&pa);
+	if (made < n) {
+		printf("ERROR: pthread_create %d of %d failed\n", made, n);
+		return T_ERROR;
+	}
+	pthread_barrier_wait(&ibar);
+	for (int i = 0; i < n; i++)
+		pthread_join(t[i], NULL);
+	pthread_barrier_destroy(&ibar);
+	return 0;
+}
+
+/* PAPI_stop with stderr caught: the count, and the samples hwprof said
+ * were lost (0 when it said nothing). */
+static int stop_lost(int es, long long *v, unsigned long long *lost)
+{
+	char line[512];
+	FILE *f = tmpfile();
+	int saved = dup(2), r;
+
+	*lost = 0;
+	if (!f || saved < 0)
+		return PAPI_ESYS;
+	fflush(stderr);
+	dup2(fileno(f), 2);
+	r = PAPI_stop(es, v);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	rewind(f);
+	while (fgets(line, sizeof(line), f)) {
+		fputs(line, stderr);
+		if (sscanf(line, "hwprof: %llu samples lost", lost) != 1)
+			*lost = *lost ? *lost : 0;
+	}
+	fclose(f);
+	return r;
+}
+
+static int case_inherit(char **argv, int overflow)
+{
+	static uint32_t reg[8], bin[1];
+	PAPI_sprofil_t p[2] = { { reg, sizeof(reg), (vptr_t)touch_a, 0x10000 },
+				{ bin, sizeof(bin), 0, 2 } };
+	PAPI_option_t opt;
+	unsigned long long lost, kept, in_a = 0;
+	long long v, m;
+	int es, code, r = t_as_nobody(argv), mine;
+
+	if (r >= 0)
+		return r;
+	if ((r = need_pf()) || (r = setup(&es, "page-faults", &code)))
+		return r;
+	if ((mine = t_faults_open()) < 0)
+		return T_ERROR;
+	ipsz = (size_t)sysconf(_SC_PAGESIZE);
+	ipages = t_fresh((size_t)NTHR * FPT);
+	if (!ipages)
+		return T_ERROR;
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = es;
+	opt.inherit.inherit = PAPI_INHERIT_ALL;
+	T_EQ(PAPI_set_opt(PAPI_INHERIT, &opt), PAPI_OK);
+	T_EQ(PAPI_get_opt(PAPI_INHERIT, &opt), PAPI_INHERIT_ALL);
+	warm_up(es);
+	/* FORCE_SW cannot follow the threads: refused at start */
+	T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 1,
+			 PAPI_PROFIL_POSIX | PAPI_PROFIL_FORCE_SW), PAPI_OK);
+	T_EQ(PAPI_start(es), PAPI_ENOSUPP);
+	T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 0, 0), PAPI_OK);
+
+	if (overflow)
+		T_EQ(PAPI_overflow(es, code, 1, 0, on_inherit), PAPI_OK);
+	else
+		T_EQ(PAPI_sprofil(p, 2, es, code, 1, PAPI_PROFIL_BUCKET_32), PAPI_OK);
+	T_EQ(PAPI_start(es), PAPI_OK);
+	t_faults_start(mine);
+	if (run_workers(NTHR))
+		return T_ERROR;
+	m = t_faults_stop(mine);
+	T_EQ(stop_lost(es, &v, &lost), PAPI_OK);
+	if (overflow) {
+		kept = ov_calls;
+		in_a = ov_store;
+	} else {
+		kept = bin[0];
+		for (int i = 0; i < 8; i++)
+			in_a += reg[i];
+		kept += in_a;
+	}
+	printf("inherit%s (uid %d): counter %lld; kept %llu (%llu at touch_a's store, %llu elsewhere), lost %llu; the main thread faulted %lld times\n",
+	       overflow ? " (overflow)" : "", (int)geteuid(), v, kept, in_a, kept - in_a, lost, m);
+	/* every sample the counter counted: kept or lost (a sanitizer's
+	 * runtime may fault on the main thread inside PAPI_start/stop,
+	 * between the counters and the sampling) */
+	T_FAULTS((unsigned long long)v, kept + lost);
+	/* every worker's every store, the ones lost aside */
+	T_CHECK(in_a <= (unsigned long long)NTHR * FPT && in_a + lost >= (unsigned long long)NTHR * FPT,
+		"%llu at touch_a's store (%llu lost), want %d", in_a, lost, NTHR * FPT);
+	if (!lost)
+		T_EQ(in_a, (unsigned long long)NTHR * FPT);
+	/* and the main thread's own faults, elsewhere */
+	T_CHECK(kept - in_a + lost >= (unsigned long long)m,
+		"%llu samples elsewhere (+%llu lost), the main thread alone faulted %lld times",
+		kept - in_a, lost, m);
+	T_CHECK(v >= (long long)NTHR * FPT + m, "counter %lld", v);
+
+	/* PAPI_reset after threads exited: their counts go too */
+	madvise(ipages, (size_t)NTHR * FPT * ipsz, MADV_DONTNEED);
+	T_EQ(PAPI_start(es), PAPI_OK);
+	if (run_workers(64))
+		return T_ERROR;
+	T_EQ(PAPI_read(es, &v), PAPI_OK);
+	T_CHECK(v >= 64 * FPT, "read %lld, want %d or more", v, 64 * FPT);
+	T_EQ(PAPI_reset(es), PAPI_OK);
+	T_EQ(PAPI_read(es, &v), PAPI_OK);
+	T_CHECK(v < FPT, "read after reset %lld (64 exited threads x %d before it)", v, FPT);
+	T_EQ(PAPI_stop(es, &v), PAPI_OK);
+	T_CHECK(v < FPT, "stop after reset %lld", v);
+	close(mine);
+	munmap(ipages, (size_t)NTHR * FPT * ipsz);
+	PAPI_shutdown();
+	return t_done(overflow ? "inherit-overflow" : "inherit");
+}
+
 /* Every error path, in PAPI 7's order, and the PAPI bugs that must not
  * happen. */
 static int case_errors(void)
@@ -694,6 +874,10 @@ int main(int argc, char **argv)
 		return case_count();
 	if (!strcmp(c, "errors"))
 		return case_errors();
+	if (!strcmp(c, "inherit"))
+		return case_inherit(argv, 0);
+	if (!strcmp(c, "inherit-overflow"))
+		return case_inherit(argv, 1);
 	printf("usage: test-papi CASE\n");
 	return T_ERROR;
 }

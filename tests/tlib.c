@@ -11,7 +11,9 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness.h"
@@ -344,4 +346,42 @@ int t_require_bp(void)
 	}
 	printf("ERROR: execute breakpoint probe: count %lld after one call\n", n);
 	return T_ERROR;
+}
+
+int t_as_nobody(char **argv)
+{
+	char self[4096];
+	ssize_t n;
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0)
+		return -1;
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0 || access("/usr/bin/setpriv", X_OK)) {
+		printf("SKIP: running as root and cannot drop to nobody (no setpriv)\n");
+		return T_SKIP;
+	}
+	self[n] = 0;
+	fflush(stdout);
+	pid = fork();
+	if (!pid) {
+		/* a user's defaults on Debian: 1024 open files (hard 4096),
+		 * 8 MiB of locked memory */
+		struct rlimit nf = { 1024, 4096 }, ml = { 8 << 20, 8 << 20 };
+		const char *hard = getenv("HWPROF_TEST_NOFILE_HARD");
+
+		if (hard)
+			nf.rlim_max = nf.rlim_cur = (rlim_t)atoi(hard);
+		if (setrlimit(RLIMIT_NOFILE, &nf) || setrlimit(RLIMIT_MEMLOCK, &ml))
+			_exit(T_ERROR);
+		execl("/usr/bin/setpriv", "setpriv", "--reuid=65534", "--regid=65534",
+		      "--clear-groups", "--inh-caps=-all", self, argv[1], (char *)NULL);
+		_exit(T_ERROR);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+		return T_ERROR;
+	if (WEXITSTATUS(st) == T_ERROR)
+		printf("ERROR: could not run as nobody (is the build tree readable by it?)\n");
+	return WEXITSTATUS(st);
 }

@@ -67,6 +67,12 @@ int t_count_tasks(void);
 char *t_fresh(size_t n);
 int t_count_perf_fds(void);
 
+/* Run as root, re-runs this test program with argv[1] as nobody
+ * (setpriv, with a user's RLIMIT_NOFILE 1024/4096, or
+ * HWPROF_TEST_NOFILE_HARD for both, and RLIMIT_MEMLOCK 8 MiB) and returns
+ * its status; as another user returns -1 (go on here). */
+int t_as_nobody(char **argv);
+
 /* Raw probes (no hwprof): T_PASS, or T_SKIP with the reason printed, or
  * T_ERROR for an errno that says nothing about the machine. */
 int t_require(uint32_t type, uint64_t config, const char *what);
