@@ -52,6 +52,12 @@ static void fork_parent(void)
 	hwp_eng_unlock();
 }
 
+/* Whether a fork child samples on with s (see fork_child()). */
+static int fork_keeps(const struct hwprof_session *s)
+{
+	return s->mode == HWPROF_SESSION_PROCESS || (s->owner == fork_tid && !s->inherit);
+}
+
 /*
  * In the child the fds still name the parent's events (disabling one would
  * stop the parent) and the rings are not mapped (perf mappings are not
@@ -60,25 +66,29 @@ static void fork_parent(void)
  * child's drain thread exists. Sessions that sampled another thread stop,
  * and so do inherit sessions: the child inherited their events, whose
  * samples the kernel writes into the parent's rings, as it adds the
- * child's counts to the parent's inherited counters.
+ * child's counts to the parent's inherited counters. hwprof's threads
+ * are made in the child only for the sessions it keeps: in one that
+ * inherited events, they would be sampled and counted as the program's.
  */
 static void fork_child(void)
 {
 	struct hwprof_session **pp = &hwp_running;
 	pid_t me = hwp_gettid();
+	int any = 0;
 
 	/* hwp_eng is still held: the thread that forked took it in prepare,
 	 * and that is the thread running here */
 	hwp_drainer_forget();	/* its thread did not come along */
 	hwp_loader_forked();
-	if (hwp_running) {	/* made before any fd is enabled */
+	for (struct hwprof_session *s = hwp_running; s; s = s->next)
+		any |= fork_keeps(s);
+	if (any) {		/* made before any fd is enabled */
 		hwp_drainer_start();
 		hwp_loader_usable(0);
 	}
 	while (*pp) {
 		struct hwprof_session *s = *pp;
-		int keep = s->mode == HWPROF_SESSION_PROCESS ||
-			   (s->owner == fork_tid && !s->inherit);
+		int keep = fork_keeps(s);
 
 		for (size_t i = 0; i < s->nslot; i++) {
 			struct hwp_sev *e = &s->ev[s->slot[i].ev];
