@@ -15,6 +15,7 @@
 
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <papi.h>
@@ -610,7 +611,8 @@ static int case_count(void)
  * everything else (each thread's own start-up faults, the main thread's),
  * and what was kept plus what was lost (hwprof's one stderr line) is the
  * counter's value. Run as nobody with a user's limits (1024 open files,
- * 8 MiB of locked memory). Then PAPI_reset with threads that exited
+ * 8 MiB of locked memory); inherit-lost with rings of one page, which
+ * lose most samples: the equation holds with them. Then PAPI_reset with threads that exited
  * since PAPI_start: a count of 0, not theirs. FORCE_SW, whose signal and
  * pc are the starting thread's, is refused (PAPI_ENOSUPP).
  */
@@ -693,7 +695,7 @@ static int stop_lost(int es, long long *v, unsigned long long *lost)
 	return r;
 }
 
-static int case_inherit(char **argv, int overflow)
+static int case_inherit(char **argv, int overflow, int small_rings)
 {
 	static uint32_t reg[8], bin[1];
 	PAPI_sprofil_t p[2] = { { reg, sizeof(reg), (vptr_t)touch_a, 0x10000 },
@@ -705,6 +707,8 @@ static int case_inherit(char **argv, int overflow)
 
 	if (r >= 0)
 		return r;
+	if (small_rings)	/* rings of one data page: a burst overflows them */
+		setenv("HWPROF_MMAP_PAGES", "1", 1);
 	if ((r = need_pf()) || (r = setup(&es, "page-faults", &code)))
 		return r;
 	if ((mine = t_faults_open()) < 0)
@@ -755,6 +759,8 @@ static int case_inherit(char **argv, int overflow)
 		"%llu at touch_a's store (%llu lost), want %d", in_a, lost, NTHR * FPT);
 	if (!lost)
 		T_EQ(in_a, (unsigned long long)NTHR * FPT);
+	if (small_rings)	/* the losses of the inherited threads are counted */
+		T_CHECK(lost > 0, "nothing lost from rings of one page");
 	/* and the main thread's own faults, elsewhere */
 	T_CHECK(kept - in_a + lost >= (unsigned long long)m,
 		"%llu samples elsewhere (+%llu lost), the main thread alone faulted %lld times",
@@ -776,7 +782,93 @@ static int case_inherit(char **argv, int overflow)
 	close(mine);
 	munmap(ipages, (size_t)NTHR * FPT * ipsz);
 	PAPI_shutdown();
-	return t_done(overflow ? "inherit-overflow" : "inherit");
+	return t_done(argv[1]);
+}
+
+/*
+ * inherit-tree: PAPI_INHERIT_ALL follows what the counter follows, no
+ * more: a fork child (its faults at touch_a, in the parent's buffer, at
+ * its pcs) and the threads the starting thread makes are in both; a
+ * thread that existed before PAPI_start, and the threads it makes after,
+ * are in neither. So touch_a's region holds exactly the child's CHILD_PF
+ * and the 8 threads' 8 x FPT, not the outsider's 16 threads' 16 x FPT,
+ * and what was kept plus lost is the count.
+ */
+#define CHILD_PF	100
+
+static pthread_barrier_t go;
+
+static void *outsider(void *arg)
+{
+	(void)arg;
+	pthread_barrier_wait(&go);	/* the set runs */
+	return (void *)(intptr_t)run_workers(16);
+}
+
+static int case_inherit_tree(char **argv)
+{
+	static uint32_t reg[8], bin[1];
+	PAPI_sprofil_t p[2] = { { reg, sizeof(reg), (vptr_t)touch_a, 0x10000 },
+				{ bin, sizeof(bin), 0, 2 } };
+	PAPI_option_t opt;
+	unsigned long long lost, kept, in_a = 0;
+	char *child_pages;
+	pthread_t out;
+	void *ret;
+	long long v;
+	pid_t pid;
+	int es, code, r = t_as_nobody(argv), st;
+
+	if (r >= 0)
+		return r;
+	if ((r = need_pf()) || (r = setup(&es, "page-faults", &code)))
+		return r;
+	ipsz = (size_t)sysconf(_SC_PAGESIZE);
+	ipages = t_fresh((size_t)(16 + 8) * FPT);
+	child_pages = t_fresh(CHILD_PF);
+	if (!ipages || !child_pages)
+		return T_ERROR;
+	memset(&opt, 0, sizeof(opt));
+	opt.inherit.eventset = es;
+	opt.inherit.inherit = PAPI_INHERIT_ALL;
+	T_EQ(PAPI_set_opt(PAPI_INHERIT, &opt), PAPI_OK);
+	warm_up(es);
+	pthread_barrier_init(&go, NULL, 2);
+	if (pthread_create(&out, NULL, outsider, NULL))
+		return T_ERROR;
+	T_EQ(PAPI_sprofil(p, 2, es, code, 1, PAPI_PROFIL_BUCKET_32), PAPI_OK);
+	T_EQ(PAPI_start(es), PAPI_OK);
+	/* the outsider's 16 threads use the first 16 x FPT pages, at once */
+	pthread_barrier_wait(&go);
+	pthread_join(out, &ret);
+	if (ret)
+		return T_ERROR;
+	pid = fork();
+	if (pid == 0) {
+		for (int i = 0; i < CHILD_PF; i++)
+			touch_a(child_pages + (size_t)i * ipsz);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st))
+		return T_ERROR;
+	/* the starting thread's own 8, on the next 8 x FPT pages */
+	ipages += (size_t)16 * FPT * ipsz;
+	if (run_workers(8))
+		return T_ERROR;
+	T_EQ(stop_lost(es, &v, &lost), PAPI_OK);
+	for (int i = 0; i < 8; i++)
+		in_a += reg[i];
+	kept = in_a + bin[0];
+	printf("inherit-tree (uid %d): counter %lld; kept %llu (%llu at touch_a's store, %llu elsewhere), lost %llu\n",
+	       (int)geteuid(), v, kept, in_a, kept - in_a, lost);
+	T_FAULTS((unsigned long long)v, kept + lost);
+	if (!lost)
+		T_EQ(in_a, (unsigned long long)(8 * FPT + CHILD_PF));
+	T_CHECK(in_a <= 8 * FPT + CHILD_PF && in_a + lost >= 8 * FPT + CHILD_PF,
+		"%llu at touch_a's store (%llu lost), want %d: the outsider's %d are not in",
+		in_a, lost, 8 * FPT + CHILD_PF, 16 * FPT);
+	PAPI_shutdown();
+	return t_done("inherit-tree");
 }
 
 /* Every error path, in PAPI 7's order, and the PAPI bugs that must not
@@ -875,9 +967,13 @@ int main(int argc, char **argv)
 	if (!strcmp(c, "errors"))
 		return case_errors();
 	if (!strcmp(c, "inherit"))
-		return case_inherit(argv, 0);
+		return case_inherit(argv, 0, 0);
 	if (!strcmp(c, "inherit-overflow"))
-		return case_inherit(argv, 1);
+		return case_inherit(argv, 1, 0);
+	if (!strcmp(c, "inherit-lost"))
+		return case_inherit(argv, 0, 1);
+	if (!strcmp(c, "inherit-tree"))
+		return case_inherit_tree(argv);
 	printf("usage: test-papi CASE\n");
 	return T_ERROR;
 }
