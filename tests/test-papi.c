@@ -612,9 +612,11 @@ static int case_count(void)
  * and what was kept plus what was lost (hwprof's one stderr line) is the
  * counter's value. Run as nobody with a user's limits (1024 open files,
  * 8 MiB of locked memory); inherit-lost with rings of one page, which
- * lose most samples: the equation holds with them. Then PAPI_reset with threads that exited
- * since PAPI_start: a count of 0, not theirs. FORCE_SW, whose signal and
- * pc are the starting thread's, is refused (PAPI_ENOSUPP).
+ * lose most samples: the equation holds with them. Then, with
+ * PAPI_profil (or the handler), 64 more threads that exit, and
+ * PAPI_reset: the count is 0, not theirs, and the buffer keeps their
+ * 64 x FPT samples (PAPI_reset clears no buffer). FORCE_SW, whose
+ * signal and pc are the starting thread's, is refused (PAPI_ENOSUPP).
  */
 #define NTHR	1024
 #define FPT	50
@@ -687,9 +689,12 @@ static int stop_lost(int es, long long *v, unsigned long long *lost)
 	close(saved);
 	rewind(f);
 	while (fgets(line, sizeof(line), f)) {
+		unsigned long long n;
+
 		fputs(line, stderr);
-		if (sscanf(line, "hwprof: %llu samples lost", lost) != 1)
-			*lost = *lost ? *lost : 0;
+		if (strstr(line, " samples lost (") &&
+		    sscanf(line, "hwprof: %llu samples lost", &n) == 1)
+			*lost = n;
 	}
 	fclose(f);
 	return r;
@@ -767,8 +772,18 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 		kept - in_a, lost, m);
 	T_CHECK(v >= (long long)NTHR * FPT + m, "counter %lld", v);
 
-	/* PAPI_reset after threads exited: their counts go too */
+	/* PAPI_reset after threads exited: their counts go too; the
+	 * profile (PAPI_profil now, or the handler) keeps their samples */
 	madvise(ipages, (size_t)NTHR * FPT * ipsz, MADV_DONTNEED);
+	in_a = 0;
+	if (overflow) {
+		ov_calls = ov_store = 0;
+	} else {
+		T_EQ(PAPI_sprofil(NULL, 0, es, code, 0, 0), PAPI_OK);
+		memset(reg, 0, sizeof(reg));
+		T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 1,
+				 PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+	}
 	T_EQ(PAPI_start(es), PAPI_OK);
 	if (run_workers(64))
 		return T_ERROR;
@@ -777,8 +792,17 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 	T_EQ(PAPI_reset(es), PAPI_OK);
 	T_EQ(PAPI_read(es, &v), PAPI_OK);
 	T_CHECK(v < FPT, "read after reset %lld (64 exited threads x %d before it)", v, FPT);
-	T_EQ(PAPI_stop(es, &v), PAPI_OK);
+	T_EQ(stop_lost(es, &v, &lost), PAPI_OK);
 	T_CHECK(v < FPT, "stop after reset %lld", v);
+	for (int i = 0; !overflow && i < 8; i++)
+		in_a += reg[i];
+	if (overflow)
+		in_a = ov_store;
+	printf("after reset: counter %lld; %llu at touch_a's store, %llu lost\n", v, in_a, lost);
+	T_CHECK(in_a <= 64 * FPT && in_a + lost >= 64 * FPT,
+		"%llu at touch_a's store (%llu lost), want %d", in_a, lost, 64 * FPT);
+	if (!lost)
+		T_EQ(in_a, 64 * FPT);
 	close(mine);
 	munmap(ipages, (size_t)NTHR * FPT * ipsz);
 	PAPI_shutdown();
