@@ -66,6 +66,43 @@ struct tramp {
 	void *arg;
 };
 
+/*
+ * Where a new thread finds its start routine: a slot of a static pool,
+ * taken by the creating thread and given back by the new one as it
+ * starts, or, when every slot is taken (a burst of threads not started
+ * yet), the heap. A free() of the heap's on the new thread is the first
+ * malloc call there: it sets up that thread's cache and arena, page
+ * faults that are hwprof's, not the program's (in a profile of
+ * PAPI_INHERIT_ALL, whose threads are counted from their first
+ * instruction, and in the counts).
+ */
+#define TRAMP_POOL	256
+
+static struct tramp pool[TRAMP_POOL];
+static int pool_used[TRAMP_POOL];	/* atomic: 1 while a thread owns it */
+static unsigned int pool_next;		/* atomic: where the search starts */
+
+static struct tramp *tramp_get(void)
+{
+	for (int k = 0; k < TRAMP_POOL; k++) {
+		unsigned int i = __atomic_fetch_add(&pool_next, 1, __ATOMIC_RELAXED) % TRAMP_POOL;
+		int free_slot = 0;
+
+		if (__atomic_compare_exchange_n(&pool_used[i], &free_slot, 1, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return &pool[i];
+	}
+	return malloc(sizeof(struct tramp));
+}
+
+static void tramp_put(struct tramp *t)
+{
+	if (t >= pool && t < pool + TRAMP_POOL)
+		__atomic_store_n(&pool_used[t - pool], 0, __ATOMIC_RELEASE);
+	else
+		free(t);
+}
+
 static void (*born_hook)(void);
 
 /* What every thread made through pthread_create() runs first (the engine
@@ -82,7 +119,7 @@ static void *trampoline(void *p)
 	struct tramp t = *(struct tramp *)p;
 	void (*hook)(void) = __atomic_load_n(&born_hook, __ATOMIC_ACQUIRE);
 
-	free(p);
+	tramp_put(p);
 	if (hook)
 		hook();
 	return t.fn(t.arg);
@@ -105,14 +142,14 @@ HWPROF_API int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
 		return EAGAIN;
 	if (no_trampoline)
 		return real(thread, attr, fn, arg);
-	t = malloc(sizeof(*t));
+	t = tramp_get();
 	if (!t)
 		return real(thread, attr, fn, arg);
 	t->fn = fn;
 	t->arg = arg;
 	ret = real(thread, attr, trampoline, t);
 	if (ret)
-		free(t);
+		tramp_put(t);
 	return ret;
 }
 
