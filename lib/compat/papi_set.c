@@ -479,12 +479,20 @@ static int check_group(struct hwp_pset *s, int leader)
 	return r ? PAPI_ESYS : PAPI_OK;
 }
 
+/* Every event's counters, disabled, in one group unless multiplexed. */
+static int open_counters(struct hwp_pset *s)
+{
+	int leader = -1, ret = PAPI_OK;
+
+	for (int i = 0; !ret && i < s->nev; i++)
+		ret = open_counter(s, &s->ev[i], &leader);
+	return ret ? ret : check_group(s, leader);
+}
+
 /* PAPI 7 opens the set at each PAPI_add_event() and checks its group
  * there: so here, a trial open closed at once. PAPI_ECNFLCT when the
  * group with the new event cannot be scheduled; what else fails to open
  * is for PAPI_start() to say (the attached thread may not exist yet). */
-static int open_counters(struct hwp_pset *s);
-
 static int fits(struct hwp_pset *s)
 {
 	int ret;
@@ -494,16 +502,6 @@ static int fits(struct hwp_pset *s)
 	ret = open_counters(s);
 	close_fds(s);
 	return ret == PAPI_ECNFLCT ? ret : PAPI_OK;
-}
-
-/* Every event's counters, disabled, in one group unless multiplexed. */
-static int open_counters(struct hwp_pset *s)
-{
-	int leader = -1, ret = PAPI_OK;
-
-	for (int i = 0; !ret && i < s->nev; i++)
-		ret = open_counter(s, &s->ev[i], &leader);
-	return ret ? ret : check_group(s, leader);
 }
 
 HWPROF_API int PAPI_start(int id)
