@@ -163,7 +163,7 @@ void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 			 paths_short > e->cut)
 			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
 				 "call path that ends short of a thread's entry (_start, "
-				 "__libc_start_main, start_thread, clone)%s: %s",
+				 "__libc_start_main, start_thread, clone, clone3)%s: %s",
 				 (unsigned long long)(paths_short - e->cut),
 				 (unsigned long long)e->chains,
 				 view_pct(paths_short - e->cut, e->chains),
