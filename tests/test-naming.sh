@@ -103,8 +103,12 @@ debian-threads)
 		short=$(short_of "$tmp/r")
 		echo "$p: $all samples, $thr in threads from clone3, $short short, ${cut:-0} cut when recorded"
 		check "$p: worker threads' paths from clone3" [ "$thr" -gt 0 ]
-		check "$p: samples short of a thread's entry ($short of $all): only paths cut when recorded (${cut:-0})" \
-			[ "$short" -le "${cut:-0}" ]
+		# a Debian program's own code may leave a rare path short for
+		# real (a sample in code without call-frame information: 1 of
+		# 876 in zstd, once, under CI's ASan pass); the false alarm this
+		# guards against was every thread's every sample
+		check "$p: samples short of a thread's entry ($short of $all): paths cut when recorded (${cut:-0}) and at most 0.5 %" \
+			[ $((short - ${cut:-0})) -le $((all / 200)) ]
 	done
 	;;
 aliases)
