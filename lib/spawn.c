@@ -64,26 +64,34 @@ int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
 struct tramp {
 	void *(*fn)(void *);
 	void *arg;
+	struct tramp *next;	/* on the spare list */
 };
 
 /*
  * Where a new thread finds its start routine: a slot of a static pool,
  * taken by the creating thread and given back by the new one as it
  * starts, or, when every slot is taken (a burst of threads not started
- * yet), the heap. A free() of the heap's on the new thread is the first
- * malloc call there: it sets up that thread's cache and arena, page
- * faults that are hwprof's, not the program's (in a profile of
- * PAPI_INHERIT_ALL, whose threads are counted from their first
- * instruction, and in the counts).
+ * yet), a block the creating thread takes from the heap. The new thread
+ * never calls free(): a first malloc call on a new thread sets up its
+ * cache and arena, page faults that are hwprof's, not the program's (in
+ * a profile of PAPI_INHERIT_ALL, whose threads are counted from their
+ * first instruction, and in the counts), and how many depends on how
+ * the threads are scheduled. It puts the block on a spare list that the
+ * next burst takes from; the blocks stay (as many as the most threads
+ * ever waiting to start at once beyond the pool).
  */
 #define TRAMP_POOL	256
 
 static struct tramp pool[TRAMP_POOL];
 static int pool_used[TRAMP_POOL];	/* atomic: 1 while a thread owns it */
 static unsigned int pool_next;		/* atomic: where the search starts */
+static struct tramp *spare;		/* under spare_lock */
+static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct tramp *tramp_get(void)
 {
+	struct tramp *t;
+
 	for (int k = 0; k < TRAMP_POOL; k++) {
 		unsigned int i = __atomic_fetch_add(&pool_next, 1, __ATOMIC_RELAXED) % TRAMP_POOL;
 		int free_slot = 0;
@@ -92,15 +100,23 @@ static struct tramp *tramp_get(void)
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 			return &pool[i];
 	}
-	return malloc(sizeof(struct tramp));
+	pthread_mutex_lock(&spare_lock);
+	if ((t = spare))
+		spare = t->next;
+	pthread_mutex_unlock(&spare_lock);
+	return t ? t : malloc(sizeof(struct tramp));
 }
 
 static void tramp_put(struct tramp *t)
 {
-	if (t >= pool && t < pool + TRAMP_POOL)
+	if (t >= pool && t < pool + TRAMP_POOL) {
 		__atomic_store_n(&pool_used[t - pool], 0, __ATOMIC_RELEASE);
-	else
-		free(t);
+		return;
+	}
+	pthread_mutex_lock(&spare_lock);
+	t->next = spare;
+	spare = t;
+	pthread_mutex_unlock(&spare_lock);
 }
 
 static void (*born_hook)(void);
