@@ -292,7 +292,59 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
-/* The lines version 4 added: checkpoint, sideband-lost, paths, n, c and
+/* A job file's time in MPI (version 4): mt, ms, msr. 1 when kw is none
+ * of them. */
+static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
+{
+	uint64_t a, b, c, e, f, g;
+	int bad = 0;
+
+	if (!strcmp(kw, "mt")) {
+		struct hd_mrank m;
+
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nprocs ||
+		    num(r, 10, UINT64_MAX, &b) || !b || num(r, 10, UINT64_MAX, &c) ||
+		    num(r, 10, UINT64_MAX, &e) || r->p)
+			return -1;
+		m = (struct hd_mrank){ (uint32_t)a, b, c, e };
+		if (hd_add_mrank(d, &m))
+			return fail(r, "out of memory");
+	} else if (!strcmp(kw, "ms")) {
+		char *call;
+
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a != d->nmsites ||
+		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &b) ||
+		    num(r, 16, UINT64_MAX, &c) || (b == HD_NO_OBJECT && c))
+			return -1;
+		call = take(r, field(r), 1, &bad);
+		if (bad || !call || !*call || r->p) {
+			free(call);
+			return -1;
+		}
+		a = hd_add_msite(d, (uint32_t)b, c, call) < 0;
+		free(call);
+		if (a)
+			return fail(r, "out of memory");
+	} else if (!strcmp(kw, "msr")) {
+		struct hd_msrank m;
+
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nmsites ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
+		    num(r, 10, UINT64_MAX, &c) || !c || num(r, 10, UINT64_MAX, &e) ||
+		    num(r, 10, UINT64_MAX, &f) || num(r, 10, UINT64_MAX, &g) || r->p ||
+		    f > g || g > e)
+			return -1;
+		m = (struct hd_msrank){ (uint32_t)a, (uint32_t)b, c, e, f, g };
+		if (hd_add_msrank(d, &m))
+			return fail(r, "out of memory");
+	} else {
+		return 1;
+	}
+	return 0;
+}
+
+/* The lines version 4 added: checkpoint, sideband-lost, paths, n, c, mt,
+ * ms, msr and
  * the kept names. 1 when kw is none of them. */
 static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 {
@@ -353,7 +405,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (hd_count_path(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e))
 			return fail(r, "out of memory");
 	} else {
-		return read_names_line(r, d, kw);
+		x = read_mpi_time(r, d, kw);
+		return x == 1 ? read_names_line(r, d, kw) : (int)x;
 	}
 	return 0;
 }
@@ -629,6 +682,28 @@ static int has_twice(uint64_t *v, size_t n)
 	return 0;
 }
 
+/* A job file's time in MPI: a rank's totals (mt) and its calls at a
+ * site (msr) given once each; the reason, or NULL. */
+static const char *job_check_mpi_time(const struct hd_file *d)
+{
+	size_t n = d->nmranks > d->nmsranks ? d->nmranks : d->nmsranks;
+	uint64_t *v = malloc((n + 1) * sizeof(*v));
+	const char *bad = NULL;
+
+	if (!v)
+		return "out of memory";
+	for (size_t i = 0; i < d->nmranks; i++)
+		v[i] = d->mranks[i].proc;
+	if (has_twice(v, d->nmranks))
+		bad = "a rank's time in MPI (mt) given twice";
+	for (size_t i = 0; i < d->nmsranks && !bad; i++)
+		v[i] = (uint64_t)d->msranks[i].site << 32 | d->msranks[i].proc;
+	if (!bad && has_twice(v, d->nmsranks))
+		bad = "a rank's calls at a call site (msr) given twice";
+	free(v);
+	return bad;
+}
+
 /*
  * What a job file's lines say together (hwprof-data(5), "Job files"):
  * each process is one rank of the world, each rank once; a rank's total
@@ -673,6 +748,8 @@ static int job_check(struct rd *r, const struct hd_file *d)
 	if (!bad && has_twice(v, d->nfcounts))
 		bad = "a rank's count of a function (fr) given twice";
 	free(v);
+	if (!bad)
+		bad = job_check_mpi_time(d);
 	free(sum);
 	return bad ? fail(r, "job file: %s", bad) : 0;
 }

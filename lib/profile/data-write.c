@@ -65,7 +65,7 @@ static void write_head(FILE *f, const struct hd_file *d)
 		paths |= d->events[i].callgraph != HD_CG_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
-	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines;
+	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites;
 	/* and the losses version 4 added */
 	paths |= d->side_lost || d->checkpoint;
 	for (size_t i = 0; i < d->nprocs; i++)
@@ -216,6 +216,34 @@ static void write_names(FILE *f, const struct hd_file *d)
 	}
 }
 
+/* A job file's time in MPI (version 4): mt, ms and msr lines. */
+static void write_mpi_time(FILE *f, const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nmranks; i++) {
+		const struct hd_mrank *m = &d->mranks[i];
+
+		fprintf(f, "mt %u %llu %llu %llu\n", m->proc, (unsigned long long)m->app_ns,
+			(unsigned long long)m->mpi_ns, (unsigned long long)m->calls);
+	}
+	for (size_t i = 0; i < d->nmsites; i++) {
+		const struct hd_msite *m = &d->msites[i];
+		char o[16];
+
+		snprintf(o, sizeof(o), "%u", m->object);
+		fprintf(f, "ms %zu %s %llx ", i, m->object == HD_NO_OBJECT ? "-" : o,
+			(unsigned long long)m->addr);
+		hd_put_escaped(f, m->call, 1);
+		fputc('\n', f);
+	}
+	for (size_t i = 0; i < d->nmsranks; i++) {
+		const struct hd_msrank *m = &d->msranks[i];
+
+		fprintf(f, "msr %u %u %llu %llu %llu %llu\n", m->site, m->proc,
+			(unsigned long long)m->calls, (unsigned long long)m->total,
+			(unsigned long long)m->min, (unsigned long long)m->max);
+	}
+}
+
 /* The sample lines, then a job file's rt, f and fr lines. */
 static void write_counts(FILE *f, const struct hd_file *d)
 {
@@ -249,6 +277,7 @@ static void write_counts(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nfcounts; i++)
 		fprintf(f, "fr %u %u %llu\n", d->fcounts[i].func, d->fcounts[i].proc,
 			(unsigned long long)d->fcounts[i].count);
+	write_mpi_time(f, d);
 }
 
 int hd_write(FILE *f, const struct hd_file *d)

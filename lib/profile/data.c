@@ -69,6 +69,11 @@ void hd_free(struct hd_file *d)
 	free(d->funcs);
 	free(d->fcounts);
 	free(d->rtotals);
+	free(d->mranks);
+	for (size_t i = 0; i < d->nmsites; i++)
+		free(d->msites[i].call);
+	free(d->msites);
+	free(d->msranks);
 	free(d->nodes);
 	free(d->paths);
 	free(d->nslots);
@@ -294,6 +299,34 @@ int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)
 		return -1;
 	d->rtotals[d->nrtotals++] = *t;
 	return 0;
+}
+
+int hd_add_mrank(struct hd_file *d, const struct hd_mrank *m)
+{
+	if (hd_grow(&d->mranks, d->nmranks, sizeof(*m)))
+		return -1;
+	d->mranks[d->nmranks++] = *m;
+	return 0;
+}
+
+int hd_add_msrank(struct hd_file *d, const struct hd_msrank *m)
+{
+	if (hd_grow(&d->msranks, d->nmsranks, sizeof(*m)))
+		return -1;
+	d->msranks[d->nmsranks++] = *m;
+	return 0;
+}
+
+long hd_add_msite(struct hd_file *d, uint32_t object, uint64_t addr, const char *call)
+{
+	char *c = strdup(call);
+
+	if (!c || hd_grow(&d->msites, d->nmsites, sizeof(*d->msites))) {
+		free(c);
+		return -1;
+	}
+	d->msites[d->nmsites] = (struct hd_msite){ object, addr, c };
+	return (long)d->nmsites++;
 }
 
 /*

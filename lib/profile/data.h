@@ -166,6 +166,32 @@ struct hd_rtotal {		/* one rank's samples of an event */
 	uint64_t mpi;		/* of them, in MPI objects (hd_object_is_mpi()) */
 };
 
+/*
+ * A job file's wall clock in MPI (version 4, libhwprof-mpi(7) "Time in
+ * MPI"), in nanoseconds: each rank's totals, the call sites kept, and
+ * each rank's calls at a site.
+ */
+struct hd_mrank {
+	uint32_t proc;		/* index into procs: the rank */
+	uint64_t app_ns;	/* MPI_Init to MPI_Finalize, less MPI_Pcontrol(0)
+				 * pauses; above 0 */
+	uint64_t mpi_ns;	/* in the timed MPI calls, every thread's */
+	uint64_t calls;		/* the timed calls */
+};
+
+struct hd_msite {		/* a call site: one call of an MPI function */
+	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;		/* ELF address of the return address (0 with
+				 * no object: the calls of sites not kept) */
+	char *call;		/* "MPI_Barrier"... */
+};
+
+struct hd_msrank {		/* one rank's calls at one site */
+	uint32_t site;		/* index into msites */
+	uint32_t proc;		/* index into procs: the rank */
+	uint64_t calls, total, min, max;	/* calls >= 1, min <= max <= total */
+};
+
 struct hd_file {
 	int version;		/* of the file read; HD_VERSION when built */
 	char *host;		/* where it was recorded, or NULL */
@@ -195,6 +221,12 @@ struct hd_file {
 	size_t nfcounts;
 	struct hd_rtotal *rtotals;
 	size_t nrtotals;
+	struct hd_mrank *mranks;	/* version 4 job file: time in MPI */
+	size_t nmranks;
+	struct hd_msite *msites;
+	size_t nmsites;
+	struct hd_msrank *msranks;
+	size_t nmsranks;
 	struct hd_node *nodes;	/* parents before children */
 	size_t nnodes;
 	struct hd_path *paths;
@@ -247,6 +279,10 @@ int hd_grow(void *pp, size_t n, size_t sz);
 int hd_add_func(struct hd_file *d, const struct hd_func *f);
 int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count);
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t);
+int hd_add_mrank(struct hd_file *d, const struct hd_mrank *m);
+int hd_add_msrank(struct hd_file *d, const struct hd_msrank *m);
+/* Appends a call site (call copied): its index, or -1. */
+long hd_add_msite(struct hd_file *d, uint32_t object, uint64_t addr, const char *call);
 
 /*
  * 1 when the object is part of an MPI implementation or its transport

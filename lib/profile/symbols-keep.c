@@ -35,7 +35,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Every sampled address of each object: samples' pcs, and call-path
- * nodes' (a return address names its call, at the address before it). */
+ * nodes' and MPI call sites' (a return address names its call, at the
+ * address before it). */
 static int gather(const struct hd_file *d, struct addrs *per)
 {
 	for (size_t i = 0; i < d->nsamples; i++) {
@@ -51,6 +52,14 @@ static int gather(const struct hd_file *d, struct addrs *per)
 			continue;
 		if (add_addr(&per[x->object], x->addr) ||
 		    (x->addr && add_addr(&per[x->object], x->addr - 1)))
+			return -1;
+	}
+	/* a job file's MPI call sites: return addresses too */
+	for (size_t i = 0; i < d->nmsites; i++) {
+		const struct hd_msite *x = &d->msites[i];
+
+		if (x->object != HD_NO_OBJECT && x->addr &&
+		    (add_addr(&per[x->object], x->addr) || add_addr(&per[x->object], x->addr - 1)))
 			return -1;
 	}
 	return 0;
