@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <libelf.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,8 @@
 
 #define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
 #define MAX_TOP		1024	/* P x MAX_TOP x 8 bytes at rank 0 */
+#define DEFAULT_SITES	256	/* call sites whose per-rank times are kept */
+#define MAX_SITES	4096	/* P x MAX_SITES x 32 bytes at rank 0 */
 
 static struct {
 	struct hwprof_session *s;
@@ -53,6 +56,9 @@ struct rinfo {
 	uint64_t lost, throttled, missed, period;
 	int32_t missed_err;
 	uint32_t pad;
+	uint64_t app_ns;	/* MPI_Init to MPI_Finalize, less pauses */
+	uint64_t mpi_ns;	/* in the timed MPI calls (wait.c) */
+	uint64_t calls;		/* timed calls */
 	char host[64];
 	char why[160];
 	char cmd[256];
@@ -78,6 +84,7 @@ static void start(void)
 
 	if (prof.started++)
 		return;
+	hwp_wait_start();
 	prof.ev = -1;
 	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
 	snprintf(prof.event, sizeof(prof.event), "%s", ev && *ev ? ev : "task-clock");
@@ -301,6 +308,129 @@ out:
 	return ret;
 }
 
+/* One call site of this rank, keyed as its entry (HWP_MPI_SITE + call,
+ * object, ELF address of the return address). */
+struct lsite {
+	uint64_t kind, obj, addr;
+	uint64_t n, tot, min, max;
+};
+
+static int cmp_lsite(const void *a, const void *b)
+{
+	const struct lsite *x = a, *y = b;
+
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* The object holding a return address: its path (the executable's as
+ * collect() names it) and the address's ELF address; NULL when no
+ * object holds it. */
+static const char *site_object(uintptr_t ret, const char *exe, uint64_t *addr)
+{
+	Dl_info info;
+	struct link_map *lm = NULL;
+
+	if (!ret || !dladdr1((void *)(ret - 1), &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
+		return NULL;
+	*addr = (uint64_t)(ret - lm->l_addr);
+	return lm->l_name && *lm->l_name ? lm->l_name : exe;
+}
+
+/*
+ * This rank's call sites (wait.c) into *out, sorted (0: none), and as
+ * entries of p with their objects: each site's total nanoseconds as its
+ * count, so the reduction gives rank 0 every site of the job with its
+ * sum, min and max over the ranks. 0 or -1 (out of memory).
+ */
+static int collect_sites(struct hwp_mpi_prof *p, struct lsite **out, size_t *nout)
+{
+	struct hwp_wait_site *ws = malloc(HWP_WAIT_MAXSITES * sizeof(*ws));
+	struct lsite *ls = NULL;
+	struct lobj *lo = NULL;
+	size_t n, nlo = 0, o = 0;
+	char *exe = self_exe();
+	int ret = -1;
+
+	*out = NULL;
+	*nout = 0;
+	if (!ws || !exe)
+		goto out;
+	n = hwp_wait_sites(ws, HWP_WAIT_MAXSITES);
+	ls = calloc(n + 1, sizeof(*ls));
+	lo = calloc(n + 1, sizeof(*lo));
+	if (!ls || !lo)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t addr = 0;
+		const char *path = site_object(ws[i].ret, exe, &addr);
+		struct lobj *l = path ? lobj_of(lo, &nlo, path) : NULL;
+
+		if (path && !l)
+			goto out;
+		ls[i] = (struct lsite){ HWP_MPI_SITE + ws[i].fn, l ? l->hash : 0, l ? addr : 0,
+					ws[i].n, ws[i].tot, ws[i].min, ws[i].max };
+	}
+	qsort(ls, n, sizeof(*ls), cmp_lsite);
+	for (size_t i = 0; i < n; i++) {
+		struct lsite *x = o ? &ls[o - 1] : NULL;
+
+		if (x && !cmp_lsite(x, &ls[i])) {
+			x->n += ls[i].n;
+			x->tot = hwp_add_sat(x->tot, ls[i].tot);
+			x->min = ls[i].min < x->min ? ls[i].min : x->min;
+			x->max = ls[i].max > x->max ? ls[i].max : x->max;
+		} else {
+			ls[o++] = ls[i];
+		}
+	}
+	{
+		struct hwp_mpi_ent *ne = realloc(p->ents, (p->nents + o + 1) * sizeof(*ne));
+		struct hwp_mpi_obj *no = realloc(p->objs, (p->nobjs + nlo + 1) * sizeof(*no));
+
+		if (ne)
+			p->ents = ne;
+		if (no)
+			p->objs = no;
+		if (!ne || !no)
+			goto out;
+	}
+	for (size_t i = 0; i < o; i++)
+		p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = ls[i].obj, .addr = ls[i].addr,
+			.sum = ls[i].tot, .min = ls[i].tot, .max = ls[i].tot,
+			.kind = (uint32_t)ls[i].kind, .maxrank = world_rank(), .ranks = 1 };
+	for (size_t k = 0; k < nlo; k++) {
+		size_t j = 0;
+
+		while (j < p->nobjs && p->objs[j].hash != lo[k].hash)
+			j++;
+		if (j < p->nobjs)
+			continue;
+		p->objs[p->nobjs++] = (struct hwp_mpi_obj){ lo[k].hash, lo[k].bid, lo[k].path,
+							    lo[k].size };
+		lo[k].bid = lo[k].path = NULL;
+	}
+	hwp_mpi_sort(p);
+	*out = ls;
+	*nout = o;
+	ls = NULL;
+	ret = 0;
+out:
+	for (size_t k = 0; k < nlo; k++) {
+		sym_obj_free(&lo[k].rp);
+		free(lo[k].path);
+		free(lo[k].bid);
+	}
+	free(lo);
+	free(ls);
+	free(ws);
+	free(exe);
+	return ret;
+}
+
 /* The command line, arguments space-separated, cut to fit out. */
 static void cmdline(char *out, size_t len)
 {
@@ -336,8 +466,45 @@ static long obj_index(const struct hwp_mpi_prof *p, const long *map, uint64_t ha
 	return -1;
 }
 
+/* A call site rank 0 picked: its key, as every rank looks it up. */
+struct sitekey {
+	uint64_t kind, obj, addr;
+};
+
+/* The call sites' lines (mt, ms, msr): each rank's totals, and for the
+ * sites picked each rank's calls, total, min and max. */
+static int build_sites(struct hd_file *d, const struct hwp_mpi_prof *p, const long *map,
+		       const struct rinfo *all, int size, const struct sitekey *sk,
+		       const uint64_t *st, uint32_t ns)
+{
+	for (int i = 0; i < size; i++) {
+		struct hd_mrank m = { (uint32_t)i, all[i].app_ns, all[i].mpi_ns, all[i].calls };
+
+		if (m.app_ns && hd_add_mrank(d, &m))
+			return -1;
+	}
+	for (uint32_t j = 0; j < ns; j++) {
+		long oi = obj_index(p, map, sk[j].obj);
+		uint32_t fn = (uint32_t)(sk[j].kind - HWP_MPI_SITE);
+
+		if (fn >= HWP_MPI_NCALLS ||
+		    hd_add_msite(d, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi,
+				 oi < 0 ? 0 : sk[j].addr, hwp_mpi_call_names[fn]) < 0)
+			return -1;
+		for (int i = 0; i < size; i++) {
+			const uint64_t *v = &st[((size_t)i * ns + j) * 4];
+			struct hd_msrank r = { j, (uint32_t)i, v[0], v[1], v[2], v[3] };
+
+			if (v[0] && hd_add_msrank(d, &r))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct rinfo *all,
-		 int size, const struct topkey *keys, const uint64_t *counts, uint32_t k)
+		 int size, const struct topkey *keys, const uint64_t *counts, uint32_t k,
+		 const struct sitekey *sk, const uint64_t *st, uint32_t ns)
 {
 	long *map = calloc(p->nobjs + 1, sizeof(*map));
 	struct hd_event *e;
@@ -411,7 +578,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 			if (hd_count(d, 0, HD_NO_THREAD, o, x->addr, x->sum))
 				goto out;
 			nfuncs0++;
-		} else {
+		} else if (x->kind == HWP_MPI_FUNC) {
 			struct hd_func f = { 0, o, x->addr, x->sum, x->min, x->max,
 					     x->maxrank, x->ranks };
 
@@ -437,6 +604,8 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (hd_add_rtotal(d, &t))
 			goto out;
 	}
+	if (build_sites(d, p, map, all, size, sk, st, ns))
+		goto out;
 	ret = 0;
 out:
 	free(map);
@@ -502,22 +671,116 @@ static uint32_t pick_top(const struct hwp_mpi_prof *p, struct topkey *keys, uint
 	return k;
 }
 
-static uint32_t top_wanted(void)
+static uint32_t env_wanted(const char *name, uint32_t def, uint32_t max)
 {
-	const char *s = secure_getenv("HWPROF_MPI_TOP");
+	const char *s = secure_getenv(name);
 	char *end;
 	unsigned long v;
 
 	if (!s || !*s)
-		return DEFAULT_TOP;
+		return def;
 	errno = 0;
 	v = strtoul(s, &end, 10);
-	if (errno || *end || *s < '0' || *s > '9' || v > MAX_TOP) {
-		fprintf(stderr, "hwprof-mpi: HWPROF_MPI_TOP=%.20s: not a number from 0 to %d; "
-			"using %d\n", s, MAX_TOP, DEFAULT_TOP);
-		return DEFAULT_TOP;
+	if (errno || *end || *s < '0' || *s > '9' || v > max) {
+		fprintf(stderr, "hwprof-mpi: %s=%.20s: not a number from 0 to %u; "
+			"using %u\n", name, s, max, def);
+		return def;
 	}
 	return (uint32_t)v;
+}
+
+static uint32_t top_wanted(void)
+{
+	return env_wanted("HWPROF_MPI_TOP", DEFAULT_TOP, MAX_TOP);
+}
+
+static int any_bad(MPI_Comm comm, int bad);
+
+static int cmp_site(const void *a, const void *b)
+{
+	return cmp_top(a, b);
+}
+
+/* Rank 0: the k call sites with most time (their keys into keys). */
+static uint32_t pick_sites(const struct hwp_mpi_prof *p, struct sitekey *keys, uint32_t want)
+{
+	const struct hwp_mpi_ent **v = malloc((p->nents + 1) * sizeof(*v));
+	size_t n = 0;
+	uint32_t k = 0;
+
+	if (!v)
+		return 0;
+	for (size_t i = 0; i < p->nents; i++)
+		if (p->ents[i].kind >= HWP_MPI_SITE)
+			v[n++] = &p->ents[i];
+	qsort(v, n, sizeof(*v), cmp_site);
+	for (; k < want && k < n; k++)
+		keys[k] = (struct sitekey){ v[k]->kind, v[k]->obj, v[k]->addr };
+	free(v);
+	return k;
+}
+
+/*
+ * The call sites' per-rank times: rank 0 picks the sites (most time
+ * first, HWPROF_MPI_SITES of them), every rank gives its calls, total,
+ * min and max at each, rank 0 gathers them into *st (rank-major). Every
+ * rank takes part whatever failed; 0, or 1 when the result is not whole.
+ */
+static int gather_sites(MPI_Comm comm, int rank, int size, const struct hwp_mpi_prof *p,
+			const struct lsite *ls, size_t nls, struct sitekey **skp,
+			uint64_t **stp, uint32_t *nsp)
+{
+	struct sitekey *sk = NULL;
+	uint64_t *mine = NULL, *st = NULL;
+	uint32_t ns = 0;
+	int bad = 0;
+
+	if (!rank) {
+		ns = env_wanted("HWPROF_MPI_SITES", DEFAULT_SITES, MAX_SITES);
+		sk = calloc(ns + 1, sizeof(*sk));
+		ns = sk ? pick_sites(p, sk, ns) : 0;
+	}
+	if (PMPI_Bcast(&ns, 1, MPI_UINT32_T, 0, comm) != MPI_SUCCESS)
+		bad = 1;
+	if (rank && !bad)
+		sk = calloc(ns + 1, sizeof(*sk));
+	mine = calloc((size_t)ns * 4 + 1, sizeof(*mine));
+	if (!rank)
+		st = calloc((size_t)size * ns * 4 + 1, sizeof(*st));
+	if (any_bad(comm, bad || !sk || !mine || (!rank && !st))) {
+		bad = 1;
+		goto out;
+	}
+	if (PMPI_Bcast(sk, (int)(3 * ns), MPI_UINT64_T, 0, comm) != MPI_SUCCESS)
+		bad = 1;
+	for (uint32_t j = 0; j < ns && !bad; j++) {
+		struct lsite key = { sk[j].kind, sk[j].obj, sk[j].addr, 0, 0, 0, 0 };
+		const struct lsite *x = nls ? bsearch(&key, ls, nls, sizeof(*ls), cmp_lsite) : NULL;
+
+		if (x) {
+			mine[4 * j] = x->n;
+			mine[4 * j + 1] = x->tot;
+			mine[4 * j + 2] = x->min;
+			mine[4 * j + 3] = x->max;
+		}
+	}
+	if (PMPI_Gather(mine, (int)(4 * ns), MPI_UINT64_T, st, (int)(4 * ns), MPI_UINT64_T, 0,
+			comm) != MPI_SUCCESS)
+		bad = 1;
+	bad = any_bad(comm, bad);
+out:
+	free(mine);
+	if (bad) {
+		free(sk);
+		free(st);
+		sk = NULL;
+		st = NULL;
+		ns = 0;
+	}
+	*skp = sk;
+	*stp = st;
+	*nsp = ns;
+	return bad;
 }
 
 /* ------------------------------------------------------------------ */
@@ -543,7 +806,11 @@ static void finish(void)
 	struct hwp_mpi_prof p = { 0 }, mine = { 0 };
 	struct rinfo ri, *all = NULL;
 	struct topkey *keys = NULL;
-	uint64_t *cnt = NULL, *allc = NULL;
+	uint64_t *cnt = NULL, *allc = NULL, *st = NULL;
+	struct sitekey *sk = NULL;
+	struct lsite *ls = NULL;
+	size_t nls = 0;
+	uint32_t ns = 0;
 	const char *out = secure_getenv("HWPROF_OUTPUT");
 	MPI_Comm comm;
 	int rank, size, bad = 0;
@@ -551,6 +818,7 @@ static void finish(void)
 
 	if (prof.finished++ || !prof.started)
 		return;
+	hwp_wait_stop();
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
 		return;
 	/* errors come back as codes, never abort the job */
@@ -574,6 +842,10 @@ static void finish(void)
 	}
 	hwprof_session_free(prof.s);
 	prof.s = NULL;
+	hwp_wait_totals(&ri.app_ns, &ri.mpi_ns, &ri.calls);
+	/* its call sites: without them, its totals still count */
+	if (collect_sites(&p, &ls, &nls))
+		nls = 0;
 	/* this rank's functions, for the top functions' per-rank counts */
 	mine.ents = malloc((p.nents + 1) * sizeof(*mine.ents));
 	if (mine.ents) {
@@ -620,6 +892,8 @@ static void finish(void)
 		bad = 1;
 	if (any_bad(comm, bad))
 		goto fail;
+	if (gather_sites(comm, rank, size, &p, ls, nls, &sk, &st, &ns))
+		goto fail;
 	if (!rank) {
 		struct hd_file d;
 		mode_t found = 0;
@@ -631,7 +905,7 @@ static void finish(void)
 		/* with the names of its sampled addresses (hwprof-data(5),
 		 * "Names"), as rank 0's objects give them; without them
 		 * (sym_keep_names() then drops all) when they cannot be had */
-		r = build(&d, &p, all, size, keys, allc, k) ? -ENOMEM :
+		r = build(&d, &p, all, size, keys, allc, k, sk, st, ns) ? -ENOMEM :
 		    (sym_keep_names(&d), write_job(&d, out, &found));
 		if (r == HWP_OUT_NOTREG)
 			fprintf(stderr, "hwprof-mpi: %s: %s, not a regular file, left as it is: "
@@ -658,6 +932,9 @@ out:
 	free(keys);
 	free(cnt);
 	free(allc);
+	free(sk);
+	free(st);
+	free(ls);
 }
 
 /* ------------------------------------------------------------------ */
@@ -673,7 +950,10 @@ static void pcontrol(int level)
 {
 	int r;
 
-	if (!prof.s || prof.finished)
+	if (!prof.started || prof.finished)
+		return;
+	hwp_wait_pause(!level);
+	if (!prof.s)
 		return;
 	if (!level && !prof.paused) {
 		hwprof_session_stop(prof.s);
