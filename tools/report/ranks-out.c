@@ -84,8 +84,13 @@ static void text_ranks(const struct rk *k)
 		       "--format csv or json\n", k->nranks);
 		return;
 	}
-	printf("\n%8s %-24s %10s %10s %10s %8s\n", "rank", "host", "pid", "samples", "in MPI",
+	printf("\n%8s %-24s %10s %10s %10s %8s", "rank", "host", "pid", "samples", "in MPI",
 	       "MPI %");
+	/* a job file's wall clock: time in MPI calls, its share of MPI_Init
+	 * to MPI_Finalize (libhwprof-mpi(7), "Time in MPI") */
+	if (k->d->nmranks)
+		printf(" %12s %12s %9s", "app s", "MPI s", "MPI time%");
+	putchar('\n');
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
 		const char *h = host_of(k, r);
@@ -97,9 +102,15 @@ static void text_ranks(const struct rk *k)
 			nm_put(stdout, h, NM_TEXT);
 			putchar(' ');
 		}
-		printf("%10d %10llu %10llu %7.2f%%\n", k->d->procs[r->proc].pid,
+		printf("%10d %10llu %10llu %7.2f%%", k->d->procs[r->proc].pid,
 		       (unsigned long long)r->samples, (unsigned long long)r->mpi,
 		       view_pct(r->mpi, r->samples));
+		if (k->d->nmranks && r->timed)
+			printf(" %12.6f %12.6f %8.2f%%", (double)r->app_ns / 1e9,
+			       (double)r->mpi_ns / 1e9, view_pct(r->mpi_ns, r->app_ns));
+		else if (k->d->nmranks)
+			printf(" %12s %12s %9s", "?", "?", "?");
+		putchar('\n');
 	}
 }
 
@@ -202,7 +213,8 @@ void rk_csv(const struct rk *k)
 
 void rk_csv_ranks(const struct rk *k, FILE *f)
 {
-	fputs("rank,host,pid,samples,mpi_samples,mpi_percent\n", f);
+	fputs("rank,host,pid,samples,mpi_samples,mpi_percent,app_seconds,mpi_seconds,"
+	      "mpi_time_percent\n", f);
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
 		char sb[32];
@@ -210,8 +222,14 @@ void rk_csv_ranks(const struct rk *k, FILE *f)
 		fprintf(f, "%d,", r->rank);
 		nm_put(f, host_of(k, r), NM_CSV);
 		snprintf(sb, sizeof(sb), "%.2f", view_pct(r->mpi, r->samples));
-		fprintf(f, ",%d,%llu,%llu,%s\n", k->d->procs[r->proc].pid,
+		fprintf(f, ",%d,%llu,%llu,%s", k->d->procs[r->proc].pid,
 			(unsigned long long)r->samples, (unsigned long long)r->mpi, sb);
+		/* empty where the rank's clock is not in the file */
+		if (r->timed)
+			fprintf(f, ",%.9f,%.9f,%.2f\n", (double)r->app_ns / 1e9,
+				(double)r->mpi_ns / 1e9, view_pct(r->mpi_ns, r->app_ns));
+		else
+			fputs(",,,\n", f);
 	}
 }
 

@@ -52,7 +52,8 @@ static int columns(struct rk *k)
 	qsort(pr, n, sizeof(*pr), by_rank);
 	for (size_t i = 0; i < n; i++) {
 		if (!k->nranks || k->ranks[k->nranks - 1].rank != pr[i].rank)
-			k->ranks[k->nranks++] = (struct rk_rank){ pr[i].rank, pr[i].proc, 0, 0 };
+			k->ranks[k->nranks++] = (struct rk_rank){ .rank = pr[i].rank,
+								  .proc = pr[i].proc };
 		k->col[pr[i].proc] = (uint32_t)(k->nranks - 1);
 	}
 	free(pr);
@@ -369,8 +370,9 @@ static int stats(struct rk *k, const struct jrow *jr)
 	return 0;
 }
 
-/* How by_row() orders: by (1) max/mean, then total, then name; (0) total,
- * then name; (-1) name. */
+/* How by_row() orders: by (1) the cost of the imbalance, max - mean (what
+ * the job would save were the slowest rank at the mean), then total, then
+ * name; (0) total, then name; (-1) name. */
 struct order {
 	const struct rows_table *ft;
 	int imb;
@@ -387,8 +389,11 @@ static int by_row(const void *x, const void *y, void *arg)
 	if (o->imb > 0) {
 		if (a->known != b->known)
 			return a->known ? -1 : 1;
-		if (a->ratio != b->ratio)
-			return a->ratio > b->ratio ? -1 : 1;
+		double ca = a->known ? (double)a->max - a->mean : 0;
+		double cb = b->known ? (double)b->max - b->mean : 0;
+
+		if (ca != cb)
+			return ca > cb ? -1 : 1;
 	}
 	if (o->imb >= 0 && a->sum != b->sum)
 		return a->sum > b->sum ? -1 : 1;
@@ -399,7 +404,7 @@ static int by_row(const void *x, const void *y, void *arg)
 }
 
 int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svgout,
-	      const char *statsout, char **inputs, size_t ninputs)
+	      const char *statsout, int outliers, char **inputs, size_t ninputs)
 {
 	struct rk k = { .c = c, .d = c->d };
 	struct jrow *jr = NULL;
@@ -411,6 +416,7 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		ret = die("out of memory");
 		goto out;
 	}
+	rk_mpi_ranks(&k);
 	o.ft = &c->rows;
 	o.imb = !strcmp(sort, "imbalance") ? 1 : !strcmp(sort, "symbol") ? -1 : 0;
 	if (k.nrows)
@@ -431,6 +437,11 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		rk_csv(&k);
 	else
 		rk_text(&k);
+	if (!strcmp(fmt, "text") && ((k.d->nmranks && rk_mpi_text(&k)) ||
+				     (outliers && rk_outliers(&k)))) {
+		ret = die("out of memory");
+		goto out;
+	}
 	if (fflush(stdout) || ferror(stdout))
 		ret = die("standard output: %s", strerror(errno));
 	else

@@ -13,6 +13,8 @@ struct rk_rank {
 	int rank;
 	uint32_t proc;		/* its first process */
 	uint64_t samples, mpi;
+	int timed;		/* a job file's wall clock in MPI (mt line): */
+	uint64_t app_ns, mpi_ns, calls;
 };
 
 struct rk_row {
@@ -57,6 +59,17 @@ struct rk_pr {
 	int rank;
 	uint32_t proc;
 };
+
+/* A job file's time in MPI (ranks-mpi.c): each rank's clock into
+ * k->ranks; the ranks timed. */
+size_t rk_mpi_ranks(struct rk *k);
+/* Its text tables: time per MPI call and per call site, each site's
+ * spread over the ranks (mpiP's "Aggregate Time" and "Callsite Time
+ * statistics"). 0 or -1 (out of memory). */
+int rk_mpi_text(struct rk *k);
+/* --outliers: the ranks whose function counts differ from the job's
+ * median beyond sampling noise, and those functions. 0 or -1. */
+int rk_outliers(struct rk *k);
 
 /* The warning about ranks of the world missing, into msg; 0 when none. */
 int rk_missing(const struct rk *k, char *msg, size_t len);

@@ -26,9 +26,12 @@ const char report_usage[] =
 	"  --event N            report the file's event N (default 0)\n"
 	"  --sort samples|total|symbol|imbalance  most samples first (default), most\n"
 	"                       samples on call paths through it, by name, or\n"
-	"                       (--ranks) by max/mean over the ranks\n"
+	"                       (--ranks) by the imbalance's cost, max - mean\n"
 	"  --ranks              per function: total, min, mean, max over the MPI ranks,\n"
-	"                       max/mean and the rank of the max; per-rank totals\n"
+	"                       max/mean and the rank of the max; per-rank totals;\n"
+	"                       a job file's wall-clock time in MPI per call site\n"
+	"  --outliers           (--ranks, text) the ranks whose counts differ from the\n"
+	"                       job's median beyond sampling noise\n"
 	"  --objects            one row per object\n"
 	"  --lines              one row per source line (needs debug info)\n"
 	"  --threads            one row per thread, with its top function\n"
@@ -705,6 +708,7 @@ struct report_args {
 	const char *callers, *callees, *tree;	/* call-path views, or NULL */
 	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
+	int outliers;		/* --outliers (with --ranks) */
 	int width, width_set;	/* --width, or the terminal's */
 	enum view_kind view;
 	char **files;		/* files and directories */
@@ -759,6 +763,8 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		return 0;	/* several files are always merged */
 	} else if (!strcmp(arg, "--ranks")) {
 		a->ranks = 1;
+	} else if (!strcmp(arg, "--outliers")) {
+		a->outliers = 1;
 	} else if (!strcmp(arg, "--no-demangle")) {
 		nm_no_demangle = 1;
 	} else if (!strcmp(arg, "--objects")) {
@@ -814,6 +820,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 		return usage_error("--sort imbalance: only with --ranks");
 	if (!strcmp(a->sort, "total") && a->ranks)
 		return usage_error("--sort total: not with --ranks");
+	if (a->outliers && (!a->ranks || strcmp(a->fmt, "text")))
+		return usage_error("--outliers: only with --ranks, in text");
 	if (a->ranks && a->nview)
 		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
 	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json") &&
@@ -892,7 +900,8 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
 		/* a call-path view, printed (0), or an error (1) */
 	} else if (!(ret = 0) && a->ranks) {
-		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, in->files, in->n);
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers, in->files,
+				in->n);
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		ret = die("out of memory");
 	} else {
