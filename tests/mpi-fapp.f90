@@ -15,5 +15,7 @@ program mpi_fapp
     s = s + sqrt(dble(i))
   end do
   if (rank == 0) print *, 'sum', s
+  ! one timed call (libhwprof-mpi's msr lines: 1 call a rank)
+  call mpi_barrier(MPI_COMM_WORLD, ierr)
   call mpi_finalize(ierr)
 end program mpi_fapp

@@ -14,5 +14,7 @@ program mpi_fapp08
     s = s + sqrt(dble(i))
   end do
   if (rank == 0) print *, 'sum', s
+  ! one timed call, without the optional error argument
+  call MPI_Barrier(MPI_COMM_WORLD)
   call MPI_Finalize()
 end program mpi_fapp08

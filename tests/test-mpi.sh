@@ -8,9 +8,9 @@
 # file reduced with MPI). The job file is checked line by line, not only
 # through hwprof report.
 # usage: test-mpi.sh CASE HWPROF LIBHWPROF-MPI MPI-APP MPI-APP-OTHER MPI-APP-LINKED
-#                    MPI-FAPP MPI-FAPP08
+#                    MPI-FAPP MPI-FAPP08 MPI-WAIT
 set -u
-case_=$1 hw=$2 lib=$3 app=$4 other=$5 linked=$6 fapp=$7 fapp08=$8
+case_=$1 hw=$2 lib=$3 app=$4 other=$5 linked=$6 fapp=$7 fapp08=$8 wait=$9
 N=50
 if [ "$app" = none ]; then
 	echo "SKIP: meson found no MPI when hwprof was configured"
@@ -21,7 +21,7 @@ if ! command -v mpirun >/dev/null 2>&1; then
 	exit 77
 fi
 case "$case_:${MPI_TEST_SANITIZE:-none}" in
-pmpi-*:*thread* | fortran:*thread* | one-lacks:*thread* | pcontrol:*thread*)
+pmpi-*:*thread* | fortran:*thread* | one-lacks:*thread* | pcontrol:*thread* | wait-*:*thread*)
 	# the programs are not instrumented (a sanitizer's shadow memory
 	# would fault in mpi_work); ThreadSanitizer's runtime cannot come in
 	# after an instrumented libhwprof-mpi that starts threads
@@ -73,8 +73,9 @@ ranks_checks() {
 	eq "--ranks: mpi_work on each rank" \
 		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $11, $12, $13, $14 }' "$tmp/ranks.csv")" \
 		"$N $((2 * N)) $((3 * N)) $((4 * N))"
-	# the text's table of ranks (mpiP's task table): the CSV's numbers
-	"$hw" report --ranks "$@" 2>/dev/null | awk 'f && NF { print $1, $4, $5 } /^ *rank +host/ { f = 1 }' >"$tmp/rt.txt"
+	# the text's table of ranks (mpiP's task table, up to the blank line
+	# before the time per MPI call): the CSV's numbers
+	"$hw" report --ranks "$@" 2>/dev/null | awk 'f && !NF { exit } f { print $1, $4, $5 } /^ *rank +host/ { f = 1 }' >"$tmp/rt.txt"
 	awk -F, 'NR > 1 { print $1, $4, $5 }' "$tmp/rstats.csv" >"$tmp/rt.csv"
 	eq "--ranks text: a row per rank" "$(wc -l < "$tmp/rt.txt")" 4
 	check "--ranks text: each rank's samples and in-MPI samples as in the CSV" cmp -s "$tmp/rt.txt" "$tmp/rt.csv"
@@ -360,7 +361,88 @@ fortran)
 		"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
 		m=$(awk -F, '{ gsub(/"/, "") } $9 == "MAIN__" { print $2 }' "$tmp/ranks.csv")
 		check "both ranks sampled it (min over the ranks: $m)" [ "${m:-0}" -gt 0 ]
+		# its one MPI_Barrier, timed through the Fortran binding: one
+		# site in the program, one call on each rank
+		sz=$(stat -c %s "$prog")
+		obj=$(awk -v p="$prog" -v s="$sz" '$1 == "object" && $4 == s && $5 == p { print $2; exit }' "$tmp/job.data")
+		site=$(awk -v o="$obj" '$1 == "ms" && $3 == o && $5 == "MPI_Barrier" { print $2 }' "$tmp/job.data")
+		eq "one MPI_Barrier site in $prog" "$(echo "$site" | wc -w)" 1
+		eq "its calls on each rank" \
+			"$(awk -v s="$site" '$1 == "msr" && $2 == s { print $3 ":" $4 }' "$tmp/job.data" | sort | tr '\n' ' ')" \
+			"0:1 1:1 "
 	done
+	;;
+wait-default | wait-busy)
+	# rank 2 does 3x the work of the others, who wait in MPI_Barrier:
+	# the wall clock in MPI (libhwprof-mpi(7), "Time in MPI"), with
+	# Open MPI's default progress (it yields when oversubscribed) and
+	# with busy polling
+	[ "$wait" != none ] || { echo "SKIP: no mpi-wait"; exit 77; }
+	it=4 ms=120 pg=50	# tests/mpi-wait.c's PAGES
+	mca=
+	[ "$case_" = wait-busy ] && mca="--mca mpi_yield_when_idle 0"
+	f=$tmp/job.data
+	# rank 2's share is the latency of the barrier once it arrives: on
+	# a machine loaded far beyond its CPUs the spinning ranks may not be
+	# scheduled for tens of milliseconds; such a run is made again once
+	for try in 1 2; do
+		# shellcheck disable=SC2086
+		check "mpirun of mpi-wait, libhwprof-mpi preloaded" run 4 $mca \
+			-x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 \
+			-x HWPROF_OUTPUT="$f" "$wait" $it $ms
+		[ "$case_" = wait-busy ] && break
+		awk '$1 == "mt" && $2 == 2 && 100 * $4 > 10 * $3 { exit 1 }' "$f" && break
+		[ $try = 1 ] && echo "note: rank 2 above 10% in MPI (uptime: $(uptime)); once more"
+	done
+	# mt PROC APP_NS MPI_NS CALLS: exact counts, times within bounds
+	eq "each rank's timed calls (mt): ITERS + 1 barriers" \
+		"$(awk '$1 == "mt" { print $2 ":" $5 }' "$f" | tr '\n' ' ')" \
+		"0:$((it + 1)) 1:$((it + 1)) 2:$((it + 1)) 3:$((it + 1)) "
+	# every rank lives at least rank 2's work, 3 * ITERS * MS
+	eq "each rank's MPI_Init..MPI_Finalize covers rank 2's work, under a minute" \
+		"$(awk -v lo=$((3 * it * ms * 1000000)) '$1 == "mt" && $3 >= lo && $3 < 60e9 && $4 <= $3 { n++ } END { print n }' "$f")" 4
+	awk '$1 == "mt" { printf "note: rank %d: %.1f%% of %.3f s in MPI\n", $2, 100 * $4 / $3, $3 / 1e9 }' "$f"
+	eq "ranks 0, 1 and 3: at least 45% of their time in MPI" \
+		"$(awk '$1 == "mt" && $2 != 2 && 100 * $4 >= 45 * $3 { n++ } END { print n }' "$f")" 3
+	# busy polling: 4 spinning ranks on 2 CPUs make each barrier wait for
+	# a rank to be scheduled; on this 2-CPU machine at load 25 to 45 that
+	# was 11 to 15% of rank 2's time, hence 20% there (libhwprof-mpi(7))
+	lim=10
+	[ "$case_" = wait-busy ] && lim=20
+	eq "rank 2: at most $lim% in MPI" \
+		"$(awk -v l=$lim '$1 == "mt" && $2 == 2 && 100 * $4 <= l * $3 { n++ } END { print n }' "$f")" 1
+	eq "rank 2's time in MPI under a third of each other rank's" \
+		"$(awk '$1 == "mt" { m[$2] = $4 } END { for (r = 0; r < 4; r++) if (r != 2 && 3 * m[2] < m[r]) n++; print n }' "$f")" 3
+	# the call sites: two MPI_Barrier calls in main, the loop's ITERS
+	# times on each rank, the other once
+	sz=$(stat -c %s "$wait")
+	obj=$(awk -v p="$wait" -v s="$sz" '$1 == "object" && $4 == s && $5 == p { print $2; exit }' "$f")
+	eq "two MPI_Barrier sites in mpi-wait" \
+		"$(awk -v o="$obj" '$1 == "ms" && $3 == o && $5 == "MPI_Barrier"' "$f" | wc -l)" 2
+	eq "the sites' calls per rank, summed" \
+		"$(awk '$1 == "msr" { c[$3] += $4 } END { for (r = 0; r < 4; r++) printf "%d ", c[r] }' "$f")" \
+		"$((it + 1)) $((it + 1)) $((it + 1)) $((it + 1)) "
+	eq "the sites' time on a rank is its time in MPI" \
+		"$(awk '$1 == "msr" { t[$3] += $5 } $1 == "mt" { m[$2] = $4 } END { for (r = 0; r < 4; r++) printf "%d ", t[r] == m[r] }' "$f")" \
+		"1 1 1 1 "
+	# the report: the last percentage of each rank's row is its share
+	"$hw" report --ranks "$f" >"$tmp/r.txt" 2>/dev/null
+	awk 'f && NF { print $1, $NF } /^ *rank +host/ { f = 1 } f && !NF { exit }' "$tmp/r.txt" >"$tmp/rt"
+	awk '$1 == "mt" { printf "%d %.2f%%\n", $2, 100 * $4 / $3 }' "$f" >"$tmp/mt"
+	check "--ranks text: each rank's last percentage is its time in MPI" cmp -s "$tmp/rt" "$tmp/mt"
+	check "--ranks text: the call-site table names main in mpi-wait" \
+		grep -Eq '^ +[0-9]+ MPI_Barrier .* main \(mpi-wait\+0x' "$tmp/r.txt"
+	# compute_kernel: exact faults, rank 2 has 2 * ITERS * PAGES more
+	"$hw" report --ranks --sort imbalance --format csv "$f" >"$tmp/ranks.csv" 2>/dev/null
+	eq "--sort imbalance: compute_kernel first" \
+		"$(awk -F, '{ gsub(/"/, "") } NR == 2 { print $9 }' "$tmp/ranks.csv")" compute_kernel
+	eq "compute_kernel: max - min, the rank of the max" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "compute_kernel" { print $4 - $2, $6 }' "$tmp/ranks.csv")" \
+		"$((2 * it * pg)) 2"
+	"$hw" report --ranks --outliers "$f" >"$tmp/o.txt" 2>/dev/null
+	eq "--outliers: the ranks beyond noise" \
+		"$(awk '/^# --outliers/ { f = 1; next } f && /^rank / { print $2 }' "$tmp/o.txt" | tr '\n' ' ')" "2: "
+	check "--outliers: rank 2 with compute_kernel" grep -q '^rank 2: .*compute_kernel' "$tmp/o.txt"
 	;;
 *)
 	echo "unknown case $case_"

@@ -213,8 +213,10 @@ void rk_csv(const struct rk *k)
 
 void rk_csv_ranks(const struct rk *k, FILE *f)
 {
-	fputs("rank,host,pid,samples,mpi_samples,mpi_percent,app_seconds,mpi_seconds,"
-	      "mpi_time_percent\n", f);
+	/* a job file's wall clock in MPI: three more columns */
+	fputs(k->d->nmranks ? "rank,host,pid,samples,mpi_samples,mpi_percent,app_seconds,"
+	      "mpi_seconds,mpi_time_percent\n" :
+	      "rank,host,pid,samples,mpi_samples,mpi_percent\n", f);
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
 		char sb[32];
@@ -226,10 +228,11 @@ void rk_csv_ranks(const struct rk *k, FILE *f)
 			(unsigned long long)r->samples, (unsigned long long)r->mpi, sb);
 		/* empty where the rank's clock is not in the file */
 		if (r->timed)
-			fprintf(f, ",%.9f,%.9f,%.2f\n", (double)r->app_ns / 1e9,
+			fprintf(f, ",%.9f,%.9f,%.2f", (double)r->app_ns / 1e9,
 				(double)r->mpi_ns / 1e9, view_pct(r->mpi_ns, r->app_ns));
-		else
-			fputs(",,,\n", f);
+		else if (k->d->nmranks)
+			fputs(",,,", f);
+		fputc('\n', f);
 	}
 }
 
