@@ -244,6 +244,64 @@ static void job_round_trip(void)
 	T_EQ(hd_object_is_mpi(NULL), 0);
 }
 
+/* A job file's wall clock in MPI (mt, ms, msr): written as version 4,
+ * read back the same; a site of no object at address 0. */
+static void mpi_time_round_trip(void)
+{
+	struct hd_file d, r;
+	struct hd_mrank m0 = { 0, 4000000000u, 2500000000u, 11 };
+	struct hd_mrank m1 = { 1, 4000000100u, 100, 11 };
+	struct hd_msrank s0 = { 0, 0, 10, 2400000000u, 1000, 900000000u };
+	struct hd_msrank s1 = { 1, 1, 1, 100, 100, 100 };
+	char path[300], err[512];
+	FILE *f;
+
+	hd_init(&d);
+	d.job = 1;
+	d.size = 2;
+	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+	for (int i = 0; i < 2; i++) {
+		T_EQ(hd_add_process(&d, 100 + i, 0, "./app"), i);
+		d.procs[i].rank = i;
+	}
+	T_EQ(hd_object(&d, "/opt/app", "feed", 1234), 0);
+	T_EQ(hd_add_mrank(&d, &m0), 0);
+	T_EQ(hd_add_mrank(&d, &m1), 0);
+	T_EQ(hd_add_msite(&d, 0, 0x1237, "MPI_Barrier"), 0);
+	T_EQ(hd_add_msite(&d, HD_NO_OBJECT, 0, "MPI_Allreduce"), 1);
+	T_EQ(hd_add_msrank(&d, &s0), 0);
+	T_EQ(hd_add_msrank(&d, &s1), 0);
+	snprintf(path, sizeof(path), "%s/job-mpi", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 4);	/* the lines are version 4's */
+	T_EQ(r.nmranks, 2);
+	T_EQ(r.nmsites, 2);
+	T_EQ(r.nmsranks, 2);
+	if (r.nmranks == 2 && r.nmsites == 2 && r.nmsranks == 2) {
+		for (int i = 0; i < 2; i++) {
+			const struct hd_mrank *m = i ? &m1 : &m0;
+
+			T_EQ(r.mranks[i].proc, m->proc);
+			T_EQ(r.mranks[i].app_ns, m->app_ns);
+			T_EQ(r.mranks[i].mpi_ns, m->mpi_ns);
+			T_EQ(r.mranks[i].calls, m->calls);
+		}
+		T_EQ(r.msites[0].object, 0);
+		T_EQ(r.msites[0].addr, 0x1237);
+		T_CHECK(!strcmp(r.msites[0].call, "MPI_Barrier"), "ms 0");
+		T_EQ(r.msites[1].object, HD_NO_OBJECT);
+		T_CHECK(!strcmp(r.msites[1].call, "MPI_Allreduce"), "ms 1");
+		T_CHECK(!memcmp(&r.msranks[0], &s0, sizeof(s0)), "msr 0");
+		T_CHECK(!memcmp(&r.msranks[1], &s1, sizeof(s1)), "msr 1");
+	}
+	hd_free(&r);
+	hd_free(&d);
+}
+
 /* Version 4's call paths: the tree's nodes shared by paths, counts per
  * (event, thread, node) merged, the frames of a path innermost first, and
  * what a file says of each event's paths. */
@@ -454,6 +512,7 @@ int main(void)
 	version1();
 	empty_rest();
 	job_round_trip();
+	mpi_time_round_trip();
 	paths_round_trip();
 	names_round_trip();
 	losses_round_trip();
@@ -525,6 +584,37 @@ int main(void)
 	refused("v3-rt-twice", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 running 0 - c\nrt 0 0 5 1\nrt 0 0 5 1\nend\n", "rt) given twice");
 	refused("v2-job", "hwprof-data 2\njob 2 0\nend\n", "line 2");
+	/* the wall clock in MPI: version 4, job files, indexes in range,
+	 * min <= max <= total, each (rank) and (site, rank) once */
+	refused("v3-mt", "hwprof-data 3\njob 2 0\nprocess 0 1 0 0 running 0 - c\n"
+		"mt 0 10 5 1\nend\n", "line 4");
+	refused("v4-mt-not-job", "hwprof-data 4\nprocess 0 1 0 -1 exit 0 - c\nmt 0 10 5 1\nend\n",
+		"line 3");
+	refused("v4-mt-proc", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 1 10 5 1\nend\n", "line 6");
+	refused("v4-mt-zero-app", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 0 0 5 1\nend\n", "line 6");
+	refused("v4-mt-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 0 10 5 1\nmt 0 10 5 1\nend\n", "mt) given twice");
+	refused("v4-ms-index", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 1 0 10 MPI_Send\nend\n", "line 6");
+	refused("v4-ms-no-call", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10\nend\n", "line 6");
+	refused("v4-ms-none-addr", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 - 10 MPI_Send\nend\n", "line 6");
+	refused("v4-ms-object", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 1 10 MPI_Send\nend\n", "line 6");
+	refused("v4-msr-site", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 1 0 1 5 5 5\nend\n", "line 7");
+	refused("v4-msr-zero", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 0 5 5 5\nend\n", "line 7");
+	refused("v4-msr-min", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 9 6 5\nend\n", "line 7");
+	refused("v4-msr-max", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 5 1 6\nend\n", "line 7");
+	refused("v4-msr-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 1 5 5 5\n"
+		"msr 0 0 1 5 5 5\nend\n", "msr) given twice");
 	refused("v3-program", "hwprof-data 3\nprogram abc\nend\n", "line 2");
 	refused("v3-program-size", "hwprof-data 3\nprogram abc 12x /p\nend\n", "line 2");
 	refused("v3-object-no-size", "hwprof-data 3\nobject 0 abc /x\nend\n", "line 2");
