@@ -37,11 +37,17 @@ fail=0
 # only oversubscribed; a preloaded ASan library is not first in line
 flags="--oversubscribe --bind-to none"
 [ "$(id -u)" = 0 ] && flags="$flags --allow-run-as-root"
+# hwprof record under the launcher preloads this build's libhwprof-mpi to
+# time MPI calls (none under TSan: see above)
+HWPROF_MPI_LIB=$lib
+case "${MPI_TEST_SANITIZE:-none}" in *thread*) HWPROF_MPI_LIB= ;; esac
+export HWPROF_MPI_LIB
 run() {
 	np=$1
 	shift
 	# shellcheck disable=SC2086
-	mpirun $flags -np "$np" -x ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 "$@"
+	mpirun $flags -np "$np" -x ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 \
+		-x HWPROF_MPI_LIB "$@"
 }
 # the raw probe: page faults can be sampled here
 "$app" probe || exit $?
@@ -443,6 +449,39 @@ wait-default | wait-busy)
 	eq "--outliers: the ranks beyond noise" \
 		"$(awk '/^# --outliers/ { f = 1; next } f && /^rank / { print $2 }' "$tmp/o.txt" | tr '\n' ' ')" "2: "
 	check "--outliers: rank 2 with compute_kernel" grep -q '^rank 2: .*compute_kernel' "$tmp/o.txt"
+	# the other route: hwprof record in each rank, libhwprof-mpi preloaded
+	# by it for the clock only; the same numbers from the merged files
+	mkdir "$tmp/rec" "$tmp/t"
+	for try in 1 2; do
+		rm -f "$tmp/rec/"*
+		# shellcheck disable=SC2086
+		check "mpirun hwprof record of mpi-wait" run 4 $mca -x TMPDIR="$tmp/t" "$hw" record \
+			-q -e page-faults -c 1 -o "$tmp/rec/r%r.data" -- "$wait" $it $ms
+		"$hw" report --ranks --format csv --stats "$tmp/rs.csv" "$tmp/rec" \
+			>"$tmp/ranks.csv" 2>/dev/null
+		[ "$case_" = wait-busy ] && break
+		awk -F, 'NR > 1 && $1 == 2 && $9 > 10 { exit 1 }' "$tmp/rs.csv" && break
+		[ $try = 1 ] && echo "note: rank 2 above 10% in MPI (uptime: $(uptime)); once more"
+	done
+	eq "record's private directories for the times, all removed" "$(ls -A "$tmp/t")" ""
+	for r in 0 1 2 3; do
+		eq "rank file $r: its clock (mt) and ITERS + 1 timed calls" \
+			"$(awk '$1 == "mt" { print $5 }' "$tmp/rec/r$r.data")" $((it + 1))
+	done
+	awk -F, 'NR > 1 { printf "note: record: rank %d: %s%% of %s s in MPI\n", $1, $9, $7 }' "$tmp/rs.csv"
+	eq "record: ranks 0, 1 and 3 at least 45% in MPI" \
+		"$(awk -F, 'NR > 1 && $1 != 2 && $9 >= 45 { n++ } END { print n }' "$tmp/rs.csv")" 3
+	eq "record: rank 2 at most $lim% in MPI" \
+		"$(awk -F, -v l=$lim 'NR > 1 && $1 == 2 && $9 <= l { n++ } END { print n }' "$tmp/rs.csv")" 1
+	eq "record: compute_kernel first by imbalance, rank 2 exactly 2*ITERS*PAGES above" \
+		"$("$hw" report --ranks --sort imbalance --format csv "$tmp/rec" 2>/dev/null |
+		   awk -F, '{ gsub(/"/, "") } NR == 2 { print $9, $4 - $2, $6 }')" \
+		"compute_kernel $((2 * it * pg)) 2"
+	"$hw" report --ranks --outliers "$tmp/rec" >"$tmp/o.txt" 2>/dev/null
+	eq "record: --outliers: rank 2 alone" \
+		"$(awk '/^# --outliers/ { f = 1; next } f && /^rank / { print $2 }' "$tmp/o.txt" | tr '\n' ' ')" "2: "
+	check "record: the call-site table, merged over the rank files" \
+		grep -Eq '^ +[0-9]+ MPI_Barrier +'$((4 * it))' .* main \(mpi-wait\+0x' "$tmp/o.txt"
 	;;
 *)
 	echo "unknown case $case_"

@@ -44,6 +44,7 @@ static struct {
 	uint64_t period;	/* HWPROF_PERIOD, 0: the event's default */
 	int started, finished;
 	int paused;		/* stopped by MPI_Pcontrol(0) */
+	const char *times;	/* HWPROF_MPI_TIMES: the clock only, into it */
 } prof;			/* this rank's profile run */
 
 /* What each rank tells rank 0 besides its profile (sent as bytes). */
@@ -86,6 +87,11 @@ static void start(void)
 		return;
 	hwp_wait_start();
 	prof.ev = -1;
+	/* hwprof record samples this rank itself: the clock only */
+	prof.times = secure_getenv("HWPROF_MPI_TIMES");
+	if (prof.times && *prof.times)
+		return;
+	prof.times = NULL;
 	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
 	snprintf(prof.event, sizeof(prof.event), "%s", ev && *ev ? ev : "task-clock");
 	if (per && *per && hwp_parse_period(per, &prof.period)) {
@@ -797,6 +803,63 @@ static int any_bad(MPI_Comm comm, int bad)
 }
 
 /*
+ * The clock only (HWPROF_MPI_TIMES, set by hwprof record for the rank it
+ * samples): this rank's sites into a data file of its own (hwprof-data(5):
+ * a rank file with one process and its mt, ms and msr lines), read back
+ * by record and folded into its file. No MPI call: ranks do not wait on
+ * each other.
+ */
+static void finish_times(void)
+{
+	struct hwp_mpi_prof p = { 0 };
+	struct hd_file d;
+	struct lsite *ls = NULL;
+	size_t nls = 0;
+	struct hd_mrank m = { 0, 0, 0, 0 };
+	long *map = NULL;
+	char cmd[256];
+	mode_t found = 0;
+	int r = -ENOMEM, size = -1;
+
+	hwp_wait_totals(&m.app_ns, &m.mpi_ns, &m.calls);
+	hd_init(&d);
+	cmdline(cmd, sizeof(cmd));
+	d.rank = world_rank();
+	PMPI_Comm_size(MPI_COMM_WORLD, &size);
+	d.size = size;
+	if (!m.app_ns || collect_sites(&p, &ls, &nls) || hd_add_process(&d, getpid(), 0, cmd) ||
+	    !(map = calloc(p.nobjs + 1, sizeof(*map))))
+		goto out;
+	d.procs[0].rank = d.rank;
+	for (size_t i = 0; i < p.nobjs; i++)
+		if ((map[i] = hd_object(&d, p.objs[i].path, p.objs[i].bid, p.objs[i].size)) < 0)
+			goto out;
+	if (hd_add_mrank(&d, &m))
+		goto out;
+	for (size_t j = 0; j < nls; j++) {
+		long oi = obj_index(&p, map, ls[j].obj);
+		uint32_t fn = (uint32_t)(ls[j].kind - HWP_MPI_SITE);
+		struct hd_msrank x = { (uint32_t)j, 0, ls[j].n, ls[j].tot, ls[j].min, ls[j].max };
+
+		if (fn >= HWP_MPI_NCALLS ||
+		    hd_add_msite(&d, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi, oi < 0 ? 0 : ls[j].addr,
+				 hwp_mpi_call_names[fn]) < 0 ||
+		    hd_add_msrank(&d, &x))
+			goto out;
+	}
+	r = write_job(&d, prof.times, &found);
+out:
+	if (r)
+		fprintf(stderr, "hwprof-mpi: rank %d: %s: %s: its time in MPI is not kept\n",
+			world_rank(), prof.times,
+			r == HWP_OUT_NOTREG ? "not a regular file" : strerror(-r));
+	hd_free(&d);
+	hwp_mpi_free(&p);
+	free(ls);
+	free(map);
+}
+
+/*
  * Every rank runs the same collectives in the same order whatever failed
  * on any of them: a failure is agreed on (any_bad()) before the step that
  * would need what failed, and then every rank skips the rest together.
@@ -819,6 +882,10 @@ static void finish(void)
 	if (prof.finished++ || !prof.started)
 		return;
 	hwp_wait_stop();
+	if (prof.times) {
+		finish_times();
+		return;
+	}
 	if (PMPI_Comm_dup(MPI_COMM_WORLD, &comm) != MPI_SUCCESS)
 		return;
 	/* errors come back as codes, never abort the job */

@@ -292,17 +292,17 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 	return bad ? -1 : 0;
 }
 
-/* A job file's time in MPI (version 4): mt, ms, msr. 1 when kw is none
- * of them. */
+/* The time in MPI (version 4) of a job file, or of a rank's file of
+ * hwprof record: mt, ms, msr. 1 when kw is none of them. */
 static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e, f, g;
-	int bad = 0;
+	int bad = 0, mt_file = d->job || d->rank >= 0;	/* a job's or a rank's */
 
 	if (!strcmp(kw, "mt")) {
 		struct hd_mrank m;
 
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nprocs ||
+		if (!mt_file || num(r, 10, UINT32_MAX, &a) || a >= d->nprocs ||
 		    num(r, 10, UINT64_MAX, &b) || !b || num(r, 10, UINT64_MAX, &c) ||
 		    num(r, 10, UINT64_MAX, &e) || r->p)
 			return -1;
@@ -312,7 +312,7 @@ static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 	} else if (!strcmp(kw, "ms")) {
 		char *call;
 
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a != d->nmsites ||
+		if (!mt_file || num(r, 10, UINT32_MAX, &a) || a != d->nmsites ||
 		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &b) ||
 		    num(r, 16, UINT64_MAX, &c) || (b == HD_NO_OBJECT && c))
 			return -1;
@@ -328,7 +328,7 @@ static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 	} else if (!strcmp(kw, "msr")) {
 		struct hd_msrank m;
 
-		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nmsites ||
+		if (!mt_file || num(r, 10, UINT32_MAX, &a) || a >= d->nmsites ||
 		    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
 		    num(r, 10, UINT64_MAX, &c) || !c || num(r, 10, UINT64_MAX, &e) ||
 		    num(r, 10, UINT64_MAX, &f) || num(r, 10, UINT64_MAX, &g) || r->p ||
@@ -896,6 +896,15 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 		goto out;
 	if ((d->job && job_check(&r, d)) || counts_check(&r, d))
 		goto out;
+	if (!d->job && d->nmranks + d->nmsranks) {
+		const char *bad = job_check_mpi_time(d);
+
+		r.lineno = 0;
+		if (bad) {
+			fail(&r, "%s", bad);
+			goto out;
+		}
+	}
 	if (d->version == 1) {
 		if (!d->nprocs && (hd_add_process(d, v.pid, 0, v.command) < 0 ||
 				   hd_add_thread(d, v.pid, 0, NULL) < 0)) {

@@ -73,6 +73,14 @@ struct rec_run {
 	char why[512];
 };
 
+/* rec-mpi.c: under an MPI launcher (the file has a rank), libhwprof-mpi
+ * preloaded into the command to time its MPI calls (0, or the exit status
+ * after one line); its times folded into run->r->d once the command has
+ * ended; the private directory removed when record gives up first. */
+int rec_mpi_setup(struct rec_run *run);
+void rec_mpi_fold(struct rec_run *run);
+void rec_mpi_drop(void);
+
 /* rec-events.c: resolves every -e name and period into run->r, with the
  * line that says what each records. 0, or the exit status after one line. */
 int rec_events_setup(struct rec_run *run);

@@ -692,6 +692,7 @@ static int finish(struct rec_run *run)
 	 * OOM killer); the names, which take reading every sampled object,
 	 * come in a second write (hwprof-data(5), "Names"), and a file
 	 * without them is kept when they cannot be had. */
+	rec_mpi_fold(run);
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));
@@ -728,6 +729,7 @@ static int finish(struct rec_run *run)
 static void run_free(struct rec_run *run)
 {
 	rec_launch_abort(run);
+	rec_mpi_drop();
 	for (int i = 0; i < 2; i++) {
 		if (run->go[i] >= 0)
 			close(run->go[i]);
@@ -759,6 +761,8 @@ static int prepare(struct rec_run *run)
 		ret = rec_out_setup(run);
 	if (!ret)
 		ret = rec_events_setup(run);
+	if (!ret)
+		ret = rec_mpi_setup(run);
 	if (!ret && (ret = rec_signals_install()))
 		ret = die("pipe: %s", strerror(-ret));
 	return ret;

@@ -177,6 +177,50 @@ out:
 /* Adds file f into m (processes and threads side by side, events by
  * name, objects by identity). f's samples are renumbered for m: f is of
  * no use afterwards. 0 or -1. */
+/* A rank file's time in MPI (hwprof record under a launcher): its
+ * ranks' totals, its sites (one site of several files once: same object,
+ * address and call) and their calls, renumbered. 0 or -1. */
+static int merge_mpi_time(struct hd_file *m, const struct hd_file *f, const long *ob,
+			  size_t p0)
+{
+	long *site = calloc(f->nmsites + 1, sizeof(*site));
+	int ret = -1;
+
+	if (!site)
+		return -1;
+	for (size_t i = 0; i < f->nmranks; i++) {
+		struct hd_mrank x = f->mranks[i];
+
+		x.proc = (uint32_t)(p0 + x.proc);
+		if (hd_add_mrank(m, &x))
+			goto out;
+	}
+	for (size_t i = 0; i < f->nmsites; i++) {
+		const struct hd_msite *s = &f->msites[i];
+		uint32_t o = s->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[s->object];
+		size_t j = 0;
+
+		while (j < m->nmsites && (m->msites[j].object != o || m->msites[j].addr != s->addr ||
+					  strcmp(m->msites[j].call, s->call)))
+			j++;
+		site[i] = j < m->nmsites ? (long)j : hd_add_msite(m, o, s->addr, s->call);
+		if (site[i] < 0)
+			goto out;
+	}
+	for (size_t i = 0; i < f->nmsranks; i++) {
+		struct hd_msrank x = f->msranks[i];
+
+		x.site = (uint32_t)site[x.site];
+		x.proc = (uint32_t)(p0 + x.proc);
+		if (hd_add_msrank(m, &x))
+			goto out;
+	}
+	ret = 0;
+out:
+	free(site);
+	return ret;
+}
+
 static int merge(struct hd_file *m, struct hd_file *f, struct kept_seen *ks)
 {
 	size_t p0 = m->nprocs, t0 = m->nthreads;
@@ -214,7 +258,8 @@ static int merge(struct hd_file *m, struct hd_file *f, struct kept_seen *ks)
 		if (hd_add_thread(m, f->threads[i].tid, (uint32_t)(p0 + f->threads[i].proc),
 				  f->threads[i].comm) < 0)
 			goto out;
-	if (merge_paths(m, f, ev, ob, t0) || merge_names(m, f, ob, ks))
+	if (merge_paths(m, f, ev, ob, t0) || merge_names(m, f, ob, ks) ||
+	    merge_mpi_time(m, f, ob, p0))
 		goto out;
 	/* its threads are new in m: so are its keys, appended as they are
 	 * (f's samples renumbered in place; f is read no more), unless two

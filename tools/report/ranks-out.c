@@ -127,9 +127,10 @@ void rk_text(const struct rk *k)
 	printf("%s\n", k->d->job ? "; from a job file of libhwprof-mpi" : "");
 	printf("# samples per rank: min %.0f (rank %d), mean %.2f, max %.0f (rank %d)\n",
 	       s.min, s.minrank, s.mean, s.max, s.maxrank);
-	printf("# time in MPI per rank (samples in MPI objects): min %.2f%% (rank %d), "
-	       "mean %.2f%%, max %.2f%% (rank %d)\n", m.min, m.minrank, m.mean, m.max,
-	       m.maxrank);
+	printf("# time in MPI per rank (samples %s): min %.2f%% (rank %d), "
+	       "mean %.2f%%, max %.2f%% (rank %d)\n",
+	       k->mpi_paths ? "with MPI on their call path" : "in MPI objects", m.min, m.minrank,
+	       m.mean, m.max, m.maxrank);
 	if (rk_missing(k, msg, sizeof(msg))) {
 		fputs("# ", stdout);
 		puts(msg);

@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "view.h"
 
+#include "paths.h"
 #include "ranks.h"
 
 static int by_rank(const void *x, const void *y)
@@ -167,17 +168,82 @@ static int sort_pairs(struct rk *k, size_t nrows)
 	return 0;
 }
 
+/* Whether the function row at (obj, addr) is an MPI call: MPI_ or PMPI_
+ * (a wrapper of libhwprof-mpi or of another tool, or the library's own). */
+static int mpi_name(struct rk *k, uint32_t obj, uint64_t addr, int *bad)
+{
+	long f = view_func_row(k->c, obj, addr);
+	char nb[40];
+	const char *n;
+
+	if (f < 0) {
+		*bad = 1;
+		return 0;
+	}
+	n = view_name(&k->c->rows.rows[f], nb);
+	return !strncmp(n, "MPI_", 4) || !strncmp(n, "PMPI_", 5);
+}
+
+/*
+ * Time in MPI by call path (hwprof(1), "Time in MPI"): the samples of a
+ * path with an MPI frame anywhere on it (an MPI object, or a function
+ * named MPI_ or PMPI_) count as MPI, sched_yield or memcpy under
+ * opal_progress included; added to each rank's mpi. The flat samples of
+ * an (event, thread) with paths were left out of it (covered). 0 or -1.
+ */
+static int mpi_by_path(struct rk *k, const char *mpiobj)
+{
+	const struct hd_file *d = k->d;
+	char *in = calloc(d->nnodes + 1, 1);
+	int bad = 0;
+
+	if (!in)
+		return -1;
+	/* parents come before their children */
+	for (size_t i = 0; i < d->nnodes && !bad; i++) {
+		const struct hd_node *n = &d->nodes[i];
+
+		if (n->parent != HD_NO_NODE && in[n->parent])
+			in[i] = 1;
+		else if (n->object != HD_NO_OBJECT && mpiobj[n->object])
+			in[i] = 1;
+		else	/* a pc, or a return address: its call is before it */
+			in[i] = (char)(mpi_name(k, n->object, n->addr, &bad) ||
+				       (n->addr && mpi_name(k, n->object, n->addr - 1, &bad)));
+	}
+	for (size_t i = 0; i < d->npaths && !bad; i++) {
+		const struct hd_path *h = &d->paths[i];
+		uint32_t col;
+
+		if (h->event != (uint32_t)k->c->event || h->thread >= d->nthreads ||
+		    !in[h->node])
+			continue;
+		col = k->col[d->threads[h->thread].proc];
+		if (col != UINT32_MAX)
+			k->ranks[col].mpi = hwp_add_sat(k->ranks[col].mpi, h->count);
+	}
+	for (size_t i = 0; i < k->nranks; i++)
+		if (k->ranks[i].mpi > k->ranks[i].samples)
+			k->ranks[i].mpi = k->ranks[i].samples;
+	free(in);
+	return bad ? -1 : 0;
+}
+
 /* Merged rank files: every sample's rank is its process's. */
 static int from_samples(struct rk *k)
 {
 	const struct hd_file *d = k->d;
 	char *mpi = calloc(d->nobjects + 1, 1);
+	char *covered = d->npaths ? cp_covered(d) : NULL;
 	uint32_t lastobj = HD_NO_OBJECT;
 	uint64_t lastaddr = 0;
 	long f = -1;
 
-	if (!mpi)
+	if (!mpi || (d->npaths && !covered)) {
+		free(mpi);
+		free(covered);
 		return -1;
+	}
 	for (size_t i = 0; i < d->nobjects; i++)
 		mpi[i] = (char)hd_object_is_mpi(d->objects[i].path);
 	for (size_t i = 0; i < d->nsamples; i++) {
@@ -192,7 +258,9 @@ static int from_samples(struct rk *k)
 			continue;	/* refused before: merge_read(need_ranks) */
 		r = &k->ranks[col];
 		r->samples = hwp_add_sat(r->samples, s->count);
-		if (s->object != HD_NO_OBJECT && mpi[s->object])
+		/* by object where the sample has no path */
+		if (s->object != HD_NO_OBJECT && mpi[s->object] &&
+		    (!covered || cp_flat_sample(d, covered, s)))
 			r->mpi = hwp_add_sat(r->mpi, s->count);
 		/* a merged file holds each rank's samples of one address in a
 		 * row, mostly: the previous lookup serves again */
@@ -203,11 +271,15 @@ static int from_samples(struct rk *k)
 		}
 		if (f < 0 || add_pair(k, f, col, s->count)) {
 			free(mpi);
+			free(covered);
 			return -1;
 		}
 	}
+	f = covered ? mpi_by_path(k, mpi) : 0;
+	k->mpi_paths = covered != NULL;
 	free(mpi);
-	return 0;
+	free(covered);
+	return (int)f;
 }
 
 /* Per function row of a job file: its funcs, summed; the spread of a

@@ -53,6 +53,7 @@ struct rk {
 	struct rk_row *rows;
 	size_t nrows;
 	uint64_t total;
+	int mpi_paths;		/* time in MPI by call path (rank files with paths) */
 };
 
 struct rk_pr {
