@@ -442,6 +442,60 @@ assert len(g) == 1 and len(cells) == 160, len(cells)
 assert cells[0].find('s:title', ns).text == 'ranks 0-1: mean 1.5, max 2', cells[0].find('s:title', ns).text
 "
 	;;
+mpi-paths)
+	# time in MPI by call path (hwprof(1), "Time in MPI"): rank 0's 10
+	# samples in libc under opal_progress (libopen-pal) and 4 under an
+	# MPI_Barrier (a wrapper in an object that is not MPI's) count as
+	# MPI, as do thread 1's 2 flat samples in libopen-pal (no paths);
+	# 2 in libc called from main and 3 in main do not: 16 of 21. Rank 1:
+	# the same without the waits: 0 of 5.
+	mkdir "$tmp/mp"
+	for r in 0 1; do
+		{
+			echo "hwprof-data 4"
+			echo "rank $r 2"
+			echo "command ./app"
+			echo "event 0 1 $([ $r = 0 ] && echo 21 || echo 5) 0 0 0 - task-clock"
+			echo "process 0 $((100 + r)) 0 $r exit 0 - ./app"
+			echo "thread 0 0 $((100 + r)) app"
+			echo "thread 1 0 $((200 + r)) app"
+			echo "object 0 - 4096 /nonexistent/libc.so.6"
+			echo "object 1 - 4096 /nonexistent/libopen-pal.so.40"
+			echo "object 2 - 4096 /nonexistent/app"
+			echo "object 3 - 4096 /nonexistent/libhwprof-mpi.so.0"
+			if [ $r = 0 ]; then
+				echo "s 0 0 0 100 14"
+				echo "s 0 1 1 600 2"
+			fi
+			echo "s 0 0 0 300 2"
+			echo "s 0 0 2 200 3"
+			echo "paths 0 fp $([ $r = 0 ] && echo 19 || echo 5) 0"
+			echo "n 0 - 2 1000"
+			echo "n 1 0 1 500"
+			echo "n 2 1 0 100"
+			echo "n 3 0 0 300"
+			echo "n 4 0 2 200"
+			echo "n 5 0 3 850"
+			echo "n 6 5 0 100"
+			if [ $r = 0 ]; then
+				echo "c 0 0 2 10"
+				echo "c 0 0 6 4"
+			fi
+			echo "c 0 0 3 2"
+			echo "c 0 0 4 3"
+			echo "kept 3"
+			echo "sym 3 800 900 MPI_Barrier"
+			echo "end"
+		} >"$tmp/mp/r$r.data"
+	done
+	# (their objects are not there: warnings that they have no names)
+	"$hw" report --ranks --format csv --stats "$tmp/mp.csv" "$tmp/mp" >/dev/null 2>"$tmp/err"
+	check "the hand-made files are read" [ $? = 0 ]
+	eq "each rank's samples and samples in MPI, by path" \
+		"$(awk -F, 'NR > 1 { print $1, $4, $5 }' "$tmp/mp.csv" | tr '\n' ' ')" "0 21 16 1 5 0 "
+	"$hw" report --ranks "$tmp/mp" 2>/dev/null >"$tmp/mp.txt"
+	check "the header says so" grep -q 'samples with MPI on their call path' "$tmp/mp.txt"
+	;;
 versions)
 	# files of versions 1 and 2 (hwprof 0.1 and 0.2) merge with version 3
 	# ones; a version 2 file with a rank line is a rank
