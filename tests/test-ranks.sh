@@ -127,11 +127,12 @@ assert d['mpi_percent_per_rank']['max'] == 15 and d['job_file'] is False
 assert d['rows'][0]['function'] == 'hot'
 "
 	check "--ranks libmpi: 0, 2, 4, 6" grep -Eq '^ +12 +0 +3\.00 +6 +2\.00 +3 +2\.24 +0\.75  _init +libmpi\.so\.40$' "$tmp/k"
-	# --sort imbalance: max/mean, then total (libmpi's _init and getpid
-	# 2.00, hot 1.60, cold 1.00)
+	# --sort imbalance: max - mean, then total (hot 40 - 25, libmpi's
+	# _init 6 - 3, getpid 3 - 1.5, cold 0), not max/mean (which put
+	# _init and getpid, 2.00, before hot, 1.60)
 	"$hw" report --ranks --sort imbalance "$tmp/j" | awk '!NF { exit } !/^#/ { print $9 }' > "$tmp/o"
-	check "--sort imbalance: _init, getpid, hot, cold" sh -c \
-		"tr '\n' ' ' < '$tmp/o' | grep -Eqx 'function _init _*getpid hot cold '"
+	check "--sort imbalance: hot, _init, getpid, cold" sh -c \
+		"tr '\n' ' ' < '$tmp/o' | grep -Eqx 'function hot _init _*getpid cold '"
 	check "--sort samples: hot, _init, cold, getpid" sh -c \
 		"'$hw' report --ranks '$tmp/j' | awk '!NF { exit } !/^#/ { print \$9 }' | tr '\n' ' ' | grep -Eqx 'function hot _init cold _*getpid '"
 	# a missing rank: rank 2 of 4 absent
