@@ -496,6 +496,17 @@ mpi-paths)
 		"$(awk -F, 'NR > 1 { print $1, $4, $5 }' "$tmp/mp.csv" | tr '\n' ' ')" "0 21 16 1 5 0 "
 	"$hw" report --ranks "$tmp/mp" 2>/dev/null >"$tmp/mp.txt"
 	check "the header says so" grep -q 'samples with MPI on their call path' "$tmp/mp.txt"
+	# --sort total: the samples of the paths through each function, per
+	# rank: main's frame (+0xfff, its call) has every path (19, 5),
+	# MPI_Barrier rank 0's 4; thread 1's flat sample counts as itself
+	"$hw" report --ranks --sort total --format csv "$tmp/mp" 2>/dev/null >"$tmp/mt.csv"
+	eq "--sort total: the first row, main's frame, per rank" \
+		"$(awk -F, '{ gsub(/"/, "") } NR == 2 { print $9, $10, $1, $11, $12 }' "$tmp/mt.csv")" \
+		"+0xfff app 24 19 5"
+	eq "--sort total: MPI_Barrier's row" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "MPI_Barrier" { print $1, $11, $12 }' "$tmp/mt.csv")" "4 4 0"
+	eq "--sort total: the flat sample of a thread without paths" \
+		"$(awk -F, '{ gsub(/"/, "") } $9 == "+0x600" { print $1, $11, $12 }' "$tmp/mt.csv")" "2 2 0"
 	;;
 versions)
 	# files of versions 1 and 2 (hwprof 0.1 and 0.2) merge with version 3

@@ -135,6 +135,9 @@ void rk_text(const struct rk *k)
 		fputs("# ", stdout);
 		puts(msg);
 	}
+	if (k->inclusive && k->mpi_paths)
+		printf("# --sort total: each function's samples are those of the call paths "
+		       "through it (inclusive), per rank\n");
 	printf("#\n%10s %10s %12s %10s %9s %8s %12s %6s  %-40s %s\n", "total", "min", "mean",
 	       "max", "max/mean", "max-rank", "stddev", "cv", "function", "object");
 	for (size_t i = 0; i < k->nrows; i++) {

@@ -229,6 +229,50 @@ static int mpi_by_path(struct rk *k, const char *mpiobj)
 	return bad ? -1 : 0;
 }
 
+/*
+ * --sort total: each path's samples added once to every function on it,
+ * in its rank (the per-rank spread of inclusive time). 0 or -1.
+ */
+static int inclusive_paths(struct rk *k)
+{
+	const struct hd_file *d = k->d;
+	uint32_t fr[HD_MAX_DEPTH];
+	long fn[HD_MAX_DEPTH];
+
+	for (size_t i = 0; i < d->npaths; i++) {
+		const struct hd_path *h = &d->paths[i];
+		size_t n, m = 0;
+		uint32_t col;
+
+		if (h->event != (uint32_t)k->c->event || h->thread >= d->nthreads || !h->count)
+			continue;
+		col = k->col[d->threads[h->thread].proc];
+		if (col == UINT32_MAX)
+			continue;
+		n = hd_path_frames(d, h->node, fr, HD_MAX_DEPTH);
+		if (n > HD_MAX_DEPTH)
+			n = HD_MAX_DEPTH;
+		for (size_t j = 0; j < n; j++) {
+			const struct hd_node *x = &d->nodes[fr[j]];
+			/* the innermost frame is a pc; the others return
+			 * addresses, their call before them */
+			long f = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
+			size_t q = 0;
+
+			if (f < 0)
+				return -1;
+			while (q < m && fn[q] != f)
+				q++;
+			if (q < m)
+				continue;	/* recursion: once a path */
+			fn[m++] = f;
+			if (add_pair(k, f, col, h->count))
+				return -1;
+		}
+	}
+	return 0;
+}
+
 /* Merged rank files: every sample's rank is its process's. */
 static int from_samples(struct rk *k)
 {
@@ -264,6 +308,9 @@ static int from_samples(struct rk *k)
 			r->mpi = hwp_add_sat(r->mpi, s->count);
 		/* a merged file holds each rank's samples of one address in a
 		 * row, mostly: the previous lookup serves again */
+		/* --sort total: a sample with a path counts through it */
+		if (k->inclusive && covered && !cp_flat_sample(d, covered, s))
+			continue;
 		if (f < 0 || s->object != lastobj || s->addr != lastaddr) {
 			f = view_func_row(k->c, s->object, s->addr);
 			lastobj = s->object;
@@ -276,6 +323,8 @@ static int from_samples(struct rk *k)
 		}
 	}
 	f = covered ? mpi_by_path(k, mpi) : 0;
+	if (!f && covered && k->inclusive)
+		f = inclusive_paths(k);
 	k->mpi_paths = covered != NULL;
 	free(mpi);
 	free(covered);
@@ -483,6 +532,7 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 	struct order o;
 	int ret = 1;
 
+	k.inclusive = !strcmp(sort, "total");
 	if (columns(&k) || (c->d->job ? from_job(&k, &jr) : from_samples(&k)) ||
 	    stats(&k, jr)) {
 		ret = die("out of memory");

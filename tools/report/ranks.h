@@ -54,6 +54,8 @@ struct rk {
 	size_t nrows;
 	uint64_t total;
 	int mpi_paths;		/* time in MPI by call path (rank files with paths) */
+	int inclusive;		/* --sort total: rows count the samples of the
+				 * paths through them (once a path) */
 };
 
 struct rk_pr {

@@ -818,8 +818,6 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 				   "(> profile.pb.gz)");
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
 		return usage_error("--sort imbalance: only with --ranks");
-	if (!strcmp(a->sort, "total") && a->ranks)
-		return usage_error("--sort total: not with --ranks");
 	if (a->outliers && (!a->ranks || strcmp(a->fmt, "text")))
 		return usage_error("--outliers: only with --ranks, in text");
 	if (a->ranks && a->nview)
