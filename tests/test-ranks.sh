@@ -507,6 +507,22 @@ mpi-paths)
 		"$(awk -F, '{ gsub(/"/, "") } $9 == "MPI_Barrier" { print $1, $11, $12 }' "$tmp/mt.csv")" "4 4 0"
 	eq "--sort total: the flat sample of a thread without paths" \
 		"$(awk -F, '{ gsub(/"/, "") } $9 == "+0x600" { print $1, $11, $12 }' "$tmp/mt.csv")" "2 2 0"
+	# --ranks --callers: libc's +0x100 is called from opal_progress (10,
+	# rank 0) and from MPI_Barrier (4, rank 0)
+	"$hw" report --ranks --callers +0x100 "$tmp/mp" 2>/dev/null >"$tmp/cl.txt"
+	eq "--ranks --callers: its paths' samples per rank" \
+		"$(sed -n 's/^# its paths.* rank: //p' "$tmp/cl.txt")" "0:14 1:0"
+	eq "--ranks --callers: each caller's total, min, max, max-rank" \
+		"$(awk '!/^#/ && $1 ~ /^[0-9]+$/ { print $1, $2, $4, $5, $6 }' "$tmp/cl.txt" | tr '\n' ';')" \
+		"10 0 10 0 +0x4ff;4 0 4 0 MPI_Barrier;"
+	# (the hand-made objects' warnings come first)
+	"$hw" report --ranks --callers nothing "$tmp/mp" >"$tmp/out" 2>"$tmp/err"
+	eq "--ranks --callers of no function: status 1, said, nothing printed" \
+		"$?:$(grep -c '^hwprof: nothing: no function of that name took samples on a call path$' "$tmp/err"):$(wc -c <"$tmp/out")" \
+		"1:1:0"
+	four "$tmp/fl"
+	err "needs call paths" "$hw" report --ranks --callers hot "$tmp/fl"
+	uerr "--callees and --tree" "$hw" report --ranks --callees hot "$tmp/fl"
 	;;
 versions)
 	# files of versions 1 and 2 (hwprof 0.1 and 0.2) merge with version 3

@@ -305,3 +305,149 @@ out:
 	free(o);
 	return ret;
 }
+
+/* A caller of --callers: its row (-1: none, the path's outermost frame)
+ * and its samples in each rank. */
+struct caller {
+	long fn;
+	uint64_t *n;		/* per rank index */
+	uint64_t total;
+};
+
+static int by_caller_total(const void *x, const void *y)
+{
+	const struct caller *a = x, *b = y;
+
+	if (a->total != b->total)
+		return a->total > b->total ? -1 : 1;
+	return (a->fn > b->fn) - (a->fn < b->fn);
+}
+
+int rk_callers(struct rk *k, const char *name)
+{
+	const struct hd_file *d = k->d;
+	struct rows_table *t = &k->c->rows;
+	long f = view_match(k->c, t, name);
+	struct caller *cl = NULL;
+	size_t ncl = 0, capcl = 0;
+	uint64_t *tot = calloc(k->nranks + 1, sizeof(*tot));
+	uint32_t fr[HD_MAX_DEPTH];
+	long fn[HD_MAX_DEPTH], one[HD_MAX_DEPTH];
+	char nb[40];
+	int ret = 1;
+
+	if (!tot)
+		return die("out of memory");
+	if (f == -2) {
+		free(tot);
+		return 1;	/* view_match() listed them */
+	}
+	if (f < 0 || !d->npaths) {
+		fputs("hwprof: ", stderr);
+		nm_put(stderr, name, NM_TEXT);
+		fputs(d->npaths ? ": no function of that name took samples on a call path\n" :
+		      ": --callers needs call paths (rank files of hwprof record -g; a job "
+		      "file keeps none)\n", stderr);
+		free(tot);
+		return 1;
+	}
+	for (size_t i = 0; i < d->npaths; i++) {
+		const struct hd_path *h = &d->paths[i];
+		size_t n, none = 0;
+		uint32_t col;
+		int on = 0;
+
+		if (h->event != (uint32_t)k->c->event || h->thread >= d->nthreads || !h->count)
+			continue;
+		col = k->col[d->threads[h->thread].proc];
+		if (col == UINT32_MAX)
+			continue;
+		n = hd_path_frames(d, h->node, fr, HD_MAX_DEPTH);
+		if (n > HD_MAX_DEPTH)
+			n = HD_MAX_DEPTH;
+		for (size_t j = 0; j < n; j++) {
+			const struct hd_node *x = &d->nodes[fr[j]];
+
+			fn[j] = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
+			if (fn[j] < 0)
+				goto oom;
+			on |= fn[j] == f;
+		}
+		if (!on)
+			continue;
+		tot[col] = hwp_add_sat(tot[col], h->count);
+		/* fn is innermost first: a caller is the next one out; each
+		 * caller once a path */
+		for (size_t j = 0; j < n; j++) {
+			long c = j + 1 < n ? fn[j + 1] : -1;
+			size_t q = 0;
+
+			if (fn[j] != f)
+				continue;
+			while (q < none && one[q] != c)
+				q++;
+			if (q < none)
+				continue;
+			one[none++] = c;
+			for (q = 0; q < ncl && cl[q].fn != c; q++)
+				;
+			if (q == ncl) {
+				if (ncl == capcl) {
+					size_t nc = capcl ? 2 * capcl : 16;
+					struct caller *x = realloc(cl, nc * sizeof(*x));
+
+					if (!x)
+						goto oom;
+					cl = x;
+					capcl = nc;
+				}
+				cl[ncl] = (struct caller){ c, calloc(k->nranks + 1, sizeof(uint64_t)), 0 };
+				if (!cl[ncl++].n)
+					goto oom;
+			}
+			cl[q].n[col] = hwp_add_sat(cl[q].n[col], h->count);
+			cl[q].total = hwp_add_sat(cl[q].total, h->count);
+		}
+	}
+	qsort(cl, ncl, sizeof(*cl), by_caller_total);
+	printf("# callers of ");
+	nm_put(stdout, view_name(&t->rows[f], nb), NM_TEXT);
+	printf(" over the ranks: the samples of the paths on which each called it (a path "
+	       "counts once for each caller)\n# its paths' samples per rank:");
+	for (size_t i = 0; i < k->nranks; i++)
+		printf(" %d:%llu", k->ranks[i].rank, (unsigned long long)tot[i]);
+	printf("\n%10s %10s %12s %10s %8s  %s\n", "total", "min", "mean", "max", "max-rank",
+	       "caller");
+	for (size_t q = 0; q < ncl; q++) {
+		uint64_t mn = UINT64_MAX, mx = 0;
+		int mr = -1;
+
+		for (size_t i = 0; i < k->nranks; i++) {
+			if (cl[q].n[i] < mn)
+				mn = cl[q].n[i];
+			if (cl[q].n[i] > mx || mr < 0) {
+				mx = cl[q].n[i];
+				mr = k->ranks[i].rank;
+			}
+		}
+		printf("%10llu %10llu %12.2f %10llu %8d  ", (unsigned long long)cl[q].total,
+		       (unsigned long long)(k->nranks ? mn : 0),
+		       k->nranks ? (double)cl[q].total / (double)k->nranks : 0,
+		       (unsigned long long)mx, mr);
+		if (cl[q].fn < 0)
+			fputs("[no caller: the path's outermost frame]", stdout);
+		else
+			nm_put(stdout, view_name(&t->rows[cl[q].fn], nb), NM_TEXT);
+		putchar('\n');
+	}
+	ret = 0;
+	goto out;
+oom:
+	ret = die("out of memory");
+out:
+	for (size_t q = 0; q < ncl; q++)
+		free(cl[q].n);
+	free(cl);
+	free(tot);
+	return ret;
+}

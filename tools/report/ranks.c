@@ -525,7 +525,8 @@ static int by_row(const void *x, const void *y, void *arg)
 }
 
 int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svgout,
-	      const char *statsout, int outliers, char **inputs, size_t ninputs)
+	      const char *statsout, int outliers, const char *callers, char **inputs,
+	      size_t ninputs)
 {
 	struct rk k = { .c = c, .d = c->d };
 	struct jrow *jr = NULL;
@@ -539,6 +540,10 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		goto out;
 	}
 	rk_mpi_ranks(&k);
+	if (callers) {
+		ret = rk_callers(&k, callers);
+		goto out;
+	}
 	o.ft = &c->rows;
 	o.imb = !strcmp(sort, "imbalance") ? 1 : !strcmp(sort, "symbol") ? -1 : 0;
 	if (k.nrows)

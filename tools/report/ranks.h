@@ -70,6 +70,10 @@ size_t rk_mpi_ranks(struct rk *k);
  * spread over the ranks (mpiP's "Aggregate Time" and "Callsite Time
  * statistics"). 0 or -1 (out of memory). */
 int rk_mpi_text(struct rk *k);
+/* --ranks --callers FUNC: FUNC's callers, each with the samples of the
+ * paths on which it called FUNC, spread over the ranks. 0, or 1 after
+ * one line on stderr. */
+int rk_callers(struct rk *k, const char *name);
 /* --outliers: the ranks whose function counts differ from the job's
  * median beyond sampling noise, and those functions. 0 or -1. */
 int rk_outliers(struct rk *k);

@@ -30,6 +30,8 @@ const char report_usage[] =
 	"  --ranks              per function: total, min, mean, max over the MPI ranks,\n"
 	"                       max/mean and the rank of the max; per-rank totals;\n"
 	"                       a job file's wall-clock time in MPI per call site\n"
+	"  --ranks --callers F  (call paths) F's callers, each with its spread over the\n"
+	"                       ranks\n"
 	"  --outliers           (--ranks, text) the ranks whose counts differ from the\n"
 	"                       job's median beyond sampling noise\n"
 	"  --objects            one row per object\n"
@@ -808,9 +810,9 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 	if (!!a->callers + !!a->callees + !!a->tree > 1)
 		return usage_error("--callers, --callees and --tree: one at a time");
 	if ((a->callers || a->callees || a->tree) &&
-	    (a->ranks || a->nview || strcmp(a->fmt, "text") || a->svgout))
-		return usage_error("--callers, --callees and --tree: text, without --ranks, --svg "
-				   "or another view");
+	    ((a->ranks && !a->callers) || a->nview || strcmp(a->fmt, "text") || a->svgout))
+		return usage_error("--callers, --callees and --tree: text, without --ranks (save "
+				   "--ranks --callers), --svg or another view");
 	if ((!strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")) && (a->ranks || a->nview))
 		return usage_error("--format %s: functions only (no --ranks or other view)", a->fmt);
 	if (!strcmp(a->fmt, "pprof") && isatty(STDOUT_FILENO))
@@ -846,7 +848,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 static int report_paths(struct view_ctx *c, const struct report_args *a, const char *file)
 {
 	const struct hd_event *e = &c->d->events[c->event];
-	int want = a->callers || a->callees || a->tree, ret = -1;
+	/* --ranks --callers: rk_report() */
+	int want = (a->callers && !a->ranks) || a->callees || a->tree, ret = -1;
 	struct cp p;
 
 	if (want && e->callgraph == HD_CG_NONE) {
@@ -869,7 +872,7 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	}
 	if (ret >= 0)
 		;
-	else if (a->callers || a->callees)
+	else if ((a->callers && !a->ranks) || a->callees)
 		ret = cp_neighbours(&p, a->callers ? a->callers : a->callees, !!a->callers);
 	else if (a->tree)
 		ret = cp_tree(&p, !strcmp(a->tree, "bottom-up"), a->min_pct);
@@ -898,8 +901,8 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
 		/* a call-path view, printed (0), or an error (1) */
 	} else if (!(ret = 0) && a->ranks) {
-		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers, in->files,
-				in->n);
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers, a->callers,
+				in->files, in->n);
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		ret = die("out of memory");
 	} else {

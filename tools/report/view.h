@@ -184,9 +184,11 @@ size_t report_unseen(const struct hd_file *d);
 
 /* tools/report/ranks.c: hwprof report --ranks (sort: samples, imbalance or
  * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
- * NULL or the CSV file of the per-rank totals; outliers: --outliers). c is
+ * NULL or the CSV file of the per-rank totals; outliers: --outliers;
+ * callers: --callers FUNC, or NULL). c is
  * a built functions view, not sorted. 0, or 1 after one line on stderr. */
 int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svg,
-	      const char *stats, int outliers, char **inputs, size_t ninputs);
+	      const char *stats, int outliers, const char *callers, char **inputs,
+	      size_t ninputs);
 
 #endif
