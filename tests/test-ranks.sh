@@ -293,6 +293,13 @@ dir)
 		"$tmp"/j/rank-2.data "$tmp"/j/rank-3.data > "$tmp/f"
 	check "directory = its files by name" cmp -s "$tmp/d" "$tmp/f"
 	check "4 processes" [ "$(grep -c ',"\./rp-lines --size 4",' "$tmp/d")" = 4 ]
+	eq "--processes csv: the rank column, last" \
+		"$(awk -F, 'NR == 1 { print $NF } NR > 1 { print $3 ":" $NF }' "$tmp/d" | sort | tr '\n' ' ')" \
+		"4000:0 4001:1 4002:2 4003:3 rank "
+	"$hw" report --threads "$tmp/j" 2>/dev/null >"$tmp/th"
+	eq "--threads text: the rank after the pid" \
+		"$(awk 'f { print $4 ":" $5 } /^ *percent/ { f = 1; print $5 }' "$tmp/th" | sort | tr '\n' ' ')" \
+		"4000:0 4001:1 4002:2 4003:3 rank "
 	# by name: rank-10 comes between rank-1 and rank-2
 	mkdir "$tmp/k"
 	for r in 0 1 2 10; do rank_file "$tmp/k/rank-$r.data" $r 11; done
@@ -391,17 +398,17 @@ assert [p['host'] for p in d['per_rank']] == ['node0', 'node0', 'node1', 'node1'
 	# rank 0's top: hot's 7 of its 10; what is left, 3, is all that cold
 	# or getpid can have had there
 	check "--processes: rank 0's top function, proved: hot, 7 of 10" sh -c \
-		"'$hw' report --processes '$tmp/job.data' | grep -Eq '^ *11\.36% +10  4000 +\./rp-lines +hot \(70\.00%\)$'"
-	check "--processes csv: rank 3's top: hot, 28" grep -q '^[0-9.]*,37,4003,0,"./rp-lines","hot",28$' "$tmp/p"
+		"'$hw' report --processes '$tmp/job.data' | grep -Eq '^ *11\.36% +10  4000 +0 +\./rp-lines +hot \(70\.00%\)$'"
+	check "--processes csv: rank 3's top: hot, 28" grep -q '^[0-9.]*,37,4003,0,"./rp-lines","hot",28,3$' "$tmp/p"
 	# rank 0 with 20 samples, cold's max 8: cold may have had 8 > 7 there
 	sed -e "s/^f 0 0 $cold 12 3 3 0 4\$/f 0 0 $cold 12 0 8 0 2/" -e 's/^rt 0 0 10 0$/rt 0 0 20 0/' \
 		"$tmp/job.spec" | "$gen" "$tmp/job2.data" || exit 99
 	"$hw" report --processes "$tmp/job2.data" > "$tmp/p2"
 	cat "$tmp/p2"
 	check "--processes: rank 0's top not proved: no top function" \
-		grep -Eq '^ *[0-9.]+% +20  4000 +\./rp-lines +-$' "$tmp/p2"
+		grep -Eq '^ *[0-9.]+% +20  4000 +0 +\./rp-lines +-$' "$tmp/p2"
 	check "--processes: rank 1's still proved (14 > 3 left)" \
-		grep -Eq '^ *[0-9.]+% +17  4001 +\./rp-lines +hot \(82\.35%\)$' "$tmp/p2"
+		grep -Eq '^ *[0-9.]+% +17  4001 +1 +\./rp-lines +hot \(82\.35%\)$' "$tmp/p2"
 	;;
 svg)
 	# the SVG of --ranks: XML, one row per top function (at most 30)

@@ -374,9 +374,26 @@ static const char *proc_command(const char *cmd)
 	return buf;
 }
 
+/* The MPI rank of process proc: its own, the file's, or -1. */
+static int rank_of(const struct hd_file *d, uint32_t proc)
+{
+	return d->procs[proc].rank >= 0 ? d->procs[proc].rank : d->rank;
+}
+
+/* Whether --threads and --processes have a rank column: some process has
+ * an MPI rank (rank files, merged or not, and job files). */
+static int has_ranks(const struct hd_file *d)
+{
+	for (size_t i = 0; i < d->nprocs; i++)
+		if (rank_of(d, (uint32_t)i) >= 0)
+			return 1;
+	return 0;
+}
+
 static void text_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
+	int rk = (c->view == VIEW_THREADS || c->view == VIEW_PROCS) && has_ranks(d);
 
 	switch (c->view) {
 	case VIEW_FUNCS:
@@ -394,12 +411,16 @@ static void text_rows(const struct view_ctx *c)
 		       "object");
 		break;
 	case VIEW_THREADS:
-		printf("%8s %10s  %-8s %-8s %-16s %s\n", "percent", "samples", "tid", "pid",
-		       "comm", "top function");
+		printf("%8s %10s  %-8s %-8s ", "percent", "samples", "tid", "pid");
+		if (rk)
+			printf("%-6s ", "rank");
+		printf("%-16s %s\n", "comm", "top function");
 		break;
 	case VIEW_PROCS:
-		printf("%8s %10s  %-8s %-32s %s\n", "percent", "samples", "pid", "command",
-		       "top function");
+		printf("%8s %10s  %-8s ", "percent", "samples", "pid");
+		if (rk)
+			printf("%-6s ", "rank");
+		printf("%-32s %s\n", "command", "top function");
 		break;
 	}
 	for (size_t i = 0; i < c->rows.n; i++) {
@@ -438,6 +459,8 @@ static void text_rows(const struct view_ctx *c)
 		case VIEW_THREADS:
 			cell(name, 8);
 			printf(" %-8d ", d->procs[d->threads[r->aux].proc].pid);
+			if (rk)
+				printf("%-6d ", rank_of(d, d->threads[r->aux].proc));
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
 			cell(view_fit(r->top ? r->top : "-", 21 + 18 + 17 + 10), 0);
@@ -446,6 +469,8 @@ static void text_rows(const struct view_ctx *c)
 		case VIEW_PROCS:
 			cell(name, 8);
 			putchar(' ');
+			if (rk)
+				printf("%-6d ", rank_of(d, r->aux));
 			cell(proc_command(d->procs[r->aux].command), 32);
 			putchar(' ');
 			cell(view_fit(r->top ? r->top : "-", 21 + 9 + 33 + 10), 0);
@@ -468,8 +493,11 @@ static void csv_rows(const struct view_ctx *c)
 		[VIEW_PROCS] = "percent,samples,pid,ppid,command,top_function,top_samples",
 	};
 
+	int rk = (c->view == VIEW_THREADS || c->view == VIEW_PROCS) && has_ranks(d);
+
 	fputs(head[c->view], stdout);
-	puts(c->has_totals ? ",total_percent,total_samples" : "");
+	/* the MPI rank last, so that the columns before keep their places */
+	puts(c->has_totals ? ",total_percent,total_samples" : rk ? ",rank" : "");
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct view_row *r = &c->rows.rows[i];
 		char nb[40];
@@ -506,6 +534,8 @@ static void csv_rows(const struct view_ctx *c)
 			putchar(',');
 			nm_put(stdout, r->top ? r->top : "", NM_CSV);
 			printf(",%llu", (unsigned long long)r->topn);
+			if (rk)
+				printf(",%d", rank_of(d, d->threads[r->aux].proc));
 			break;
 		case VIEW_PROCS:
 			printf("%s,%d,", name, d->procs[r->aux].ppid);
@@ -513,6 +543,8 @@ static void csv_rows(const struct view_ctx *c)
 			putchar(',');
 			nm_put(stdout, r->top ? r->top : "", NM_CSV);
 			printf(",%llu", (unsigned long long)r->topn);
+			if (rk)
+				printf(",%d", rank_of(d, r->aux));
 			break;
 		}
 		putchar('\n');
@@ -661,16 +693,21 @@ static void json_rows(const struct view_ctx *c)
 			nm_put(stdout, view_obj_path(c, r->obj), NM_JSON);
 			break;
 		case VIEW_THREADS:
-			printf("\"tid\": %s, \"pid\": %d, \"comm\": ", name,
+			printf("\"tid\": %s, \"pid\": %d, ", name,
 			       d->procs[d->threads[r->aux].proc].pid);
+			if (rank_of(d, d->threads[r->aux].proc) >= 0)
+				printf("\"rank\": %d, ", rank_of(d, d->threads[r->aux].proc));
+			printf("\"comm\": ");
 			if (d->threads[r->aux].comm)
 				nm_put(stdout, d->threads[r->aux].comm, NM_JSON);
 			else
 				printf("null");
 			goto top;
 		case VIEW_PROCS:
-			printf("\"pid\": %s, \"ppid\": %d, \"command\": ", name,
-			       d->procs[r->aux].ppid);
+			printf("\"pid\": %s, \"ppid\": %d, ", name, d->procs[r->aux].ppid);
+			if (rank_of(d, r->aux) >= 0)
+				printf("\"rank\": %d, ", rank_of(d, r->aux));
+			printf("\"command\": ");
 			nm_put(stdout, d->procs[r->aux].command, NM_JSON);
 top:
 			printf(", \"top_function\": ");
