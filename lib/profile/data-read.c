@@ -344,8 +344,7 @@ static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 }
 
 /* The lines version 4 added: checkpoint, sideband-lost, paths, n, c, mt,
- * ms, msr and
- * the kept names. 1 when kw is none of them. */
+ * ms, msr and the kept names. 1 when kw is none of them. */
 static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e;
