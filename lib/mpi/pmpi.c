@@ -677,9 +677,10 @@ static uint32_t pick_top(const struct hwp_mpi_prof *p, struct topkey *keys, uint
 	return k;
 }
 
-static uint32_t env_wanted(const char *name, uint32_t def, uint32_t max)
+/* A number from 0 to max in variable name (its value s), else def after
+ * saying so. */
+static uint32_t env_wanted(const char *name, const char *s, uint32_t def, uint32_t max)
 {
-	const char *s = secure_getenv(name);
 	char *end;
 	unsigned long v;
 
@@ -697,7 +698,7 @@ static uint32_t env_wanted(const char *name, uint32_t def, uint32_t max)
 
 static uint32_t top_wanted(void)
 {
-	return env_wanted("HWPROF_MPI_TOP", DEFAULT_TOP, MAX_TOP);
+	return env_wanted("HWPROF_MPI_TOP", secure_getenv("HWPROF_MPI_TOP"), DEFAULT_TOP, MAX_TOP);
 }
 
 static int any_bad(MPI_Comm comm, int bad);
@@ -742,7 +743,8 @@ static int gather_sites(MPI_Comm comm, int rank, int size, const struct hwp_mpi_
 	int bad = 0;
 
 	if (!rank) {
-		ns = env_wanted("HWPROF_MPI_SITES", DEFAULT_SITES, MAX_SITES);
+		ns = env_wanted("HWPROF_MPI_SITES", secure_getenv("HWPROF_MPI_SITES"), DEFAULT_SITES,
+				MAX_SITES);
 		sk = calloc(ns + 1, sizeof(*sk));
 		ns = sk ? pick_sites(p, sk, ns) : 0;
 	}
