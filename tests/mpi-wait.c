@@ -7,7 +7,9 @@
  * rank; about half with 4 ranks on 2 CPUs). A unit of work is a store
  * into each of PAGES fresh pages (one page fault each, exact: rank 2 takes
  * 2 * ITERS * PAGES faults more in compute_kernel than each other rank)
- * and MS milliseconds of spinning on the wall clock.
+ * and MS milliseconds of spinning on the wall clock. With MPI_WAIT_PCONTROL
+ * set, the barrier before the loop is between MPI_Pcontrol(0) and
+ * MPI_Pcontrol(1): not timed.
  * usage: mpi-wait ITERS MS
  */
 #define _GNU_SOURCE
@@ -69,7 +71,11 @@ int main(int argc, char **argv)
 		MPI_Abort(MPI_COMM_WORLD, 1);
 	}
 	madvise(pages, (size_t)(iters * units * PAGES) * (size_t)pg, MADV_NOHUGEPAGE);
+	if (getenv("MPI_WAIT_PCONTROL"))
+		MPI_Pcontrol(0);
 	MPI_Barrier(MPI_COMM_WORLD);
+	if (getenv("MPI_WAIT_PCONTROL"))
+		MPI_Pcontrol(1);
 	for (int i = 0; i < iters; i++) {
 		compute_kernel(pages + (long)i * units * PAGES * pg, units, ms);
 		MPI_Barrier(MPI_COMM_WORLD);

@@ -168,6 +168,23 @@ pcontrol)
 	eq "mpi_work's row: 10N inside the region" \
 		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
 	eq "no sample of mpi_outside (outside it)" "$(grep -c mpi_outside "$tmp/flat.csv")" 0
+	# the wall clock pauses too, on both routes: mpi-wait's first
+	# barrier, between MPI_Pcontrol(0) and (1), is not timed
+	if [ "$wait" != none ]; then
+		check "mpirun of mpi-wait with MPI_Pcontrol, libhwprof-mpi preloaded" run 4 \
+			-x LD_PRELOAD="$lib" -x MPI_WAIT_PCONTROL=1 -x HWPROF_OUTPUT="$tmp/w.data" \
+			"$wait" 2 20
+		eq "job file: each rank's timed calls, the paused barrier left out" \
+			"$(awk '$1 == "mt" { print $2 ":" $5 }' "$tmp/w.data" | tr '\n' ' ')" \
+			"0:2 1:2 2:2 3:2 "
+		eq "job file: one site left" "$(grep -c '^ms ' "$tmp/w.data")" 1
+		mkdir "$tmp/wr"
+		check "mpirun hwprof record of mpi-wait with MPI_Pcontrol" run 4 \
+			-x MPI_WAIT_PCONTROL=1 "$hw" record -q -e page-faults -c 1 \
+			-o "$tmp/wr/r%r.data" -- "$wait" 2 20
+		eq "record: each rank file's timed calls" \
+			"$(cat "$tmp/wr/"r?.data | awk '$1 == "mt" { print $5 }' | tr '\n' ' ')" "2 2 2 2 "
+	fi
 	"$hw" report --ranks --format csv "$tmp/job.data" >"$tmp/ranks.csv" 2>/dev/null
 	eq "--ranks: mpi_work on each rank" \
 		"$(awk -F, '{ gsub(/"/, "") } $9 == "mpi_work" { print $11, $12, $13, $14 }' "$tmp/ranks.csv")" \
