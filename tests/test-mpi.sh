@@ -453,6 +453,13 @@ wait-default | wait-busy)
 	awk 'f && NF { print $1, $NF } /^ *rank +host/ { f = 1 } f && !NF { exit }' "$tmp/r.txt" >"$tmp/rt"
 	awk '$1 == "mt" { printf "%d %.2f%%\n", $2, 100 * $4 / $3 }' "$f" >"$tmp/mt"
 	check "--ranks text: each rank's last percentage is its time in MPI" cmp -s "$tmp/rt" "$tmp/mt"
+	"$hw" report --ranks --format json "$f" 2>/dev/null >"$tmp/r.json"
+	eq "--ranks json: each rank's timed calls and seconds in MPI as in the file" \
+		"$(python3 -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join("%d:%d:%d" % (p["rank"], p["mpi_calls"], round(p["mpi_seconds"] * 1e9))
+               for p in d["per_rank"]))' "$tmp/r.json")" \
+		"$(awk '$1 == "mt" { printf "%d:%d:%d ", $2, $5, $4 }' "$f" | sed 's/ $//')"
 	check "--ranks text: the call-site table names main in mpi-wait" \
 		grep -Eq '^ +[0-9]+ MPI_Barrier .* main \(mpi-wait\+0x' "$tmp/r.txt"
 	# compute_kernel: exact faults, rank 2 has 2 * ITERS * PAGES more

@@ -318,9 +318,15 @@ void rk_json(const struct rk *k)
 
 		printf("%s\n  {\"rank\": %d, \"host\": ", i ? "," : "", r->rank);
 		nm_put(stdout, host_of(k, r), NM_JSON);
-		printf(", \"pid\": %d, \"samples\": %llu, \"mpi_samples\": %llu}",
+		printf(", \"pid\": %d, \"samples\": %llu, \"mpi_samples\": %llu",
 		       d->procs[r->proc].pid, (unsigned long long)r->samples,
 		       (unsigned long long)r->mpi);
+		/* the wall clock in MPI, where the file has the rank's */
+		if (r->timed)
+			printf(", \"app_seconds\": %.9f, \"mpi_seconds\": %.9f, "
+			       "\"mpi_calls\": %llu", (double)r->app_ns / 1e9,
+			       (double)r->mpi_ns / 1e9, (unsigned long long)r->calls);
+		putchar('}');
 	}
 	printf("\n ]}\n");
 }
