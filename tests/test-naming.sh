@@ -55,7 +55,9 @@ threads)
 	need_pf
 	for cg in -g "--call-graph dwarf"; do
 		# shellcheck disable=SC2086
-		"$hw" record -q $cg -e page-faults -c 1 -o "$tmp/d" -- "$thr" 3 200 ||
+		# rings of 16 MiB a CPU: 800 dwarf samples of 8 KiB each fit
+		# whole even when a slow (sanitized) recorder falls behind
+		"$hw" record -q -m 4096 $cg -e page-faults -c 1 -o "$tmp/d" -- "$thr" 3 200 ||
 			{ echo "FAIL: record $cg"; exit 1; }
 		"$hw" report "$tmp/d" > "$tmp/r" 2>/dev/null
 		"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null

@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IONBF, 0);
 	if (argc == 3 && !strcmp(argv[1], "enc"))
 		return enc(argv[2]);
-	if (argc != 2)
+	/* (CI's valgrind pass of the unit suite appends its own arguments) */
+	if (argc < 2)
 		return T_ERROR;
 	load(argv[1]);
 	T_CHECK(nfacts > 300, "%d facts", nfacts);
