@@ -363,8 +363,11 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 	} else if (!strcmp(kw, "paths")) {
 		struct hd_event *ev;
 
+		uint64_t drop = 0;
+
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents || !(k = field(r)) ||
-		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) || r->p || c > b)
+		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) || c > b ||
+		    (r->p && (num(r, 10, UINT64_MAX, &drop) || !drop)) || r->p)
 			return -1;
 		ev = &d->events[a];
 		if (ev->callgraph != HD_CG_NONE)
@@ -377,6 +380,7 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 			return -1;
 		ev->chains = b;
 		ev->cut = c;
+		ev->dropped = drop;
 	} else if (!strcmp(kw, "n")) {
 		/* each node once, numbered in order, its parent before it */
 		if (num(r, 10, UINT32_MAX, &a) || a != d->nnodes ||

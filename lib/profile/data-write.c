@@ -152,9 +152,14 @@ static void write_paths(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 
-		if (e->callgraph != HD_CG_NONE)
-			fprintf(f, "paths %zu %s %llu %llu\n", i, cg_name(e->callgraph),
-				(unsigned long long)e->chains, (unsigned long long)e->cut);
+		if (e->callgraph == HD_CG_NONE)
+			continue;
+		fprintf(f, "paths %zu %s %llu %llu", i, cg_name(e->callgraph),
+			(unsigned long long)e->chains, (unsigned long long)e->cut);
+		/* optional, never 0: a file without dropped frames reads as before */
+		if (e->dropped)
+			fprintf(f, " %llu", (unsigned long long)e->dropped);
+		fputc('\n', f);
 	}
 	for (size_t i = 0; i < d->nnodes; i++) {
 		const struct hd_node *x = &d->nodes[i];

@@ -28,6 +28,9 @@ struct hd_event {
 	uint64_t chains;	/* samples that came with a call path */
 	uint64_t cut;		/* of them, cut short (the kernel's depth limit,
 				 * a stack copy too small, an unwind that failed) */
+	uint64_t dropped;	/* frames dropped from the paths: they cannot
+				 * be code (0, or not mapped executable at the
+				 * sample's time) */
 };
 
 enum { HD_CG_NONE, HD_CG_FP, HD_CG_DWARF };

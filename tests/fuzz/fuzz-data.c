@@ -120,7 +120,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < d.nevents; i++)
 			if (e.events[i].callgraph != d.events[i].callgraph ||
 			    e.events[i].chains != d.events[i].chains ||
-			    e.events[i].cut != d.events[i].cut)
+			    e.events[i].cut != d.events[i].cut ||
+			    e.events[i].dropped != d.events[i].dropped)
 				abort();
 		for (size_t i = 0; i < d.nobjects; i++)
 			if (e.objects[i].size != d.objects[i].size)

@@ -825,9 +825,10 @@ int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time)
 
 /* Where pc was at time in process p: its object (REC_NO_OBJ: none) and
  * ELF address (the pc itself without an object), through the map
- * history. */
-static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
-		    uint32_t *obj, uint64_t *addr)
+ * history. 0 when an executable mapping held it, -1 when none did (only
+ * executable mappings are recorded): it cannot be code. */
+static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
+		   uint32_t *obj, uint64_t *addr)
 {
 	const struct rec_map *m = NULL;
 	long im = img_at(r, &r->procs[p], time);
@@ -846,10 +847,11 @@ static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
 
 		*obj = o->hd;
 		*addr = rec_obj_vaddr(o, pc - m->start + m->pgoff);
-		return;
+		return 0;
 	}
 	*obj = HD_NO_OBJECT;
 	*addr = pc;
+	return m ? 0 : -1;
 }
 
 /*
@@ -859,9 +861,15 @@ static void resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
  * innermost first: the kernel's (PERF_SAMPLE_CALLCHAIN, user space only:
  * its context markers are skipped; the first frame may be the pc itself)
  * or the unwinder's.
+ *
+ * A frame that cannot be code is dropped from the path and counted in
+ * *dropped: 0 (where a frame-pointer walk ran off the stack's end), or an
+ * address no executable mapping held at the sample's time (a walk through
+ * a frame without a frame pointer reads any word as the next frame: a
+ * non-canonical value, an address in data). The sampled pc itself is kept.
  */
 static long path_node(struct rec *r, long p, uint64_t pc, uint32_t obj, uint64_t addr,
-		      uint64_t time, const uint64_t *chain, size_t n)
+		      uint64_t time, const uint64_t *chain, size_t n, uint32_t *dropped)
 {
 	uint32_t parent = HD_NO_NODE, o;
 	size_t skip = 0;
@@ -878,7 +886,10 @@ static long path_node(struct rec *r, long p, uint64_t pc, uint32_t obj, uint64_t
 	for (size_t i = n; i-- > skip;) {
 		if (chain[i] >= PERF_CONTEXT_MAX)
 			continue;
-		resolve(r, p, chain[i], time, &o, &a);
+		if (!chain[i] || resolve(r, p, chain[i], time, &o, &a)) {
+			(*dropped)++;
+			continue;
+		}
 		node = hd_node(&r->d, parent, o, a);
 		if (node < 0)
 			return -1;
@@ -907,6 +918,7 @@ static int count_path(struct rec *r, uint32_t ev, struct rec_resolved *v, int cu
 	long i, j;
 
 	he->chains = hwp_add_sat(he->chains, 1);
+	he->dropped = hwp_add_sat(he->dropped, v->dropped);
 	if (cut)
 		he->cut = hwp_add_sat(he->cut, 1);
 	if (v->ev == ev) {
@@ -973,7 +985,8 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 		return hd_count(&r->d, r->ev[ev].hd, v.thread, v.obj, v.addr, 1);
 	if (s->chain)
 		cut = chain_cut(r, chain, n);
-	node = path_node(r, p, s->pc, v.obj, v.addr, s->time, chain, n);
+	v.dropped = 0;
+	node = path_node(r, p, s->pc, v.obj, v.addr, s->time, chain, n, &v.dropped);
 	if (node < 0)
 		return -1;
 	v.node = (uint32_t)node;

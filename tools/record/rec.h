@@ -226,9 +226,10 @@ struct rec_sample {
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s);
 /* rec-chains.c: the chain cache. What a sample's pc and chain resolved
  * to: its data-file thread, the pc's object and ELF address, the path's
- * innermost node, and (-g) whether the kernel cut the chain. */
+ * innermost node, (-g) whether the kernel cut the chain, and the frames
+ * dropped from the path (they cannot be code: each hit counts them again). */
 struct rec_resolved {
-	uint32_t thread, obj, node;
+	uint32_t thread, obj, node, dropped;
 	int cut;
 	uint64_t addr;
 	/* where the last sample of it was counted: event ev's sample and

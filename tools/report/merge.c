@@ -49,6 +49,7 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 		me->callgraph = e->callgraph;
 	me->chains = hwp_add_sat(me->chains, e->chains);
 	me->cut = hwp_add_sat(me->cut, e->cut);
+	me->dropped = hwp_add_sat(me->dropped, e->dropped);
 	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
 		return -1;
 	return i;

@@ -251,8 +251,10 @@ void report_text_header(const struct view_ctx *c)
 		fputc('\n', stdout);
 		if (e->callgraph != HD_CG_NONE)
 			printf("#   call paths (%s): %llu samples with one, %llu cut short when "
-			       "recorded\n", e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
-			       (unsigned long long)e->chains, (unsigned long long)e->cut);
+			       "recorded, %llu frames dropped (not code: 0 or not mapped "
+			       "executable)\n", e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
+			       (unsigned long long)e->chains, (unsigned long long)e->cut,
+			       (unsigned long long)e->dropped);
 	}
 	report_warnings(stdout, "# ", d, c->event, 0);
 	if (nm_demangle_missing)
@@ -584,7 +586,8 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 	const struct hd_file *d = c->d;
 
 	fputs("event,name,period,samples,lost,throttled,not_covered,not_covered_why,"
-	      "reported,processes,threads,sideband_lost,end_not_seen,checkpoint,warnings\n",
+	      "reported,processes,threads,sideband_lost,end_not_seen,checkpoint,"
+	      "frames_dropped,warnings\n",
 	      f);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
@@ -601,6 +604,10 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 			fprintf(f, "%zu", d->nthreads);
 		fprintf(f, ",%llu,%zu,%d,", (unsigned long long)d->side_lost, report_unseen(d),
 			d->checkpoint);
+		/* empty without call paths, as threads is for version 1 */
+		if (e->callgraph != HD_CG_NONE)
+			fprintf(f, "%llu", (unsigned long long)e->dropped);
+		fputc(',', f);
 		nm_put(f, w ? w : "(out of memory)", NM_CSV);
 		fputc('\n', f);
 		free(w);
@@ -625,9 +632,10 @@ static void json_event(const struct hd_event *e)
 	if (e->callgraph == HD_CG_NONE)
 		printf("null");
 	else
-		printf("{\"mode\": \"%s\", \"samples\": %llu, \"cut\": %llu}",
+		printf("{\"mode\": \"%s\", \"samples\": %llu, \"cut\": %llu, "
+		       "\"frames_dropped\": %llu}",
 		       e->callgraph == HD_CG_DWARF ? "dwarf" : "fp", (unsigned long long)e->chains,
-		       (unsigned long long)e->cut);
+		       (unsigned long long)e->cut, (unsigned long long)e->dropped);
 }
 
 static void json_rows(const struct view_ctx *c)
