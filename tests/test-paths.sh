@@ -342,7 +342,7 @@ refusals)
 	check "folded without paths: the innermost frame alone" grep -qx 'leaf 400' "$tmp/f"
 	uerr "--tree sideways: top-down or bottom-up" "$hw" report "$tmp/d" --tree sideways
 	uerr "one at a time" "$hw" report "$tmp/d" --callers leaf --callees top
-	uerr "text, without --ranks" "$hw" report "$tmp/d" --callers leaf --format json
+	uerr "text or json, without --ranks" "$hw" report "$tmp/d" --callers leaf --format csv
 	uerr "--min 200: a percentage" "$hw" report "$tmp/d" --tree top-down --min 200
 	uerr "--call-graph lbr: the call-graph modes are fp and dwarf" "$hw" record --call-graph lbr -- true
 	err "nosuchfunction: no function of that name" "$hw" report "$tmp/d" --callers nosuchfunction

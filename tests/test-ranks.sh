@@ -529,7 +529,7 @@ mpi-paths)
 		"1:1:0"
 	four "$tmp/fl"
 	err "needs call paths" "$hw" report --ranks --callers hot "$tmp/fl"
-	uerr "--callees and --tree" "$hw" report --ranks --callees hot "$tmp/fl"
+	uerr "--callers and --callees: text or json" "$hw" report --ranks --callees hot "$tmp/fl"
 	;;
 versions)
 	# files of versions 1 and 2 (hwprof 0.1 and 0.2) merge with version 3

@@ -275,13 +275,22 @@ static int edge_add(struct edge **e, size_t *ne, long fn, uint64_t n)
 	return 0;
 }
 
-int cp_neighbours(struct cp *p, const char *name, int callers)
+/* One neighbour's name as JSON: null for the path's end. */
+static void json_neighbour(const struct rows_table *t, long fn, char *buf)
+{
+	if (fn < 0)
+		fputs("null", stdout);
+	else
+		nm_put(stdout, view_name(&t->rows[fn], buf), NM_JSON);
+}
+
+int cp_neighbours(struct cp *p, const char *name, int callers, int once, int json)
 {
 	struct view_ctx *c = p->c;
 	struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	struct edge *e = NULL;
 	size_t ne = 0;
-	uint64_t total = 0;
+	uint64_t total = 0, all = 0;
 	long f = cp_find(p, name), *one = NULL, n;
 	char buf[40], *covered = cp_covered(c->d);
 	uint64_t count;
@@ -299,9 +308,23 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 
 		if (n < 0)
 			goto oom;
+		all = hwp_add_sat(all, count);
 		if (!seen(p->fns, (size_t)n, f))
 			continue;
 		total = hwp_add_sat(total, count);
+		if (once) {
+			/* the caller of its outermost frame (who entered a
+			 * recursion), the callee of its innermost (what it
+			 * called out to): one per path */
+			long k = callers ? n - 1 : 0, nb;
+
+			while (p->fns[k] != f)
+				k += callers ? -1 : 1;
+			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) : (k ? p->fns[k - 1] : -1);
+			if (edge_add(&e, &ne, nb, count))
+				goto oom;
+			continue;
+		}
 		free(one);
 		one = malloc(((size_t)n + 1) * sizeof(*one));
 		if (!one)
@@ -321,11 +344,35 @@ int cp_neighbours(struct cp *p, const char *name, int callers)
 		}
 	}
 	qsort(e, ne, sizeof(*e), by_count);
+	if (json) {
+		printf("{\"view\": \"%s\", \"function\": ", callers ? "callers" : "callees");
+		nm_put(stdout, view_name(&t->rows[f], buf), NM_JSON);
+		printf(", \"denominator\": \"function_total\", \"total\": %llu, "
+		       "\"samples_on_paths\": %llu, \"counting\": \"%s\", \"sums_to_100\": %s, "
+		       "\"rows\": [", (unsigned long long)total, (unsigned long long)all,
+		       once ? (callers ? "outermost" : "innermost") : "each",
+		       once ? "true" : "false");
+		for (size_t k = 0; k < ne; k++) {
+			printf("%s{\"%s\": ", k ? ", " : "", callers ? "caller" : "callee");
+			json_neighbour(t, e[k].fn, buf);
+			printf(", \"samples\": %llu, \"percent\": %.17g}",
+			       (unsigned long long)e[k].n, view_pct(e[k].n, total));
+		}
+		printf("]}\n");
+		ret = 0;
+		goto out;
+	}
 	printf("# %s of ", callers ? "callers" : "callees");
 	nm_put(stdout, view_name(&t->rows[f], buf), NM_TEXT);
-	printf(": %llu sample%s on call paths through it (100%%); a path counts once "
-	       "for each %s\n", (unsigned long long)total, total == 1 ? "" : "s",
-	       callers ? "caller" : "callee");
+	printf(": shares of its total, the %llu sample%s on call paths through it "
+	       "(%.2f%% of the %llu on call paths); ", (unsigned long long)total,
+	       total == 1 ? "" : "s", view_pct(total, all), (unsigned long long)all);
+	if (once)
+		printf("each path counts once, at the function's %s frame on it: the shares sum to 100%%\n",
+		       callers ? "outermost" : "innermost");
+	else
+		printf("a path counts once for each %s, so under recursion the shares may sum "
+		       "past 100%% (--once: to 100%%)\n", callers ? "caller" : "callee");
 	printf("%8s %10s  %s\n", "percent", "samples", callers ? "caller" : "callee");
 	for (size_t k = 0; k < ne; k++) {
 		printf("%7.2f%% %10llu  ", view_pct(e[k].n, total), (unsigned long long)e[k].n);

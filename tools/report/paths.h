@@ -37,8 +37,11 @@ int cp_flat_sample(const struct hd_file *d, const char *covered, const struct hd
  * start_thread...: its outermost frame is another function) into *n,
  * saturated at UINT64_MAX: 0, or -1 when out of memory. */
 int cp_short(struct cp *p, uint64_t *n);
-/* --callers / --callees name as text: 0, or 1 after one line on stderr. */
-int cp_neighbours(struct cp *p, const char *name, int callers);
+/* --callers / --callees name as text or JSON, their shares of the
+ * function's total; once: each path counted once (at the function's
+ * outermost frame for callers, innermost for callees), so the shares sum
+ * to 100%. 0, or 1 after one line on stderr. */
+int cp_neighbours(struct cp *p, const char *name, int callers, int once, int json);
 /* The calling-context tree of functions: top-down from the outermost
  * frames, or bottom-up from the innermost. Children are contiguous in
  * kids, most samples first; the roots come first. */

@@ -44,7 +44,11 @@ const char report_usage[] =
 	"                       the per-rank totals) as a CSV table into FILE\n"
 	"  --callers FUNC       (call paths) who calls FUNC, with the samples of each;\n"
 	"                       with --ranks, each caller's spread over the ranks\n"
-	"  --callees FUNC       (call paths) what FUNC calls\n"
+	"  --callees FUNC       (call paths) what FUNC calls; the shares are of FUNC's\n"
+	"                       total (text or json)\n"
+	"  --once               --callers/--callees: each path once (FUNC's outermost\n"
+	"                       frame for callers, innermost for callees): shares sum\n"
+	"                       to 100 %\n"
 	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
 	"  --min PCT            --tree: leave out nodes under PCT % (default 0.5)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
@@ -755,6 +759,7 @@ struct report_args {
 	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
 	int outliers;		/* --outliers (with --ranks) */
+	int once;		/* --once (--callers/--callees) */
 	int width, width_set;	/* --width, or the terminal's */
 	enum view_kind view;
 	char **files;		/* files and directories */
@@ -811,6 +816,8 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		a->ranks = 1;
 	} else if (!strcmp(arg, "--outliers")) {
 		a->outliers = 1;
+	} else if (!strcmp(arg, "--once")) {
+		a->once = 1;
 	} else if (!strcmp(arg, "--no-demangle")) {
 		nm_no_demangle = 1;
 	} else if (!strcmp(arg, "--objects")) {
@@ -853,10 +860,15 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 		return usage_error("--tree %s: top-down or bottom-up", a->tree);
 	if (!!a->callers + !!a->callees + !!a->tree > 1)
 		return usage_error("--callers, --callees and --tree: one at a time");
-	if ((a->callers || a->callees || a->tree) &&
-	    ((a->ranks && !a->callers) || a->nview || strcmp(a->fmt, "text") || a->svgout))
-		return usage_error("--callers, --callees and --tree: text, without --ranks (save "
-				   "--ranks --callers), --svg or another view");
+	if (a->tree && (a->ranks || a->nview || strcmp(a->fmt, "text") || a->svgout))
+		return usage_error("--tree: text, without --ranks, --svg or another view");
+	if ((a->callers || a->callees) &&
+	    ((a->ranks && !a->callers) || a->nview ||
+	     (strcmp(a->fmt, "text") && (a->ranks || strcmp(a->fmt, "json"))) || a->svgout))
+		return usage_error("--callers and --callees: text or json, without --ranks (save "
+				   "--ranks --callers, in text), --svg or another view");
+	if (a->once && (!(a->callers || a->callees) || a->ranks))
+		return usage_error("--once: with --callers or --callees, without --ranks");
 	if ((!strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")) && (a->ranks || a->nview))
 		return usage_error("--format %s: functions only (no --ranks or other view)", a->fmt);
 	if (!strcmp(a->fmt, "pprof") && isatty(STDOUT_FILENO))
@@ -917,7 +929,8 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	if (ret >= 0)
 		;
 	else if ((a->callers && !a->ranks) || a->callees)
-		ret = cp_neighbours(&p, a->callers ? a->callers : a->callees, !!a->callers);
+		ret = cp_neighbours(&p, a->callers ? a->callers : a->callees, !!a->callers,
+				    a->once, !strcmp(a->fmt, "json"));
 	else if (a->tree)
 		ret = cp_tree(&p, !strcmp(a->tree, "bottom-up"), a->min_pct);
 	else if (!strcmp(a->fmt, "folded"))
