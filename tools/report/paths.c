@@ -579,7 +579,34 @@ static void put_frame(FILE *f, const char *name)
 		fputc(*s == ';' ? ':' : *s == '\n' || *s == '\r' ? ' ' : *s, f);
 }
 
-int cp_folded(struct cp *p)
+const char *cp_comm(const struct hd_file *d, uint32_t thread)
+{
+	const struct hd_thread *t;
+	const char *cmd, *b;
+	static char word[256];
+	size_t n;
+
+	if (thread == HD_NO_THREAD || thread >= d->nthreads)
+		return "[unknown]";
+	t = &d->threads[thread];
+	if (t->comm && *t->comm)
+		return t->comm;
+	cmd = d->procs[t->proc].command;
+	if (!cmd || !*cmd)
+		return "[unknown]";
+	/* the basename of its first word */
+	n = strcspn(cmd, " ");
+	for (b = cmd + n; b > cmd && b[-1] != '/'; b--)
+		;
+	n -= (size_t)(b - cmd);
+	if (n >= sizeof(word))
+		n = sizeof(word) - 1;
+	memcpy(word, b, n);
+	word[n] = 0;
+	return n ? word : "[unknown]";
+}
+
+int cp_folded(struct cp *p, int comm)
 {
 	struct view_ctx *c = p->c;
 	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
@@ -615,6 +642,11 @@ int cp_folded(struct cp *p)
 		m = open_memstream(&l[nl].s, &len);
 		if (!m)
 			goto oom;
+		if (comm) {
+			put_frame(m, cp_comm(c->d, h ? h->thread : s->thread));
+			if (n)
+				fputc(';', m);
+		}
 		for (long k = n - 1; k >= 0; k--) {
 			put_frame(m, view_name(&t->rows[p->fns[k]], buf));
 			if (k)

@@ -64,7 +64,11 @@ void cp_tree_free(struct cp_tree *tr);
 /* --tree top-down or bottom-up, leaving out nodes under min_pct. */
 int cp_tree(struct cp *p, int bottom_up, double min_pct);
 /* --format folded: FlameGraph's collapsed stacks (the innermost frame
- * alone for a flat profile). */
-int cp_folded(struct cp *p);
+ * alone for a flat profile); comm: the command first (cp_comm()). */
+int cp_folded(struct cp *p, int comm);
+/* A thread's command as perf names a sample's: the kernel's name of the
+ * thread, else the basename of its process's first word, else
+ * "[unknown]" (a job file's samples). Valid until the next call. */
+const char *cp_comm(const struct hd_file *d, uint32_t thread);
 
 #endif

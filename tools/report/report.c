@@ -49,6 +49,8 @@ const char report_usage[] =
 	"  --once               --callers/--callees: each path once (FUNC's outermost\n"
 	"                       frame for callers, innermost for callees): shares sum\n"
 	"                       to 100 %\n"
+	"  --comm               --format folded: the process's command as the first\n"
+	"                       frame\n"
 	"  --tree top-down|bottom-up  (call paths) the calling-context tree\n"
 	"  --min PCT            --tree: leave out nodes under PCT % (default 0.5)\n"
 	"  --svg OUT            also draw an icicle (object, function, line) into OUT;\n"
@@ -759,7 +761,7 @@ struct report_args {
 	double min_pct;				/* --tree: nodes left out below */
 	int ranks, nview;
 	int outliers;		/* --outliers (with --ranks) */
-	int once;		/* --once (--callers/--callees) */
+	int once, comm;		/* --once (--callers/--callees), --comm (folded) */
 	int width, width_set;	/* --width, or the terminal's */
 	enum view_kind view;
 	char **files;		/* files and directories */
@@ -818,6 +820,8 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		a->outliers = 1;
 	} else if (!strcmp(arg, "--once")) {
 		a->once = 1;
+	} else if (!strcmp(arg, "--comm")) {
+		a->comm = 1;
 	} else if (!strcmp(arg, "--no-demangle")) {
 		nm_no_demangle = 1;
 	} else if (!strcmp(arg, "--objects")) {
@@ -869,6 +873,8 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 				   "--ranks --callers, in text), --svg or another view");
 	if (a->once && (!(a->callers || a->callees) || a->ranks))
 		return usage_error("--once: with --callers or --callees, without --ranks");
+	if (a->comm && strcmp(a->fmt, "folded"))
+		return usage_error("--comm: with --format folded");
 	if ((!strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")) && (a->ranks || a->nview))
 		return usage_error("--format %s: functions only (no --ranks or other view)", a->fmt);
 	if (!strcmp(a->fmt, "pprof") && isatty(STDOUT_FILENO))
@@ -934,7 +940,7 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	else if (a->tree)
 		ret = cp_tree(&p, !strcmp(a->tree, "bottom-up"), a->min_pct);
 	else if (!strcmp(a->fmt, "folded"))
-		ret = cp_folded(&p);
+		ret = cp_folded(&p, a->comm);
 	else if (!strcmp(a->fmt, "pprof"))
 		ret = pprof_write(c, stdout);
 	else if (c->view == VIEW_FUNCS && cp_totals(&p))
