@@ -9,8 +9,8 @@
  * What goes in: one sample type per event of the file (its name, unit
  * "count"), the reported event the default; one sample per call path and
  * thread (or, without paths, per innermost frame and thread), its
- * locations innermost first; labels "thread" (tid), "pid" and "rank"
- * where known; one mapping per object (its path and build-id), one
+ * locations innermost first; labels "thread" (tid), "pid", "comm" (the
+ * thread's command, paths.c's cp_comm()) and "rank" where known; one mapping per object (its path and build-id), one
  * location per frame (the ELF address; a caller's return address), named
  * with its function, source file and line as report names them, so pprof
  * symbolizes nothing itself.
@@ -177,6 +177,10 @@ static void put_labels(struct out *o, struct pb *s, const struct hd_file *d, uin
 	pb_msg(s, 3, l);
 	pb_num(l, 1, str_id(&o->str, "pid"));
 	pb_num(l, 3, (uint64_t)pr->pid);
+	pb_msg(s, 3, l);
+	/* a string label: the programs of a build (g++, cc1plus, as) apart */
+	pb_num(l, 1, str_id(&o->str, "comm"));
+	pb_num(l, 2, str_id(&o->str, cp_comm(d, thread)));
 	pb_msg(s, 3, l);
 	if (rank >= 0) {
 		pb_num(l, 1, str_id(&o->str, "rank"));
