@@ -7,12 +7,20 @@
  *   cg-prog paths [K]  main -> top -> mid_a -> leaf: 300 K faults,
  *                      main -> top -> mid_b -> leaf: 100 K faults
  *   cg-prog deep D     main -> deep x D -> leaf: 10 faults at depth D
+ *   cg-prog late [K]   as paths, after a second's sleep, then ends with
+ *                      the exit_group system call itself: recorded with
+ *                      -D (after the dynamic loader and libc's start,
+ *                      built without frame pointers), every frame of
+ *                      every sample is exact (tests/test-frames.sh)
  */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
 
 void nothing(void);
 void leaf(long n);
@@ -78,15 +86,27 @@ int main(int argc, char **argv)
 	size_t len;
 
 	if (argc < 2 || k < 1 || k > 1000) {
-		fputs("usage: cg-prog paths [K] | deep DEPTH\n", stderr);
+		fputs("usage: cg-prog paths [K] | deep DEPTH | late [K]\n", stderr);
 		return 2;
 	}
 	len = (size_t)(400 * k + 16) * (size_t)psz;
 	pool = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pool == MAP_FAILED || madvise(pool, len, MADV_NOHUGEPAGE))
 		return 1;
-	if (!strcmp(argv[1], "paths"))
+	if (!strcmp(argv[1], "paths")) {
 		top(k);
+	} else if (!strcmp(argv[1], "late")) {
+		struct timespec ts = { 1, 0 };
+
+		nanosleep(&ts, NULL);
+		top(k);
+#if defined(__x86_64__)
+		/* no libc code after the faults: its exit path has no frame
+		 * pointers and may fault */
+		__asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(0) : "memory");
+#endif
+		_exit(0);
+	}
 	else if (!strcmp(argv[1], "deep"))
 		deep((int)k);
 	else
