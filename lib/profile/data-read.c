@@ -343,8 +343,8 @@ static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 	return 0;
 }
 
-/* The lines version 4 added: checkpoint, sideband-lost, paths, n, c, mt,
- * ms, msr and the kept names. 1 when kw is none of them. */
+/* The lines version 4 added: checkpoint, sideband-lost, paths, count, n,
+ * c, mt, ms, msr and the kept names. 1 when kw is none of them. */
 static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e;
@@ -381,6 +381,27 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		ev->chains = b;
 		ev->cut = c;
 		ev->dropped = drop;
+	} else if (!strcmp(kw, "count")) {
+		struct hd_event *ev;
+		uint64_t en, run;
+
+		/* once an event: its scope, count, time enabled and running */
+		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents || !(k = field(r)) ||
+		    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &en) ||
+		    num(r, 10, UINT64_MAX, &run) || r->p || run > en)
+			return -1;
+		ev = &d->events[a];
+		if (ev->count_scope != HD_COUNT_NONE)
+			return fail(r, "count of event %llu given twice", (unsigned long long)a);
+		if (!strcmp(k, "user"))
+			ev->count_scope = HD_COUNT_USER;
+		else if (!strcmp(k, "all"))
+			ev->count_scope = HD_COUNT_ALL;
+		else
+			return -1;
+		ev->count = b;
+		ev->enabled = en;
+		ev->running = run;
 	} else if (!strcmp(kw, "n")) {
 		/* each node once, numbered in order, its parent before it */
 		if (num(r, 10, UINT32_MAX, &a) || a != d->nnodes ||

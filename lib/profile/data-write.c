@@ -145,21 +145,27 @@ static const char *cg_name(int cg)
 	return cg == HD_CG_DWARF ? "dwarf" : "fp";
 }
 
-/* Version 4: each event's call-path counts, the tree's nodes (parents
+/* Version 4: each event's call-path counts and own count, the tree's nodes (parents
  * first), the samples per path. */
 static void write_paths(FILE *f, const struct hd_file *d)
 {
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 
-		if (e->callgraph == HD_CG_NONE)
-			continue;
-		fprintf(f, "paths %zu %s %llu %llu", i, cg_name(e->callgraph),
-			(unsigned long long)e->chains, (unsigned long long)e->cut);
-		/* optional, never 0: a file without dropped frames reads as before */
-		if (e->dropped)
-			fprintf(f, " %llu", (unsigned long long)e->dropped);
-		fputc('\n', f);
+		if (e->callgraph != HD_CG_NONE) {
+			fprintf(f, "paths %zu %s %llu %llu", i, cg_name(e->callgraph),
+				(unsigned long long)e->chains, (unsigned long long)e->cut);
+			/* optional, never 0: a file without dropped frames
+			 * reads as before */
+			if (e->dropped)
+				fprintf(f, " %llu", (unsigned long long)e->dropped);
+			fputc('\n', f);
+		}
+		if (e->count_scope != HD_COUNT_NONE)
+			fprintf(f, "count %zu %s %llu %llu %llu\n", i,
+				e->count_scope == HD_COUNT_ALL ? "all" : "user",
+				(unsigned long long)e->count, (unsigned long long)e->enabled,
+				(unsigned long long)e->running);
 	}
 	for (size_t i = 0; i < d->nnodes; i++) {
 		const struct hd_node *x = &d->nodes[i];

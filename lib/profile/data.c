@@ -121,6 +121,27 @@ long hd_add_event(struct hd_file *d, const char *name, uint64_t period)
 	return (long)d->nevents++;
 }
 
+int hd_unsampled(const struct hd_event *e, double *share, double *total, double *held)
+{
+	double t, h;
+
+	if (e->count_scope == HD_COUNT_NONE || !e->period || !e->count)
+		return -1;
+	t = (double)e->count;
+	/* a multiplexed event counted only while it ran: scaled to the
+	 * whole time, as perf stat does; its samples lack the rest */
+	if (e->running && e->running < e->enabled)
+		t = t * (double)e->enabled / (double)e->running;
+	h = ((double)e->samples + (double)e->lost) * (double)e->period;
+	if (share)
+		*share = h >= t ? 0 : 1 - h / t;
+	if (total)
+		*total = t;
+	if (held)
+		*held = h;
+	return 0;
+}
+
 long hd_add_process(struct hd_file *d, int pid, int ppid, const char *command)
 {
 	struct hd_process *p;

@@ -31,7 +31,24 @@ struct hd_event {
 	uint64_t dropped;	/* frames dropped from the paths: they cannot
 				 * be code (0, or not mapped executable at the
 				 * sample's time) */
+	/* the event's own count at the end (version 4 "count" line, hwprof
+	 * record): HD_COUNT_NONE when unknown */
+	int count_scope;	/* HD_COUNT_USER: what was sampled (user space);
+				 * HD_COUNT_ALL: the kernel's share included
+				 * (task-clock, cpu-clock) */
+	uint64_t count;		/* summed over every fd of the event */
+	uint64_t enabled, running;	/* PERF_FORMAT_TOTAL_TIME_*, summed (ns) */
 };
+
+enum { HD_COUNT_NONE, HD_COUNT_USER, HD_COUNT_ALL };
+
+/*
+ * The share of event e's count that its samples do not hold: 1 - (samples
+ * + lost) x period / (count x enabled / running), at least 0. total gets
+ * the scaled count, held the samples' part of it. 0 when known; -1 when it
+ * cannot be said (no count line, no single period, a count of 0).
+ */
+int hd_unsampled(const struct hd_event *e, double *share, double *total, double *held);
 
 enum { HD_CG_NONE, HD_CG_FP, HD_CG_DWARF };
 

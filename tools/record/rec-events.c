@@ -86,6 +86,29 @@ static int resolve_func(struct rec_run *run, int e, const char *name,
 	return 0;
 }
 
+static int refuse_modifier(const char *name)
+{
+	return die("%s: hwprof record samples user space only and takes no kernel or "
+		   "hypervisor modifier; drop it (hwprof report states the kernel's share "
+		   "of task-clock and cpu-clock time)", name) + 1;	/* a usage error */
+}
+
+/* 1 when name is an event that resolves once its last :MODIFIERS (perf's
+ * letters, u k h p G H I ..., k or h among them) are dropped:
+ * task-clock:uk, cycles:kh */
+static int modifier_only(const char *name)
+{
+	const char *colon = strrchr(name, ':');
+	struct hwp_event ev;
+	char base[256], why[512];
+
+	if (!colon || colon == name || !colon[1] || (size_t)(colon - name) >= sizeof(base) ||
+	    strspn(colon + 1, "ukhpPGHIDSW") != strlen(colon + 1))
+		return 0;
+	snprintf(base, sizeof(base), "%.*s", (int)(colon - name), name);
+	return !hwp_event_resolve(base, &ev, why, sizeof(why));
+}
+
 static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 {
 	const char *name = run->op.ev[e];
@@ -103,10 +126,19 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 				   "supported", name) + 1;
 		return die("%s", why) + 1;
 	}
+	if (ret && modifier_only(name))
+		return refuse_modifier(name);
 	if (ret == -EOPNOTSUPP && !strstr(why, "task-clock"))
 		return die("%s; try -e task-clock, which every Linux has", why);
 	if (ret)
 		return die("%s", why);
+	/* hwprof record samples user space only (exclude_kernel, exclude_hv
+	 * on every event it opens): a modifier that asks for the kernel or
+	 * the hypervisor, or leaves user space out (:k, :h, :u=0), is
+	 * refused, a usage error; the report states the kernel's share of a
+	 * clock's time instead (hwprof(1)) */
+	if (ev->attr.exclude_user || !ev->attr.exclude_kernel || !ev->attr.exclude_hv)
+		return refuse_modifier(name);
 	return 0;
 }
 

@@ -989,6 +989,50 @@ static int64_t rec_perf_overflows(const struct rec *r, int e)
 	return (int64_t)(sum / a->sample_period);
 }
 
+/*
+ * The count of event e at the end, kept beside its samples (hwprof-data(5)
+ * "count"): the sum over every fd of the event (each CPU; each thread of
+ * an attached process), an inherited fd's count including its exited
+ * children's. A clock (task-clock, cpu-clock) counts the time its tasks
+ * ran, in the kernel too, although exclude_kernel drops the samples that
+ * land there: its count is of scope "all", and what its samples do not
+ * hold is the kernel's time. Any other event obeys exclude_kernel in its
+ * count as in its samples: scope "user". Nothing is kept when a count
+ * cannot be read.
+ */
+static void rec_perf_count(const struct rec *r, int e, struct hd_event *he)
+{
+	const struct perf_event_attr *a = &r->ev[e].attr;
+	uint64_t sum[3] = { 0, 0, 0 };
+	int n = 0;
+
+	for (size_t i = 0; i < r->nfds; i++) {
+		uint64_t v[3];
+
+		if (r->fd_ev[i] != (uint32_t)e)
+			continue;
+		if (read(r->fds[i], v, sizeof(v)) != (ssize_t)sizeof(v))
+			return;
+		for (int k = 0; k < 3; k++)
+			sum[k] = hwp_add_sat(sum[k], v[k]);
+		n++;
+	}
+	if (!n)
+		return;
+	he->count_scope = a->type == PERF_TYPE_SOFTWARE &&
+			  (a->config == PERF_COUNT_SW_TASK_CLOCK ||
+			   a->config == PERF_COUNT_SW_CPU_CLOCK) ? HD_COUNT_ALL : HD_COUNT_USER;
+	he->count = sum[0];
+	/* each task has an fd on every CPU, each enabled all the time the
+	 * task ran and running while it ran on its CPU: enabled / CPUs is
+	 * the tasks' time, running the time the event counted on them; they
+	 * differ when the PMU multiplexed it */
+	he->enabled = sum[1] / (uint64_t)(r->ncpu > 0 ? r->ncpu : 1);
+	he->running = sum[2];
+	if (he->enabled < he->running)
+		he->enabled = he->running;
+}
+
 /* Stops every event: what the rings hold then is all there will be. */
 void rec_perf_stop(struct rec *r)
 {
@@ -1016,6 +1060,8 @@ int rec_perf_account(struct rec *r)
 		struct hd_event *he = &r->d.events[r->ev[e].hd];
 		int64_t over = rec_perf_overflows(r, e);
 		uint64_t have = hwp_add_sat(he->samples, he->lost);
+
+		rec_perf_count(r, e, he);
 
 		if (over < 0 || have == (uint64_t)over)
 			continue;
