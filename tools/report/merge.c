@@ -25,6 +25,7 @@
 static long merge_event(struct hd_file *m, const struct hd_event *e)
 {
 	struct hd_event *me;
+	int fresh = 0;
 	long i;
 
 	for (i = 0; i < (long)m->nevents; i++)
@@ -35,6 +36,7 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 		if (i < 0)
 			return -1;
 		m->events[i].missed_why = NULL;
+		fresh = 1;
 	} else if (e->period != m->events[i].period) {
 		m->events[i].period = 0;	/* mixed: no single period */
 	}
@@ -50,6 +52,19 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 	me->chains = hwp_add_sat(me->chains, e->chains);
 	me->cut = hwp_add_sat(me->cut, e->cut);
 	me->dropped = hwp_add_sat(me->dropped, e->dropped);
+
+	/* the count: summed where every file has one of the same scope;
+	 * none once a file lacks it (hwprof-data(5)) */
+	if (fresh) {
+		me->count_scope = e->count_scope;
+	} else if (me->count_scope != e->count_scope) {
+		me->count_scope = HD_COUNT_NONE;
+	}
+	if (me->count_scope != HD_COUNT_NONE) {
+		me->count = hwp_add_sat(fresh ? 0 : me->count, e->count);
+		me->enabled = hwp_add_sat(fresh ? 0 : me->enabled, e->enabled);
+		me->running = hwp_add_sat(fresh ? 0 : me->running, e->running);
+	}
 	if (!me->missed_why && e->missed_why && !(me->missed_why = strdup(e->missed_why)))
 		return -1;
 	return i;
