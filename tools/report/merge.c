@@ -52,7 +52,6 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 	me->chains = hwp_add_sat(me->chains, e->chains);
 	me->cut = hwp_add_sat(me->cut, e->cut);
 	me->dropped = hwp_add_sat(me->dropped, e->dropped);
-
 	/* the count: summed where every file has one of the same scope;
 	 * none once a file lacks it (hwprof-data(5)) */
 	if (fresh) {

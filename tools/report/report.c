@@ -77,6 +77,40 @@ static int paths_counted;
 /* The report is of more than one file (merged). */
 static int report_merged;
 
+/* "the share not sampled": an event's own count beside its samples
+ * (hwprof-data(5) "count"), the header's line about it */
+static void unsampled_line(const struct hd_file *d, const struct hd_event *e)
+{
+	double share, total, held;
+
+	if (e->count_scope == HD_COUNT_NONE) {
+		if (d->job || report_merged) {
+			printf("#   count: - (%s): the share not in this profile is "
+			       "unknown\n", d->job ? "libhwprof-mpi keeps none" :
+			       "not every merged file has one");
+		}
+		return;
+	}
+	fputs("#   ", stdout);
+	if (hd_unsampled(e, &share, &total, &held)) {
+		printf("count: %llu%s; without a single period the share not in this "
+		       "profile cannot be said\n", (unsigned long long)e->count,
+		       is_clock(e->name) ? " ns" : "");
+	} else if (e->count_scope == HD_COUNT_ALL) {
+		printf("%.1f %% of ", 100 * share);
+		nm_put(stdout, e->name, NM_TEXT);
+		printf(" time (%.3f s of %.3f s) was spent in the kernel and is not in this "
+		       "profile\n", (total - held) / 1e9 > 0 ?
+		       (total - held) / 1e9 : 0, total / 1e9);
+	} else {
+		printf("%.1f %% of the ", 100 * share);
+		nm_put(stdout, e->name, NM_TEXT);
+		printf(" count in user space (%.0f of %.0f) is not in this profile "
+		       "(periods left unfinished, samples lost)\n",
+		       total - held > 0 ? total - held : 0, total);
+	}
+}
+
 /* One warning: on stderr after "hwprof: ", a JSON string, or a line
  * after prefix. */
 static void put_warning(FILE *f, const char *prefix, const char *msg, int json, int *first)
@@ -255,6 +289,7 @@ void report_text_header(const struct view_ctx *c)
 			fputc(')', stdout);
 		}
 		fputc('\n', stdout);
+		unsampled_line(d, e);
 		if (e->callgraph != HD_CG_NONE)
 			printf("#   call paths (%s): %llu samples with one, %llu cut short when "
 			       "recorded, %llu frames dropped (not code: 0 or not mapped "
@@ -593,11 +628,11 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 
 	fputs("event,name,period,samples,lost,throttled,not_covered,not_covered_why,"
 	      "reported,processes,threads,sideband_lost,end_not_seen,checkpoint,"
-	      "frames_dropped,warnings\n",
-	      f);
+	      "frames_dropped,count,count_scope,unsampled_percent,warnings\n", f);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 		char *w = joined_warnings(d, (int)i);
+		double share;
 
 		fprintf(f, "%zu,", i);
 		nm_put(f, e->name, NM_CSV);
@@ -614,6 +649,14 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 		if (e->callgraph != HD_CG_NONE)
 			fprintf(f, "%llu", (unsigned long long)e->dropped);
 		fputc(',', f);
+		if (e->count_scope == HD_COUNT_NONE)
+			fputs("-,-,-,", f);
+		else if (hd_unsampled(e, &share, NULL, NULL))
+			fprintf(f, "%llu,%s,-,", (unsigned long long)e->count,
+				e->count_scope == HD_COUNT_ALL ? "all" : "user");
+		else
+			fprintf(f, "%llu,%s,%.17g,", (unsigned long long)e->count,
+				e->count_scope == HD_COUNT_ALL ? "all" : "user", 100 * share);
 		nm_put(f, w ? w : "(out of memory)", NM_CSV);
 		fputc('\n', f);
 		free(w);
@@ -642,6 +685,24 @@ static void json_event(const struct hd_event *e)
 		       "\"frames_dropped\": %llu}",
 		       e->callgraph == HD_CG_DWARF ? "dwarf" : "fp", (unsigned long long)e->chains,
 		       (unsigned long long)e->cut, (unsigned long long)e->dropped);
+	/* the event's own count; the share of it the samples do not hold
+	 * (for scope "all": the kernel's) */
+	printf(", \"count\": ");
+	if (e->count_scope == HD_COUNT_NONE) {
+		printf("null");
+	} else {
+		double share;
+
+		printf("{\"scope\": \"%s\", \"value\": %llu, \"enabled\": %llu, "
+		       "\"running\": %llu, \"unsampled_percent\": ",
+		       e->count_scope == HD_COUNT_ALL ? "all" : "user",
+		       (unsigned long long)e->count, (unsigned long long)e->enabled,
+		       (unsigned long long)e->running);
+		if (hd_unsampled(e, &share, NULL, NULL))
+			printf("null}");
+		else
+			printf("%.17g}", 100 * share);
+	}
 }
 
 static void json_rows(const struct view_ctx *c)
