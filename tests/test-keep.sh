@@ -98,7 +98,7 @@ assert len(r) == 1 and r[0]['warnings'].startswith('$w'), r"
 	"$hw" report "$tmp/w" 2>&1 >/dev/null | grep -q "^hwprof: $w" &&
 		echo "ok: stderr too" || { echo "FAIL: not on stderr"; fail=1; }
 	# a warning found when naming (a file of 0.2, its object replaced)
-	grep -v '^kept \|^sym \|^line \|^src ' "$tmp/d" | sed 's/^hwprof-data 4$/hwprof-data 3/' > "$tmp/old"
+	grep -v '^kept \|^sym \|^line \|^src \|^count ' "$tmp/d" | sed 's/^hwprof-data 4$/hwprof-data 3/' > "$tmp/old"
 	cp "$prog" "$tmp/prog"
 	sed "s|$prog\$|$tmp/prog|" "$tmp/old" > "$tmp/old2"
 	cp "$other" "$tmp/prog"

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Writing the data file (hwprof-data(5)): version 4 when it holds call
- * paths, kept names or the losses version 4 added, else 3 (the same lines less 4's), one line per
- * entry, every string escaped so that it fits on its line.
+ * paths, kept names, an event's count or the losses version 4 added,
+ * else 3 (the same lines less 4's), one line per entry, every string
+ * escaped so that it fits on its line.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -62,7 +63,8 @@ static void write_head(FILE *f, const struct hd_file *d)
 
 	/* version 3 where nothing needs 4: readers of hwprof 0.2 read it */
 	for (size_t i = 0; i < d->nevents; i++)
-		paths |= d->events[i].callgraph != HD_CG_NONE;
+		paths |= d->events[i].callgraph != HD_CG_NONE ||
+			 d->events[i].count_scope != HD_COUNT_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
 	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites;
