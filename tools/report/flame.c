@@ -25,8 +25,10 @@
 #define MARGIN	10.0
 #define ROW	18.0		/* height of one frame */
 #define CHARW	6.6		/* a character of the 11px monospace font */
-#define MINW	0.1		/* narrower boxes are not drawn */
-#define TOP	60.0		/* room for the title and the buttons */
+#define MINPX	1.0		/* narrower boxes are merged (hwprof(1), --svg) */
+#define MAXBOXES 4000		/* at most this many boxes, */
+#define MAXBYTES 900000		/* about this many bytes of them: MINPX raised */
+#define TOP	66.0		/* room for the title and the buttons */
 
 struct flame {
 	FILE *f;
@@ -34,8 +36,10 @@ struct flame {
 	const struct rows_table *ft;
 	struct cp_tree tr;
 	double scale;
+	double minw;		/* narrower boxes are merged or dropped */
 	int depth;		/* deepest level drawn */
-	size_t drawn, skipped;
+	size_t drawn, merged;	/* boxes drawn; functions merged into others */
+	uint64_t dropped;	/* samples in boxes left out */
 	/* a differential graph: the base's tree, its functions, and the
 	 * factor its samples are scaled by */
 	struct view_ctx *bc;
@@ -44,37 +48,83 @@ struct flame {
 	double k;
 };
 
-/* Depth of the deepest node wide enough to draw. */
-static int max_depth(struct flame *fl, size_t from, size_t n, int d)
+/* The samples of kids [from, from + n) narrower than fl->minw (sorted by
+ * total: the tail), *cnt of them; *at the first of them. */
+static uint64_t narrow(const struct flame *fl, size_t from, size_t n, size_t *cnt, size_t *at)
 {
-	int m = d;
+	uint64_t s = 0;
+	size_t k = from;
 
-	for (size_t k = from; k < from + n; k++) {
+	while (k < from + n &&
+	       (double)fl->tr.n[fl->tr.kids[k]].total * fl->scale >= fl->minw)
+		k++;
+	*at = k;
+	*cnt = from + n - k;
+	for (; k < from + n; k++)
+		s += fl->tr.n[fl->tr.kids[k]].total;
+	return s;
+}
+
+/* The bytes a box of name in obj takes, about (frame()). */
+static size_t box_bytes(const struct flame *fl, const struct cp_tnode *x)
+{
+	const struct view_row *r = &fl->ft->rows[x->fn];
+	char buf[40];
+
+	return 3 * strlen(view_name(r, buf)) + strlen(view_base(view_obj_path(fl->c, r->obj))) +
+		200;
+}
+
+/* The boxes kids [from, from + n) and their callees take at fl->minw,
+ * their bytes added to *bytes, and the deepest level among them in
+ * *depth. */
+static size_t count(const struct flame *fl, size_t from, size_t n, int d, int *depth,
+		    size_t *bytes)
+{
+	size_t c = 0, cnt, at;
+	uint64_t rest = narrow(fl, from, n, &cnt, &at);
+
+	for (size_t k = from; k < at; k++) {
 		const struct cp_tnode *x = &fl->tr.n[fl->tr.kids[k]];
-		int s;
 
-		if ((double)x->total * fl->scale < MINW)
-			break;
-		s = max_depth(fl, x->first, x->nkids, d + 1);
-		if (s > m)
-			m = s;
+		*bytes += box_bytes(fl, x);
+		c += 1 + count(fl, x->first, x->nkids, d + 1, depth, bytes);
 	}
-	return m;
+	if ((at > from || (cnt && (double)rest * fl->scale >= fl->minw)) && d > *depth)
+		*depth = d;
+	if (cnt && (double)rest * fl->scale >= fl->minw) {
+		*bytes += 400;
+		c++;
+	}
+	return c;
+}
+
+/* A lightness and saturation per function: functions of one object (one
+ * hue) told apart. */
+static void shade(const char *name, int *sat, int *light)
+{
+	uint32_t h = 2166136261u ^ 0x9e3779b9u;
+
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	h ^= h >> 13;
+	*sat = 45 + (int)(h % 8) * 6;		/* 45 .. 87 */
+	*light = 50 + (int)((h >> 8) % 9) * 3;	/* 50 .. 74 */
 }
 
 static double height(const struct flame *fl)
 {
-	return TOP + ROW * (fl->depth + 2) + 30;
+	return TOP + ROW * (fl->depth + 1) + 44;
 }
 
 static void frame(struct flame *fl, double x, double w, int d, const char *name,
 		  const char *obj, uint64_t n, const char *fill, const char *more)
 {
 	FILE *f = fl->f;
-	double y = height(fl) - 30 - ROW * (d + 1);
+	double y = TOP + ROW * d;
 	int fit = (int)((w - 6) / CHARW);
 
-	fprintf(f, "<g class=\"f\" data-x=\"%.3f\" data-w=\"%.3f\" data-d=\"%d\" data-n=\"",
+	fprintf(f, "<g class=\"f\" data-x=\"%.2f\" data-w=\"%.2f\" data-d=\"%d\" data-n=\"",
 		x, w, d);
 	nm_put(f, name, NM_XML);
 	fprintf(f, "\" data-s=\"%llu\"><title>", (unsigned long long)n);
@@ -86,8 +136,8 @@ static void frame(struct flame *fl, double x, double w, int d, const char *name,
 	}
 	fprintf(f, ": %llu sample%s, %.2f%%%s</title>", (unsigned long long)n,
 		n == 1 ? "" : "s", view_pct(n, fl->tr.all), more);
-	fprintf(f, "<rect x=\"%.3f\" y=\"%.1f\" width=\"%.3f\" height=\"%.1f\" "
-		"fill=\"%s\" rx=\"1\"/><text x=\"%.3f\" y=\"%.1f\">",
+	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
+		"fill=\"%s\"/><text x=\"%.2f\" y=\"%.0f\">",
 		x, y, w, ROW - 1, fill, x + 3, y + ROW - 5);
 	if (fit >= 3)		/* ".." as the script cuts them */
 		svg_label(f, name, fit, "..", 2);
@@ -131,27 +181,79 @@ static void diff_look(const struct flame *fl, uint64_t n, double b, char *fill, 
 		 fl->k != 1 ? " (normalized)" : "", dn, b > 0 ? 100.0 * dn / b : 100.0);
 }
 
+/* The base's samples (scaled) of the functions among base kids
+ * [bfrom, bfrom + bn) that match kids [from, from + n). */
+static double base_sum(const struct flame *fl, size_t from, size_t n, size_t bfrom, size_t bn)
+{
+	double b = 0;
+	char buf[40];
+
+	for (size_t k = from; k < from + n; k++) {
+		const struct cp_tnode *t = &fl->tr.n[fl->tr.kids[k]];
+		const struct view_row *r = &fl->ft->rows[t->fn];
+		long bk = base_match(fl, bfrom, bn, view_name(r, buf),
+				     view_base(view_obj_path(fl->c, r->obj)));
+
+		if (bk >= 0)
+			b += fl->k * (double)fl->btr.n[fl->btr.kids[bk]].total;
+	}
+	return b;
+}
+
+/* The box of the kids [from, from + n) too narrow to draw one by one:
+ * "(N more)", as wide as all of them, when that is wide enough; else
+ * they are left out and counted. */
+static void others(struct flame *fl, size_t from, size_t n, double x, int d, size_t bfrom,
+		   size_t bn)
+{
+	char name[48], fill[40], more[160];
+	uint64_t s = 0;
+
+	for (size_t k = from; k < from + n; k++)
+		s += fl->tr.n[fl->tr.kids[k]].total;
+	if (!n)
+		return;
+	if ((double)s * fl->scale < fl->minw) {
+		fl->dropped += s;
+		return;
+	}
+	snprintf(name, sizeof(name), "(%zu more)", n);
+	if (bn == SIZE_MAX) {
+		snprintf(fill, sizeof(fill), "hsl(0,0%%,78%%)");
+		snprintf(more, sizeof(more), "; %zu function%s each under %.2g pixel%s, merged",
+			 n, n == 1 ? "" : "s", fl->minw, fl->minw == 1 ? "" : "s");
+	} else {
+		diff_look(fl, s, base_sum(fl, from, n, bfrom, bn), fill, sizeof(fill), more,
+			  sizeof(more));
+	}
+	frame(fl, x, (double)s * fl->scale, d, name, NULL, s, fill, more);
+	fl->merged += n;
+}
+
 /* Boxes for kids [from, from + n) at depth d from x; bfrom, bn: the same
  * place's kids in the base's tree (bn SIZE_MAX: not a differential). */
 static void frames(struct flame *fl, size_t from, size_t n, double x, int d, size_t bfrom,
 		   size_t bn)
 {
-	char buf[40], fill[40], more[96];
+	char buf[40], fill[40], more[160];
+	size_t cnt, at;
 
-	for (size_t k = from; k < from + n; k++) {
+	narrow(fl, from, n, &cnt, &at);
+	for (size_t k = from; k < at; k++) {
 		const struct cp_tnode *t = &fl->tr.n[fl->tr.kids[k]];
 		const struct view_row *r = &fl->ft->rows[t->fn];
 		const char *obj = view_base(view_obj_path(fl->c, r->obj));
 		const char *name = view_name(r, buf);
 		double w = (double)t->total * fl->scale;
-		size_t kf = 0, kn = bn == SIZE_MAX ? SIZE_MAX : 0;
+		size_t kf = 0, kn = bn == SIZE_MAX ? SIZE_MAX : 0, ncnt, nat;
+		uint64_t lost = narrow(fl, t->first, t->nkids, &ncnt, &nat);
+		size_t used;
 
-		if (w < MINW) {
-			fl->skipped++;
-			break;	/* sorted: the rest are narrower */
-		}
 		if (bn == SIZE_MAX) {
-			snprintf(fill, sizeof(fill), "hsl(%u,65%%,62%%)", svg_hue(obj));
+			int sat, light;
+
+			shade(name, &sat, &light);
+			snprintf(fill, sizeof(fill), "hsl(%u,%d%%,%d%%)", svg_hue(obj), sat, light);
 			more[0] = 0;
 		} else {
 			long bk = base_match(fl, bfrom, bn, name, obj);
@@ -164,10 +266,16 @@ static void frames(struct flame *fl, size_t from, size_t n, double x, int d, siz
 				kn = b->nkids;
 			}
 		}
+		used = strlen(more);
+		if (ncnt && (double)lost * fl->scale < fl->minw)
+			snprintf(more + used, sizeof(more) - used, "; %llu sample%s in %zu callee%s "
+				 "too narrow to draw", (unsigned long long)lost, lost == 1 ? "" : "s",
+				 ncnt, ncnt == 1 ? "" : "s");
 		frame(fl, x, w, d, name, obj, t->total, fill, more);
 		frames(fl, t->first, t->nkids, x, d + 1, kf, kn);
 		x += w;
 	}
+	others(fl, at, cnt, x, d, bfrom, bn);
 }
 
 /* The interaction: zoom, reset, search; #zoom= and #search= at load. */
@@ -227,8 +335,10 @@ static const char script[] =
 "  info.textContent = re === '' ? '' : 'matched ' + re + ': ' +\n"
 "    (all ? (100 * cov / all).toFixed(2) : '0.00') + '%% of the samples';\n"
 "}\n"
-"for (var i = 0; i < fs.length; i++)\n"
-"  fs[i].addEventListener('click', function (e) { zoom(this); e.stopPropagation(); });\n"
+"document.addEventListener('click', function (e) {\n"
+"  for (var g = e.target; g && g.getAttribute; g = g.parentNode)\n"
+"    if (g.getAttribute('class') && g.getAttribute('class').split(' ')[0] == 'f') { zoom(g); return; }\n"
+"});\n"
 "document.getElementById('reset').addEventListener('click', reset);\n"
 "document.getElementById('search').addEventListener('click', function () {\n"
 "  var re = prompt('Search (a regular expression)', ''); if (re !== null) search(re);\n"
@@ -276,7 +386,17 @@ int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double 
 		fl.bft = base->funcs_are_rows ? &base->rows : &base->funcs;
 	fl.ft = c->funcs_are_rows ? &c->rows : &c->funcs;
 	fl.scale = fl.tr.all ? (W - 2 * MARGIN) / (double)fl.tr.all : 0;
-	fl.depth = max_depth(&fl, 0, fl.tr.nroots, 0);
+	/* a box under a pixel says nothing: merged (others()); where more
+	 * than MAXBOXES or MAXBYTES would remain, the width raised until
+	 * they fit */
+	for (fl.minw = MINPX;; fl.minw *= 1.25) {
+		size_t bytes = 0;
+
+		fl.depth = 0;
+		if (count(&fl, 0, fl.tr.nroots, 0, &fl.depth, &bytes) <= MAXBOXES &&
+		    bytes <= MAXBYTES)
+			break;
+	}
 	h = height(&fl);
 	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
@@ -300,11 +420,17 @@ int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double 
 		W - 120, W - 120);
 	frames(&fl, 0, fl.tr.nroots, MARGIN, 0, 0, base ? fl.btr.nroots : SIZE_MAX);
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">%zu boxes; the outermost frames "
-		"at the bottom, each function above its caller; %s%s</text>\n",
-		h - 10, fl.drawn, base ? "the new profile, red where a path gained samples "
-		"over the base, blue where it lost, grey where equal (paths only in the base "
-		"are not drawn)" : "one colour per object",
-		fl.skipped ? "; boxes under 0.1 pixel left out" : "");
+		"on top, each function below its caller; %s</text>\n", h - 24, fl.drawn,
+		base ? "the new profile, red where a path gained samples over the base, blue "
+		"where it lost, grey where equal (paths only in the base are not drawn)" :
+		"a hue per object, a shade per function");
+	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">callees under %.2g pixel%s wide "
+		"merged per caller into one \"(N more)\" box", h - 10, fl.minw,
+		fl.minw == 1 ? "" : "s");
+	if (fl.dropped)
+		fprintf(f, ", %llu sample%s in boxes narrower still left out",
+			(unsigned long long)fl.dropped, fl.dropped == 1 ? "" : "s");
+	fputs("</text>\n", f);
 	fprintf(f, script, W, MARGIN, CHARW);
 	fputs("</svg>\n", f);
 	cp_tree_free(&fl.tr);
