@@ -225,6 +225,101 @@ assert w['top'][0][0] >= 400 and w['main'][0][0] >= 400
 	check "chromium: #search=^mid_ matches $pct% of the samples" grep -q "matched ^mid_: $pct% of the samples" "$tmp/search"
 	check "chromium: screenshot with colour" python3 "$(dirname "$0")/png-colours.py" "$tmp/shot.png" 4 120
 	;;
+svg-real)
+	# a real program's flame graph (hwprof(1), --svg): g++ compiling a
+	# small C++ file (cc1plus, a few seconds) unwound with the call-frame
+	# information. Bounded (at most 1 MB and 5000 boxes), no box narrower
+	# than a pixel, each box under its caller, the roots at the top, the
+	# functions of one object told apart by colour; Chromium draws it in
+	# well under 10 s (the first paint is timed and printed)
+	cxx=$(command -v g++ || command -v c++ || true)
+	[ -n "$cxx" ] || { echo "SKIP: no g++ here to profile"; exit 77; }
+	"$hw" list 2>/dev/null | grep -q '^  task-clock *yes' ||
+		{ echo "SKIP: task-clock cannot be sampled here"; exit 77; }
+	cat > "$tmp/t.cc" <<-'EOF'
+	#include <iostream>
+	#include <map>
+	#include <regex>
+	#include <vector>
+	int main(int argc, char **argv)
+	{
+		std::map<std::string, std::vector<int>> m;
+		std::regex re("([a-z]+)=([0-9]+)");
+		for (int i = 1; i < argc; i++) {
+			std::cmatch r;
+			if (std::regex_match(argv[i], r, re))
+				m[r[1]].push_back(std::stoi(r[2]));
+		}
+		for (auto &kv : m)
+			std::cout << kv.first << ' ' << kv.second.size() << '\n';
+		return 0;
+	}
+	EOF
+	"$hw" record -q --call-graph dwarf -F 2000 -o "$tmp/g" -- \
+		"$cxx" -O2 -c "$tmp/t.cc" -o "$tmp/t.o" ||
+		{ echo "FAIL: hwprof record --call-graph dwarf $cxx"; exit 1; }
+	"$hw" report "$tmp/g" --svg "$tmp/g.svg" > /dev/null 2>&1
+	check "svg written" [ -s "$tmp/g.svg" ]
+	sz=$(wc -c < "$tmp/g.svg")
+	check "at most 1 MB (got $sz bytes)" [ "$sz" -le 1000000 ]
+	check "bounded, a pixel wide or more, nested, roots on top, shades" python3 -c "
+import collections, re, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+r = ET.parse('$tmp/g.svg').getroot()
+assert r.find(ns + 'script') is not None
+bs = []
+for g in r.iter(ns + 'g'):
+    if g.get('class') != 'f':
+        continue
+    q = g.find(ns + 'rect')
+    bs.append((int(g.get('data-d')), float(q.get('x')), float(q.get('width')),
+               float(q.get('y')), int(g.get('data-s')), q.get('fill'),
+               g.find(ns + 'title').text))
+print('boxes:', len(bs), 'levels:', max(b[0] for b in bs) + 1)
+assert 50 <= len(bs) <= 5000, len(bs)
+assert min(b[2] for b in bs) >= 0.995, min(b[2] for b in bs)
+lv = collections.defaultdict(list)
+for b in bs:
+    lv[b[0]].append(b)
+for d, xs in lv.items():
+    if d:
+        for b in xs:
+            assert any(p[1] - 0.02 <= b[1] and b[1] + b[2] <= p[1] + p[2] + 0.02
+                       and b[4] <= p[4] for p in lv[d - 1]), ('not under a caller', b)
+    # one level, one row
+    assert len(set(b[3] for b in xs)) == 1, d
+# the roots on the first screen, the widest of them over most of the width
+assert all(b[3] < 120 for b in lv[0]), lv[0]
+assert max(b[2] for b in lv[0]) > 600, lv[0]
+assert any(b[0] > 0 and b[3] > lv[0][0][3] for b in bs), 'callees not below'
+# cc1plus's functions: one hue, many shades
+fills = set(b[5] for b in bs if '(cc1plus)' in b[6])
+hues = set(re.match(r'hsl\((\d+),', f).group(1) for f in fills)
+print('cc1plus: %d boxes in %d fills' % (sum('(cc1plus)' in b[6] for b in bs), len(fills)))
+assert len(hues) == 1 and len(fills) >= 20, (hues, len(fills))
+# callees too narrow: merged into a box per caller
+assert any(re.match(r'\(\d+ more\)', b[6]) for b in bs), 'nothing merged'
+"
+	br=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
+	[ -n "$br" ] || { echo "SKIP part: no chromium here to draw the flame graph"; exit $fail; }
+	prof=$(mktemp -d)
+	echo '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"/>' > "$tmp/e.svg"
+	shot() {	# file, png: milliseconds to its screenshot
+		t0=$(date +%s%N)
+		timeout 60 "$br" --headless --no-sandbox --disable-gpu --no-first-run \
+			--disable-background-networking --disable-component-update \
+			--disable-sync --user-data-dir="$prof" --window-size=1220,900 \
+			--screenshot="$2" "file://$1" >/dev/null 2>&1
+		echo $(( ($(date +%s%N) - t0) / 1000000 ))
+	}
+	e=$(shot "$tmp/e.svg" "$tmp/e.png")
+	t=$(shot "$tmp/g.svg" "$tmp/g.png")
+	rm -rf "$prof"
+	echo "chromium: an empty SVG in $e ms, the flame graph in $t ms"
+	check "chromium: the flame graph drawn in under 10 s ($t ms)" [ "$t" -lt 10000 ]
+	check "chromium: its first screen in colour" python3 "$(dirname "$0")/png-colours.py" "$tmp/g.png" 30
+	[ -n "${HWPROF_KEEP_SHOT:-}" ] && cp "$tmp/g.png" "$HWPROF_KEEP_SHOT"
+	;;
 dwarf)
 	# a program without frame pointers: --call-graph dwarf unwinds its
 	# stack copies with the call-frame information, exactly; a copy too
@@ -326,7 +421,9 @@ many)
 		echo "end"
 	} > "$tmp/m"
 	check "report --svg finishes" timeout 60 "$hw" report "$tmp/m" --svg "$tmp/m.svg"
-	check "the flame graph has the 1500 functions" sh -c "[ \$(grep -c '<g class=\"f\"' '$tmp/m.svg') = 1500 ]"
+	# each under a pixel: one box of all 1500 (hwprof(1), --svg)
+	check "the flame graph holds the 1500 functions in one box" sh -c \
+		"[ \$(grep -c '<g class=\"f\"' '$tmp/m.svg') = 1 ] && grep -q 'data-n=\"(1500 more)\" data-s=\"1500\"' '$tmp/m.svg'"
 	check "--tree finishes" timeout 60 "$hw" report "$tmp/m" --tree top-down --min 0
 	check "folded: 1500 lines of 1" sh -c \
 		"[ \$(timeout 60 '$hw' report '$tmp/m' --format folded 2>/dev/null | awk '\$NF == 1' | wc -l) = 1500 ]"
