@@ -1,15 +1,19 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwprof report --svg of a file with call paths: a flame graph. Each box
- * is a function on a call path, as wide as the samples of the paths
- * through it there, above its caller; the outermost frames at the bottom.
- * One colour per object; the full name, object and counts on hover
- * (<title>); a click zooms into a box (its callers stay, stretched, below
- * it), "Reset zoom" and Escape undo it; "Search" (or Ctrl-F) takes a
- * regular expression, colours the boxes it matches and says what share
- * of the samples they hold. The script is inline and plain ES5; without
- * it the drawing is the same, static. Opening the file with #zoom=NAME or
- * #search=RE in the URL does the same at load (the tests use it).
+ * hwprof report --svg of a file with call paths: a flame graph, drawn
+ * top-down (an icicle) so that the roots are on the first screen. Each
+ * box is a function on a call path, as wide as the samples of the paths
+ * through it there, below its caller. A caller's callees narrower than a
+ * pixel are one "(N more)" box, or left out and counted where even that
+ * is under a pixel; the width is raised until at most MAXBOXES boxes of
+ * about MAXBYTES remain (hwprof(1), --svg). A hue per object, a shade per
+ * function; the full name, object and counts on hover (<title>); a click
+ * zooms into a box (its callers stay, stretched, above it), "Reset zoom"
+ * and Escape undo it; "Search" (or Ctrl-F) takes a regular expression,
+ * colours the boxes it matches and says what share of the samples they
+ * hold. The script is inline and plain ES5; without it the drawing is the
+ * same, static. Opening the file with #zoom=NAME or #search=RE in the URL
+ * does the same at load (the tests use it).
  */
 #define _GNU_SOURCE
 #include <errno.h>
