@@ -424,6 +424,35 @@ many)
 	# each under a pixel: one box of all 1500 (hwprof(1), --svg)
 	check "the flame graph holds the 1500 functions in one box" sh -c \
 		"[ \$(grep -c '<g class=\"f\"' '$tmp/m.svg') = 1 ] && grep -q 'data-n=\"(1500 more)\" data-s=\"1500\"' '$tmp/m.svg'"
+	# 1000 paths 8 deep, 1 to 4 samples (0.47 to 1.89 pixels wide): over
+	# 4000 boxes a pixel wide or more, more than a flame graph draws; the
+	# width raised till they fit
+	{
+		echo "hwprof-data 4"; echo "command x"
+		echo "event 0 1 2500 0 0 0 - page-faults"
+		echo "process 0 1 0 -1 exit 0 - x"; echo "thread 0 0 1 x"
+		echo "object 0 - - /nonexistent/lib.so"
+		awk 'BEGIN { for (i = 0; i < 1000; i++)
+				printf "s 0 0 0 %x %d\n", 4096 + 16 * (8 * i + 7), 1 + i % 4 }'
+		echo "paths 0 fp 2500 0"
+		awk 'BEGIN { for (i = 0; i < 8000; i++)
+				printf "n %d %s 0 %x\n", i, i % 8 ? i - 1 : "-", 4096 + 16 * i
+			for (i = 0; i < 1000; i++) printf "c 0 0 %d %d\n", 8 * i + 7, 1 + i % 4 }'
+		echo "end"
+	} > "$tmp/w"
+	check "report --svg of 8000 paths' boxes finishes" timeout 60 "$hw" report "$tmp/w" --svg "$tmp/w.svg"
+	check "at most 4000 boxes, each as wide as the legend says, all samples" python3 -c "
+import re, xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+r = ET.parse('$tmp/w.svg').getroot()
+bs = [g for g in r.iter(ns + 'g') if g.get('class') == 'f']
+m = [float(x) for t in r.iter(ns + 'text')
+     for x in re.findall(r'callees under ([0-9.]+) pixels', t.text or '')]
+print('boxes:', len(bs), 'width at least', m)
+assert 1000 <= len(bs) <= 4000 and len(m) == 1 and m[0] > 1, (len(bs), m)
+assert all(float(g.get('data-w')) >= m[0] - 0.01 for g in bs)
+assert sum(int(g.get('data-s')) for g in bs if g.get('data-d') == '0') == 2500
+"
 	check "--tree finishes" timeout 60 "$hw" report "$tmp/m" --tree top-down --min 0
 	check "folded: 1500 lines of 1" sh -c \
 		"[ \$(timeout 60 '$hw' report '$tmp/m' --format folded 2>/dev/null | awk '\$NF == 1' | wc -l) = 1500 ]"

@@ -70,14 +70,25 @@ static uint64_t narrow(const struct flame *fl, size_t from, size_t n, size_t *cn
 	return s;
 }
 
-/* The bytes a box of name in obj takes, about (frame()). */
+/* The length of s as XML text (nm_put()). */
+static size_t xml_len(const char *s)
+{
+	size_t n = 0;
+
+	for (; *s; s++)
+		n += *s == '<' || *s == '>' ? 4 : *s == '&' ? 5 : *s == '"' ? 6 : 1;
+	return n;
+}
+
+/* The bytes x's box takes, at most (frame(): the name twice and its label,
+ * the object, and 300 for the rest). */
 static size_t box_bytes(const struct flame *fl, const struct cp_tnode *x)
 {
 	const struct view_row *r = &fl->ft->rows[x->fn];
 	char buf[40];
 
-	return 3 * strlen(view_name(r, buf)) + strlen(view_base(view_obj_path(fl->c, r->obj))) +
-		200;
+	return 3 * xml_len(view_name(r, buf)) +
+		xml_len(view_base(view_obj_path(fl->c, r->obj))) + 300;
 }
 
 /* The boxes kids [from, from + n) and their callees take at fl->minw,
@@ -225,7 +236,7 @@ static void others(struct flame *fl, size_t from, size_t n, double x, int d, siz
 	snprintf(name, sizeof(name), "(%zu more)", n);
 	if (bn == SIZE_MAX) {
 		snprintf(fill, sizeof(fill), "hsl(0,0%%,78%%)");
-		snprintf(more, sizeof(more), "; %zu function%s each under %.2g pixel%s, merged",
+		snprintf(more, sizeof(more), "; %zu function%s each under %.3g pixel%s, merged",
 			 n, n == 1 ? "" : "s", fl->minw, fl->minw == 1 ? "" : "s");
 	} else {
 		diff_look(fl, s, base_sum(fl, from, n, bfrom, bn), fill, sizeof(fill), more,
@@ -433,7 +444,7 @@ int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double 
 		base ? "the new profile, red where a path gained samples over the base, blue "
 		"where it lost, grey where equal (paths only in the base are not drawn)" :
 		"a hue per object, a shade per function");
-	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">callees under %.2g pixel%s wide "
+	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">callees under %.3g pixel%s wide "
 		"merged per caller into one \"(N more)\" box", h - 10, fl.minw,
 		fl.minw == 1 ? "" : "s");
 	if (fl.dropped)
