@@ -231,7 +231,8 @@ svg-real)
 	# information. Bounded (at most 1 MB and 5000 boxes), no box narrower
 	# than a pixel, each box under its caller, the roots at the top, the
 	# functions of one object told apart by colour; Chromium draws it in
-	# well under 10 s (the first paint is timed and printed)
+	# well under 10 s (the first paint is timed and printed). Its
+	# icicle by source line (--lines): the same merging
 	cxx=$(command -v g++ || command -v c++ || true)
 	[ -n "$cxx" ] || { echo "SKIP: no g++ here to profile"; exit 77; }
 	"$hw" list 2>/dev/null | grep -q '^  task-clock *yes' ||
@@ -299,6 +300,25 @@ print('cc1plus: %d boxes in %d fills' % (sum('(cc1plus)' in b[6] for b in bs), l
 assert len(hues) == 1 and len(fills) >= 20, (hues, len(fills))
 # callees too narrow: merged into a box per caller
 assert any(re.match(r'\(\d+ more\)', b[6]) for b in bs), 'nothing merged'
+"
+	# the same profile's icicle by source line: the same rule
+	"$hw" report "$tmp/g" --lines --svg "$tmp/l.svg" > /dev/null 2>&1
+	check "--lines --svg: boxes a pixel wide or more, nested, merged" python3 -c "
+import xml.etree.ElementTree as ET
+ns = '{http://www.w3.org/2000/svg}'
+r = ET.parse('$tmp/l.svg').getroot()
+lv = {}
+for g in r.iter(ns + 'g'):
+    q = g.find(ns + 'rect')
+    lv.setdefault(g.get('class'), []).append((float(q.get('x')), float(q.get('width')),
+                                             g.find(ns + 'title').text))
+print('icicle boxes:', sum(len(v) for v in lv.values()))
+assert min(b[1] for v in lv.values() for b in v) >= 0.995
+for d in range(1, 4):
+    for x, w, t in lv['l%d' % d]:
+        assert any(px - 0.02 <= x and x + w <= px + pw + 0.02
+                   for px, pw, _ in lv['l%d' % (d - 1)]), (d, x, w, t)
+assert any(t.startswith('(') and ' more) (' in t for v in lv.values() for _, _, t in v)
 "
 	br=$(command -v chromium || command -v chromium-browser || command -v google-chrome || true)
 	[ -n "$br" ] || { echo "SKIP part: no chromium here to draw the flame graph"; exit $fail; }

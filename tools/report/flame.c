@@ -115,19 +115,6 @@ static size_t count(const struct flame *fl, size_t from, size_t n, int d, int *d
 	return c;
 }
 
-/* A lightness and saturation per function: functions of one object (one
- * hue) told apart. */
-static void shade(const char *name, int *sat, int *light)
-{
-	uint32_t h = 2166136261u ^ 0x9e3779b9u;
-
-	for (const char *s = name; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	h ^= h >> 13;
-	*sat = 45 + (int)(h % 8) * 6;		/* 45 .. 87 */
-	*light = 50 + (int)((h >> 8) % 9) * 3;	/* 50 .. 74 */
-}
-
 static double height(const struct flame *fl)
 {
 	return TOP + ROW * (fl->depth + 1) + 44;
@@ -268,7 +255,7 @@ static void frames(struct flame *fl, size_t from, size_t n, double x, int d, siz
 		if (bn == SIZE_MAX) {
 			int sat, light;
 
-			shade(name, &sat, &light);
+			svg_shade(name, &sat, &light);
 			snprintf(fill, sizeof(fill), "hsl(%u,%d%%,%d%%)", svg_hue(obj), sat, light);
 			more[0] = 0;
 		} else {

@@ -3,8 +3,11 @@
  * hwprof report --svg: the profile as an icicle (a file with call paths:
  * a flame graph, tools/report/flame.c), the whole run on top, then
  * its objects, their functions and (with --lines) their source lines, each
- * as wide as its share of the samples. Names that do not fit are cut with
- * an ellipsis; hovering any box shows its full name and counts (<title>).
+ * as wide as its share of the samples. Boxes under a pixel are one grey
+ * "(N more)" box per parent, or left out where even that is under a pixel;
+ * a function's box has a shade of its object's hue of its own. Names that
+ * do not fit are cut with an ellipsis; hovering any box shows its full
+ * name and counts (<title>).
  * Plain SVG 1.1, no script: any browser shows it.
  */
 #define _GNU_SOURCE
@@ -24,7 +27,7 @@
 #define MARGIN	10.0
 #define ROW	24.0		/* height of one level */
 #define CHARW	7.3		/* a character of the 12px monospace font */
-#define MINW	0.05		/* narrower boxes are not drawn */
+#define MINPX	1.0		/* narrower boxes merged (hwprof(1), --svg) */
 
 struct box {
 	double x, w;
@@ -69,8 +72,19 @@ static void label(FILE *f, const char *s, int max)
 	svg_label(f, s, max, "\xe2\x80\xa6", 1);
 }
 
-static void draw(FILE *f, double x, double w, int level, const char *name, const char *what,
-		 uint64_t n, uint64_t total, uint32_t h, int light)
+void svg_shade(const char *name, int *sat, int *light)
+{
+	uint32_t h = 2166136261u ^ 0x9e3779b9u;
+
+	for (const char *s = name; *s; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	h ^= h >> 13;
+	*sat = 45 + (int)(h % 8) * 6;		/* 45 .. 87 */
+	*light = 50 + (int)((h >> 8) % 9) * 3;	/* 50 .. 74 */
+}
+
+static void draw_fill(FILE *f, double x, double w, int level, const char *name,
+		      const char *what, uint64_t n, uint64_t total, const char *fill)
 {
 	double y = 50 + level * ROW;
 	int fit = (int)((w - 6) / CHARW);
@@ -85,8 +99,7 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 	fprintf(f, ": %llu sample%s, %.2f%%</title>", (unsigned long long)n, n == 1 ? "" : "s",
 		view_pct(n, total));
 	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
-		"fill=\"hsl(%u,%d%%,%d%%)\" rx=\"2\"/>", x, y, w, ROW - 2, h,
-		light ? 55 : 60, light ? 80 - 6 * level : 70);
+		"fill=\"%s\" rx=\"2\"/>", x, y, w, ROW - 2, fill);
 	if (fit >= 2) {
 		char pct[32];
 		size_t cps = 0;
@@ -101,6 +114,42 @@ static void draw(FILE *f, double x, double w, int level, const char *name, const
 		fputs("</text>", f);
 	}
 	fputs("</g>\n", f);
+}
+
+/* A box in hue h: the run and the objects plain, functions (light) in a
+ * shade of their own (svg_shade()), source lines lighter. */
+static void draw(FILE *f, double x, double w, int level, const char *name, const char *what,
+		 uint64_t n, uint64_t total, uint32_t h, int light)
+{
+	char fill[40];
+	int sat = 60, l = 70;
+
+	if (light && level == 2)
+		svg_shade(name, &sat, &l);
+	else if (light)
+		sat = 55, l = 80 - 6 * level;
+	snprintf(fill, sizeof(fill), "hsl(%u,%d%%,%d%%)", h, sat, l);
+	draw_fill(f, x, w, level, name, what, n, total, fill);
+}
+
+/* The boxes under a pixel of one object's functions or one function's
+ * lines: one grey "(N more)" box as wide as all of them where that is a
+ * pixel or more, else left out and counted in *skipped. */
+static void draw_more(FILE *f, double x, int level, size_t k, uint64_t n, uint64_t total,
+		      double scale, size_t *skipped)
+{
+	char name[48];
+
+	if (!k)
+		return;
+	if ((double)n * scale < MINPX) {
+		*skipped += k;
+		return;
+	}
+	snprintf(name, sizeof(name), "(%zu more)", k);
+	draw_fill(f, x, (double)n * scale, level, name,
+		  level == 2 ? "functions each under a pixel, merged" :
+		  "lines each under a pixel, merged", n, total, "hsl(0,0%,78%)");
 }
 
 static const struct rows_table *func_table(const struct view_ctx *c)
@@ -301,7 +350,9 @@ static void draw_head(FILE *f, const struct view_ctx *c)
 static void draw_objects(struct icicle *ic)
 {
 	const struct view_ctx *c = ic->c;
-	double x = MARGIN;
+	double x = MARGIN, mx = 0;
+	size_t mk = 0;
+	uint64_t mn = 0;
 
 	for (size_t k = 0; k < ic->no; k++) {
 		size_t i = ic->oo[k].i;
@@ -311,14 +362,17 @@ static void draw_objects(struct icicle *ic)
 		x += ic->ob[i].w;
 		if (!ic->otot[i])
 			continue;
-		if (ic->ob[i].w < MINW) {
-			ic->skipped++;
+		if (ic->ob[i].w < MINPX) {	/* the rest too: merged */
+			if (!mk++)
+				mx = ic->ob[i].x;
+			mn += ic->otot[i];
 			continue;
 		}
 		draw(ic->f, ic->ob[i].x, ic->ob[i].w, 1, name,
 		     i == c->nobjs ? NULL : c->d->objects[i].path, ic->otot[i], c->total,
 		     svg_hue(name), 0);
 	}
+	draw_more(ic->f, mx, 1, mk, mn, c->total, ic->scale, &ic->skipped);
 }
 
 /* Level 2: the functions inside their object, most samples first. 0 or -1. */
@@ -326,8 +380,9 @@ static int draw_funcs(struct icicle *ic)
 {
 	const struct rows_table *ft = ic->ft;
 	struct ord *fo = calloc(ft->n + 1, sizeof(*fo));
-	size_t last = SIZE_MAX;
-	double x = 0;
+	size_t last = SIZE_MAX, mk = 0;
+	double x = 0, mx = 0;
+	uint64_t mn = 0;
 
 	if (!fo)
 		return -1;
@@ -342,17 +397,23 @@ static int draw_funcs(struct icicle *ic)
 		char nb[40];
 
 		if (k != last) {
+			draw_more(ic->f, mx, 2, mk, mn, ic->c->total, ic->scale, &ic->skipped);
+			mk = 0;
+			mn = 0;
 			x = ic->ob[k].x;
 			last = k;
 		}
 		*b = (struct box){ x, (double)r->n * ic->scale };
 		x += b->w;
-		if (b->w < MINW) {
-			ic->skipped++;
+		if (b->w < MINPX) {	/* the object's other functions too */
+			if (!mk++)
+				mx = b->x;
+			mn += r->n;
 			continue;
 		}
 		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, svg_hue(base), 1);
 	}
+	draw_more(ic->f, mx, 2, mk, mn, ic->c->total, ic->scale, &ic->skipped);
 	free(fo);
 	return 0;
 }
@@ -381,7 +442,9 @@ static int draw_lines(struct icicle *ic)
 {
 	const struct rows_table *lt = &ic->c->flines, *ft = ic->ft;
 	struct ord *lo = calloc(lt->n + 1, sizeof(*lo));
-	double *fx = calloc(ft->n + 1, sizeof(*fx));
+	double *fx = calloc(ft->n + 1, sizeof(*fx)), mx = 0;
+	size_t last = SIZE_MAX, mk = 0;
+	uint64_t mn = 0;
 
 	if (!lo || !fx) {
 		free(lo);
@@ -398,12 +461,22 @@ static int draw_lines(struct icicle *ic)
 
 		if (r->parent < 0 || p >= ft->n)
 			continue;
-		if (w < MINW)
-			ic->skipped++;
-		else
+		if (p != last) {
+			draw_more(ic->f, mx, 3, mk, mn, ic->c->total, ic->scale, &ic->skipped);
+			mk = 0;
+			mn = 0;
+			last = p;
+		}
+		if (w < MINPX) {	/* the function's other lines too */
+			if (!mk++)
+				mx = ic->fb[p].x + fx[p];
+			mn += r->n;
+		} else {
 			draw_line(ic, r, p, ic->fb[p].x + fx[p], w);
+		}
 		fx[p] += w;
 	}
+	draw_more(ic->f, mx, 3, mk, mn, ic->c->total, ic->scale, &ic->skipped);
 	free(lo);
 	free(fx);
 	return 0;
@@ -418,8 +491,9 @@ static int draw_tail(struct icicle *ic)
 
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">levels: all, object, function%s",
 		50 + ROW * (lines ? 4 : 3) + 16, lines ? ", source line" : "");
+	fputs("; boxes under a pixel merged into \"(N more)\"", f);
 	if (ic->skipped)
-		fprintf(f, "; %zu boxes too narrow to draw (see the table)", ic->skipped);
+		fprintf(f, ", %zu narrower still left out (see the table)", ic->skipped);
 	fputs("</text>\n</svg>\n", f);
 	return out_close(&ic->of);
 }
