@@ -336,7 +336,11 @@ assert any(t.startswith('(') and ' more) (' in t for v in lv.values() for _, _, 
 	t=$(shot "$tmp/g.svg" "$tmp/g.png")
 	rm -rf "$prof"
 	echo "chromium: an empty SVG in $e ms, the flame graph in $t ms"
-	check "chromium: the flame graph drawn in under 10 s ($t ms)" [ "$t" -lt 10000 ]
+	# the browser's own start (the empty SVG) varies with the load: the
+	# flame graph's share of the time is what is held (before the
+	# merging: about 50 s for g++)
+	check "chromium: the flame graph drawn in under 10 s more than an empty SVG ($t ms)" \
+		[ $((t - e)) -lt 10000 ]
 	check "chromium: its first screen in colour" python3 "$(dirname "$0")/png-colours.py" "$tmp/g.png" 30
 	[ -n "${HWPROF_KEEP_SHOT:-}" ] && cp "$tmp/g.png" "$HWPROF_KEEP_SHOT"
 	;;
