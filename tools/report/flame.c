@@ -339,8 +339,10 @@ static const char script[] =
 "    (all ? (100 * cov / all).toFixed(2) : '0.00') + '%% of the samples';\n"
 "}\n"
 "document.addEventListener('click', function (e) {\n"
-"  for (var g = e.target; g && g.getAttribute; g = g.parentNode)\n"
-"    if (g.getAttribute('class') && g.getAttribute('class').split(' ')[0] == 'f') { zoom(g); return; }\n"
+"  for (var g = e.target; g && g.getAttribute; g = g.parentNode) {\n"
+"    var k = g.getAttribute('class');\n"
+"    if (k && k.split(' ')[0] == 'f') { zoom(g); return; }\n"
+"  }\n"
 "});\n"
 "document.getElementById('reset').addEventListener('click', reset);\n"
 "document.getElementById('search').addEventListener('click', function () {\n"
@@ -432,8 +434,8 @@ int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double 
 		"where it lost, grey where equal (paths only in the base are not drawn)" :
 		"a hue per object, a shade per function");
 	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">callees under %.3g pixel%s wide "
-		"merged per caller into one \"(N more)\" box", h - 10, fl.minw,
-		fl.minw == 1 ? "" : "s");
+		"merged per caller into one \"(N more)\" box (%zu function%s)", h - 10, fl.minw,
+		fl.minw == 1 ? "" : "s", fl.merged, fl.merged == 1 ? "" : "s");
 	if (fl.dropped)
 		fprintf(f, ", %llu sample%s in boxes narrower still left out",
 			(unsigned long long)fl.dropped, fl.dropped == 1 ? "" : "s");
