@@ -81,14 +81,15 @@ static size_t xml_len(const char *s)
 }
 
 /* The bytes x's box takes, at most (frame(): the name twice and its label,
- * the object, and 300 for the rest). */
+ * the object, 300 for the rest and 60 for a note in its title; 60 more for
+ * a differential's counts). */
 static size_t box_bytes(const struct flame *fl, const struct cp_tnode *x)
 {
 	const struct view_row *r = &fl->ft->rows[x->fn];
 	char buf[40];
 
 	return 3 * xml_len(view_name(r, buf)) +
-		xml_len(view_base(view_obj_path(fl->c, r->obj))) + 300;
+		xml_len(view_base(view_obj_path(fl->c, r->obj))) + 360 + (fl->bc ? 60 : 0);
 }
 
 /* The boxes kids [from, from + n) and their callees take at fl->minw,
