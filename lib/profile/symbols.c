@@ -3,7 +3,7 @@
  * The names of an object file for hwprof report and annotate: function
  * symbols by ELF virtual address (libelf), PLT stubs as name@plt, the
  * build-id check against the data file, debug files (build-id under
- * /usr/lib/debug, .gnu_debuglink). Source lines are symbols-dwarf.c's.
+ * /usr/lib/debug, .gnu_debuglink, then a debuginfod server). Source lines are symbols-dwarf.c's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -736,6 +736,26 @@ static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
 	return NULL;
 }
 
+/* The debug file of build-id bid from a debuginfod server (debuginfod.c),
+ * if its build-id is bid; asked only when no local one has it. */
+static Elf *debug_remote(const char *bid, int *fd, char *path, size_t len)
+{
+	char got[129];
+	Elf *e;
+
+	if (!bid || sym_debuginfod(bid, path, len))
+		return NULL;
+	e = open_elf(path, fd);
+	if (!e)
+		return NULL;
+	sym_elf_buildid(e, got);
+	if (strcasecmp(got, bid)) {
+		close_elf(e, *fd);
+		return NULL;
+	}
+	return e;
+}
+
 /* Keeps the file with the debug info; libdw reads it (decompressing every
  * .debug section) only when a line is first asked for (sym_obj_dwarf()). */
 static void keep_dwarf(struct sym_obj *o, Elf *e, int fd, const char *path)
@@ -844,7 +864,8 @@ static void warn_path(const char *what, const char *path, const char *extra)
 /*
  * Names, best first: when the file on disk is the one recorded (same
  * build-id, or none recorded), its .symtab, else a debug file's .symtab
- * (build-id, then .gnu_debuglink), else its .dynsym; plus its PLT stubs.
+ * (build-id, then .gnu_debuglink, then a debuginfod server: debuginfod.c),
+ * else its .dynsym; plus its PLT stubs.
  * When it was rebuilt since, only a debug file with the recorded build-id
  * gives trustworthy names; without one the file's names are used with a
  * warning that they may be wrong. A file recorded without a build-id is
@@ -875,6 +896,8 @@ static void load_rebuilt(struct sym_obj *o, Elf *e, int fd)
 	int dfd = -1;
 	Elf *d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
 
+	if (!d)
+		d = debug_remote(o->buildid, &dfd, dpath, sizeof(dpath));
 	o->mismatch = 1;
 	if (d) {
 		warn_path(": rebuilt since the recording (build-id differs): names from ",
@@ -919,19 +942,23 @@ static void load_current(struct sym_obj *o, Elf *e, int fd, const char *got)
 	Elf *d = NULL;
 	int dfd = -1;
 
-	if (has_section_type(e, SHT_SYMTAB)) {
-		table_syms(e, SHT_SYMTAB, &s);
-	} else {
+	/* a debug file for the names a stripped file lacks, or for the lines
+	 * of one stripped of its DWARF only (strip --strip-debug) */
+	if (!has_section_type(e, SHT_SYMTAB) || !has_debug_info(e)) {
 		const char *want = *got ? got : NULL;
 
 		d = debug_by_id(want, &dfd, dpath, sizeof(dpath));
 		if (!d)
 			d = debug_by_link(e, o->path, want, &dfd, dpath, sizeof(dpath));
-		if (d && has_section_type(d, SHT_SYMTAB))
-			table_syms(d, SHT_SYMTAB, &s);
-		else
-			table_syms(e, SHT_DYNSYM, &s);
+		if (!d)
+			d = debug_remote(want, &dfd, dpath, sizeof(dpath));
 	}
+	if (has_section_type(e, SHT_SYMTAB))
+		table_syms(e, SHT_SYMTAB, &s);
+	else if (d && has_section_type(d, SHT_SYMTAB))
+		table_syms(d, SHT_SYMTAB, &s);
+	else
+		table_syms(e, SHT_DYNSYM, &s);
 	plt_syms(e, &s);
 	entry_sym(e, &s);
 	finish(o, &s);
@@ -1141,6 +1168,8 @@ void sym_obj_load(struct sym_obj *o)
 	if (!e) {
 		/* the object is gone: a debug file may still know it */
 		d = debug_by_id(o->buildid, &dfd, dpath, sizeof(dpath));
+		if (!d)
+			d = debug_remote(o->buildid, &dfd, dpath, sizeof(dpath));
 		if (!d) {
 			warn_path(": cannot read it: its samples have no names", o->path, NULL);
 			return;

@@ -186,6 +186,11 @@ Elf *sym_debug_cached(const char *bid, int *fd);
  * of build-id bid (a temp file renamed: never a partial copy). */
 void sym_debug_store(Elf *e, const char *bid);
 
+/* The debug file of build-id bid (hex) from a debuginfod server
+ * (debuginfod.c): its path in libdebuginfod's cache into path, 0; -1 when
+ * none (DEBUGINFOD_URLS unset, set-user-ID, not found, no library). */
+int sym_debuginfod(const char *bid, char *path, size_t len);
+
 /* Where debug files are looked for (default /usr/lib/debug). */
 extern const char *sym_debug_dir;
 
