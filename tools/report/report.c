@@ -76,6 +76,9 @@ static uint64_t paths_short;
 static int paths_counted;
 /* The report is of more than one file (merged). */
 static int report_merged;
+/* A --lines report's objects sampled without any line: a warning with
+ * the cure (no_lines()), or NULL. */
+static char *lines_msg;
 
 /* "the share not sampled": an event's own count beside its samples
  * (hwprof-data(5) "count"), the header's line about it */
@@ -235,6 +238,8 @@ void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 	}
 	for (size_t i = 0; names && f != stderr && i < sym_nwarnings; i++)
 		put_warning(f, prefix, sym_warnings[i], json, &first);
+	if (lines_msg)
+		put_warning(f, prefix, lines_msg, json, &first);
 }
 
 void report_text_header(const struct view_ctx *c)
@@ -1013,6 +1018,62 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	return ret;
 }
 
+/* The warning of a --lines view for the objects whose sampled addresses
+ * have no line at all (no DWARF, no debug file found): which, their share
+ * of the samples (rows "??"), and the cure. NULL when none, or out of
+ * memory. Objects without a file ([vdso], [heap]) are not counted. */
+static char *no_lines(const struct view_ctx *c)
+{
+	const struct hd_file *d = c->d;
+	uint64_t *n = NULL, none = 0;
+	unsigned char *has = NULL;
+	size_t nobj = 0, listed = 0;
+	char *list = NULL, *msg = NULL;
+	size_t llen = 0;
+	FILE *lf;
+
+	if (c->view != VIEW_LINES || !c->rows.n || !d->nobjects)
+		return NULL;
+	n = calloc(d->nobjects, sizeof(*n));
+	has = calloc(d->nobjects, 1);
+	if (!n || !has)
+		goto out;
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct view_row *r = &c->rows.rows[i];
+
+		if (r->obj >= d->nobjects || d->objects[r->obj].path[0] == '[')
+			continue;
+		has[r->obj] |= !!r->file;
+		n[r->obj] = n[r->obj] + r->n < n[r->obj] ? UINT64_MAX : n[r->obj] + r->n;
+	}
+	lf = open_memstream(&list, &llen);
+	if (!lf)
+		goto out;
+	for (size_t i = 0; i < d->nobjects; i++) {
+		if (has[i] || !n[i])
+			continue;
+		none = none + n[i] < none ? UINT64_MAX : none + n[i];
+		if (nobj++ < 4)
+			fprintf(lf, "%s%s", nobj > 1 ? ", " : "", obj_name(c, (uint32_t)i)),
+				listed++;
+	}
+	if (nobj > listed)
+		fprintf(lf, " and %zu more", nobj - listed);
+	if (fclose(lf) || !nobj)
+		goto out;
+	if (asprintf(&msg, "warning: --lines: %s %s no line information (%llu samples, "
+		     "%.2f%%, shown as ?\?): build with -g, install the debug files (Debian: "
+		     "the -dbgsym packages), or set DEBUGINFOD_URLS to a debuginfod server",
+		     list, nobj == 1 ? "has" : "have", (unsigned long long)none,
+		     view_pct(none, c->total)) < 0)
+		msg = NULL;
+out:
+	free(list);
+	free(n);
+	free(has);
+	return msg;
+}
+
 static int report_print(const struct hd_file *d, int event, const struct report_args *a,
 			const struct merge_inputs *in)
 {
@@ -1030,6 +1091,7 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		ret = die("out of memory");
 	} else {
+		lines_msg = no_lines(&c);
 		report_warnings(stderr, "", d, event, 0);
 		if (!strcmp(a->fmt, "json")) {
 			json_rows(&c);
@@ -1055,6 +1117,8 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 		}
 	}
 	view_ctx_free(&c);
+	free(lines_msg);
+	lines_msg = NULL;
 	return ret;
 }
 
