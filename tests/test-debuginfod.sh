@@ -37,7 +37,9 @@ fail=0
 ip link set lo up || { echo "FAIL: loopback up"; exit 1; }
 
 mkdir "$tmp/srv"
-cp "$prog" "$tmp/srv/cg-prog"
+# served with its DWARF compressed, as distributions ship debug files
+objcopy --compress-debug-sections=zlib "$prog" "$tmp/srv/cg-prog" ||
+	{ echo "FAIL: objcopy"; exit 1; }
 cp "$prog" "$tmp/prog"
 strip "$tmp/prog"
 id=$(bid "$tmp/prog")
@@ -80,10 +82,13 @@ check "unset: and its header says it" grep -q '^# warning: --lines: prog has no 
 
 # with it: the names and lines a recording keeps come from the server
 export DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$tmp/cache" DEBUGINFOD_TIMEOUT=10
-"$hw" record -q -e page-faults -c 1 -o "$tmp/d" -- "$tmp/prog" paths ||
+HWPROF_CACHE_DIR="$tmp/hc" \
+	"$hw" record -q -e page-faults -c 1 -o "$tmp/d" -- "$tmp/prog" paths ||
 	{ echo "FAIL: record"; exit 1; }
 check "record fetched the debug file into libdebuginfod's cache" \
 	test -s "$tmp/cache/$id/debuginfo"
+check "and, its DWARF compressed, the debug cache holds a copy" \
+	test -s "$tmp/hc/$id.debug"
 check "the recording keeps leaf's name" grep -Eq '^sym 0 [0-9a-f]+ [0-9a-f]+ leaf$' "$tmp/d"
 check "and its line" grep -Eq '^line 0 [0-9a-f]+ [0-9]+ [0-9]+ leaf$' "$tmp/d"
 kill $srv && wait $srv
