@@ -11,8 +11,9 @@
  * asked for, as elfutils' own libdwfl does: hwprof builds and runs without
  * it (no names from a server then), and a program that never needs one
  * never loads it nor libcurl. Nothing is asked when DEBUGINFOD_URLS is
- * unset or empty, nor ever in a set-user-ID or set-group-ID program
- * (AT_SECURE: libhwprof-mpi names objects inside the user's processes).
+ * unset or empty, nor ever in a set-user-ID or set-group-ID program or
+ * one with file capabilities (AT_SECURE: libhwprof-mpi names objects
+ * inside the user's processes). A server that fails ends the questions.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -43,7 +44,6 @@ static struct {
 	void *lib;
 	debuginfod_client *client;
 	find_fn *find;
-	int warned;
 } dbi;
 
 /* The client, made on first use; NULL when no server is to be asked. */
@@ -106,10 +106,16 @@ int sym_debuginfod(const char *bid, char *path, size_t len)
 		return -1;
 	fd = dbi.find(c, id, n, &got);
 	if (fd < 0) {
-		/* not on any server (-ENOENT) is the common case: silent */
-		if (fd != -ENOENT && !dbi.warned++)
-			fprintf(stderr, "hwprof: warning: debuginfod: %s: objects without "
-				"local debug files may lack names and lines\n", strerror(-fd));
+		/* not on any server (-ENOENT) is the common case: silent. Any
+		 * other failure (unreachable, refused, timed out) ends the
+		 * questions of this process: one wait of DEBUGINFOD_TIMEOUT at
+		 * most, not one per object */
+		if (fd != -ENOENT) {
+			fprintf(stderr, "hwprof: warning: debuginfod: %s: no more debug files "
+				"asked of the servers; objects without local ones may lack "
+				"names and lines\n", strerror(-fd));
+			dbi.state = -1;
+		}
 		free(got);
 		return -1;
 	}
