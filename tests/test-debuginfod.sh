@@ -47,10 +47,12 @@ check "the stripped copy keeps its build-id" test -n "$id" -a "$id" = "$(bid "$p
 check "and has neither .symtab nor DWARF" sh -c \
 	"! readelf -S '$tmp/prog' | grep -Eq '\\.symtab|\\.debug_info'"
 
-# the only interface is loopback: a fixed port is free
+# the only interface is loopback: a fixed port is free. The server runs
+# without DEBUGINFOD_URLS: with it, it would ask itself (federation) for
+# every build-id it lacks, until the client's timeout
 port=8002
 url=http://127.0.0.1:$port
-timeout 100 debuginfod -F -p $port -d "$tmp/db" -t 0 -g 0 -c 1 "$tmp/srv" \
+timeout 100 env -u DEBUGINFOD_URLS debuginfod -F -p $port -d "$tmp/db" -t 0 -g 0 -c 1 "$tmp/srv" \
 	> "$tmp/srv.log" 2>&1 &
 srv=$!
 # ready when it serves the build-id (at most 20 s)
@@ -76,12 +78,13 @@ check "unset: 400 samples on one unnamed function" sh -c \
 	"env -u DEBUGINFOD_URLS '$hw' report '$tmp/d0' 2>/dev/null | grep -Eq ' 400  prog\\+0x[0-9a-f]+ +prog\$'"
 env -u DEBUGINFOD_URLS "$hw" report --lines "$tmp/d0" > "$tmp/l0" 2> "$tmp/e0"
 check "unset: --lines rows are ??" grep -Eq ' 400  \?\? ' "$tmp/l0"
-check "unset: --lines says prog has no lines, and the cure" grep -q \
-	"^hwprof: warning: --lines: prog has no line information (40[0-9] samples.*set DEBUGINFOD_URLS" "$tmp/e0"
-check "unset: and its header says it" grep -q '^# warning: --lines: prog has no line' "$tmp/l0"
+# (a sanitizer build lists its runtime's objects too)
+check "unset: --lines says prog has no lines, and the cure" grep -Eq \
+	"^hwprof: warning: --lines: prog[ ,].* no line information \([0-9]+ samples.*set DEBUGINFOD_URLS" "$tmp/e0"
+check "unset: and its header says it" grep -Eq '^# warning: --lines: prog[ ,].* no line' "$tmp/l0"
 
 # with it: the names and lines a recording keeps come from the server
-export DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$tmp/cache" DEBUGINFOD_TIMEOUT=10
+export DEBUGINFOD_URLS="$url" DEBUGINFOD_CACHE_PATH="$tmp/cache" DEBUGINFOD_TIMEOUT=60
 HWPROF_CACHE_DIR="$tmp/hc" \
 	"$hw" record -q -e page-faults -c 1 -o "$tmp/d" -- "$tmp/prog" paths ||
 	{ echo "FAIL: record"; exit 1; }
@@ -99,13 +102,14 @@ rows "$tmp/d" > "$tmp/r"
 check "report: leaf 400" grep -Eq ' 400  leaf +prog$' "$tmp/r"
 "$hw" report --lines "$tmp/d" > "$tmp/l" 2> "$tmp/e"
 check "report --lines: cg-prog.c:N leaf" grep -Eq ' 400  cg-prog\.c:[0-9]+ +leaf +prog$' "$tmp/l"
-check "report --lines: no warning about lines" sh -c "! grep -q 'no line information' '$tmp/e'"
+check "report --lines: no warning about prog's lines" sh -c \
+	"! grep -Eq 'warning: --lines: ([^ ]+, )*prog[ ,]' '$tmp/e'"
 
 # at report: a recording that kept no names (an older file) is named
 # from the server when report reads the object from disk, and annotate
 # (the file first) shows leaf's source lines
 sed '/^kept \|^sym \|^line /d' "$tmp/d0" > "$tmp/d0n"
-timeout 100 debuginfod -F -p $port -d "$tmp/db" -t 0 -g 0 -c 1 "$tmp/srv" \
+timeout 100 env -u DEBUGINFOD_URLS debuginfod -F -p $port -d "$tmp/db" -t 0 -g 0 -c 1 "$tmp/srv" \
 	> "$tmp/srv.log" 2>&1 &
 srv=$!
 i=0
