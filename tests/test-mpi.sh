@@ -304,8 +304,12 @@ walltime)
 	# the batch system's SIGTERM to mpirun at the walltime: every rank's
 	# hwprof record still writes its whole profile
 	mkdir "$tmp/rec" "$tmp/ready"
+	# (mpirun itself in the background, with run()'s options: the
+	# SIGTERM is for it)
 	# shellcheck disable=SC2086
-	MPI_APP_READY=$tmp/ready mpirun $flags -np 4 -x MPI_APP_READY "$hw" record -q \
+	MPI_APP_READY=$tmp/ready mpirun $flags -np 4 \
+		-x ASAN_OPTIONS=verify_asan_link_order=0:detect_leaks=0 -x HWPROF_MPI_LIB \
+		-x MPI_APP_READY "$hw" record -q \
 		-e page-faults -c 1 -o "$tmp/rec/%r.data" -- "$app" $N >/dev/null 2>"$tmp/err" &
 	job=$!
 	i=0
