@@ -130,6 +130,19 @@ record)
 	eq "merged: mpi_work's samples" \
 		"$(awk -F, '{ gsub(/"/, "") } $3 == "mpi_work" { print $2 }' "$tmp/flat.csv")" "$((10 * N))"
 	ranks_checks "$tmp/rec"
+	# a program not linked with the MPI libhwprof-mpi was built for gets
+	# no preload (another MPI's handles are not its handles): samples
+	# only, said once, by rank 0
+	if [ -n "$HWPROF_MPI_LIB" ]; then
+		mkdir "$tmp/plain"
+		run 2 "$hw" record -e page-faults -c 1 -o "$tmp/plain/%r.data" -- \
+			"$(command -v true)" >/dev/null 2>"$tmp/perr"
+		eq "not an MPI program: lines saying so" \
+			"$(grep -c 'is not linked with libmpi.*no wall clock in MPI' "$tmp/perr")" 1
+		check "not an MPI program: no time in MPI kept" \
+			sh -c "! grep -q '^mt ' '$tmp/plain/0.data' '$tmp/plain/1.data'"
+		check "an MPI program: its time in MPI kept" grep -q '^mt ' "$tmp/rec/r0.data"
+	fi
 	;;
 default-name)
 	(cd "$tmp" && run 2 "$hw" record -q -e page-faults -c 1 -- "$app" 5 >/dev/null)

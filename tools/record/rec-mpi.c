@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,13 +37,59 @@ static const char *mpi_lib(void)
 	return *p && p[0] == '/' && !access(p, R_OK) ? p : NULL;
 }
 
+/* The MPI library an ELF file needs (the first DT_NEEDED that starts
+ * "libmpi", libmpi.so.40 for Open MPI), into out: 0, or -1 when it needs
+ * none (a script, a static or non-MPI program) or cannot be read. */
+static int mpi_needed(const char *path, char *out, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret = -1;
+	Elf *e = fd < 0 || elf_version(EV_CURRENT) == EV_NONE ? NULL :
+		 elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+
+	while (e && ret && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !d || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Dyn dyn;
+			const char *n;
+
+			if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED ||
+			    !(n = elf_strptr(e, sh.sh_link, dyn.d_un.d_val)) ||
+			    strncmp(n, "libmpi", 6) || strlen(n) >= len)
+				continue;
+			strcpy(out, n);
+			ret = 0;
+			break;
+		}
+	}
+	if (e)
+		elf_end(e);
+	if (fd >= 0)
+		close(fd);
+	return ret;
+}
+
 int rec_mpi_setup(struct rec_run *run)
 {
 	const char *lib = mpi_lib(), *old = getenv("LD_PRELOAD"), *t = getenv("TMPDIR");
-	char *pre = NULL;
+	char *pre = NULL, want[128], have[128];
 
 	if (run->op.pid || run->r->d.rank < 0 || !lib)
 		return 0;
+	/* only into a program linked with the MPI libhwprof-mpi was built
+	 * for: another MPI's handles are not its handles */
+	if (mpi_needed(lib, want, sizeof(want)) || !run->file ||
+	    mpi_needed(run->file, have, sizeof(have)) || strcmp(want, have)) {
+		if (run->r->d.rank == 0 && !run->op.quiet)
+			fprintf(stderr, "hwprof: %s is not linked with %s: no wall clock in MPI "
+				"calls for it (samples only)\n", run->file ? run->file : "the command",
+				mpi_needed(lib, want, sizeof(want)) ? "an MPI library" : want);
+		return 0;
+	}
 	snprintf(tdir, sizeof(tdir), "%s/hwprof-mpi-XXXXXX",
 		 t && t[0] == '/' && strlen(t) < 40 ? t : "/tmp");
 	if (!mkdtemp(tdir)) {
