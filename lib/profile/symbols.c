@@ -1192,16 +1192,8 @@ void sym_obj_load(struct sym_obj *o)
 
 const struct sym_func *sym_obj_sym(const struct sym_obj *o, uint64_t addr)
 {
-	size_t a = 0, b = o->nsyms;
+	size_t a = sym_after(o, addr);
 
-	while (a < b) {
-		size_t m = a + (b - a) / 2;
-
-		if (o->syms[m].lo <= addr)
-			a = m + 1;
-		else
-			b = m;
-	}
 	/* the closest start at or below addr; a few back for a symbol that
 	 * encloses a smaller one */
 	for (size_t i = a, k = 0; i > 0 && k < 8; i--, k++)
