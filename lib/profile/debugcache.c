@@ -109,13 +109,15 @@ static const char *cache_dir(void)
 	return dir;
 }
 
-int sym_debug_compressed(Elf *e)
+/* 1 when a section of e is compressed (SHF_COMPRESSED, or GNU's older
+ * .zdebug), or with zdebug_only set, when one is .zdebug. */
+static int compressed(Elf *e, int zdebug_only)
 {
 	Elf_Scn *scn = NULL;
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(e, &shstrndx))
-		return 0;
+		return zdebug_only;	/* unreadable: copied by no one */
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -123,10 +125,16 @@ int sym_debug_compressed(Elf *e)
 		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(e, shstrndx, sh.sh_name);
-		if ((sh.sh_flags & SHF_COMPRESSED) || (name && !strncmp(name, ".zdebug", 7)))
+		if ((!zdebug_only && (sh.sh_flags & SHF_COMPRESSED)) ||
+		    (name && !strncmp(name, ".zdebug", 7)))
 			return 1;
 	}
 	return 0;
+}
+
+int sym_debug_compressed(Elf *e)
+{
+	return compressed(e, 0);
 }
 
 /* The bytes an ELF file's sections and headers take: a copy shorter than
@@ -184,25 +192,6 @@ Elf *sym_debug_cached(const char *bid, int *fdp)
 	}
 	*fdp = fd;
 	return e;
-}
-
-/* GNU's older .zdebug sections (renamed when uncompressed): not copied. */
-static int has_zdebug(Elf *e)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(e, &shstrndx))
-		return 1;
-	while ((scn = elf_nextscn(e, scn))) {
-		GElf_Shdr sh;
-		const char *name;
-
-		if (gelf_getshdr(scn, &sh) && (name = elf_strptr(e, shstrndx, sh.sh_name)) &&
-		    !strncmp(name, ".zdebug", 7))
-			return 1;
-	}
-	return 0;
 }
 
 /* Writes e's sections as they are now in memory into fd (a new ELF file
@@ -269,7 +258,8 @@ void sym_debug_store(Elf *e, const char *bid)
 	char path[PATH_MAX], tmp[PATH_MAX];
 	int fd;
 
-	if (!dir || !bid || !*bid || strlen(bid) > 128 || has_zdebug(e))
+	if (!dir || !bid || !*bid || strlen(bid) > 128 ||
+	    compressed(e, 1))	/* .zdebug: renamed when uncompressed, not copied */
 		return;
 	if (snprintf(path, sizeof(path), "%s/%s.debug", dir, bid) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, bid) >= (int)sizeof(tmp))
