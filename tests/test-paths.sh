@@ -199,7 +199,8 @@ for g in r.iter(ns + 'g'):
 leaf = sorted(w['leaf']); ma = w['mid_a']; mb = w['mid_b']
 assert [x[0] for x in leaf] == [100, 300], leaf
 assert ma[0][0] == 300 and mb[0][0] == 100
-assert abs(leaf[1][1] - 3 * leaf[0][1]) < 0.01 and leaf[1][2] == ma[0][2] + 1
+# data-w is written to 0.01: three times a rounded width is off by 0.02 at most
+assert abs(leaf[1][1] - 3 * leaf[0][1]) <= 0.021 and leaf[1][2] == ma[0][2] + 1
 # (a sanitizer's runtime may fault under top and main too)
 assert w['top'][0][0] >= 400 and w['main'][0][0] >= 400
 "
