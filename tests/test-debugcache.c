@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "harness.h"
-#include "../lib/elfsym.h"
+#include "../lib/perf/elfsym.h"
 #include "../lib/profile/symbols.h"
 
 enum { N = 3000 };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/elfsym.c and lib/sat.h: a function's value by name in an ELF file
+ * lib/perf/elfsym.c and lib/hist/sat.h: a function's value by name in an ELF file
  * (this program's own), the GNU build-id among a set of notes, and the
  * saturating add.
  */
@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/elfsym.h"
-#include "../lib/sat.h"
+#include "../lib/perf/elfsym.h"
+#include "../lib/hist/sat.h"
 #include "harness.h"
 
 int elfsym_probe_target(int x);

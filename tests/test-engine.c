@@ -48,7 +48,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "harness.h"
 #include "tlib.h"
 

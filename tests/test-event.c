@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "../events/presets.h"
 #include "harness.h"
 

@@ -33,7 +33,7 @@
 
 #include <hwprof.h>
 #include <hwprof/pcsample.h>
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "harness.h"
 #include "tlib.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../lib/compat/lost.h"
-#include "../lib/engine.h"
+#include "../lib/engine/engine.h"
 #include "hwprof/papi/papi.h"
 #include "harness.h"
 #include "tlib.h"

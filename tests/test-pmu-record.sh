@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # hwprof record -e cycles as real CPUs answer it, on a machine with no PMU:
-# the seam under perf_event_open (HWPROF_TEST_PMU, lib/sys.c) answers each
+# the seam under perf_event_open (HWPROF_TEST_PMU, lib/perf/sys.c) answers each
 # precise_ip level as Intel, AMD with IBS and a PMU-less machine would.
 # usage: test-pmu-record.sh HWPROF
 hw=$1

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Hardware events as real CPUs answer them, on a machine with no PMU:
- * the seam under perf_event_open (HWPROF_TEST_PMU, lib/sys.c) answers each
+ * the seam under perf_event_open (HWPROF_TEST_PMU, lib/perf/sys.c) answers each
  * open of a PMU event as the CPU the test names would, and opens a
  * software stand-in where that CPU would open. Run with HWPROF_TEST_PMU
  * set (tests/meson.build):
@@ -28,7 +28,7 @@
 
 #include <papi.h>
 #include "hwprof.h"
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "harness.h"
 #include "tlib.h"
 

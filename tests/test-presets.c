@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "../events/presets.h"
 #include "harness.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/ring.c against a fake mmap page written the way the kernel writes:
+ * lib/perf/ring.c against a fake mmap page written the way the kernel writes:
  * records that wrap the end of the area, LOST and THROTTLE records,
  * sizes that cannot be parsed, a reader that takes a few at a time, and a
  * seeded fuzz of all of these.
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../lib/internal.h"
+#include "../lib/engine/internal.h"
 #include "harness.h"
 
 #define AREA	256		/* data bytes: a power of two */
@@ -192,7 +192,7 @@ static void test_fuzz(void)
 }
 
 /*
- * hwprof record's records (lib/ring.c's reader for every path): a sample
+ * hwprof record's records (lib/perf/ring.c's reader for every path): a sample
  * of IDENTIFIER|IP|TID|TIME that straddles the end of the area comes out
  * whole, and a LOST record of an inherited event, whose body carries the
  * child event's own id, is attributed through its sample_id trailer.

@@ -7,6 +7,7 @@
 
 #include <hwprof.h>
 #include "cli.h"
+#include "perf.h"
 
 /* One event: whether this machine can sample it and, when not, why; for
  * hardware events where the encoding came from (events/presets.h row,
@@ -14,7 +15,7 @@
 static void row_as(const char *name, const char *probe, const char *desc)
 {
 	char why[512];
-	int r = hwprof_event_probe(probe, why, sizeof(why));
+	int r = hwp_event_probe(probe, why, sizeof(why));
 	const char *colon = strstr(why, ": ");
 
 	if (r)
@@ -63,7 +64,7 @@ int cmd_list(int argc, char **argv)
 	row_as("mem:ADDR:x, mem:FUNC:x", "mem:hwprof_session_new:x",
 	       "each execution of an instruction (execute breakpoint, exact)");
 	printf("\nPAPI presets:\n");
-	for (unsigned int i = 0; !hwprof_preset_info(i, &name, &code, &desc); i++)
+	for (unsigned int i = 0; !hwp_preset_info(i, &name, &code, &desc); i++)
 		row(name, desc);
 	printf("\nmem:FUNC:x names a function of the recorded program; at most 4 per thread.\n");
 	return 0;

@@ -7,7 +7,7 @@
 #ifndef HWPROF_COMPAT_CLASSIC_H
 #define HWPROF_COMPAT_CLASSIC_H
 
-#include "../internal.h"
+#include "../engine/internal.h"
 
 enum hwp_classic_kind {
 	HWP_CLASSIC_NONE,

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../outfile.h"
+#include "../profile/outfile.h"
 #include "gmon.h"
 
 struct main_obj {
@@ -78,7 +78,7 @@ static int put(FILE *f, const void *p, size_t n)
 /*
  * The data file as glibc's gmon makes it (a symbolic link at the name is
  * not followed: -ELOOP; mode 0666 less the umask), and more carefully
- * (lib/outfile.h): a FIFO, device or socket there is left as it is
+ * (lib/profile/outfile.h): a FIFO, device or socket there is left as it is
  * (HWP_GMON_NOTREG); the file is written beside the name and renamed over
  * it, so nothing put at the name meanwhile is written through; and in a
  * set-user-ID or set-group-ID program (AT_SECURE) a file already there is

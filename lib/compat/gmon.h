@@ -3,7 +3,7 @@
 #ifndef HWPROF_COMPAT_GMON_H
 #define HWPROF_COMPAT_GMON_H
 
-#include "../internal.h"
+#include "../engine/internal.h"
 
 struct hwp_gmon_range {
 	uint64_t lo;		/* run-time address of bin 0 */
@@ -14,7 +14,7 @@ struct hwp_gmon_range {
 /* The main program's executable text and load bias. */
 int hwp_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias);
 
-/* Writes path (a new file renamed over the name: lib/outfile.h); ranges
+/* Writes path (a new file renamed over the name: lib/profile/outfile.h); ranges
  * outside the main program are left out (gprof reads only its symbols).
  * *written: how many ranges went in. 0 or -errno, or HWP_GMON_NOTREG when
  * path names something other than a regular file (a FIFO, a device),

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "../internal.h"
+#include "../engine/internal.h"
 
 /* The samples s lost so far (every event): with any, prints
  * "hwprof: N samples lost (ring full): raise HWPROF_MMAP_PAGES or the

@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../outfile.h"
+#include "../profile/outfile.h"
 #include "papi_priv.h"
 
 #define HL_MAX_EVENTS	16

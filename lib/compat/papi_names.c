@@ -35,7 +35,7 @@ static int pfm_ok;
 
 static void pfm_init(void)
 {
-	/* libpfm4 returns its first result to later calls (lib/event.c's) */
+	/* libpfm4 returns its first result to later calls (lib/perf/event.c's) */
 	pfm_ok = pfm_initialize() == PFM_SUCCESS;
 }
 

@@ -26,7 +26,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-#include "../internal.h"
+#include "../engine/internal.h"
 #include "hwprof/papi/papi.h"
 
 #define HWP_PAPI_MAX_EVENTS	64	/* per EventSet: PAPI_MAX_MPX_CTRS */

@@ -12,7 +12,7 @@
  * runs at the threshold's rate for every event, time or not.
  *
  * With PAPI_INHERIT_ALL the session inherits as the counters do
- * (hwp_session_inherit(), lib/session.c): the threads and processes the
+ * (hwp_session_inherit(), lib/engine/session.c): the threads and processes the
  * starting thread creates while the set runs are sampled into the same
  * buffers and handed to the same handlers, on the drain thread, so that
  * what the buffers kept and lost adds up to the counter. FORCE_SW cannot
@@ -84,10 +84,10 @@ static void sw_fold_cb(void *arg)
 	hwprof_hist_fold(f->h, f->pc, f->weight, 1, NULL);
 }
 
-/* One sample into the caller's buffer under the fault guard (lib/guard.c,
+/* One sample into the caller's buffer under the fault guard (lib/hist/guard.c,
  * armed when FORCE_SW is): a buffer the program unmapped or made
  * read-only turns this histogram off with one line, as the engine's drain
- * does (lib/drain.c); the handler goes on. Async-signal-safe. */
+ * does (lib/engine/drain.c); the handler goes on. Async-signal-safe. */
 static void sw_fold(struct hwprof_hist *h, uint64_t *pc, uint64_t *weight)
 {
 	struct sw_fold f = { .h = h, .pc = pc, .weight = weight };

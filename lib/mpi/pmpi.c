@@ -24,8 +24,8 @@
 #include <mpi.h>
 
 #include <hwprof.h>
-#include "../internal.h"
-#include "../outfile.h"
+#include "../engine/internal.h"
+#include "../profile/outfile.h"
 #include "../profile/data.h"
 #include "../profile/symbols.h"
 #include "hwpmpi.h"
@@ -620,7 +620,7 @@ out:
 
 /*
  * Writes d to HWPROF_OUTPUT (default hwprof.data) as hwprof record writes
- * its file (lib/outfile.h): a temp file beside it renamed over it, so the
+ * its file (lib/profile/outfile.h): a temp file beside it renamed over it, so the
  * file is whole or absent and nothing put at the name is written through.
  * A symbolic link, FIFO or device there is left as it is
  * (libhwprof-mpi(7)). 0, HWP_OUT_NOTREG for that (*found says what was

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../sat.h"
+#include "../hist/sat.h"
 #include "hwpmpi.h"
 
 #define TAG	0x6877		/* on the library's own communicator */

@@ -18,7 +18,7 @@
 #include <mpi.h>
 
 #include <hwprof.h>
-#include "../sat.h"
+#include "../hist/sat.h"
 #include "hwpmpi.h"
 
 const char *const hwp_mpi_call_names[HWP_MPI_NCALLS] = {

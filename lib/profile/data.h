@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "../sat.h"
+#include "../hist/sat.h"
 
 #define HD_VERSION	4	/* the version hd_write() writes */
 

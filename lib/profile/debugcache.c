@@ -31,7 +31,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../elfsym.h"
+#include "../perf/elfsym.h"
 #include "symbols.h"
 
 int sym_debug_cache;

@@ -19,7 +19,7 @@
 
 #include <dwarf.h>
 
-#include "../elfsym.h"
+#include "../perf/elfsym.h"
 #include "symbols.h"
 
 const char *sym_debug_dir = "/usr/lib/debug";

@@ -17,7 +17,7 @@
 
 #include "data.h"
 #include "names.h"
-#include "../sat.h"
+#include "../hist/sat.h"
 
 /* Where a unit's functions are, innermost first (symbols-dwarf.c). */
 struct sym_seg {

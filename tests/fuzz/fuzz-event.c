@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: hwp_event_resolve() (lib/event.c) on arbitrary event
+ * libFuzzer target: hwp_event_resolve() (lib/perf/event.c) on arbitrary event
  * names: it must return 0 or a negative errno, never crash, and leave a
  * NUL-terminated reason no longer than the buffer it was given. Only the
  * name is parsed: no perf event is opened.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/engine/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

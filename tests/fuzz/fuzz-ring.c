@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * libFuzzer target: the ring reader of lib/ring.c on a fake
+ * libFuzzer target: the ring reader of lib/perf/ring.c on a fake
  * perf_event_mmap_page whose data area, head and tail come from the input,
  * as tests/test-ring.c builds it: the engine's hwp_ring_read_ips() and
  * hwp_ring_read_chains() (every chain it hands over lies inside its
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../lib/internal.h"
+#include "../../lib/engine/internal.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

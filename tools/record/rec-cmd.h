@@ -37,7 +37,7 @@ struct rec_opts {
 };
 
 /* The output file: written to a temp file beside it, then renamed
- * (lib/outfile.h). */
+ * (lib/profile/outfile.h). */
 struct rec_out {
 	struct hwp_out f;	/* open during a write only */
 	const char *name;	/* -o, % expanded */

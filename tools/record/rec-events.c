@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof record's events: every -e name resolved (the engine's resolver,
- * lib/event.c) and its period chosen before anything runs, with the line
+ * lib/perf/event.c) and its period chosen before anything runs, with the line
  * that says what each records. mem:FUNC:x is looked up in the command's
  * ELF symbol table; in a PIE it is an offset placed once the command is
  * loaded (rec-launch.c).
@@ -17,7 +17,7 @@
 
 #include <hwprof.h>
 #include "elfsym.h"
-#include "internal.h"
+#include "perf.h"
 #include "cli.h"
 #include "rec-cmd.h"
 
@@ -202,7 +202,7 @@ int rec_events_setup(struct rec_run *run)
 
 	run->nbp = 0;
 	if (!op->nev) {
-		op->ev[op->nev++] = hwprof_event_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
+		op->ev[op->nev++] = hwp_event_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
 		if (!op->count && !op->hz)
 			op->hz = REC_DEFAULT_HZ;
 	}

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof record's records: each CPU's rings read through the library's one
- * reader (lib/ring.c), every record queued and handled in time order
+ * reader (lib/perf/ring.c), every record queued and handled in time order
  * (samples, mmaps, comms, forks, exits; drops attributed through the
  * sample_id trailer), and at the end the books: samples kept + samples
  * reported lost against the kernel's count of overflows. With
@@ -22,7 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "perf.h"
 #include "rec.h"
 
 static inline uint64_t u64_at(const unsigned char *p, size_t off)

@@ -4,7 +4,7 @@
  * default name), the checks made before anything runs (nothing or a
  * regular file, never a link, device, FIFO, directory or kernel file
  * system; a directory that takes a new file), and the atomic write
- * (lib/outfile.c): a temp file beside it renamed over it, so a reader
+ * (lib/profile/outfile.c): a temp file beside it renamed over it, so a reader
  * never sees half a file and nothing at the name is written through.
  */
 #define _GNU_SOURCE

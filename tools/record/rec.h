@@ -17,7 +17,7 @@
 #include <sys/types.h>
 
 #include "data.h"
-#include "internal.h"
+#include "perf.h"
 
 #define REC_MAX_EVENTS	64
 #define REC_NO_OBJ	UINT32_MAX	/* an anonymous executable mapping */
@@ -89,7 +89,7 @@ struct rec_imap {
 
 struct rec_ring {
 	int fd;			/* the ring's owner, -1 before it is mapped */
-	struct hwp_ring ring;	/* lib/ring.c: the one reader of records */
+	struct hwp_ring ring;	/* lib/perf/ring.c: the one reader of records */
 };
 
 struct rec {

@@ -148,7 +148,7 @@ void svg_label(FILE *f, const char *s, int max, const char *more, int more_w);
 /* tools/report/svg.c: the icicle of c (function or lines view) into out. */
 int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs);
 /* An output file of an option (--svg, --stats): written to a temp file
- * beside it, renamed over it by out_close() (lib/outfile.h). */
+ * beside it, renamed over it by out_close() (lib/profile/outfile.h). */
 struct out_file {
 	FILE *f;
 	const char *opt, *name;

@@ -83,11 +83,6 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 	return 0;
 }
 
-uint64_t hwp_applied_period(int clock, uint64_t period)
-{
-	return clock && period < HWP_MIN_CLOCK_NS ? HWP_MIN_CLOCK_NS : period;
-}
-
 /* Says what the kernel will do with a period it cannot honour. */
 static void period_notes(const struct hwp_sev *e)
 {
@@ -306,7 +301,7 @@ static void hybrid_note(const struct hwprof_session *s)
  * kernel writes into the rings of the fds they came from, and counts as
  * lost there when those are full. The kernel maps no ring of an inherited
  * fd of one thread on every CPU, so its fds are one per event and CPU,
- * each writing into that event's shared ring for its CPU (lib/crings.c).
+ * each writing into that event's shared ring for its CPU (lib/engine/crings.c).
  * A thread that exits loses nothing: its samples are in those rings.
  * Called before the session starts.
  */
@@ -705,8 +700,10 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	free(s);
 }
 
-/* The engine follows the process from load on: new threads, fork. */
+/* The engine follows the process from load on: new threads, fork; and a
+ * mem:SYMBOL event waits for a fork child's loader (lib/perf/perf.h). */
 __attribute__((constructor)) static void session_init(void)
 {
+	hwp_event_loader_check(hwp_loader_usable);
 	hwp_follow_init();
 }

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "perf.h"
 
 int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
 {

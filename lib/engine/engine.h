@@ -23,7 +23,6 @@
 #define HWP_BATCH	512	/* IPs folded per step: 4 KiB on the stack */
 #define HWP_DEF_PAGES	16
 #define HWP_DEF_DRAIN_MS 100
-#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
 #define HWP_FIT_THREADS	1024	/* unprivileged rings are sized to fit these */
 #define HWP_MAX_PENDING	(1u << 20)	/* pcs waiting for a sink, per event */
 #define HWP_CPU_RINGS_MAX 8	/* CPUs up to which rings are shared per CPU */
@@ -59,7 +58,7 @@ struct hwp_slot {			/* one thread x one event (x one CPU) */
 	struct hwp_ring ring;
 };
 
-/* An event's call paths (lib/paths.c): nodes parents first. */
+/* An event's call paths (lib/engine/paths.c): nodes parents first. */
 struct hwp_paths {
 	struct hwprof_path_node *node;
 	size_t n, cap;
@@ -97,7 +96,7 @@ struct hwprof_session {
 	unsigned int cpages;	/* data pages of a shared ring */
 	struct hwp_cring *cring;	/* nev x ncpu, for events with percpu */
 	size_t ncpu;		/* CPUs a thread may run on, */
-	int cpu_id[HWP_CPU_IDS];	/* their ids (lib/crings.c) */
+	int cpu_id[HWP_CPU_IDS];	/* their ids (lib/engine/crings.c) */
 	int no_fdout;		/* the kernel refused PERF_FLAG_FD_OUTPUT */
 	unsigned int fit;	/* 0, or the pages that fit HWP_FIT_THREADS */
 	uint64_t surplus;	/* budget pages beyond that, for bigger rings */

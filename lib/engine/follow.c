@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The process followed: a thread the program makes joins the running
- * process-wide sessions before its start routine (the hook lib/spawn.c
+ * process-wide sessions before its start routine (the hook lib/engine/spawn.c
  * runs), and a fork child profiles on, into its own copy of the buffers.
  */
 #define _GNU_SOURCE
@@ -120,7 +120,7 @@ static void fork_child(void)
 	hwp_eng_unlock();
 }
 
-/* Once, when the library is loaded (lib/session.c). */
+/* Once, when the library is loaded (lib/engine/session.c). */
 void hwp_follow_init(void)
 {
 	pthread_atfork(fork_prepare, fork_parent, fork_child);

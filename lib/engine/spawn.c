@@ -122,7 +122,7 @@ static void tramp_put(struct tramp *t)
 static void (*born_hook)(void);
 
 /* What every thread made through pthread_create() runs first (the engine
- * attaches it to the running process-wide sessions, lib/follow.c). */
+ * attaches it to the running process-wide sessions, lib/engine/follow.c). */
 void hwp_spawn_hook(void (*fn)(void))
 {
 	__atomic_store_n(&born_hook, fn, __ATOMIC_RELEASE);

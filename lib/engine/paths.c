@@ -6,7 +6,7 @@
  * PERF_SAMPLE_CALLCHAIN), added to a calling-context tree. A node is one
  * frame under its caller's node, kept once however many samples take it,
  * so the tree grows with the program's distinct paths, not with the run.
- * Knows nothing of rings or histograms; the drain (lib/drain.c) feeds it
+ * Knows nothing of rings or histograms; the drain (lib/engine/drain.c) feeds it
  * under the engine's lock.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "engine.h"
-#include "sat.h"
+#include "../hist/sat.h"
 
 static size_t hash(uint32_t parent, uint64_t pc)
 {

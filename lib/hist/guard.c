@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "hist.h"
 
 struct guard {
 	sigjmp_buf jb;

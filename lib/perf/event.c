@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "elfsym.h"
-#include "internal.h"
-#include "../events/presets.h"
+#include "perf.h"
+#include "../../events/presets.h"
 
 #ifndef PERF_FORMAT_LOST		/* libpfm4's copy of perf_event.h is older */
 #define PERF_FORMAT_LOST	(1u << 4)
@@ -180,6 +180,18 @@ static struct {
 	unsigned int n, next;
 } symcache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
+static int (*loader_usable)(unsigned int wait_ms);
+
+void hwp_event_loader_check(int (*usable)(unsigned int wait_ms))
+{
+	__atomic_store_n(&loader_usable, usable, __ATOMIC_RELEASE);
+}
+
+uint64_t hwp_applied_period(int clock, uint64_t period)
+{
+	return clock && period < HWP_MIN_CLOCK_NS ? HWP_MIN_CLOCK_NS : period;
+}
+
 /* The run-time address of a function, searched in load order. */
 static int symbol_addr(const char *sym, uint64_t *addr)
 {
@@ -187,7 +199,9 @@ static int symbol_addr(const char *sym, uint64_t *addr)
 	struct symq q = { .name = sym };
 	int cacheable = strlen(sym) < sizeof(symcache.e[0].name);
 
-	if (!hwp_loader_usable(200))	/* a fork child's loader may be stuck */
+	int (*usable)(unsigned int) = __atomic_load_n(&loader_usable, __ATOMIC_ACQUIRE);
+
+	if (usable && !usable(200))	/* a fork child's loader may be stuck */
 		return -EAGAIN;
 	dl_iterate_phdr(gen_cb, g);
 	pthread_mutex_lock(&symcache.lock);
@@ -793,7 +807,7 @@ int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)
 	return 0;
 }
 
-HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
+int hwp_event_probe(const char *name, char *why, size_t len)
 {
 	struct hwp_event ev;
 	int ret;
@@ -803,8 +817,8 @@ HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
 	return ret ? ret : hwp_event_check(&ev, why, len);
 }
 
-HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
-				  unsigned int *code, const char **desc)
+int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
+		    const char **desc)
 {
 	if (i >= sizeof(hwp_presets) / sizeof(hwp_presets[0]))
 		return -ENOENT;

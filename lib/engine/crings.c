@@ -3,9 +3,9 @@
  * Rings shared per CPU (engine.h, struct hwp_cring): which events of a
  * session use them and how large they are, each made when the first
  * thread's fd for its CPU is opened (on an event of its own, so the ring
- * outlives that thread), drained with the session (lib/drain.c), closed
+ * outlives that thread), drained with the session (lib/engine/drain.c), closed
  * at stop. The fds that write into them are slots like any other
- * (lib/threads.c).
+ * (lib/engine/threads.c).
  *
  * Why (bench/README.md, "Threads"): an unprivileged user may lock
  * perf_event_mlock_kb per CPU plus RLIMIT_MEMLOCK, 9 MiB on a 2-CPU
@@ -55,7 +55,7 @@ int hwp_rings_wanted(void)
  * s->pages when the caller chose it, else HWP_DEF_CPU_PAGES, halved while
  * all of them would take more than half the locked-memory budget
  * (budget_pages; 0: none, as for root), which leaves the other half to
- * the rings of threads that cannot share (lib/threads.c).
+ * the rings of threads that cannot share (lib/engine/threads.c).
  */
 /*
  * The CPUs a thread may run on: the kernel's possible list

@@ -14,7 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "hist.h"
 
 /* The readable or writable mappings of this process, merged and sorted. */
 struct wmaps {

@@ -116,7 +116,7 @@ static void *drain_main(void *arg)
 	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
 	/* every signal stays blocked but the two a fold into a buffer the
 	 * program took away raises: blocked, they would kill the process
-	 * (lib/drain.c fold_guarded()) */
+	 * (lib/engine/drain.c fold_guarded()) */
 	{
 		sigset_t faults;
 

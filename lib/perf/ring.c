@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * One perf ring buffer and the one reader of its records, for every path
- * that samples: the in-process engine (lib/drain.c), hwprof record
+ * that samples: the in-process engine (lib/engine/drain.c), hwprof record
  * (tools/record/rec-perf.c) and libhwprof-mpi through the engine.
  *
  * A batch is read as begin / next / end: hwp_ring_begin() takes the head
@@ -24,7 +24,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "internal.h"
+#include "perf.h"
 
 int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages)
 {

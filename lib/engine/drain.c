@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Draining: the rings folded into histograms in batches, by the drain
- * thread (lib/drainer.c) or by a caller's read or stop; pcs meant for a
+ * thread (lib/engine/drainer.c) or by a caller's read or stop; pcs meant for a
  * sink queued and handed over with no lock held. The engine's lock and its
  * list of running sessions live here, the lowest file that takes them.
  */

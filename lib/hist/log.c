@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "internal.h"
+#include "hist.h"
 
 #define QUEUED	8		/* messages kept while a lock is held */
 

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "hist.h"
 
 #define SEG_NONE	UINT32_MAX
 #define MAX_BUCKETS	(1ull << 46)	/* keeps every in-region product < 2^63 */

@@ -3,7 +3,7 @@
  * One sampling fd and ring per thread and event: attaching a thread (with
  * rings sized to the locked-memory budget, and the open-file limit raised
  * when the fds run out), the threads of the process at start, new threads
- * attached as they are made (hwp_attach_new(), lib/follow.c), exited
+ * attached as they are made (hwp_attach_new(), lib/engine/follow.c), exited
  * threads reaped. What cannot be covered is counted, never hidden.
  */
 #define _GNU_SOURCE
@@ -326,7 +326,7 @@ static long status_kb(const char *key)
  * user lock perf_event_mlock_kb per CPU (shared by all of that user's
  * processes) plus RLIMIT_MEMLOCK per process (perf_event_open(2)); a ring
  * of 1 + p pages costs 1 + p pages of it. Events whose threads share a
- * ring per CPU take at most half of it (lib/crings.c). For the others,
+ * ring per CPU take at most half of it (lib/engine/crings.c). For the others,
  * process-wide sessions keep enough of the rest for HWP_FIT_THREADS
  * threads with the largest ring that fits (s->fit), and give the first
  * threads (the main thread, which usually makes the others) the size

@@ -1,42 +1,24 @@
 /* SPDX-License-Identifier: MIT */
-/* Private declarations shared by the files in lib/; never installed. */
-#ifndef HWPROF_INTERNAL_H
-#define HWPROF_INTERNAL_H
+/*
+ * lib/perf: the one door to the kernel's perf interface (perf_event_open(2)),
+ * for the in-process engine (lib/engine/), the hwprof command (tools/) and
+ * the profile library (lib/profile/, build-ids). System calls and ioctls
+ * (sys.c), the mmap ring and its records (ring.c), event names to a
+ * perf_event_attr and the attr's one open rule (event.c), the ELF of the
+ * running process (elfsym.c, elfsym.h). Nothing here knows the engine.
+ * Private to hwprof; never installed.
+ */
+#ifndef HWPROF_PERF_H
+#define HWPROF_PERF_H
 
 /* event.c includes libpfm4's copy of perf_event.h, which clashes with the
  * kernel's: it defines HWP_PFM_HEADERS and includes that copy first. */
 #ifndef HWP_PFM_HEADERS
 #include <linux/perf_event.h>
 #endif
-#include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
-
-#include "hwprof.h"
-
-#define likely(x)	__builtin_expect(!!(x), 1)
-#define unlikely(x)	__builtin_expect(!!(x), 0)
-
-/* The largest options struct (sz) the library looks at. */
-#define HWP_OPTS_MAX	4096
-
-/* usermem.c: caller memory that may be bad, checked before it is touched */
-int hwp_user_read(void *dst, const void *src, size_t len);
-int hwp_user_writable(const void *p, size_t len);
-int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
-int hwp_opts_ok(const void *opts, size_t have, size_t know);
-
-/* spawn.c: the interposed pthread_create. The hook runs first in every
- * thread the program makes; hwprof's own threads skip it. */
-void hwp_spawn_hook(void (*fn)(void));
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
-
-/* log.c: messages to the user's callback. Between hwp_log_hold() and
- * hwp_log_release() (a lock is held) they wait, and are sent on release. */
-void hwp_log(int level, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-void hwp_log_hold(void);
-void hwp_log_release(void);
 
 /* sys.c: system calls, each returning -errno */
 int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
@@ -131,6 +113,8 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
+/* Can name be sampled here: resolve and check (hwprof_event_probe(3)). */
+int hwp_event_probe(const char *name, char *why, size_t len);
 /* The precise_ip rule (event.c): the highest level tried for a (3 for a
  * PMU's events, else 0), and the one open that steps down from it. */
 int hwp_precise_max(const struct perf_event_attr *a);
@@ -167,87 +151,20 @@ struct hwp_preset_terms {
 	char ev[HWP_PRESET_MAX_TERMS][256];
 	char src[96];		/* which table, in words */
 };
+/* The i-th preset of events/presets.h: -ENOENT past the last. */
+int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
+		    const char **desc);
 int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
 		     size_t len);
 
-/* objects.c: loaded objects as regions with buckets of their own */
-struct hwp_objid {		/* what was loaded: file and segment */
-	uint64_t dev, ino;	/* 0, 0: unknown (vdso, file gone) */
-	uint64_t off;		/* the segment's file offset */
-};
-
-struct hwp_objects {
-	struct hwprof_object *obj;
-	struct hwp_objid *id;	/* per object */
-	unsigned char *seen;	/* per object: found by the last scan */
-	size_t n, cap;
-	unsigned long long adds, subs;	/* loader generation last seen */
-	int changed;
-	struct hwprof_hist *hist;	/* over the loaded ones */
-};
-
-int hwp_objects_refresh(struct hwp_objects *o);
-void hwp_loader_forked(void);
-pid_t hwp_loader_probe_tid(void);
-int hwp_loader_usable(unsigned int wait_ms);
-void hwp_objects_zero(struct hwp_objects *o);
-void hwp_objects_free(struct hwp_objects *o);
-
-/* session.c: a sink takes up to n pcs in order; returns how many it kept.
- * It runs with no hwprof lock held, one call at a time per session, from
- * the drain thread or from a caller's read/stop. */
-typedef size_t (*hwp_sink_fn)(void *arg, const uint64_t *ips, size_t n);
-int hwp_session_add(struct hwprof_session *s, const char *event,
-		    uint64_t threshold, struct hwprof_hist *h,
-		    hwp_sink_fn sink, void *sink_arg);
-/* The same with an event already resolved (no name lookup again). */
-int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
-		       uint64_t threshold, struct hwprof_hist *h,
-		       hwp_sink_fn sink, void *sink_arg);
-/* Start with the calling thread's fds off; hwp_session_arm() enables them
- * as the API's last step, so its own work after starting is not sampled. */
-int hwp_session_start_quiet(struct hwprof_session *s);
-void hwp_session_arm(struct hwprof_session *s);
-void hwp_session_disarm(struct hwprof_session *s);
-void hwp_session_halt(struct hwprof_session *s);	/* from a sink */
-/* Before start, a thread-mode session: its fds carry attr.inherit, so it
- * samples the threads and processes its thread creates (session.c). */
-int hwp_session_inherit(struct hwprof_session *s);
+#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
 /* The period the kernel applies: hrtimer (clock) events no shorter than
- * 10 us. */
+ * 10 us (event.c). */
 uint64_t hwp_applied_period(int clock, uint64_t period);
+/* mem:SYMBOL looks its symbol up with dl_iterate_phdr(): in a fork child of
+ * a threaded process the loader's lock may be held by a thread that is
+ * gone. The engine hands its check (lib/engine/objects.c) here; without
+ * one the loader is taken to be usable, as it is in the command. */
+void hwp_event_loader_check(int (*usable)(unsigned int wait_ms));
 
-/* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
-struct hwp_env {
-	char event[256];
-	struct hwp_event ev;	/* event, resolved */
-	uint64_t period;	/* events per sample; ns for the clocks */
-	int clock;		/* the period is time */
-};
-int hwp_env_get(struct hwp_env *env);
-/* msg on stderr, once for the same msg: a bad HWPROF_* value (hwprof(7)) */
-void hwp_env_complain(const char *msg);
-/* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
-int hwp_parse_period(const char *s, uint64_t *v);
-
-/* guard.c: writes into caller buffers that may have gone (see there) */
-typedef int (*hwp_owns_fn)(const void *ctx, uintptr_t addr);
-int hwp_guard_arm(void);
-int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns,
-		  const void *ctx, uintptr_t *addr);
-int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns,
-		    const void *ctx, void *base, size_t len, uintptr_t *addr);
-void hwp_guard_say(const char *api, const char *what, uintptr_t addr,
-		   int in_handler);
-
-/* hist.c: a histogram whose caller buffers faulted is turned off */
-void hwp_hist_set_api(struct hwprof_hist *h, const char *api);
-const char *hwp_hist_api(const struct hwprof_hist *h);
-int hwp_hist_owns(const void *h, uintptr_t addr);
-void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr,
-		       char *buf, size_t len);
-int hwp_hist_writable(const struct hwprof_hist *h);
-void hwp_hist_turn_off(struct hwprof_hist *h);
-int hwp_hist_is_off(const struct hwprof_hist *h);
-
-#endif /* HWPROF_INTERNAL_H */
+#endif /* HWPROF_PERF_H */
