@@ -2,8 +2,8 @@
 /*
  * Draining: the rings folded into histograms in batches, by the drain
  * thread (lib/engine/drainer.c) or by a caller's read or stop; pcs meant for a
- * sink queued and handed over with no lock held. The engine's lock and its
- * list of running sessions live here, the lowest file that takes them.
+ * sink queued and handed over with no lock held. The engine's lock is
+ * lib/engine/lock.c's.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,23 +12,6 @@
 #include <string.h>
 
 #include "engine.h"
-
-pthread_mutex_t hwp_eng = PTHREAD_MUTEX_INITIALIZER;
-pthread_cond_t hwp_eng_cond = PTHREAD_COND_INITIALIZER;
-struct hwprof_session *hwp_running;
-int hwp_nprocess;
-
-void hwp_eng_lock(void)
-{
-	pthread_mutex_lock(&hwp_eng);
-	hwp_log_hold();
-}
-
-void hwp_eng_unlock(void)
-{
-	pthread_mutex_unlock(&hwp_eng);
-	hwp_log_release();
-}
 
 /* ------------------------------------------------------------------ */
 /* Folding                                                              */

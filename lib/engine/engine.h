@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The sampling engine's private state, shared by its files, from the
- * bottom up: paths.c (call paths), drain.c (folding, sinks, the lock),
- * crings.c (rings shared per CPU), threads.c (a thread's fds, and their rings), drainer.c (the
- * drain thread), follow.c (new threads, fork) and session.c (the public
- * calls).
+ * bottom up: lock.c (the lock), paths.c (call paths), drain.c (folding,
+ * sinks), crings.c (rings shared per CPU), threads.c (a thread's fds, and
+ * their rings), drainer.c (the drain thread), follow.c (new threads, fork)
+ * and session.c (the public calls).
  *
  * Locking: one mutex, hwp_eng, guards the list of running sessions and
  * every session's slots and counters. Draining and folding run under it.

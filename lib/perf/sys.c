@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Every system call the engine makes, returning -errno: one place to read. */
+/*
+ * The perf_event system calls and ioctls (perf_event_open(2), its ioctls and
+ * read), each returning -errno, with the test seam under them; and the few
+ * reads of /proc/sys and /proc/self the perf layer needs (perf_event_paranoid,
+ * seccomp). The engine's other system calls (mmap, prctl, signals, tgkill)
+ * are made where they are used.
+ */
 #define _GNU_SOURCE		/* secure_getenv */
 #include <errno.h>
 #include <fcntl.h>
