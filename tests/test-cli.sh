@@ -175,7 +175,7 @@ paranoid)
 	fi
 	chmod 711 "$tmp" && mkdir -m 777 "$tmp/nobody" || exit 99
 	$nobody test -x "$demo" || { echo "SKIP: nobody cannot run $demo"; exit 77; }
-	err "perf_event_paranoid forbids it (value $par); lower it with: sysctl kernel.perf_event_paranoid=1" \
+	err "task-clock: perf_event_paranoid forbids it \\(value $par; sysctl kernel.perf_event_paranoid=2 allows it" \
 		$nobody "$hw" record -e task-clock -o "$tmp/nobody/d" -- "$demo"
 	;;
 *)

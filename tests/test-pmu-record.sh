@@ -37,6 +37,16 @@ eq "hybrid: exit status" $? 0
 eq "hybrid: the line" "$(grep -c hybrid "$tmp/err")" 1
 check "hybrid: names cycles on cpu_core only" grep -q "^hwprof: hybrid CPU: each event samples on one kind of core (cycles on cpu_core): a thread's time on the other kind is not sampled\$" "$tmp/err"
 
+# a kernel that refuses the open (EACCES at every level): one line that
+# says why in the library's words (hwp_attr_why(), lib/perf/attr.c), the
+# reason hwprof list gives for cycles, and no advice to try task-clock
+export HWPROF_TEST_PMU='EACCES,EACCES,EACCES,EACCES'
+why=$("$hw" list | sed -n 's/^  cycles  *no  .* -- //p')
+check "EACCES: hwprof list says why cycles is not available" [ -n "$why" ]
+err "cycles: " "$hw" record -e cycles -o "$tmp/denied" -- true
+eq "EACCES: record's line is the library's" "$(cat "$tmp/err")" "hwprof: cycles: $why"
+check "EACCES: no file" test ! -e "$tmp/denied"
+
 # no PMU: one line, exit status 1
 export HWPROF_TEST_PMU='ENOENT,ENOENT,ENOENT,ENOENT'
 err "cycles: event not supported by this machine's PMU" "$hw" record -e cycles -o "$tmp/d" -- true

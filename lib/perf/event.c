@@ -3,11 +3,12 @@
  * Event names to perf_event_attr: the software aliases, the kernel's
  * generic hardware events (cycles, instructions, ...: no libpfm4 needed),
  * execute breakpoints (mem:0xADDR:x, mem:SYMBOL:x), PAPI presets through
- * the table in events/, and any libpfm4 string. Failures are translated
- * here, once, into three cases, with the reason in words (unknown name
- * -ENOENT, cannot be sampled here -EOPNOTSUPP, forbidden -EACCES:
- * hwprof_event_probe(3)); a name is
- * resolved once per use and the resolved event passed down.
+ * presets.c's rows, and any libpfm4 string. A name that does not resolve
+ * is one of three cases, with the reason in words (unknown name -ENOENT,
+ * cannot be sampled here -EOPNOTSUPP, malformed -EINVAL:
+ * hwprof_event_probe(3)); a name is resolved once per use and the
+ * resolved event passed down. What is done with the attr (sampling, the
+ * open and its fallbacks, why it failed) is attr.c's.
  */
 #define _GNU_SOURCE
 #define HWP_PFM_HEADERS
@@ -26,12 +27,8 @@
 #include <unistd.h>
 
 #include "elfsym.h"
+#include "event.h"
 #include "perf.h"
-#include "../../events/presets.h"
-
-#ifndef PERF_FORMAT_LOST		/* libpfm4's copy of perf_event.h is older */
-#define PERF_FORMAT_LOST	(1u << 4)
-#endif
 
 #define DEFAULT_CLOCK_NS	1000000ull	/* 1 ms */
 #define DEFAULT_HW_PERIOD	1000000ull
@@ -44,16 +41,13 @@ static void pfm_init(void)
 	pfm_status = pfm_initialize();
 }
 
-static int pfm_ready(void)
+int hwp_pfm_ready(void)
 {
 	pthread_once(&pfm_once, pfm_init);
 	return pfm_status == PFM_SUCCESS;
 }
 
-static void say(char *why, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
-static void say(char *why, size_t len, const char *fmt, ...)
+void hwp_say(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -187,11 +181,6 @@ void hwp_event_loader_check(int (*usable)(unsigned int wait_ms))
 	__atomic_store_n(&loader_usable, usable, __ATOMIC_RELEASE);
 }
 
-uint64_t hwp_applied_period(int clock, uint64_t period)
-{
-	return clock && period < HWP_MIN_CLOCK_NS ? HWP_MIN_CLOCK_NS : period;
-}
-
 /* The run-time address of a function, searched in load order. */
 static int symbol_addr(const char *sym, uint64_t *addr)
 {
@@ -305,12 +294,12 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	size_t n;
 
 	if (!colon || strcmp(colon, ":x")) {
-		say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
+		hwp_say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
 		return -EINVAL;
 	}
 	n = (size_t)(colon - spec);
 	if (!n || n >= sizeof(target)) {
-		say(why, len, "%s: no address or symbol", name);
+		hwp_say(why, len, "%s: no address or symbol", name);
 		return -EINVAL;
 	}
 	memcpy(target, spec, n);
@@ -321,12 +310,12 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 		errno = 0;
 		addr = strtoull(target + 2, &end, 16);
 		if (errno || *end || end == target + 2) {
-			say(why, len, "%s: bad hex address", name);
+			hwp_say(why, len, "%s: bad hex address", name);
 			return -EINVAL;
 		}
 	} else if (symbol_addr(target, &addr)) {
-		say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
-		    name, target);
+		hwp_say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
+			name, target);
 		return -ENOENT;
 	}
 	ev->attr.type = PERF_TYPE_BREAKPOINT;
@@ -338,15 +327,13 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	ev->kind = HWP_EV_BREAKPOINT;
 	ev->default_period = 1;
 	if (!hwp_bp_fires()) {
-		say(why, len, "%s: execute breakpoints do not fire on this machine", name);
+		hwp_say(why, len, "%s: execute breakpoints do not fire on this machine", name);
 		return -EOPNOTSUPP;
 	}
 	return 0;
 }
 
 /* ------------------------------------------------------------------ */
-/* libpfm4 strings and PAPI presets                                     */
-
 static int pfm_encode(const char *name, struct perf_event_attr *attr)
 {
 	pfm_perf_encode_arg_t arg;
@@ -360,162 +347,6 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 				      &arg) != PFM_SUCCESS)
 		return -ENOENT;
 	*attr = a;
-	return 0;
-}
-
-/*
- * The core PMU, as PAPI 7.0 chooses it: libpfm4 activates, beside the
- * model's PMU, PMUs that stand for a whole family (is_dfl: ix86arch on
- * every Intel CPU with architectural perfmon, which comes first in its
- * order; and amd64_fam17h, the deprecated name of Zen 1 active beside
- * amd64_fam17h_zen1): they are taken only when no other core PMU is
- * present. On a hybrid CPU the first model PMU (adl_glc, the P-cores)
- * is taken (PAPI 7.0 refuses to start there).
- */
-static const char *const family_pmus[] = { "amd64_fam17h" };
-
-const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n)
-{
-	const char *fallback = NULL;
-
-	for (size_t i = 0; i < n; i++) {
-		int family = pmu[i].dfl;
-
-		for (size_t k = 0; k < sizeof(family_pmus) / sizeof(family_pmus[0]); k++)
-			family |= !strcmp(pmu[i].name, family_pmus[k]);
-		if (!family)
-			return pmu[i].name;
-		if (!fallback)
-			fallback = pmu[i].name;
-	}
-	return fallback;
-}
-
-/* The core PMU libpfm4 detected on this CPU (or was forced to with
- * LIBPFM_FORCE_PMU), or NULL when it knows none. */
-static const char *core_pmu(void)
-{
-	struct hwp_pmu_seen seen[16];
-	pfm_pmu_info_t info;
-	size_t n = 0;
-
-	if (!pfm_ready())
-		return NULL;
-	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
-		memset(&info, 0, sizeof(info));
-		info.size = sizeof(info);
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name) {
-			seen[n].name = info.name;
-			seen[n++].dfl = info.is_dfl;
-		}
-	}
-	return hwp_core_pick(seen, n);
-}
-
-/* The table of events/presets.h the core PMU takes: its own rows, an
- * alias's (skx, clx -> skl; icx -> icl), or NULL when it has none. */
-static const char *preset_table(const char *core)
-{
-	if (!core)
-		return NULL;
-	for (size_t i = 0; i < sizeof(hwp_preset_aliases) / sizeof(hwp_preset_aliases[0]); i++)
-		if (!strcmp(hwp_preset_aliases[i].pmu, core))
-			return hwp_preset_aliases[i].table;
-	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++)
-		if (!strcmp(hwp_preset_rows[i].pmu, core))
-			return core;
-	return NULL;
-}
-
-/*
- * The row of events/presets.h a preset takes given the core PMU (NULL:
- * libpfm4 knows none): the row of the core PMU's table when it has one
- * (as PAPI, which has only its CSV's presets for a CPU it knows), else the
- * kernel's generic event. Says which in src. NULL when no row applies.
- */
-const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
-					    char *src, size_t len)
-{
-	const char *table = preset_table(core);
-	const struct hwp_preset_row *gen = NULL;
-
-	for (size_t i = 0; i < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); i++) {
-		const struct hwp_preset_row *r = &hwp_preset_rows[i];
-
-		if (strcmp(r->preset, preset))
-			continue;
-		if (table && !strcmp(r->pmu, table)) {
-			if (strcmp(table, core))
-				say(src, len, "libpfm4 table %s (the rows of %s)", core, table);
-			else
-				say(src, len, "libpfm4 table %s", core);
-			return r;
-		}
-		if (!strcmp(r->pmu, "perf") && !gen)
-			gen = r;
-	}
-	if (table) {
-		say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
-		return NULL;
-	}
-	if (gen && core)
-		say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
-		    preset, core);
-	else if (gen)
-		say(src, len, "kernel generic events: libpfm4 does not know this CPU");
-	return gen;
-}
-
-/*
- * The i-th event of row r (0 for a row of one event) as libpfm4 takes it
- * on core PMU core: an alias's rows name the table's PMU, which libpfm4
- * has not activated there, so the prefix becomes core's. 0, or -ENOENT
- * past the last event (or when it does not fit in buf).
- */
-int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
-		    char *buf, size_t len)
-{
-	const char *p = r->event, *end;
-	size_t n, pl = strlen(r->pmu);
-	int w;
-
-	for (; i > 0 && p; i--) {
-		p = strchr(p, ',');
-		if (p)
-			p++;
-	}
-	if (!p)
-		return -ENOENT;
-	end = strchr(p, ',');
-	n = end ? (size_t)(end - p) : strlen(p);
-	if (core && strcmp(r->pmu, "perf") && strcmp(r->pmu, core) &&
-	    !strncmp(p, r->pmu, pl) && !strncmp(p + pl, "::", 2))
-		w = snprintf(buf, len, "%s%.*s", core, (int)(n - pl), p + pl);
-	else
-		w = snprintf(buf, len, "%.*s", (int)n, p);
-	return w < 0 || (size_t)w >= len ? -ENOENT : 0;
-}
-
-/* The preset's terms on this machine: see internal.h. */
-int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
-		     size_t len)
-{
-	const char *core = core_pmu();
-	const struct hwp_preset_row *r;
-
-	memset(t, 0, sizeof(*t));
-	r = hwp_preset_row(preset, core, t->src, sizeof(t->src));
-	if (!r) {
-		say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
-		    *t->src ? t->src : "no row of events/presets.h applies here");
-		return -EOPNOTSUPP;
-	}
-	t->derived = r->derived;
-	t->postfix = r->postfix;
-	while (t->n < HWP_PRESET_MAX_TERMS &&
-	       !hwp_preset_term(r, core, t->n, t->ev[t->n], sizeof(t->ev[0])))
-		t->n++;
 	return 0;
 }
 
@@ -539,14 +370,6 @@ static int hw_kind(struct hwp_event *ev)
 	}
 }
 
-static const struct hwp_preset *preset_find(const char *name)
-{
-	for (size_t i = 0; i < sizeof(hwp_presets) / sizeof(hwp_presets[0]); i++)
-		if (!strcmp(hwp_presets[i].name, name))
-			return &hwp_presets[i];
-	return NULL;
-}
-
 static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 			size_t len)
 {
@@ -557,14 +380,14 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 	if (ret)
 		return ret;
 	if (t.derived) {	/* as PAPI_profil(), which refuses it */
-		say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
-		    name, t.derived, t.n);
+		hwp_say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
+			name, t.derived, t.n);
 		return -EOPNOTSUPP;
 	}
 	if (parse_generic(t.ev[0], ev))
 		return 0;
-	if (!pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
-		say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
+	if (!hwp_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
+		hwp_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
 		return -EOPNOTSUPP;
 	}
 	ev->attr.size = sizeof(ev->attr);
@@ -586,247 +409,20 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 	if (!strncmp(name, "mem:", 4))
 		return parse_mem(name, ev, why, len);
 	if (!strncmp(name, "PAPI_", 5)) {
-		if (!preset_find(name)) {
-			say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
+		if (!hwp_preset_known(name)) {
+			hwp_say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
 			return -ENOENT;
 		}
 		return parse_preset(name, ev, why, len);
 	}
-	if (!pfm_ready()) {
-		say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
+	if (!hwp_pfm_ready()) {
+		hwp_say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
 		return -ENOENT;
 	}
 	if (pfm_encode(name, &ev->attr)) {
-		say(why, len, "%s: no such event", name);
+		hwp_say(why, len, "%s: no such event", name);
 		return -ENOENT;
 	}
 	ev->attr.size = sizeof(ev->attr);
 	return hw_kind(ev);
-}
-
-/*
- * Fills the sampling attr of a resolved event, the one place it is built:
- * every threshold events a sample of the user-space pc (sample_type adds
- * to PERF_SAMPLE_IP; a CALLCHAIN's user-space frames only), disabled until enabled, the kernel's lost count
- * readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
- * ones), the ring waking its reader at half full unless no_wakeup.
- */
-void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
-			uint64_t sample_type, int no_wakeup)
-{
-	struct perf_event_attr *a = &ev->attr;
-
-	a->sample_period = period;
-	a->freq = 0;
-	a->sample_type = PERF_SAMPLE_IP | sample_type;
-	/* call chains of user space only: the frames the profile names */
-	a->exclude_callchain_kernel = !!(sample_type & PERF_SAMPLE_CALLCHAIN);
-	/* exclude_kernel and exclude_hv stay as resolved: set, unless a
-	 * libpfm4 string asked for kernel samples (:k) */
-	a->disabled = 1;
-	a->inherit = 0;
-	a->read_format = PERF_FORMAT_LOST;
-	/* half the ring (the kernel's default) wakes the drain; NO_WAKEUP:
-	 * a watermark past any ring, so only the interval, read and stop
-	 * drain */
-	a->watermark = no_wakeup ? 1 : 0;
-	a->wakeup_watermark = no_wakeup ? UINT32_MAX : 0;
-	a->wakeup_events = 0;
-}
-
-/* The highest perf_event_paranoid that lets an unprivileged user open
- * this (perf_event_open(2)): 2 for user-space events on its own threads,
- * 1 with kernel samples or on other CPUs' processes, 0 for CPU-wide. */
-static int paranoid_needed(const struct hwp_event *ev, pid_t pid)
-{
-	if (pid == -1)
-		return 0;
-	return ev->attr.exclude_kernel ? 2 : 1;
-}
-
-/*
- * The precise_ip rule, for every open of the library and the command
- * (hwprof_session_add(3), "Skid"): an event of a PMU (PERF_TYPE_HARDWARE,
- * HW_CACHE, RAW or a PMU's own type) is tried at precise_ip 3 and one
- * level lower after each answer a kernel gives for a level it cannot do:
- * EINVAL (Intel: a level above what the event's PEBS supports),
- * EOPNOTSUPP (x86: above the CPU's maximum; AMD: above 2) and ENOENT
- * (AMD with IBS: 1 and 2 go to IBS, which has no such event); at 0 the
- * answer is the event's. Other events are opened at 0.
- */
-int hwp_precise_max(const struct perf_event_attr *a)
-{
-	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
-	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ? 3 : 0;
-}
-
-/*
- * Opens a (perf_event_open(2) flags besides CLOEXEC in flags) at the most
- * precise level from `from` down (-1: hwp_precise_max(a)), the one place
- * precise_ip is set. The fd, with the level in *level and in a, or the
- * -errno of the open at level 0.
- */
-int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
-		  unsigned long flags, int *level)
-{
-	int l = from < 0 ? hwp_precise_max(a) : from > 3 ? 3 : from;
-	int fd;
-
-	for (;; l--) {
-		a->precise_ip = (unsigned int)l;
-		fd = hwp_perf_open_flags(a, pid, cpu, group, flags);
-		if (fd >= 0) {
-			if (level)
-				*level = l;
-			return fd;
-		}
-		if (!l || (fd != -EINVAL && fd != -EOPNOTSUPP && fd != -ENOENT))
-			return fd;
-	}
-}
-
-/*
- * Opens a sampling fd for a resolved event, at the most precise level the
- * PMU accepts (hwp_attr_open()). Returns the fd or -EOPNOTSUPP (cannot
- * sample here), -EACCES (forbidden) or another -errno, with the reason in
- * why.
- */
-int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
-		   char *why, size_t len)
-{
-	const char *name = ev->name;
-	int fd, par;
-
-	/* the kernel attaches the ring before it installs the event, so one
-	 * born enabled loses no sample to a missing ring */
-	ev->attr.disabled = out_fd < 0;
-	fd = hwp_attr_open(&ev->attr, -1, pid, cpu, out_fd,
-			   out_fd < 0 ? 0 : PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
-			   precise);
-	ev->attr.disabled = 1;
-	if (fd >= 0)
-		return fd;
-	switch (fd) {
-	case -ENOENT:
-	case -ENODEV:
-	case -EOPNOTSUPP:
-		if (*ev->src)
-			say(why, len, "%s: event not supported by this machine's PMU (%s)",
-			    name, ev->src);
-		else
-			say(why, len, "%s: event not supported by this machine's PMU", name);
-		return -EOPNOTSUPP;
-	case -EACCES:
-	case -EPERM:
-		par = hwp_paranoid();
-		if (par <= paranoid_needed(ev, pid) && hwp_seccomp())
-			say(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
-			    name, par);
-		else if (par <= paranoid_needed(ev, pid))
-			say(why, len, "%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
-			    name, strerror(-fd), par);
-		else
-			say(why, len, "%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
-			    name, par, paranoid_needed(ev, pid));
-		return -EACCES;
-	case -ENOSPC:
-		say(why, len, "%s: no free debug register (at most 4 breakpoints a thread)", name);
-		return fd;
-	default:
-		say(why, len, "%s: perf_event_open: %s", name, strerror(-fd));
-		return fd;
-	}
-}
-
-/*
- * Hybrid CPUs (cpu_core and cpu_atom PMUs in sysfs): an event is opened on
- * one core PMU, not one per PMU as perf does. The kernel puts a generic
- * event (HARDWARE, HW_CACHE: no PMU type in config's high bits) and a RAW
- * one on the PMU of type PERF_TYPE_RAW, cpu_core; a PMU's own type goes to
- * that PMU. HWPROF_TEST_SYSFS (secure_getenv) puts a directory before the
- * sysfs path, for tests.
- */
-static long pmu_type_of(const char *pmu)
-{
-	const char *root = secure_getenv("HWPROF_TEST_SYSFS");
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/type",
-		 root ? root : "", pmu);
-	return hwp_read_long(path, -1);
-}
-
-/* The one line a session on a hybrid CPU says of its PMU events (n
- * events, names[i] each, attrs[i]), or 0 when there is nothing to say. */
-int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
-		    size_t n, char *line, size_t len)
-{
-	long core = pmu_type_of("cpu_core"), atom = pmu_type_of("cpu_atom");
-	size_t at;
-	int any = 0;
-
-	if (core < 0 || atom < 0)
-		return 0;
-	at = (size_t)snprintf(line, len, "hwprof: hybrid CPU: each event samples on one kind of core (");
-	for (size_t i = 0; i < n && at < len; i++) {
-		const struct perf_event_attr *a = attrs[i];
-		const char *on;
-
-		if (!hwp_precise_max(a))
-			continue;	/* not a PMU's */
-		on = a->type == (uint32_t)atom ? "cpu_atom" :
-		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" : NULL;
-		if (!on)
-			continue;	/* another PMU's: not the cores' */
-		at += (size_t)snprintf(line + at, len - at, "%s%s on %s", any ? ", " : "",
-				       names[i], on);
-		any = 1;
-	}
-	if (any && at < len)
-		snprintf(line + at, len - at, "): a thread's time on the other kind is not sampled");
-	return any;
-}
-
-/* Whether this thread can sample a resolved event: opens and closes it.
- * 0 or -errno as hwp_event_open(), with the reason in why. */
-int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)
-{
-	struct hwp_event e = *ev;
-	int fd;
-
-	hwp_event_sampling(&e, e.default_period, 0, 0);
-	e.attr.read_format = 0;
-	fd = hwp_event_open(&e, 0, -1, -1, NULL, why, len);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	if (*e.src)
-		say(why, len, "ok (%s)", e.src);
-	else
-		say(why, len, "ok");
-	return 0;
-}
-
-int hwp_event_probe(const char *name, char *why, size_t len)
-{
-	struct hwp_event ev;
-	int ret;
-
-	say(why, len, "ok");
-	ret = hwp_event_resolve(name, &ev, why, len);
-	return ret ? ret : hwp_event_check(&ev, why, len);
-}
-
-int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
-		    const char **desc)
-{
-	if (i >= sizeof(hwp_presets) / sizeof(hwp_presets[0]))
-		return -ENOENT;
-	if (name)
-		*name = hwp_presets[i].name;
-	if (code)
-		*code = hwp_presets[i].code;
-	if (desc)
-		*desc = hwp_presets[i].desc;
-	return 0;
 }

@@ -4,9 +4,10 @@
  * for the in-process engine (lib/engine/), the hwprof command (tools/) and
  * the profile library (lib/profile/, build-ids). System calls and ioctls
  * (sys.c), the mmap ring and its records (ring.c), event names to a
- * perf_event_attr and the attr's one open rule (event.c), the ELF of the
- * running process (elfsym.c, elfsym.h). Nothing here knows the engine.
- * Private to hwprof; never installed.
+ * perf_event_attr (event.c), PAPI presets' rows and the core PMU
+ * (presets.c), the sampling attr, its one open rule and why an open failed
+ * (attr.c), the ELF of the running process (elfsym.c, elfsym.h). Nothing
+ * here knows the engine. Private to hwprof; never installed.
  */
 #ifndef HWPROF_PERF_H
 #define HWPROF_PERF_H
@@ -30,6 +31,15 @@ int hwp_perf_read(int fd, uint64_t *v, size_t n);
 /* The opens HWPROF_TEST_PMU's seam has answered, and the precise_ip of the
  * last it let open (sys.c). */
 unsigned long hwp_test_pmu_opens(int *last_ok);
+/* An fd's identity at open (fstat()'s device and inode, the event's
+ * PERF_EVENT_IOC_ID), and whether an fd number still holds that fd: the
+ * program may have closed it and opened a file of its own under the same
+ * number. hwp_perf_fd_note(): 0 or -errno; hwp_perf_fd_ours(): 1 or 0. */
+struct hwp_perf_fd {
+	uint64_t dev, ino, id;
+};
+int hwp_perf_fd_note(int fd, struct hwp_perf_fd *who);
+int hwp_perf_fd_ours(int fd, const struct hwp_perf_fd *who);
 pid_t hwp_gettid(void);
 int hwp_paranoid(void);
 int hwp_seccomp(void);
@@ -104,29 +114,53 @@ struct hwp_event {
  * -EINVAL (malformed), with one line in why. */
 int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 		      size_t len);
+/* 1: execute breakpoints fire here; 0: they open but never count (or
+ * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
+int hwp_bp_fires(void);
+/* mem:SYMBOL looks its symbol up with dl_iterate_phdr(): in a fork child of
+ * a threaded process the loader's lock may be held by a thread that is
+ * gone. The engine hands its check (lib/engine/objects.c) here; without
+ * one the loader is taken to be usable, as it is in the command. */
+void hwp_event_loader_check(int (*usable)(unsigned int wait_ms));
+
+/* attr.c: the sampling attr, the precise_ip rule, the open and its
+ * fallbacks, and why an open failed */
 /* The sampling attr of a resolved event, built in this one place. */
 void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
 			uint64_t sample_type, int no_wakeup);
+/* The precise_ip rule: the highest level tried for a (3 for a PMU's
+ * events, else 0), and the one open that steps down from it (from: the
+ * level to start at, -1: hwp_precise_max(a)), the only code that sets
+ * precise_ip; the level opened at in *level. */
+int hwp_precise_max(const struct perf_event_attr *a);
+int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
+		  unsigned long flags, int *level);
+/* Why perf_event_open(2) refused a for pid (-1: CPU-wide) with -errno err:
+ * "NAME: reason" into why (src: where a PMU event's encoding came from, or
+ * NULL). Returns -EOPNOTSUPP (cannot sample here), -EACCES (forbidden:
+ * perf_event_paranoid, seccomp, the ptrace access check on another
+ * user's task) or err. */
+int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char *name,
+		 const char *src, char *why, size_t len);
 /* Opens ev for pid on cpu (-1: any), disabled; or, with out_fd >= 0 (an
  * event of the same cpu whose ring is mapped), enabled and writing into
- * out_fd's ring from its first sample (PERF_FLAG_FD_OUTPUT). */
+ * out_fd's ring from its first sample (PERF_FLAG_FD_OUTPUT). The fd, or
+ * hwp_attr_why()'s answer with the reason in why. */
 int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len);
 int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
 /* Can name be sampled here: resolve and check (hwprof_event_probe(3)). */
 int hwp_event_probe(const char *name, char *why, size_t len);
-/* The precise_ip rule (event.c): the highest level tried for a (3 for a
- * PMU's events, else 0), and the one open that steps down from it. */
-int hwp_precise_max(const struct perf_event_attr *a);
 /* On a hybrid CPU, the one line that says on which core PMU each of n
  * events samples; 0 when the CPU is not hybrid or none is a PMU's. */
 int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
 		    size_t n, char *line, size_t len);
-int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
-		  unsigned long flags, int *level);
-/* 1: execute breakpoints fire here; 0: they open but never count (or
- * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
-int hwp_bp_fires(void);
+#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
+/* The period the kernel applies: hrtimer (clock) events no shorter than
+ * 10 us. */
+uint64_t hwp_applied_period(int clock, uint64_t period);
+
+/* presets.c: PAPI presets' rows of events/presets.h and the core PMU */
 struct hwp_preset_row;
 const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
 					    char *src, size_t len);
@@ -151,20 +185,10 @@ struct hwp_preset_terms {
 	char ev[HWP_PRESET_MAX_TERMS][256];
 	char src[96];		/* which table, in words */
 };
+int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
+		     size_t len);
 /* The i-th preset of events/presets.h: -ENOENT past the last. */
 int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
 		    const char **desc);
-int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
-		     size_t len);
-
-#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
-/* The period the kernel applies: hrtimer (clock) events no shorter than
- * 10 us (event.c). */
-uint64_t hwp_applied_period(int clock, uint64_t period);
-/* mem:SYMBOL looks its symbol up with dl_iterate_phdr(): in a fork child of
- * a threaded process the loader's lock may be held by a thread that is
- * gone. The engine hands its check (lib/engine/objects.c) here; without
- * one the loader is taken to be usable, as it is in the command. */
-void hwp_event_loader_check(int (*usable)(unsigned int wait_ms));
 
 #endif /* HWPROF_PERF_H */

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -226,6 +227,38 @@ int hwp_perf_read(int fd, uint64_t *v, size_t n)
 		return -EIO;
 	fake_read(fd, v, n);
 	return 0;
+}
+
+/*
+ * Whose fd is it: a program may close hwprof's fds behind its back
+ * (close_range(3, ~0U), a daemon's close loop up to 1024) and open its
+ * own files, which take the same numbers. An fd is known by what it was
+ * at open: fstat()'s device and inode (every perf fd shares one anonymous
+ * inode with eventfds, epolls and the like) and the event's
+ * PERF_EVENT_IOC_ID, unique to each event ('$' ioctls are perf's alone,
+ * so asking an anonymous-inode fd of another kind does nothing to it).
+ */
+int hwp_perf_fd_note(int fd, struct hwp_perf_fd *who)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) || ioctl(fd, PERF_EVENT_IOC_ID, &who->id))
+		return -errno;
+	who->dev = (uint64_t)st.st_dev;
+	who->ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+/* 1 when fd is still the fd hwp_perf_fd_note() noted as who, else 0. */
+int hwp_perf_fd_ours(int fd, const struct hwp_perf_fd *who)
+{
+	struct stat st;
+	uint64_t id;
+
+	if (fd < 0 || fstat(fd, &st) || (uint64_t)st.st_dev != who->dev ||
+	    (uint64_t)st.st_ino != who->ino)
+		return 0;
+	return !ioctl(fd, PERF_EVENT_IOC_ID, &id) && id == who->id;
 }
 
 pid_t hwp_gettid(void)

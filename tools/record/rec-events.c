@@ -220,6 +220,7 @@ int rec_events_setup(struct rec_run *run)
 		if (ret)
 			return ret;
 		re->attr = ev.attr;
+		snprintf(re->src, sizeof(re->src), "%s", ev.src);
 		re->clock = ev.kind == HWP_EV_CLOCK;
 		ret = set_period(run, e, &ev, chosen, &period, msg, sizeof(msg));
 		if (ret)

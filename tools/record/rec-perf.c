@@ -20,7 +20,6 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -197,115 +196,29 @@ static void more_fds(void)
 	}
 }
 
-/*
- * Why the kernel's ptrace access check (perf_event_open(2) on a task asks
- * for ptrace read access to it, PTRACE_MODE_READ_REALCREDS) refuses task
- * tid to this process, unless it has CAP_PERFMON: its real, effective or
- * saved uid (or gid) is not our real one, or it is not dumpable (a
- * set-user-ID program; /proc then gives its files to root). Into what, 1;
- * 0 when the check passes as far as can be seen (or root, whose
- * capabilities pass it).
- */
-static int ptrace_denied(pid_t tid, char *what, size_t len)
+/* Why the open of event e (-1: the side-band event) on task tid failed,
+ * as the library says it (hwp_attr_why()), with the option that helps
+ * when the machine cannot sample the event. */
+static void say_open(const struct rec *r, int e, const struct perf_event_attr *a, int err,
+		     pid_t tid, char *why, size_t len)
 {
-	unsigned long id[2][3] = { { 0 } };
-	char path[64], *line = NULL;
-	size_t cap = 0;
-	struct stat st;
-	int have = 0;
-	FILE *f;
+	const char *name = e < 0 ? "the side-band event" : r->ev[e].name;
+	size_t n;
 
-	if (!geteuid() || tid <= 0)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	while (f && getline(&line, &cap, f) > 0)
-		if (sscanf(line, "Uid: %lu %lu %lu", &id[0][0], &id[0][1], &id[0][2]) == 3 ||
-		    sscanf(line, "Gid: %lu %lu %lu", &id[1][0], &id[1][1], &id[1][2]) == 3)
-			have++;
-	free(line);
-	if (f)
-		fclose(f);
-	if (have != 2)
-		return 0;
-	for (int k = 0; k < 3; k++) {
-		if (id[0][k] != (unsigned long)getuid()) {
-			snprintf(what, len, "another user's (uid %lu)", id[0][k]);
-			return 1;
-		}
-		if (id[1][k] != (unsigned long)getgid()) {
-			snprintf(what, len, "another group's (gid %lu)", id[1][k]);
-			return 1;
-		}
-	}
-	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
-	if (!stat(path, &st) && st.st_uid != getuid()) {
-		snprintf(what, len, "not dumpable (it ran a set-user-ID or set-group-ID "
-			 "program, or called prctl(PR_SET_DUMPABLE, 0))");
-		return 1;
-	}
-	return 0;
-}
-
-static void say_open(char *why, size_t len, const char *name, int err, pid_t tid)
-{
-	long paranoid = -1;
-	char buf[32] = "", what[160];
-	int fd;
-
-	switch (err) {
-	case -ENOENT:
-	case -ENODEV:
-	case -EOPNOTSUPP:
-		snprintf(why, len, "%s: event not supported by this machine's PMU; try -e task-clock",
-			 name);
-		break;
-	case -EACCES:
-	case -EPERM:
-		/* another user's process: perf_event_paranoid is not what
-		 * refuses it, and lowering it would not help */
-		if (ptrace_denied(tid, what, sizeof(what))) {
-			snprintf(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
-				 name, (int)tid, what);
-			break;
-		}
-		fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-		if (fd >= 0) {
-			if (read(fd, buf, sizeof(buf) - 1) > 0)
-				paranoid = strtol(buf, NULL, 10);
-			close(fd);
-		}
-		/* user-space events on a task: paranoid 2 allows them, and
-		 * root is not bound by it; a seccomp filter is then the cause */
-		if (hwp_seccomp() && (paranoid <= 2 || !geteuid()))
-			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %ld would allow it): run outside the container's profile or allow perf_event_open",
-				 name, paranoid);
-		else if (hwp_seccomp())
-			snprintf(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %ld)",
-				 name, paranoid);
-		else
-			snprintf(why, len, "%s: perf_event_paranoid forbids it (value %ld); lower it with: sysctl kernel.perf_event_paranoid=1",
-				 name, paranoid);
-		break;
-	case -ENOSPC:
-		snprintf(why, len, "%s: no free debug register (at most 4 breakpoints a thread)",
-			 name);
-		break;
-	case -EMFILE:
-	case -ENFILE:
-		snprintf(why, len, "%s: out of file descriptors (ulimit -n)", name);
-		break;
-	default:
-		snprintf(why, len, "%s: perf_event_open: %s", name, strerror(-err));
-	}
+	if (hwp_attr_why(err, a, tid, name, e < 0 ? NULL : r->ev[e].src, why, len) !=
+	    -EOPNOTSUPP)
+		return;
+	n = strlen(why);
+	snprintf(why + n, len - n, "; try -e task-clock");
 }
 
 /* Opens event e on task pid, CPU index c; e -1 is the ring's owner: a
  * dummy event that asks for the side-band records. Hardware events get
  * the most precise skid level the PMU accepts (the library's rule,
  * hwp_attr_open()); the first level an event opened at is kept for
- * record's line about it. */
-static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
+ * record's line about it. The attr asked for goes to *ap. */
+static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
+		    struct perf_event_attr *ap)
 {
 	struct perf_event_attr a;
 	long pg = sysconf(_SC_PAGESIZE);
@@ -361,6 +274,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled)
 	}
 	if (fd >= 0 && e >= 0 && r->ev[e].precise < 0 && hwp_precise_max(&a))
 		r->ev[e].precise = level;
+	*ap = a;
 	return fd;
 }
 
@@ -421,12 +335,13 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 	int ret;
 
 	for (int e = late ? 0 : -1; e < r->nev; e++) {
+		struct perf_event_attr a;
 		struct rec_ring *rg;
 		int fd;
 
 		if (e >= 0 && r->ev[e].late != late)
 			continue;
-		fd = open_one(r, e, tid, c, enabled);
+		fd = open_one(r, e, tid, c, enabled, &a);
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
 			miss(r, fd);	/* this thread is not covered */
 			*failed = 1;
@@ -437,7 +352,7 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 			return 0;
 		}
 		if (fd < 0) {
-			say_open(why, len, e < 0 ? "the side-band event" : r->ev[e].name, fd, tid);
+			say_open(r, e, &a, fd, tid, why, len);
 			return fd;
 		}
 		rg = &r->rings[2 * c + (e < 0)];

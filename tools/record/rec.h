@@ -26,6 +26,8 @@
 struct rec_event {
 	const char *name;
 	struct perf_event_attr attr;	/* resolved before the run */
+	char src[96];			/* where a PMU event's encoding came
+					 * from (struct hwp_event), or "" */
 	int clock;			/* the period is in ns */
 	int late;			/* opened once the command is loaded */
 	char msg[192];			/* what record says it records */
