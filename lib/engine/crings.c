@@ -19,9 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -166,7 +164,6 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	struct hwp_cring *cr = &s->cring[i * s->ncpu + (size_t)cpu];
 	struct perf_event_attr a = s->ev[i].e.attr;
 	unsigned int p = s->cpages;
-	struct stat st;
 	int ret, fd;
 
 	a.type = PERF_TYPE_SOFTWARE;
@@ -185,17 +182,13 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 			break;
 		p /= 2;
 	}
-	if (!ret && (fstat(fd, &st) || ioctl(fd, PERF_EVENT_IOC_ID, &cr->id))) {
-		ret = -errno;
+	if (!ret && (ret = hwp_perf_fd_note(fd, &cr->who)))
 		hwp_ring_unmap(&cr->ring);
-	}
 	if (ret) {
 		close(fd);
 		return ret;
 	}
 	cr->fd = fd;
-	cr->dev = (uint64_t)st.st_dev;
-	cr->ino = (uint64_t)st.st_ino;
 	if (p < s->cpages)
 		s->cpages = p;	/* the budget is shorter than it looked */
 	return 0;
@@ -204,13 +197,7 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 /* 1 if cr->fd is still the fd hwprof kept for cr (see hwp_slot_ours()). */
 int hwp_cring_ours(const struct hwp_cring *cr)
 {
-	struct stat st;
-	uint64_t id;
-
-	if (cr->fd < 0 || fstat(cr->fd, &st) || (uint64_t)st.st_dev != cr->dev ||
-	    (uint64_t)st.st_ino != cr->ino)
-		return 0;
-	return !ioctl(cr->fd, PERF_EVENT_IOC_ID, &id) && id == cr->id;
+	return hwp_perf_fd_ours(cr->fd, &cr->who);
 }
 
 /*

@@ -41,7 +41,7 @@
 struct hwp_cring {			/* one event's ring on one CPU */
 	struct hwp_ring ring;
 	int fd;			/* the event it is mapped on, or -1 */
-	uint64_t dev, ino, id;	/* that fd's identity (hwp_slot_ours()) */
+	struct hwp_perf_fd who;	/* that fd's identity (hwp_cring_ours()) */
 	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
 };
 
@@ -53,8 +53,7 @@ struct hwp_slot {			/* one thread x one event (x one CPU) */
 	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
 	int fmt_lost;		/* read() gives {value, lost} */
 	uint64_t lost_base;	/* lost count at the last reset */
-	uint64_t id;		/* the event's PERF_EVENT_IOC_ID at open */
-	uint64_t dev, ino;	/* fstat() of fd at open */
+	struct hwp_perf_fd who;	/* fd's identity at open (hwp_slot_ours()) */
 	struct hwp_ring ring;
 };
 

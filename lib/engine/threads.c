@@ -16,9 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "engine.h"
@@ -27,37 +25,17 @@
 /* Whose fd is it                                                       */
 
 /*
- * A program may close hwprof's fds behind its back (close_range(3, ~0U),
- * a daemon's close loop up to 1024) and open its own files, which take the
- * same numbers. Every fd is known by what it was at open: fstat()'s device
- * and inode (every perf fd shares one anonymous inode with eventfds,
- * epolls and the like) and the event's PERF_EVENT_IOC_ID, unique to each
- * event ('$' ioctls are perf's alone, so asking an anonymous-inode fd of
- * another kind does nothing to it). Before hwprof reads, ioctls or closes
- * a slot's fd it checks both; a slot whose fd is not its own any more is
- * dropped without touching the fd (see slot_foreign()).
+ * A program may close hwprof's fds behind its back and open its own files
+ * under the same numbers: every fd is known by its identity at open
+ * (hwp_perf_fd_note()). Before hwprof reads, ioctls or closes a slot's fd
+ * it checks it; a slot whose fd is not its own any more is dropped
+ * without touching the fd (see slot_foreign()).
  */
-static int fd_identity(int fd, uint64_t *dev, uint64_t *ino, uint64_t *id)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) || ioctl(fd, PERF_EVENT_IOC_ID, id))
-		return -errno;
-	*dev = (uint64_t)st.st_dev;
-	*ino = (uint64_t)st.st_ino;
-	return 0;
-}
 
 /* 1 if sl->fd is still the fd hwprof opened for sl. */
 int hwp_slot_ours(const struct hwp_slot *sl)
 {
-	struct stat st;
-	uint64_t id;
-
-	if (sl->fd < 0 || fstat(sl->fd, &st) || (uint64_t)st.st_dev != sl->dev ||
-	    (uint64_t)st.st_ino != sl->ino)
-		return 0;
-	return !ioctl(sl->fd, PERF_EVENT_IOC_ID, &id) && id == sl->id;
+	return hwp_perf_fd_ours(sl->fd, &sl->who);
 }
 
 /*
@@ -517,7 +495,7 @@ static int map_ring(struct hwprof_session *s, struct hwp_slot *sl)
 }
 
 /* A slot for fd, just opened for event i of tid (cr: its shared ring, or
- * -1), known by its identity (fd_identity()); 0 or -errno. */
+ * -1), known by its identity (hwp_perf_fd_note()); 0 or -errno. */
 static int slot_init(struct hwp_slot *sl, int fd, size_t i, int cr, pid_t tid,
 		     const struct perf_event_attr *a)
 {
@@ -528,7 +506,7 @@ static int slot_init(struct hwp_slot *sl, int fd, size_t i, int cr, pid_t tid,
 	sl->tid = tid;
 	sl->lcg = HWPROF_LCG_SEED;
 	sl->fmt_lost = !!(a->read_format & PERF_FORMAT_LOST);
-	return fd_identity(fd, &sl->dev, &sl->ino, &sl->id);
+	return hwp_perf_fd_note(fd, &sl->who);
 }
 
 /*
