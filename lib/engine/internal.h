@@ -71,6 +71,11 @@ struct hwp_env {
 	uint64_t period;	/* events per sample; ns for the clocks */
 	int clock;		/* the period is time */
 };
+/* The variables as given (period 0: unset), the event checked: 0, or
+ * -EINVAL with the reason in why; nothing said. */
+int hwp_env_read(struct hwp_env *env, char *why, size_t len);
+/* The same with the classic calls' default period; a bad value said once
+ * on stderr. */
 int hwp_env_get(struct hwp_env *env);
 /* msg on stderr, once for the same msg: a bad HWPROF_* value (hwprof(7)) */
 void hwp_env_complain(const char *msg);

@@ -78,8 +78,6 @@ static int world_rank(void)
 
 static void start(void)
 {
-	const char *ev = secure_getenv("HWPROF_EVENT");
-	const char *per = secure_getenv("HWPROF_PERIOD");
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
 	int r;
 
@@ -93,12 +91,16 @@ static void start(void)
 		return;
 	prof.times = NULL;
 	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
-	snprintf(prof.event, sizeof(prof.event), "%s", ev && *ev ? ev : "task-clock");
-	if (per && *per && hwp_parse_period(per, &prof.period)) {
-		r = -EINVAL;
-		snprintf(prof.why, sizeof(prof.why),
-			 "HWPROF_PERIOD=%.40s: not a whole number from 1 to 2^63-1", per);
-		goto fail;
+	/* HWPROF_EVENT and HWPROF_PERIOD as the classic calls read them
+	 * (lib/engine/env.c), but an unset period is the event's default */
+	{
+		struct hwp_env env;
+
+		r = hwp_env_read(&env, prof.why, sizeof(prof.why));
+		snprintf(prof.event, sizeof(prof.event), "%s", env.event);
+		prof.period = env.period;
+		if (r)
+			goto fail;
 	}
 	r = hwprof_session_new(&o, &prof.s);
 	if (!r) {
