@@ -104,12 +104,6 @@ static void fake_init(void)
 	fake.on = 1;
 }
 
-static int pmu_type(uint32_t type)
-{
-	return type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE ||
-	       type == PERF_TYPE_RAW || type >= PERF_TYPE_MAX;
-}
-
 /* Stand-ins are told apart by their event id (PERF_EVENT_IOC_ID): an fd
  * number is used again after a close. */
 static void fake_keep(int fd, uint64_t fmt)
@@ -150,7 +144,7 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	long fd;
 
 	pthread_once(&fake_once, fake_init);
-	if (!fake.on || !pmu_type(attr->type))
+	if (!fake.on || !hwp_precise_max(attr))	/* not a PMU's event */
 		return 0;
 	__atomic_add_fetch(&fake.opens, 1, __ATOMIC_RELAXED);
 	if (fake.answer[level > 3 ? 3 : level]) {
