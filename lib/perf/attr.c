@@ -9,6 +9,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,28 +124,30 @@ static int paranoid_needed(const struct perf_event_attr *a, pid_t pid)
  */
 static int ptrace_denied(pid_t tid, char *what, size_t len)
 {
-	unsigned long id[2][3] = { { 0 } };
-	char path[64], *line = NULL;
-	size_t cap = 0;
+	unsigned long id[2][3];
+	char path[64], buf[4096], *t, *u, *g;
 	struct stat st;
-	long tgid = -1;
-	int have = 0;
-	FILE *f;
+	ssize_t n;
+	int fd;
 
 	if (!geteuid() || tid <= 0)
 		return 0;
+	/* read(), not stdio: no allocation on the engine's paths */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	f = fopen(path, "re");
-	while (f && getline(&line, &cap, f) > 0)
-		if (sscanf(line, "Uid: %lu %lu %lu", &id[0][0], &id[0][1], &id[0][2]) == 3 ||
-		    sscanf(line, "Gid: %lu %lu %lu", &id[1][0], &id[1][1], &id[1][2]) == 3)
-			have++;
-		else
-			sscanf(line, "Tgid: %ld", &tgid);
-	free(line);
-	if (f)
-		fclose(f);
-	if (have != 2 || tgid == (long)getpid())
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = 0;
+	t = strstr(buf, "\nTgid:");
+	u = strstr(buf, "\nUid:");
+	g = strstr(buf, "\nGid:");
+	if (!t || !u || !g || strtol(t + 6, NULL, 10) == (long)getpid() ||
+	    sscanf(u + 1, "Uid: %lu %lu %lu", &id[0][0], &id[0][1], &id[0][2]) != 3 ||
+	    sscanf(g + 1, "Gid: %lu %lu %lu", &id[1][0], &id[1][1], &id[1][2]) != 3)
 		return 0;
 	for (int k = 0; k < 3; k++) {
 		if (id[0][k] != (unsigned long)getuid()) {
