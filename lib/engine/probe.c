@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The public calls on event names (hwprof_event_probe(3),
- * hwprof_preset_info(3)): lib/perf/event.c does the work.
+ * hwprof_preset_info(3)): lib/perf does the work (attr.c opens the event,
+ * presets.c holds the presets).
  */
 #include "internal.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * hwprof record's events: every -e name resolved (the engine's resolver,
+ * hwprof record's events: every -e name resolved (lib/perf's resolver,
  * lib/perf/event.c) and its period chosen before anything runs, with the line
  * that says what each records. mem:FUNC:x is looked up in the command's
  * ELF symbol table; in a PIE it is an offset placed once the command is
