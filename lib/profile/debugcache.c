@@ -67,19 +67,25 @@ static int own_dir(const char *dir, int make)
 	return 0;
 }
 
-/* The cache directory, made when missing; NULL when off or unusable. A
- * user without a home (nobody's is /nonexistent) has no cache and is told
- * nothing. */
-static const char *cache_dir(void)
+/* The cache directory, made when missing; NULL when off or unusable,
+ * with *why the line to say (NULL: nothing to say). A user without a
+ * home (nobody's is /nonexistent) has no cache and is told nothing.
+ * Shared with the name cache (namecache.c), which says it only when
+ * asked. */
+const char *sym_cache_dir(const char **why)
 {
-	static char dir[PATH_MAX];
+	static char dir[PATH_MAX], whybuf[PATH_MAX + 100];
 	static int state;	/* 0 not looked, 1 usable, -1 not */
 	char base[PATH_MAX];
 	const char *v;
 	int n;
 
-	if (state)
+	*why = NULL;
+	if (state) {
+		if (state < 0 && *whybuf)
+			*why = whybuf;
 		return state > 0 ? dir : NULL;
+	}
 	state = -1;
 	if ((v = secure_getenv("HWPROF_CACHE_DIR"))) {
 		if (!*v)
@@ -101,11 +107,21 @@ static const char *cache_dir(void)
 	if (n <= 0 || (size_t)n >= sizeof(dir) - 160)
 		return NULL;
 	if (own_dir(dir, 1)) {
-		cache_warn("%s: %s: not used", dir, errno == EPERM ?
-			   "not a directory of this user's that only it can write" : strerror(errno));
+		snprintf(whybuf, sizeof(whybuf), "%s: %s: not used", dir, errno == EPERM ?
+			 "not a directory of this user's that only it can write" : strerror(errno));
+		*why = whybuf;
 		return NULL;
 	}
 	state = 1;
+	return dir;
+}
+
+static const char *cache_dir(void)
+{
+	const char *why, *dir = sym_cache_dir(&why);
+
+	if (!dir && why)
+		cache_warn("%s", why);
 	return dir;
 }
 

@@ -6,7 +6,9 @@
  * functions and lines in the data file, so that hwprof report names them
  * rightly after a rebuild, an uninstall or on another machine
  * (sym_obj_keep()). Only sampled addresses are kept: the file grows with
- * the distinct places sampled, as its samples do.
+ * the distinct places sampled, as its samples do. The lines come from
+ * the name cache (namecache.c) where an earlier recording of the same
+ * object resolved them, else from DWARF, and go into the cache.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -70,6 +72,7 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 {
 	struct hd_object *ob = &d->objects[obj];
 	struct sym_obj o;
+	struct sym_ncache *nc = NULL;
 	char *added = NULL;
 	int ret = -1;
 
@@ -85,10 +88,13 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 				      "(rebuilt or replaced meanwhile): its names may be wrong");
 	if ((!o.readable || o.mismatch) && !ob->kept_why)
 		goto out;
+	/* only for the file recorded: the cache is by its build-id */
+	if (o.readable && !o.mismatch)
+		nc = sym_ncache_open(ob->buildid, o.dwelf);
 	for (size_t i = 0; i < n; i++) {
 		const struct sym_func *f = sym_obj_sym(&o, a[i]);
-		const char *file, *fn;
-		int line;
+		const char *file = NULL, *fn = NULL;
+		int line = -1, hit = nc ? sym_ncache_get(nc, a[i], &file, &line, &fn) : -1;
 
 		if (f && f->name && *f->name && !added[f - o.syms]) {
 			added[f - o.syms] = 1;
@@ -101,7 +107,15 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 					goto out;
 		}
 		/* what the reader takes: a line from 0, a function named */
-		if (!sym_obj_line(&o, a[i], &file, &line, &fn) && line >= 0 && file && *file) {
+		if (hit < 0) {
+			if (sym_obj_line(&o, a[i], &file, &line, &fn) || line < 0 || !file || !*file)
+				file = NULL;
+			if (nc)
+				sym_ncache_put(nc, a[i], file, line, fn);
+		} else if (!hit) {
+			file = NULL;	/* the cache: DWARF gave it none */
+		}
+		if (file) {
 			long src = hd_src(d, file);
 
 			if (src < 0 || hd_add_line(d, obj, (uint32_t)src, a[i], line,
@@ -111,6 +125,8 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 	}
 	ret = 0;
 out:
+	/* not when libdw could not read the DWARF: that may pass */
+	sym_ncache_close(nc, !ret && !(o.dw_tried && !o.dw));
 	free(added);
 	sym_obj_free(&o);
 	return ret;
@@ -146,6 +162,7 @@ out:
 		free(per[i].v);
 	free(per);
 	sym_debug_cache = cache;
+	sym_ncache_report();
 	if (ret)
 		hd_drop_names(d);	/* none rather than some */
 	return ret;

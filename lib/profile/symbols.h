@@ -186,6 +186,35 @@ Elf *sym_debug_cached(const char *bid, int *fd);
  * of build-id bid (a temp file renamed: never a partial copy). */
 void sym_debug_store(Elf *e, const char *bid);
 
+/* The cache directory shared by the debug and name caches: NULL when off
+ * or unusable, with *why a line saying why (NULL: nothing to say). */
+const char *sym_cache_dir(const char **why);
+
+/*
+ * The name cache (namecache.c; hwprof(1), "Name cache"): per object, by
+ * build-id, the lines and functions DWARF gave the addresses recordings
+ * named. Used by sym_keep_names() when sym_debug_cache is set; says
+ * nothing unless sym_cache_verbose is set.
+ */
+extern int sym_cache_verbose;
+struct sym_ncache;
+/* The cache of the object of build-id bid whose DWARF is in dwelf (not
+ * yet read by libdw), or NULL when there is none to use. */
+struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf);
+/* addr's entry: 1 and its line (fn NULL when none), 0 when DWARF gave it
+ * no line, -1 when the cache does not have it. */
+int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
+		   const char **fn);
+/* What DWARF gave addr (file NULL: no line), in ascending addresses; the
+ * strings must live until sym_ncache_close(). */
+void sym_ncache_put(struct sym_ncache *c, uint64_t addr, const char *file, int line,
+		    const char *fn);
+/* Writes what was put (when keep is set) into the file, merged with what
+ * it holds then, and frees c. */
+void sym_ncache_close(struct sym_ncache *c, int keep);
+/* With sym_cache_verbose: one line on stderr of what the cache did. */
+void sym_ncache_report(void);
+
 /* The debug file of build-id bid (hex) from a debuginfod server
  * (debuginfod.c): its path in libdebuginfod's cache into path, 0; -1 when
  * none (DEBUGINFOD_URLS unset, set-user-ID, not found, no library). */

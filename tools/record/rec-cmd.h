@@ -31,6 +31,7 @@ struct rec_opts {
 	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
 	uint32_t stack_size;	/* --call-graph dwarf,SIZE */
 	int quiet;
+	int verbose;		/* -v: what the name cache did */
 	long delay;		/* --delay MS: 0 none, -1 off until --control enables */
 	const char *ctl, *ack;	/* --control fifo:CTL[,ACK] */
 	char **cmd;

@@ -68,6 +68,8 @@ static const char help[] =
 "                        data pages of each CPU's ring: a power of two, at\n"
 "                        least 2 (bigger rings lose fewer samples)\n"
 "  -q, --quiet           no messages but warnings and errors\n"
+"  -v, --verbose         also one line of what the name cache did (and of\n"
+"                        the first thing wrong with it): see hwprof(1)\n"
 "  -h, --help            this help\n"
 "\n"
 "Exit status: the command's (128+N when signal N ended it); 0 after -p;\n"
@@ -220,7 +222,8 @@ static int attached_value(struct rec_opts *op, const char *a)
 		opt[eq - a] = 0;
 		if (takes_value(opt))
 			return parse_value(op, opt, eq + 1);
-		if (is_opt(opt, NULL, "--help") || is_opt(opt, NULL, "--quiet"))
+		if (is_opt(opt, NULL, "--help") || is_opt(opt, NULL, "--quiet") ||
+		    is_opt(opt, NULL, "--verbose"))
 			return usage_error("%s takes no value (see hwprof record --help)", opt);
 		return -1;
 	}
@@ -263,6 +266,8 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 			return -1;
 		} else if (is_opt(a, "-q", "--quiet")) {
 			op->quiet = 1;
+		} else if (is_opt(a, "-v", "--verbose")) {
+			op->verbose = 1;
 		} else if (!strcmp(a, "-g")) {
 			op->callgraph = HD_CG_FP;
 		} else {
@@ -696,6 +701,7 @@ static int finish(struct rec_run *run)
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return die("%s: %s", run->op.out, strerror(-ret));
+	sym_cache_verbose = run->op.verbose;
 	if (sym_keep_names(&r->d))
 		fprintf(stderr, "hwprof: warning: out of memory: the file keeps no names "
 			"(they come from the objects when reported)\n");

@@ -1,0 +1,473 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The name cache of hwprof record (hwprof(1), "Name cache"): the source
+ * line and innermost function that DWARF gave each address a recording
+ * named (symbols-keep.c), or that it gave none, kept per object by its
+ * build-id in the directory of the debug cache (debugcache.c), so that
+ * the next recording of the same object, and the other ranks of a job on
+ * the node, take them from there without opening the DWARF at all.
+ *
+ * One file an object, BUILDID.names: a header (magic, version, the
+ * object's build-id, the build-id of the file the DWARF came from, the
+ * counts, an FNV-1a sum of the rest), the entries sorted by address, then
+ * their strings. A file whose header, size, order, offsets or sum do not
+ * check is ignored (and written anew); one made from another DWARF file
+ * (a debug file installed or updated since) is stale and likewise
+ * replaced: the names are always those the DWARF gives now. A recording
+ * that resolved addresses the file lacks writes the union of the file as
+ * it is then and its own to a temp file beside it and renames it over
+ * (concurrent writers leave one whole file; the last one's union wins).
+ * Bounded: at most NC_MAX_ENT addresses and NC_MAX_STR bytes of strings
+ * a file; past that, new addresses are named but not added.
+ *
+ * Nothing here costs a name: any failure leaves the recording to resolve
+ * the address itself. It says nothing unless sym_cache_verbose is set
+ * (hwprof record -v): then one line of what it did, and one line of the
+ * first thing that went wrong.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../perf/elfsym.h"
+#include "symbols.h"
+
+int sym_cache_verbose;
+
+#define NC_MAGIC	"HWPNAMES"
+#define NC_VERSION	1
+#define NC_MAX_ENT	(1u << 20)	/* 24 MiB of entries */
+#define NC_MAX_STR	(8u << 20)
+#define NC_NONE		UINT32_MAX
+
+struct nc_head {
+	char magic[8];
+	uint32_t version;
+	uint32_t nent;
+	uint64_t strsize;
+	uint64_t sum;			/* FNV-1a 64 of entries and strings */
+	char bid[HWP_ELF_BUILDID_HEX];	/* the object's */
+	char dwbid[HWP_ELF_BUILDID_HEX];	/* the DWARF file's */
+	char pad[6];
+};
+
+struct nc_ent {
+	uint64_t addr;
+	int32_t line;		/* -1: no line (file and fn NC_NONE) */
+	uint32_t file;		/* offsets into the strings */
+	uint32_t fn;		/* NC_NONE: no function */
+	uint32_t pad;
+};
+
+_Static_assert(sizeof(struct nc_head) % 8 == 0, "entries aligned");
+_Static_assert(sizeof(struct nc_ent) == 24, "no padding");
+
+struct nc_add {
+	uint64_t addr;
+	int line;
+	const char *file, *fn;	/* borrowed (sym_ncache_put()) */
+};
+
+struct sym_ncache {
+	const char *dir;
+	char bid[HWP_ELF_BUILDID_HEX], dwbid[HWP_ELF_BUILDID_HEX];
+	char *buf;		/* the file as read and checked, or NULL */
+	const struct nc_ent *ent;
+	size_t nent;
+	const char *str;
+	struct nc_add *add;	/* resolved here, ascending */
+	size_t nadd;
+};
+
+/* What was done, for the -v line. */
+static struct {
+	size_t objects, hits, misses, written, stale, damaged;
+	const char *dir;
+} st;
+static int warned, rereading;	/* the second read counts nothing */
+
+__attribute__((format(printf, 1, 2))) static void nc_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!sym_cache_verbose || warned++)
+		return;
+	fputs("hwprof: name cache: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ s[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+#define FNV_INIT 0xcbf29ce484222325ULL
+
+static int path_of(char *path, size_t len, const char *dir, const char *bid)
+{
+	int n = snprintf(path, len, "%s/%s.names", dir, bid);
+
+	return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* 1 when s is a string of the table (NUL-ended inside it) */
+static int str_ok(const char *str, uint64_t size, uint32_t off, int empty_ok)
+{
+	return off < size && (empty_ok || str[off]) && memchr(str + off, 0, size - off);
+}
+
+/* Reads and checks c's file into c->buf: 0, -1 when there is none to
+ * use (absent, stale, damaged: counted, and said when asked). */
+static int nc_read(struct sym_ncache *c)
+{
+	char path[PATH_MAX];
+	const struct nc_head *h;
+	const struct nc_ent *e;
+	struct stat sb;
+	char *buf = NULL;
+	size_t got = 0, need;
+	int fd;
+
+	if (path_of(path, sizeof(path), c->dir, c->bid))
+		return -1;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		if (errno != ENOENT && !rereading) {
+			st.damaged++;
+			nc_warn("%s: %s: ignored", path, strerror(errno));
+		}
+		return -1;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
+		close(fd);
+		st.damaged += !rereading;
+		nc_warn("%s: not a file this user wrote: ignored", path);
+		return -1;
+	}
+	if ((uint64_t)sb.st_size < sizeof(*h) ||
+	    (uint64_t)sb.st_size > sizeof(*h) + (uint64_t)NC_MAX_ENT * sizeof(*e) + NC_MAX_STR)
+		goto damaged;
+	if (!(buf = malloc((size_t)sb.st_size)))
+		goto fail;
+	while (got < (size_t)sb.st_size) {
+		ssize_t r = pread(fd, buf + got, (size_t)sb.st_size - got, (off_t)got);
+
+		if (r <= 0) {
+			if (r < 0 && errno == EINTR)
+				continue;
+			goto damaged;
+		}
+		got += (size_t)r;
+	}
+	h = (const struct nc_head *)buf;
+	if (memcmp(h->magic, NC_MAGIC, 8) || h->version != NC_VERSION ||
+	    h->nent > NC_MAX_ENT || h->strsize > NC_MAX_STR ||
+	    !memchr(h->bid, 0, sizeof(h->bid)) || !memchr(h->dwbid, 0, sizeof(h->dwbid)) ||
+	    strcmp(h->bid, c->bid))
+		goto damaged;
+	need = sizeof(*h) + (size_t)h->nent * sizeof(*e) + (size_t)h->strsize;
+	if (need != got ||
+	    fnv(FNV_INIT, buf + sizeof(*h), got - sizeof(*h)) != h->sum)
+		goto damaged;
+	e = (const struct nc_ent *)(buf + sizeof(*h));
+	c->str = buf + sizeof(*h) + (size_t)h->nent * sizeof(*e);
+	for (size_t i = 0; i < h->nent; i++) {
+		if (i && e[i].addr <= e[i - 1].addr)
+			goto damaged;
+		if (e[i].line < 0 ? e[i].file != NC_NONE || e[i].fn != NC_NONE :
+		    !str_ok(c->str, h->strsize, e[i].file, 0) ||
+		    (e[i].fn != NC_NONE && !str_ok(c->str, h->strsize, e[i].fn, 0)))
+			goto damaged;
+	}
+	close(fd);
+	if (strcmp(h->dwbid, c->dwbid)) {
+		st.stale += !rereading;	/* from other DWARF: replaced */
+		free(buf);
+		c->str = NULL;
+		return -1;
+	}
+	c->buf = buf;
+	c->ent = e;
+	c->nent = h->nent;
+	return 0;
+damaged:
+	st.damaged += !rereading;
+	nc_warn("%s: damaged: ignored and written anew", path);
+fail:
+	free(buf);
+	c->str = NULL;
+	close(fd);
+	return -1;
+}
+
+struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf)
+{
+	struct sym_ncache *c;
+	const char *why, *dir;
+
+	if (!sym_debug_cache || !dwelf || !bid || !*bid || strlen(bid) >= HWP_ELF_BUILDID_HEX)
+		return NULL;
+	if (!(dir = sym_cache_dir(&why))) {
+		if (why)
+			nc_warn("%s", why);
+		return NULL;
+	}
+	if (!(c = calloc(1, sizeof(*c))))
+		return NULL;
+	c->dir = st.dir = dir;
+	snprintf(c->bid, sizeof(c->bid), "%s", bid);
+	sym_elf_buildid(dwelf, c->dwbid);
+	if (!*c->dwbid) {	/* DWARF no build-id names: nothing to check it by */
+		free(c);
+		return NULL;
+	}
+	st.objects++;
+	nc_read(c);
+	return c;
+}
+
+int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
+		   const char **fn)
+{
+	size_t a = 0, b = c->nent;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (c->ent[m].addr < addr)
+			a = m + 1;
+		else
+			b = m;
+	}
+	if (a == c->nent || c->ent[a].addr != addr) {
+		st.misses++;
+		return -1;
+	}
+	st.hits++;
+	if (c->ent[a].line < 0)
+		return 0;
+	*file = c->str + c->ent[a].file;
+	*line = c->ent[a].line;
+	*fn = c->ent[a].fn == NC_NONE ? NULL : c->str + c->ent[a].fn;
+	return 1;
+}
+
+void sym_ncache_put(struct sym_ncache *c, uint64_t addr, const char *file, int line,
+		    const char *fn)
+{
+	if (hd_grow(&c->add, c->nadd, sizeof(*c->add)))
+		return;		/* one less to keep */
+	if (!file || !*file || line < 0)
+		c->add[c->nadd++] = (struct nc_add){ addr, -1, NULL, NULL };
+	else
+		c->add[c->nadd++] = (struct nc_add){ addr, line, file, fn && *fn ? fn : NULL };
+}
+
+/* ------------------------------------------------------------------ */
+/* Writing                                                              */
+
+/* The strings of the file being written, each once. */
+struct strtab {
+	char *v;
+	size_t n, cap;
+	struct {
+		const char *s;	/* into v: by offset below */
+		uint32_t off;
+	} *h;
+	size_t hcap;		/* a power of two */
+	int failed;
+};
+
+static uint32_t st_add(struct strtab *t, const char *s)
+{
+	size_t len = strlen(s) + 1;
+	uint64_t k = fnv(FNV_INIT, s, len - 1);
+	size_t i = (size_t)k & (t->hcap - 1);
+
+	for (; t->h[i].s; i = (i + 1) & (t->hcap - 1))
+		if (!strcmp(t->v + t->h[i].off, s))
+			return t->h[i].off;
+	if (t->n + len > NC_MAX_STR) {
+		t->failed = 1;
+		return NC_NONE;
+	}
+	if (t->n + len > t->cap) {
+		size_t cap = t->cap ? t->cap : 4096;
+		char *nv;
+
+		while (cap < t->n + len)
+			cap *= 2;
+		if (!(nv = realloc(t->v, cap))) {
+			t->failed = 1;
+			return NC_NONE;
+		}
+		t->v = nv;
+		t->cap = cap;
+	}
+	memcpy(t->v + t->n, s, len);
+	t->h[i].s = s;		/* marks the slot used */
+	t->h[i].off = (uint32_t)t->n;
+	t->n += len;
+	return t->h[i].off;
+}
+
+static int write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+
+	while (n) {
+		ssize_t w = write(fd, s, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = ENOSPC;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/* The union of base (the file as it is now, else as read) and c's own,
+ * its own first where both have an address. */
+static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, const char *bs)
+{
+	char path[PATH_MAX], tmp[PATH_MAX];
+	struct strtab t = { 0 };
+	struct nc_ent *out = NULL;
+	struct nc_head h = { 0 };
+	size_t n = 0, a = 0, b = 0, room;
+	int fd = -1;
+
+	if (path_of(path, sizeof(path), c->dir, c->bid) ||
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.names.XXXXXX", c->dir, c->bid) >= (int)sizeof(tmp))
+		return;
+	room = bn >= NC_MAX_ENT ? 0 : NC_MAX_ENT - bn;
+	if (!room)
+		return;		/* full: what it has stays */
+	for (t.hcap = 64; t.hcap < 4 * (bn + c->nadd) + 64; t.hcap *= 2)
+		;
+	t.h = calloc(t.hcap, sizeof(*t.h));
+	out = malloc((bn + c->nadd + 1) * sizeof(*out));
+	if (!t.h || !out)
+		goto out;
+	while (!t.failed && (a < bn || (b < c->nadd && room))) {
+		const char *file = NULL, *fn = NULL;
+		struct nc_ent e = { .file = NC_NONE, .fn = NC_NONE };
+
+		if (b < c->nadd && room && (a == bn || c->add[b].addr <= be[a].addr)) {
+			if (a < bn && be[a].addr == c->add[b].addr)
+				a++;	/* the same address: ours */
+			e.addr = c->add[b].addr;
+			e.line = c->add[b].line;
+			file = c->add[b].file;
+			fn = c->add[b].fn;
+			b++;
+			room--;
+		} else {
+			e.addr = be[a].addr;
+			e.line = be[a].line;
+			if (e.line >= 0) {
+				file = bs + be[a].file;
+				fn = be[a].fn == NC_NONE ? NULL : bs + be[a].fn;
+			}
+			a++;
+		}
+		if (e.line >= 0) {
+			e.file = st_add(&t, file);
+			if (fn)
+				e.fn = st_add(&t, fn);
+		}
+		out[n++] = e;
+	}
+	if (t.failed)
+		goto out;	/* strings past the bound: what it has stays */
+	memcpy(h.magic, NC_MAGIC, 8);
+	h.version = NC_VERSION;
+	h.nent = (uint32_t)n;
+	h.strsize = t.n;
+	h.sum = fnv(fnv(FNV_INIT, out, n * sizeof(*out)), t.v, t.n);
+	snprintf(h.bid, sizeof(h.bid), "%s", c->bid);
+	snprintf(h.dwbid, sizeof(h.dwbid), "%s", c->dwbid);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		nc_warn("%s: %s: not written", c->dir, strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, &h, sizeof(h)) || write_all(fd, out, n * sizeof(*out)) ||
+	    write_all(fd, t.v ? t.v : "", t.n) || close(fd)) {
+		nc_warn("%s: %s: not written", path, strerror(errno));
+		fd = -1;
+		unlink(tmp);
+		goto out;
+	}
+	fd = -1;
+	if (rename(tmp, path)) {
+		nc_warn("%s: %s: not written", path, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	st.written++;
+out:
+	if (fd >= 0) {
+		close(fd);
+		unlink(tmp);
+	}
+	free(out);
+	free(t.h);
+	free(t.v);
+}
+
+void sym_ncache_close(struct sym_ncache *c, int keep)
+{
+	if (!c)
+		return;
+	if (keep && c->nadd) {
+		/* the file as another recording may have left it since */
+		struct sym_ncache now = { .dir = c->dir };
+
+		memcpy(now.bid, c->bid, sizeof(now.bid));
+		memcpy(now.dwbid, c->dwbid, sizeof(now.dwbid));
+		rereading = 1;
+		if (!nc_read(&now))
+			nc_write(c, now.ent, now.nent, now.str);
+		else
+			nc_write(c, c->ent, c->nent, c->str);
+		rereading = 0;
+		free(now.buf);
+	}
+	free(c->add);
+	free(c->buf);
+	free(c);
+}
+
+void sym_ncache_report(void)
+{
+	if (!sym_cache_verbose || !st.objects)
+		return;
+	fprintf(stderr, "hwprof: name cache %s: %zu of %zu addresses of %zu objects from the "
+		"cache, %zu files written", st.dir, st.hits, st.hits + st.misses, st.objects,
+		st.written);
+	if (st.stale)
+		fprintf(stderr, ", %zu stale", st.stale);
+	if (st.damaged)
+		fprintf(stderr, ", %zu damaged", st.damaged);
+	fputc('\n', stderr);
+}
