@@ -1,24 +1,31 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The name cache of hwprof record (hwprof(1), "Name cache"): the source
- * line and innermost function that DWARF gave each address a recording
- * named (symbols-keep.c), or that it gave none, kept per object by its
+ * line and innermost function that DWARF gives the addresses a recording
+ * named (symbols-keep.c), or that it gives none, kept per object by its
  * build-id in the directory of the debug cache (debugcache.c), so that
  * the next recording of the same object, and the other ranks of a job on
  * the node, take them from there without opening the DWARF at all.
  *
+ * Where an address lies in a unit that .debug_aranges names alone, the
+ * recording that resolves it, having read that unit's line table and
+ * functions anyway, keeps the whole unit: each range over which the
+ * answer is one (sym_obj_unit_pieces()); so the next recordings find
+ * there the other addresses of the same code, not only the same
+ * addresses. Elsewhere the address alone is kept.
+ *
  * One file an object, BUILDID.names: a header (magic, version, the
  * object's build-id, the build-id of the file the DWARF came from, the
- * counts, an FNV-1a sum of the rest), the entries sorted by address, then
- * their strings. A file whose header, size, order, offsets or sum do not
+ * counts, an FNV-1a sum of the rest), the ranges sorted and disjoint,
+ * then their strings. A file whose header, size, order, offsets or sum do not
  * check is ignored (and written anew); one made from another DWARF file
  * (a debug file installed or updated since) is stale and likewise
  * replaced: the names are always those the DWARF gives now. A recording
  * that resolved addresses the file lacks writes the union of the file as
  * it is then and its own to a temp file beside it and renames it over
  * (concurrent writers leave one whole file; the last one's union wins).
- * Bounded: at most NC_MAX_ENT addresses and NC_MAX_STR bytes of strings
- * a file; past that, new addresses are named but not added.
+ * Bounded: at most NC_MAX_ENT ranges and NC_MAX_STR bytes of strings a
+ * file (32 MiB); past that, what a recording adds is not kept.
  *
  * Nothing here costs a name: any failure leaves the recording to resolve
  * the address itself. It says nothing unless sym_cache_verbose is set
@@ -59,18 +66,18 @@ struct nc_head {
 };
 
 struct nc_ent {
-	uint64_t addr;
+	uint64_t lo;		/* the range [lo, lo + len) */
+	uint32_t len;		/* at least 1 */
 	int32_t line;		/* -1: no line (file and fn NC_NONE) */
 	uint32_t file;		/* offsets into the strings */
 	uint32_t fn;		/* NC_NONE: no function */
-	uint32_t pad;
 };
 
 _Static_assert(sizeof(struct nc_head) % 8 == 0, "entries aligned");
 _Static_assert(sizeof(struct nc_ent) == 24, "no padding");
 
 struct nc_add {
-	uint64_t addr;
+	uint64_t lo, hi;
 	int line;
 	const char *file, *fn;	/* borrowed (sym_ncache_put()) */
 };
@@ -82,8 +89,10 @@ struct sym_ncache {
 	const struct nc_ent *ent;
 	size_t nent;
 	const char *str;
-	struct nc_add *add;	/* resolved here, ascending */
+	struct nc_add *add;	/* resolved here */
 	size_t nadd;
+	uint64_t *units;	/* kept whole here */
+	size_t nunits;
 };
 
 /* What was done, for the -v line. */
@@ -113,6 +122,25 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ s[i]) * 0x100000001b3ULL;
 	return h;
+}
+
+/* The sum of a file's body: FNV-1a over 8-byte words (a byte at a time
+ * costs 10 ms on a 10 MB file), then the bytes left. */
+static uint64_t body_sum(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *s = p;
+	size_t i = 0;
+
+	if (!n)
+		return h;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0x100000001b3ULL;
+		h ^= h >> 32;
+	}
+	return fnv(h, s + i, n - i);
 }
 
 #define FNV_INIT 0xcbf29ce484222325ULL
@@ -181,12 +209,13 @@ static int nc_read(struct sym_ncache *c)
 		goto damaged;
 	need = sizeof(*h) + (size_t)h->nent * sizeof(*e) + (size_t)h->strsize;
 	if (need != got ||
-	    fnv(FNV_INIT, buf + sizeof(*h), got - sizeof(*h)) != h->sum)
+	    body_sum(FNV_INIT, buf + sizeof(*h), got - sizeof(*h)) != h->sum)
 		goto damaged;
 	e = (const struct nc_ent *)(buf + sizeof(*h));
 	c->str = buf + sizeof(*h) + (size_t)h->nent * sizeof(*e);
 	for (size_t i = 0; i < h->nent; i++) {
-		if (i && e[i].addr <= e[i - 1].addr)
+		if (!e[i].len || e[i].lo + e[i].len < e[i].lo ||
+		    (i && e[i].lo < e[i - 1].lo + e[i - 1].len))
 			goto damaged;
 		if (e[i].line < 0 ? e[i].file != NC_NONE || e[i].fn != NC_NONE :
 		    !str_ok(c->str, h->strsize, e[i].file, 0) ||
@@ -245,18 +274,19 @@ int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *
 {
 	size_t a = 0, b = c->nent;
 
-	while (a < b) {
+	while (a < b) {		/* the first range starting above addr */
 		size_t m = a + (b - a) / 2;
 
-		if (c->ent[m].addr < addr)
+		if (c->ent[m].lo <= addr)
 			a = m + 1;
 		else
 			b = m;
 	}
-	if (a == c->nent || c->ent[a].addr != addr) {
+	if (!a || addr - c->ent[a - 1].lo >= c->ent[a - 1].len) {
 		st.misses++;
 		return -1;
 	}
+	a--;
 	st.hits++;
 	if (c->ent[a].line < 0)
 		return 0;
@@ -266,15 +296,59 @@ int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *
 	return 1;
 }
 
-void sym_ncache_put(struct sym_ncache *c, uint64_t addr, const char *file, int line,
-		    const char *fn)
+static int same_str(const char *a, const char *b)
 {
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Adds [lo, hi): joined to the last range when it goes on with the same
+ * answer. */
+static void put_range(void *arg, uint64_t lo, uint64_t hi, const char *file, int line,
+		      const char *fn)
+{
+	struct sym_ncache *c = arg;
+	struct nc_add *l = c->nadd ? &c->add[c->nadd - 1] : NULL;
+
+	if (!file || !*file || line < 0) {
+		file = fn = NULL;
+		line = -1;
+	} else if (fn && !*fn) {
+		fn = NULL;
+	}
+	if (hi <= lo || hi - lo > UINT32_MAX)
+		return;		/* not kept */
+	if (l && l->hi == lo && l->line == line && same_str(l->file, file) &&
+	    same_str(l->fn, fn)) {
+		if (hi - l->lo <= UINT32_MAX) {
+			l->hi = hi;
+			return;
+		}
+	}
 	if (hd_grow(&c->add, c->nadd, sizeof(*c->add)))
 		return;		/* one less to keep */
-	if (!file || !*file || line < 0)
-		c->add[c->nadd++] = (struct nc_add){ addr, -1, NULL, NULL };
-	else
-		c->add[c->nadd++] = (struct nc_add){ addr, line, file, fn && *fn ? fn : NULL };
+	c->add[c->nadd++] = (struct nc_add){ lo, hi, line, file, fn };
+}
+
+void sym_ncache_put(struct sym_ncache *c, struct sym_obj *o, uint64_t addr, const char *file,
+		    int line, const char *fn)
+{
+	uint64_t unit;
+	size_t i;
+
+	if (sym_obj_unit(o, addr, &unit)) {
+		put_range(c, addr, addr + 1, file, line, fn);
+		return;
+	}
+	for (i = 0; i < c->nunits && c->units[i] != unit; i++)
+		;
+	if (i < c->nunits)
+		return;		/* kept whole already: addr is in it */
+	if (hd_grow(&c->units, c->nunits, sizeof(*c->units)) ||
+	    sym_obj_unit_pieces(o, unit, put_range, c)) {
+		put_range(c, addr, addr + 1, file, line, fn);
+		return;
+	}
+	c->units[c->nunits++] = unit;
 }
 
 /* ------------------------------------------------------------------ */
@@ -345,56 +419,72 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
+/* One range of the union written. */
+struct item {
+	uint64_t lo, hi;
+	int line;
+	int ours;		/* from this recording: first where both start */
+	const char *file, *fn;
+};
+
+static int by_lo(const void *x, const void *y)
+{
+	const struct item *a = x, *b = y;
+
+	if (a->lo != b->lo)
+		return a->lo < b->lo ? -1 : 1;
+	if (a->hi != b->hi)		/* the longer first */
+		return a->hi > b->hi ? -1 : 1;
+	return b->ours - a->ours;
+}
+
 /* The union of base (the file as it is now, else as read) and c's own,
- * its own first where both have an address. */
+ * as disjoint ranges: where two overlap (both exact for the same DWARF,
+ * so of one answer there) the later one is cut to start where the
+ * earlier ends. */
 static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, const char *bs)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	struct strtab t = { 0 };
+	struct item *v = NULL;
 	struct nc_ent *out = NULL;
 	struct nc_head h = { 0 };
-	size_t n = 0, a = 0, b = 0, room;
+	size_t n = 0, nv = 0;
+	uint64_t end = 0;
 	int fd = -1;
 
 	if (path_of(path, sizeof(path), c->dir, c->bid) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.names.XXXXXX", c->dir, c->bid) >= (int)sizeof(tmp))
 		return;
-	room = bn >= NC_MAX_ENT ? 0 : NC_MAX_ENT - bn;
-	if (!room)
-		return;		/* full: what it has stays */
 	for (t.hcap = 64; t.hcap < 4 * (bn + c->nadd) + 64; t.hcap *= 2)
 		;
 	t.h = calloc(t.hcap, sizeof(*t.h));
+	v = malloc((bn + c->nadd + 1) * sizeof(*v));
 	out = malloc((bn + c->nadd + 1) * sizeof(*out));
-	if (!t.h || !out)
+	if (!t.h || !v || !out)
 		goto out;
-	while (!t.failed && (a < bn || (b < c->nadd && room))) {
-		const char *file = NULL, *fn = NULL;
+	for (size_t i = 0; i < bn; i++)
+		v[nv++] = (struct item){ be[i].lo, be[i].lo + be[i].len, be[i].line, 0,
+					 be[i].line < 0 ? NULL : bs + be[i].file,
+					 be[i].fn == NC_NONE ? NULL : bs + be[i].fn };
+	for (size_t i = 0; i < c->nadd; i++)
+		v[nv++] = (struct item){ c->add[i].lo, c->add[i].hi, c->add[i].line, 1,
+					 c->add[i].file, c->add[i].fn };
+	qsort(v, nv, sizeof(*v), by_lo);
+	for (size_t i = 0; i < nv && n < NC_MAX_ENT && !t.failed; i++) {
 		struct nc_ent e = { .file = NC_NONE, .fn = NC_NONE };
 
-		if (b < c->nadd && room && (a == bn || c->add[b].addr <= be[a].addr)) {
-			if (a < bn && be[a].addr == c->add[b].addr)
-				a++;	/* the same address: ours */
-			e.addr = c->add[b].addr;
-			e.line = c->add[b].line;
-			file = c->add[b].file;
-			fn = c->add[b].fn;
-			b++;
-			room--;
-		} else {
-			e.addr = be[a].addr;
-			e.line = be[a].line;
-			if (e.line >= 0) {
-				file = bs + be[a].file;
-				fn = be[a].fn == NC_NONE ? NULL : bs + be[a].fn;
-			}
-			a++;
-		}
+		if (n && v[i].hi <= end)
+			continue;	/* inside the one before */
+		e.lo = n && v[i].lo < end ? end : v[i].lo;
+		e.len = (uint32_t)(v[i].hi - e.lo);
+		e.line = v[i].line;
 		if (e.line >= 0) {
-			e.file = st_add(&t, file);
-			if (fn)
-				e.fn = st_add(&t, fn);
+			e.file = st_add(&t, v[i].file);
+			if (v[i].fn)
+				e.fn = st_add(&t, v[i].fn);
 		}
+		end = v[i].hi;
 		out[n++] = e;
 	}
 	if (t.failed)
@@ -403,7 +493,8 @@ static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, c
 	h.version = NC_VERSION;
 	h.nent = (uint32_t)n;
 	h.strsize = t.n;
-	h.sum = fnv(fnv(FNV_INIT, out, n * sizeof(*out)), t.v, t.n);
+	h.sum = body_sum(FNV_INIT, out, n * sizeof(*out));
+	h.sum = body_sum(h.sum, t.v, t.n);
 	snprintf(h.bid, sizeof(h.bid), "%s", c->bid);
 	snprintf(h.dwbid, sizeof(h.dwbid), "%s", c->dwbid);
 	fd = mkostemp(tmp, O_CLOEXEC);
@@ -430,6 +521,7 @@ out:
 		close(fd);
 		unlink(tmp);
 	}
+	free(v);
 	free(out);
 	free(t.h);
 	free(t.v);
@@ -454,6 +546,7 @@ void sym_ncache_close(struct sym_ncache *c, int keep)
 		free(now.buf);
 	}
 	free(c->add);
+	free(c->units);
 	free(c->buf);
 	free(c);
 }

@@ -377,3 +377,106 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 		*func = scope_func(o, &cu, addr);
 	return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Whole units for the name cache                                       */
+
+/* 1 when .debug_aranges maps every address to at most one unit (sorted,
+ * none overlapping): then an address range of one arange is that unit's
+ * throughout, as dwarf_addrdie() finds it. Checked once an object. */
+static int aranges_disjoint(struct sym_obj *o, Dwarf_Aranges **ar, size_t *n)
+{
+	if (dwarf_getaranges(o->dw, ar, n))
+		return 0;
+	if (!o->ar_checked) {
+		Dwarf_Addr end = 0;
+
+		o->ar_checked = 1;
+		for (size_t i = 0; i < *n; i++) {
+			Dwarf_Addr lo;
+			Dwarf_Word len;
+
+			if (dwarf_getarangeinfo(dwarf_onearange(*ar, i), &lo, &len, NULL) ||
+			    (len && (lo < end || lo + len < lo))) {
+				o->ar_checked = -1;
+				break;
+			}
+			if (len)
+				end = lo + len;
+		}
+	}
+	return o->ar_checked > 0;
+}
+
+int sym_obj_unit(struct sym_obj *o, uint64_t addr, uint64_t *unit)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Arange *a;
+	Dwarf_Off off;
+	size_t n;
+
+	if (!sym_obj_dwarf(o) || !aranges_disjoint(o, &ar, &n) ||
+	    !(a = dwarf_getarange_addr(ar, addr)) || dwarf_getarangeinfo(a, NULL, NULL, &off))
+		return -1;
+	*unit = off;
+	return 0;
+}
+
+/*
+ * What sym_obj_line() gives depends on the address only through the last
+ * line-table row at or below it and the function segment holding it
+ * (dwarf_getsrc_die(), scope_func()), within one arange: so it is one
+ * answer between consecutive row addresses and segment bounds. Each such
+ * piece is asked once, at its start, and handed to put.
+ */
+int sym_obj_unit_pieces(struct sym_obj *o, uint64_t unit,
+			void (*put)(void *arg, uint64_t lo, uint64_t hi, const char *file,
+				    int line, const char *func),
+			void *arg)
+{
+	Dwarf_Aranges *ar;
+	Dwarf_Lines *lines;
+	Dwarf_Die cu;
+	const struct sym_scopes *s;
+	size_t n, nl;
+
+	if (!sym_obj_dwarf(o) || !aranges_disjoint(o, &ar, &n) ||
+	    !dwarf_offdie(o->dw, unit, &cu) || !(s = unit_scopes(o, &cu)))
+		return -1;
+	if (dwarf_getsrclines(&cu, &lines, &nl))
+		nl = 0;
+	for (size_t k = 0; k < n; k++) {
+		Dwarf_Addr lo, b, ra;
+		Dwarf_Word len;
+		Dwarf_Off off;
+		size_t ri = 0, si = 0;
+
+		if (dwarf_getarangeinfo(dwarf_onearange(ar, k), &lo, &len, &off) || off != unit ||
+		    !len)
+			continue;
+		for (b = lo; b < lo + len;) {
+			uint64_t next = lo + len;
+			const char *file = NULL, *fn = NULL;
+			int line = -1;
+
+			/* the first row above b: rows are sorted by address */
+			while (ri < nl && (dwarf_lineaddr(dwarf_onesrcline(lines, ri), &ra) || ra <= b))
+				ri++;
+			if (ri < nl && ra < next)
+				next = ra;
+			while (si < s->n && s->seg[si].hi <= b)
+				si++;
+			if (si < s->n) {
+				uint64_t edge = s->seg[si].lo > b ? s->seg[si].lo : s->seg[si].hi;
+
+				if (edge < next)
+					next = edge;
+			}
+			if (sym_obj_line(o, b, &file, &line, &fn) || line < 0 || !file || !*file)
+				file = NULL;
+			put(arg, b, next, file, line, fn);
+			b = next;
+		}
+	}
+	return 0;
+}

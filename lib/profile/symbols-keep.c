@@ -111,7 +111,7 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 			if (sym_obj_line(&o, a[i], &file, &line, &fn) || line < 0 || !file || !*file)
 				file = NULL;
 			if (nc)
-				sym_ncache_put(nc, a[i], file, line, fn);
+				sym_ncache_put(nc, &o, a[i], file, line, fn);
 		} else if (!hit) {
 			file = NULL;	/* the cache: DWARF gave it none */
 		}

@@ -77,6 +77,7 @@ struct sym_obj {
 	struct sym_cu *cus;	/* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
+	int ar_checked;		/* aranges: 1 disjoint, -1 not, 0 not looked */
 	/* names kept in the data file (sym_obj_keep()) */
 	const struct hd_file *kd;
 	uint32_t kobj;
@@ -155,6 +156,17 @@ uint64_t sym_fde_len(struct sym_fdes *f, size_t i);
 
 /* The DWARF unit holding addr: 0, or -1 when none does. */
 int sym_obj_cu(struct sym_obj *o, uint64_t addr, Dwarf_Die *cu);
+/* For the name cache: the unit (its DIE offset) that holds addr by
+ * .debug_aranges, when those map each address to one unit; 0, or -1. */
+int sym_obj_unit(struct sym_obj *o, uint64_t addr, uint64_t *unit);
+/* Every address range of unit (by its aranges) cut into the pieces over
+ * which sym_obj_line() gives one answer, each handed to put in ascending
+ * order with that answer (file NULL: no line; func NULL: none); the
+ * strings live as long as o. 0, or -1. */
+int sym_obj_unit_pieces(struct sym_obj *o, uint64_t unit,
+			void (*put)(void *arg, uint64_t lo, uint64_t hi, const char *file,
+				    int line, const char *func),
+			void *arg);
 /* The debug info of an object, read on first use; NULL when it has none. */
 Dwarf *sym_obj_dwarf(struct sym_obj *o);
 /* A source file name of unit cu made absolute with the unit's
@@ -205,10 +217,11 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf);
  * no line, -1 when the cache does not have it. */
 int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
 		   const char **fn);
-/* What DWARF gave addr (file NULL: no line), in ascending addresses; the
- * strings must live until sym_ncache_close(). */
-void sym_ncache_put(struct sym_ncache *c, uint64_t addr, const char *file, int line,
-		    const char *fn);
+/* What DWARF gave addr, a miss, in object o (file NULL: no line): keeps
+ * the whole unit of addr when sym_obj_unit() finds one, else addr alone.
+ * The strings are o's: c is closed before o is freed. */
+void sym_ncache_put(struct sym_ncache *c, struct sym_obj *o, uint64_t addr, const char *file,
+		    int line, const char *fn);
 /* Writes what was put (when keep is set) into the file, merged with what
  * it holds then, and frees c. */
 void sym_ncache_close(struct sym_ncache *c, int keep);
