@@ -260,8 +260,60 @@ debugcache)
 		check "racing $i: silent" test ! -s "$tmp/pe$i"
 	done
 	check "racing: libc's copy there" test -f "$tmp/r/$(bid "$dbg").debug"
-	eq "racing: temp files left" "$(ls -A "$tmp/r" | grep -v '^[0-9a-f]*\.debug$')" ""
+	# (the name cache's files are beside the copies: hwprof(1), "Name cache")
+	eq "racing: temp files left" "$(ls -A "$tmp/r" | grep -Ev '^[0-9a-f]*\.(debug|names)$')" ""
 	eq "racing: the copy whole" "$(stat -c %s "$tmp/r/$(bid "$dbg").debug")" "$size"
+	;;
+namecache)
+	# the name cache (hwprof(1), "Name cache"): silent unless -v; the
+	# next recording takes the program's lines from it and keeps the same
+	# ones; nobody, whose cache directory would be root's, gets the same
+	# names and no line about the name cache (one with -v; the debug
+	# cache says its own where libc's debug file is compressed)
+	need_pf
+	rec() {	# cache dir, data file, options...
+		c=$1 f=$2
+		shift 2
+		HWPROF_CACHE_DIR=$c "$hw" record -q "$@" -e page-faults -c 1 -o "$f" -- "$prog" paths
+	}
+	prog_lines() {	# data file: the report's rows of cg-prog.c's lines, less
+		# their share (the other objects' samples vary)
+		"$hw" report --lines "$1" 2>/dev/null | awk '/cg-prog\.c:/ { $1 = ""; print }' | sort
+	}
+	chmod 711 "$tmp" && mkdir -m 700 "$tmp/c" && mkdir -m 777 "$tmp/nb" || exit 99
+	rec "" "$tmp/d0" || { echo "FAIL: record"; exit 1; }
+	prog_lines "$tmp/d0" > "$tmp/l0"
+	check "cg-prog's lines kept" grep -q 'leaf' "$tmp/l0"
+	rec "$tmp/c" "$tmp/d1" 2> "$tmp/e1"
+	check "filling it: silent" test ! -s "$tmp/e1"
+	check "a file by the program's build-id" test -f "$tmp/c/$(bid "$prog").names"
+	rec "$tmp/c" "$tmp/d2" -v 2> "$tmp/e2"
+	eq "-v: one line" "$(wc -l < "$tmp/e2")" 1
+	check "-v: addresses from the cache" \
+		grep -Eq "^hwprof: name cache $tmp/c: [1-9][0-9]* of [0-9]+ addresses" "$tmp/e2"
+	prog_lines "$tmp/d2" > "$tmp/l2"
+	check "from the cache: the same lines" cmp -s "$tmp/l0" "$tmp/l2"
+	rec "$tmp/c" "$tmp/d3" --verbose 2> "$tmp/e3"
+	check "--verbose: the same line" grep -q "^hwprof: name cache $tmp/c: " "$tmp/e3"
+	err_rc=2 err_status "--verbose takes no value" "$hw" record --verbose=1 -- true
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		if $nobody test -x "$prog"; then
+			HWPROF_CACHE_DIR=$tmp/c $nobody "$hw" record -q -e page-faults -c 1 \
+				-o "$tmp/nb/d" -- "$prog" paths 2> "$tmp/e4"
+			check "nobody, root's directory: nothing said of it" \
+				sh -c "! grep -q 'name cache' '$tmp/e4'"
+			prog_lines "$tmp/nb/d" > "$tmp/l4"
+			check "nobody: the same lines" cmp -s "$tmp/l0" "$tmp/l4"
+			HWPROF_CACHE_DIR=$tmp/c $nobody "$hw" record -q -v -e page-faults -c 1 \
+				-o "$tmp/nb/d" -- "$prog" paths 2> "$tmp/e5"
+			eq "nobody -v: one line of it" "$(grep -c 'name cache' "$tmp/e5")" 1
+			check "nobody -v: says why" \
+				grep -q "name cache: $tmp/c: not a directory of this user's" "$tmp/e5"
+		else
+			echo "nobody cannot run $prog: the nobody steps are not run"
+		fi
+	fi
 	;;
 vdso)
 	# the vDSO is named from this process's image (the kernel's) when the
