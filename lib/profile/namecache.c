@@ -89,6 +89,8 @@ struct sym_ncache {
 	const struct nc_ent *ent;
 	size_t nent;
 	const char *str;
+	size_t nstr;		/* bytes of str */
+	struct stat fst;	/* the file read, when buf is set */
 	struct nc_add *add;	/* resolved here */
 	size_t nadd;
 	uint64_t *units;	/* kept whole here */
@@ -232,6 +234,8 @@ static int nc_read(struct sym_ncache *c)
 	c->buf = buf;
 	c->ent = e;
 	c->nent = h->nent;
+	c->nstr = (size_t)h->strsize;
+	c->fst = sb;
 	return 0;
 damaged:
 	st.damaged += !rereading;
@@ -354,36 +358,45 @@ void sym_ncache_put(struct sym_ncache *c, struct sym_obj *o, uint64_t addr, cons
 /* ------------------------------------------------------------------ */
 /* Writing                                                              */
 
-/* The strings of the file being written, each once. */
+/* The strings of the file being written, each once: those of the file
+ * it merges with first, as they were (their entries keep their
+ * offsets), then the new ones. */
 struct strtab {
 	char *v;
 	size_t n, cap;
 	struct {
-		const char *s;	/* into v: by offset below */
-		uint32_t off;
+		uint32_t used, off;
 	} *h;
 	size_t hcap;		/* a power of two */
 	int failed;
 };
 
+/* The slot of s: its own, or the empty one where it goes. */
+static size_t st_slot(const struct strtab *t, const char *s, size_t len)
+{
+	size_t i = (size_t)fnv(FNV_INIT, s, len) & (t->hcap - 1);
+
+	for (; t->h[i].used; i = (i + 1) & (t->hcap - 1))
+		if (!strcmp(t->v + t->h[i].off, s))
+			break;
+	return i;
+}
+
 static uint32_t st_add(struct strtab *t, const char *s)
 {
-	size_t len = strlen(s) + 1;
-	uint64_t k = fnv(FNV_INIT, s, len - 1);
-	size_t i = (size_t)k & (t->hcap - 1);
+	size_t len = strlen(s), i = st_slot(t, s, len);
 
-	for (; t->h[i].s; i = (i + 1) & (t->hcap - 1))
-		if (!strcmp(t->v + t->h[i].off, s))
-			return t->h[i].off;
-	if (t->n + len > NC_MAX_STR) {
+	if (t->h[i].used)
+		return t->h[i].off;
+	if (t->n + len + 1 > NC_MAX_STR) {
 		t->failed = 1;
 		return NC_NONE;
 	}
-	if (t->n + len > t->cap) {
+	if (t->n + len + 1 > t->cap) {
 		size_t cap = t->cap ? t->cap : 4096;
 		char *nv;
 
-		while (cap < t->n + len)
+		while (cap < t->n + len + 1)
 			cap *= 2;
 		if (!(nv = realloc(t->v, cap))) {
 			t->failed = 1;
@@ -392,11 +405,41 @@ static uint32_t st_add(struct strtab *t, const char *s)
 		t->v = nv;
 		t->cap = cap;
 	}
-	memcpy(t->v + t->n, s, len);
-	t->h[i].s = s;		/* marks the slot used */
+	memcpy(t->v + t->n, s, len + 1);
+	t->h[i].used = 1;
 	t->h[i].off = (uint32_t)t->n;
-	t->n += len;
+	t->n += len + 1;
 	return t->h[i].off;
+}
+
+/* The table begun with the strings of a file (NUL-ended, checked by
+ * nc_read()), room made for more new ones. 0 or -1. */
+static int st_seed(struct strtab *t, const char *bs, size_t bsize, size_t more)
+{
+	size_t nstr = 0;
+
+	for (size_t i = 0; i < bsize; i++)
+		nstr += !bs[i];
+	for (t->hcap = 64; t->hcap < 2 * (nstr + more) + 64; t->hcap *= 2)
+		;
+	if (!(t->h = calloc(t->hcap, sizeof(*t->h))))
+		return -1;
+	if (!bsize)
+		return 0;
+	if (!(t->v = malloc(bsize)))
+		return -1;
+	memcpy(t->v, bs, bsize);
+	t->n = t->cap = bsize;
+	for (size_t off = 0; off < bsize;) {
+		size_t len = strlen(t->v + off), i = st_slot(t, t->v + off, len);
+
+		if (!t->h[i].used) {
+			t->h[i].used = 1;
+			t->h[i].off = (uint32_t)off;
+		}
+		off += len + 1;
+	}
+	return 0;
 }
 
 static int write_all(int fd, const void *p, size_t n)
@@ -419,72 +462,66 @@ static int write_all(int fd, const void *p, size_t n)
 	return 0;
 }
 
-/* One range of the union written. */
-struct item {
-	uint64_t lo, hi;
-	int line;
-	int ours;		/* from this recording: first where both start */
-	const char *file, *fn;
-};
-
-static int by_lo(const void *x, const void *y)
+static int add_by_lo(const void *x, const void *y)
 {
-	const struct item *a = x, *b = y;
+	const struct nc_add *a = x, *b = y;
 
 	if (a->lo != b->lo)
 		return a->lo < b->lo ? -1 : 1;
-	if (a->hi != b->hi)		/* the longer first */
-		return a->hi > b->hi ? -1 : 1;
-	return b->ours - a->ours;
+	return (a->hi < b->hi) - (a->hi > b->hi);	/* the longer first */
 }
 
-/* The union of base (the file as it is now, else as read) and c's own,
- * as disjoint ranges: where two overlap (both exact for the same DWARF,
- * so of one answer there) the later one is cut to start where the
- * earlier ends. */
-static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, const char *bs)
+/* The union of base (the file as it is now, else as read; bsize bytes
+ * of strings) and c's own, as disjoint ranges, one merge of the two
+ * sorted lists: where two overlap (both exact for the same DWARF, so of
+ * one answer there) the later one is cut to start where the earlier
+ * ends; ours first where both start at once. */
+static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, const char *bs,
+		     size_t bsize)
 {
 	char path[PATH_MAX], tmp[PATH_MAX];
 	struct strtab t = { 0 };
-	struct item *v = NULL;
 	struct nc_ent *out = NULL;
 	struct nc_head h = { 0 };
-	size_t n = 0, nv = 0;
+	size_t n = 0, i = 0, j = 0;
 	uint64_t end = 0;
 	int fd = -1;
 
 	if (path_of(path, sizeof(path), c->dir, c->bid) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.names.XXXXXX", c->dir, c->bid) >= (int)sizeof(tmp))
 		return;
-	for (t.hcap = 64; t.hcap < 4 * (bn + c->nadd) + 64; t.hcap *= 2)
-		;
-	t.h = calloc(t.hcap, sizeof(*t.h));
-	v = malloc((bn + c->nadd + 1) * sizeof(*v));
+	qsort(c->add, c->nadd, sizeof(*c->add), add_by_lo);
 	out = malloc((bn + c->nadd + 1) * sizeof(*out));
-	if (!t.h || !v || !out)
+	if (!out || st_seed(&t, bs, bsize, 2 * c->nadd))
 		goto out;
-	for (size_t i = 0; i < bn; i++)
-		v[nv++] = (struct item){ be[i].lo, be[i].lo + be[i].len, be[i].line, 0,
-					 be[i].line < 0 ? NULL : bs + be[i].file,
-					 be[i].fn == NC_NONE ? NULL : bs + be[i].fn };
-	for (size_t i = 0; i < c->nadd; i++)
-		v[nv++] = (struct item){ c->add[i].lo, c->add[i].hi, c->add[i].line, 1,
-					 c->add[i].file, c->add[i].fn };
-	qsort(v, nv, sizeof(*v), by_lo);
-	for (size_t i = 0; i < nv && n < NC_MAX_ENT && !t.failed; i++) {
-		struct nc_ent e = { .file = NC_NONE, .fn = NC_NONE };
+	while ((i < bn || j < c->nadd) && n < NC_MAX_ENT && !t.failed) {
+		struct nc_ent e;
+		uint64_t hi;
 
-		if (n && v[i].hi <= end)
-			continue;	/* inside the one before */
-		e.lo = n && v[i].lo < end ? end : v[i].lo;
-		e.len = (uint32_t)(v[i].hi - e.lo);
-		e.line = v[i].line;
-		if (e.line >= 0) {
-			e.file = st_add(&t, v[i].file);
-			if (v[i].fn)
-				e.fn = st_add(&t, v[i].fn);
+		if (j < c->nadd && (i == bn || c->add[j].lo < be[i].lo ||
+				    (c->add[j].lo == be[i].lo && c->add[j].hi >= be[i].lo + be[i].len))) {
+			const struct nc_add *x = &c->add[j++];
+
+			hi = x->hi;
+			if (n && hi <= end)
+				continue;	/* inside the one before */
+			e = (struct nc_ent){ .lo = x->lo, .line = x->line, .file = NC_NONE,
+					     .fn = NC_NONE };
+			if (x->line >= 0) {
+				e.file = st_add(&t, x->file);
+				if (x->fn)
+					e.fn = st_add(&t, x->fn);
+			}
+		} else {
+			e = be[i++];
+			hi = e.lo + e.len;
+			if (n && hi <= end)
+				continue;
 		}
-		end = v[i].hi;
+		if (n && e.lo < end)
+			e.lo = end;
+		e.len = (uint32_t)(hi - e.lo);
+		end = hi;
 		out[n++] = e;
 	}
 	if (t.failed)
@@ -521,10 +558,22 @@ out:
 		close(fd);
 		unlink(tmp);
 	}
-	free(v);
 	free(out);
 	free(t.h);
 	free(t.v);
+}
+
+/* 1 when the file is still the one c read (no one replaced it since). */
+static int unchanged(const struct sym_ncache *c)
+{
+	char path[PATH_MAX];
+	struct stat sb;
+
+	if (path_of(path, sizeof(path), c->dir, c->bid) || lstat(path, &sb))
+		return !c->buf && errno == ENOENT;	/* none then, none now */
+	return c->buf && sb.st_dev == c->fst.st_dev && sb.st_ino == c->fst.st_ino &&
+	       sb.st_size == c->fst.st_size && sb.st_mtim.tv_sec == c->fst.st_mtim.tv_sec &&
+	       sb.st_mtim.tv_nsec == c->fst.st_mtim.tv_nsec;
 }
 
 void sym_ncache_close(struct sym_ncache *c, int keep)
@@ -538,10 +587,10 @@ void sym_ncache_close(struct sym_ncache *c, int keep)
 		memcpy(now.bid, c->bid, sizeof(now.bid));
 		memcpy(now.dwbid, c->dwbid, sizeof(now.dwbid));
 		rereading = 1;
-		if (!nc_read(&now))
-			nc_write(c, now.ent, now.nent, now.str);
+		if (!unchanged(c) && !nc_read(&now))
+			nc_write(c, now.ent, now.nent, now.str, now.nstr);
 		else
-			nc_write(c, c->ent, c->nent, c->str);
+			nc_write(c, c->ent, c->nent, c->str, c->nstr);
 		rereading = 0;
 		free(now.buf);
 	}
