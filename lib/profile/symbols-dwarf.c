@@ -383,8 +383,11 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 
 /* 1 when .debug_aranges maps every address to at most one unit (sorted,
  * none overlapping): then an address range of one arange is that unit's
- * throughout, as dwarf_addrdie() finds it. Checked once an object. */
-static int aranges_disjoint(struct sym_obj *o, Dwarf_Aranges **ar, size_t *n)
+ * throughout, as dwarf_addrdie() finds it. Without any aranges (clang
+ * writes none), when the units' own ranges do not overlap: then
+ * sym_obj_cu() finds the unit of each address of one of them by them.
+ * Checked once an object; *n is 0 in the second case. */
+static int units_disjoint(struct sym_obj *o, Dwarf_Aranges **ar, size_t *n)
 {
 	if (dwarf_getaranges(o->dw, ar, n))
 		return 0;
@@ -404,6 +407,14 @@ static int aranges_disjoint(struct sym_obj *o, Dwarf_Aranges **ar, size_t *n)
 			if (len)
 				end = lo + len;
 		}
+		if (!*n) {
+			if (!o->cus_built)
+				cu_ranges(o);
+			for (size_t i = 0; i < o->ncus; i++)
+				if (o->cus[i].hi < o->cus[i].lo ||
+				    (i && o->cus[i].lo < o->cus[i - 1].hi))
+					o->ar_checked = -1;
+		}
 	}
 	return o->ar_checked > 0;
 }
@@ -415,19 +426,62 @@ int sym_obj_unit(struct sym_obj *o, uint64_t addr, uint64_t *unit)
 	Dwarf_Off off;
 	size_t n;
 
-	if (!sym_obj_dwarf(o) || !aranges_disjoint(o, &ar, &n) ||
-	    !(a = dwarf_getarange_addr(ar, addr)) || dwarf_getarangeinfo(a, NULL, NULL, &off))
+	if (!sym_obj_dwarf(o) || !units_disjoint(o, &ar, &n))
+		return -1;
+	if (!n) {
+		size_t lo = 0, hi = o->ncus;
+
+		while (lo < hi) {	/* the first range starting above addr */
+			size_t m = lo + (hi - lo) / 2;
+
+			if (o->cus[m].lo <= addr)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		if (!lo || addr >= o->cus[lo - 1].hi)
+			return -1;
+		*unit = o->cus[lo - 1].die;
+		return 0;
+	}
+	if (!(a = dwarf_getarange_addr(ar, addr)) || dwarf_getarangeinfo(a, NULL, NULL, &off))
 		return -1;
 	*unit = off;
+	return 0;
+}
+
+/* Range k of the ranges sym_obj_unit() goes by (aranges, else the units'
+ * own): 0 and it, -1 past the last. */
+static int unit_range(struct sym_obj *o, Dwarf_Aranges *ar, size_t n, size_t k,
+		      uint64_t *lo, uint64_t *len, uint64_t *unit)
+{
+	Dwarf_Addr a;
+	Dwarf_Word l;
+	Dwarf_Off off;
+
+	if (!n) {
+		if (k >= o->ncus)
+			return -1;
+		*lo = o->cus[k].lo;
+		*len = o->cus[k].hi - o->cus[k].lo;
+		*unit = o->cus[k].die;
+		return 0;
+	}
+	if (k >= n)
+		return -1;
+	if (dwarf_getarangeinfo(dwarf_onearange(ar, k), &a, &l, &off))
+		*len = 0;
+	else
+		*lo = a, *len = l, *unit = off;
 	return 0;
 }
 
 /*
  * What sym_obj_line() gives depends on the address only through the last
  * line-table row at or below it and the function segment holding it
- * (dwarf_getsrc_die(), scope_func()), within one arange: so it is one
- * answer between consecutive row addresses and segment bounds. Each such
- * piece is asked once, at its start, and handed to put.
+ * (dwarf_getsrc_die(), scope_func()), within one range of a unit: so it
+ * is one answer between consecutive row addresses and segment bounds.
+ * Each such piece is asked once, at its start, and handed to put.
  */
 int sym_obj_unit_pieces(struct sym_obj *o, uint64_t unit,
 			void (*put)(void *arg, uint64_t lo, uint64_t hi, const char *file,
@@ -439,21 +493,37 @@ int sym_obj_unit_pieces(struct sym_obj *o, uint64_t unit,
 	Dwarf_Die cu;
 	const struct sym_scopes *s;
 	size_t n, nl;
+	uint64_t lo, len, off;
 
-	if (!sym_obj_dwarf(o) || !aranges_disjoint(o, &ar, &n) ||
+	if (!sym_obj_dwarf(o) || !units_disjoint(o, &ar, &n) ||
 	    !dwarf_offdie(o->dw, unit, &cu) || !(s = unit_scopes(o, &cu)))
 		return -1;
 	if (dwarf_getsrclines(&cu, &lines, &nl))
 		nl = 0;
-	for (size_t k = 0; k < n; k++) {
-		Dwarf_Addr lo, b, ra;
-		Dwarf_Word len;
-		Dwarf_Off off;
-		size_t ri = 0, si = 0;
+	for (size_t k = 0; !unit_range(o, ar, n, k, &lo, &len, &off); k++) {
+		Dwarf_Addr b, ra = 0;
+		size_t ri = 0, si = 0, hi;
 
-		if (dwarf_getarangeinfo(dwarf_onearange(ar, k), &lo, &len, &off) || off != unit ||
-		    !len)
+		if (off != unit || !len)
 			continue;
+		/* where the range starts in the rows and the segments: a unit
+		 * of many ranges (-ffunction-sections) is not walked for each */
+		for (hi = nl; ri < hi;) {
+			size_t m = ri + (hi - ri) / 2;
+
+			if (!dwarf_lineaddr(dwarf_onesrcline(lines, m), &ra) && ra < lo)
+				ri = m + 1;
+			else
+				hi = m;
+		}
+		for (hi = s->n; si < hi;) {
+			size_t m = si + (hi - si) / 2;
+
+			if (s->seg[m].hi <= lo)
+				si = m + 1;
+			else
+				hi = m;
+		}
 		for (b = lo; b < lo + len;) {
 			uint64_t next = lo + len;
 			const char *file = NULL, *fn = NULL;
