@@ -7,12 +7,13 @@
  * the next recording of the same object, and the other ranks of a job on
  * the node, take them from there without opening the DWARF at all.
  *
- * Where an address lies in a unit that .debug_aranges names alone, the
- * recording that resolves it, having read that unit's line table and
- * functions anyway, keeps the whole unit: each range over which the
- * answer is one (sym_obj_unit_pieces()); so the next recordings find
- * there the other addresses of the same code, not only the same
- * addresses. Elsewhere the address alone is kept.
+ * Where an address lies in a unit that sym_obj_unit() finds (by aranges
+ * that do not overlap, else by the units' own ranges), the recording
+ * that resolves it, having read that unit's line table and functions
+ * anyway, keeps the whole unit: each range over which the answer is one
+ * (sym_obj_unit_pieces()); so the next recordings find there the other
+ * addresses of the same code, not only the same addresses. Elsewhere
+ * the address alone is kept.
  *
  * One file an object, BUILDID.names: a header (magic, version, the
  * object's build-id, the build-id of the file the DWARF came from, the
