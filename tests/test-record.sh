@@ -837,7 +837,7 @@ cli)
 	rc=$?
 	check "--help exits 0" [ $rc = 0 ]
 	for o in -e --event -c --count -F --freq -o --output -p --pid --checkpoint -m --mmap-pages \
-		-q --quiet -h --help; do
+		-q --quiet -v --verbose -h --help; do
 		check "--help lists $o" grep -q -- "$o[ ,]" "$tmp/help"
 	done
 	"$hw" record -o "$tmp/m" -- true 2> "$tmp/msg"
