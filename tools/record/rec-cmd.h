@@ -30,6 +30,7 @@ struct rec_opts {
 	unsigned int ring_pages;	/* -m, 0: none */
 	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
 	uint32_t stack_size;	/* --call-graph dwarf,SIZE */
+	int noleaf;		/* --call-graph fp,noleaf */
 	int quiet;
 	int verbose;		/* -v: what the name cache did */
 	long delay;		/* --delay MS: 0 none, -1 off until --control enables */

@@ -337,6 +337,7 @@ void rec_maps_init(struct rec *r)
 void rec_maps_free(struct rec *r)
 {
 	rec_unwind_free(r);
+	rec_leaf_free(r);
 	rec_chain_free(r);
 	for (size_t i = 0; i < r->nobjs; i++) {
 		free(r->objs[i].path);
@@ -947,6 +948,7 @@ static int count_path(struct rec *r, uint32_t ev, struct rec_resolved *v, int cu
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s)
 {
 	uint64_t pcs[PERF_MAX_STACK_DEPTH], hash = 0;
+	uint64_t leaf[PERF_MAX_STACK_DEPTH + 16];	/* the kernel's frames and contexts, + 1 */
 	const uint64_t *chain = s->chain;
 	size_t n = s->nchain;
 	int fresh = s->time >= r->handled_max, cut = 0, cached;
@@ -968,6 +970,20 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 		/* recorded with paths but this sample came without one (no
 		 * user registers, a record cut short): its pc alone, cut */
 		cut = 1;
+	} else if (chain && s->leaf_regs) {
+		/* -g: the caller the walk missed put in (rec-leaf.c); the
+		 * patched chain is then the key */
+		size_t m;
+
+		if ((p = proc_of(r, pid)) < 0)
+			return -1;
+		m = rec_leaf_patch(r, img_at(r, &r->procs[p], s->time), pid, chain, n,
+				   s->leaf_regs, s->stack, s->stack_size, leaf,
+				   sizeof(leaf) / sizeof(leaf[0]));
+		if (m) {
+			chain = leaf;
+			n = m;
+		}
 	}
 	cached = r->callgraph != HD_CG_NONE && (chain || s->regs);
 	if (cached) {
@@ -983,8 +999,8 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 	resolve(r, p, s->pc, s->time, &v.obj, &v.addr);
 	if (r->callgraph == HD_CG_NONE)
 		return hd_count(&r->d, r->ev[ev].hd, v.thread, v.obj, v.addr, 1);
-	if (s->chain)
-		cut = chain_cut(r, chain, n);
+	if (s->chain)	/* the kernel's depth limit: its own frames */
+		cut = chain_cut(r, s->chain, s->nchain);
 	v.dropped = 0;
 	node = path_node(r, p, s->pc, v.obj, v.addr, s->time, chain, n, &v.dropped);
 	if (node < 0)

@@ -123,6 +123,31 @@ static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trai
 }
 
 /*
+ * -g's leaf patch (rec-leaf.c): after the chain, the user registers (abi,
+ * then REC_LEAF_REGS values when abi is 64-bit) and the stack copy (size,
+ * size bytes, the bytes the kernel filled), as --call-graph dwarf's
+ * below. Left NULL when absent or short.
+ */
+static void leaf_fields(const unsigned char *p, size_t n, size_t at, struct rec_sample *s)
+{
+	uint64_t size, dyn;
+	const uint64_t *regs;
+
+	if (n < at + 8 || u64_at(p, at) != PERF_SAMPLE_REGS_ABI_64 ||
+	    n - at - 8 < 8 * REC_LEAF_REGS + 8)
+		return;
+	regs = (const uint64_t *)(const void *)(p + at + 8);
+	at += 8 + 8 * REC_LEAF_REGS;
+	size = u64_at(p, at);
+	if (!size || n - at < 16 || size > n - at - 16)
+		return;
+	dyn = u64_at(p, at + 8 + size);
+	s->leaf_regs = regs;
+	s->stack = p + at + 8;
+	s->stack_size = dyn < size ? dyn : size;
+}
+
+/*
  * A sample of event ev. After the fields REC_SAMPLE_TYPE names (8 bytes
  * each after the header) come, with -g, its call path (nr, then nr
  * addresses: at most r->max_stack of them user space, which rec-perf.c
@@ -145,6 +170,8 @@ static int sample(struct rec *r, uint32_t ev, const unsigned char *p, size_t n,
 		/* 8-byte aligned: records are queued at 8-byte offsets */
 		s.chain = (const uint64_t *)(const void *)(p + at + 8);
 		s.nchain = (size_t)nr;
+		if (r->leaf)
+			leaf_fields(p, n, at + 8 + 8 * (size_t)nr, &s);
 	} else if (r->callgraph == HD_CG_DWARF && n >= at + 8 && u64_at(p, at)) {
 		uint64_t size, dyn;
 

@@ -148,6 +148,8 @@ struct rec {
 	int callgraph;			/* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
 	int max_stack;			/* the depth limit for them */
 	uint32_t stack_size;		/* dwarf: bytes of stack a sample copies */
+	int leaf;			/* -g: the leaf's caller patched (rec-leaf.c) */
+	struct rec_leaf *lf;		/* its cache of CFA rules per pc */
 	struct rec_uw *uw;		/* dwarf: an unwinder per image (rec-unwind.c) */
 	size_t nuw;
 	/* rec-chains.c: resolved chains, and what they were resolved against */
@@ -224,6 +226,7 @@ struct rec_sample {
 	const uint64_t *regs;		/* REC_UW_REGS of them, or NULL */
 	const unsigned char *stack;	/* the copy of the user stack */
 	uint64_t stack_size;		/* bytes of it the kernel filled */
+	const uint64_t *leaf_regs;	/* -g: REC_LEAF_REGS of them, or NULL */
 };
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s);
 /* rec-chains.c: the chain cache. What a sample's pc and chain resolved
@@ -277,6 +280,42 @@ int rec_unwind_supported(void);
 void rec_mark_unseen(struct rec *r);
 /* The data-file process of a pid, or NULL */
 struct hd_process *rec_process(struct rec *r, int pid);
+
+/*
+ * rec-leaf.c: -g's leaf patch. Each -g sample also carries the user BP,
+ * SP and IP (REC_LEAF_MASK, in that order) and a copy of the top
+ * REC_LEAF_STACK bytes of the user stack: the return address the
+ * sampled frame's call-frame information locates there is its caller,
+ * which the kernel's frame-pointer walk misses where that frame has no
+ * frame pointer of its own (a leaf built without one, a prologue, an
+ * epilogue). REC_LEAF_SUPPORTED is 0 where there is no such patch.
+ */
+#if defined(__x86_64__)
+#define REC_LEAF_SUPPORTED 1
+#else
+#define REC_LEAF_SUPPORTED 0
+#endif
+#define REC_LEAF_MASK	(1ull << 6 | 1ull << 7 | 1ull << 8)	/* BP, SP, IP */
+#define REC_LEAF_REGS	3
+#define REC_LEAF_STACK	256
+/* The kernel's chain (user frames, innermost first, as
+ * PERF_SAMPLE_CALLCHAIN gives them) with the sampled frame's caller put
+ * after the pc where the walk missed it: written to out (room for cap)
+ * and its length returned; 0 when the chain stands as it is (the caller
+ * is already there, or could not be found). pid's image im. */
+size_t rec_leaf_patch(struct rec *r, long im, int pid, const uint64_t *chain, size_t n,
+		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
+		      uint64_t *out, size_t cap);
+void rec_leaf_free(struct rec *r);
+/* rec-unwind.c: where the sampled frame at pc finds its caller, from its
+ * CFI (.eh_frame) in image im: CFA = (cfa_reg: 6 BP, 7 SP) + cfa_off,
+ * return address at CFA + ra_off. 0, or -1 when there is no such simple
+ * rule (no CFI for pc, an expression, the outermost frame). */
+struct rec_cfa {
+	int cfa_reg;
+	int64_t cfa_off, ra_off;
+};
+int rec_cfa_rule(struct rec *r, long im, int pid, uint64_t pc, struct rec_cfa *rule);
 
 /* the index of pid in m, or UINT32_MAX */
 

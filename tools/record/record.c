@@ -51,8 +51,12 @@ static const char help[] =
 "      --checkpoint SEC  also write the file every SEC seconds while the\n"
 "                        command runs (at most SEC lost if record is killed)\n"
 "  -g                    record each sample's call path (user space, frame\n"
-"                        pointers: build with -fno-omit-frame-pointer)\n"
+"                        pointers: build with -fno-omit-frame-pointer); the\n"
+"                        sampled function's caller is found from its CFI and\n"
+"                        a 256-byte stack copy where it has no frame pointer\n"
 "      --call-graph fp   the same as -g\n"
+"      --call-graph fp,noleaf\n"
+"                        the kernel's frame-pointer walk alone, as perf's fp\n"
 "      --call-graph dwarf[,SIZE]\n"
 "                        record each sample's user registers and SIZE bytes\n"
 "                        of its stack (default 8192, at most 65528) and\n"
@@ -152,8 +156,9 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 			return 2;
 		op->checkpoint = (unsigned int)x;
 	} else if (is_opt(a, NULL, "--call-graph")) {
-		if (!strcmp(v, "fp")) {
+		if (!strcmp(v, "fp") || !strcmp(v, "fp,noleaf")) {
 			op->callgraph = HD_CG_FP;
+			op->noleaf = v[2] != 0;
 		} else if (!strncmp(v, "dwarf", 5) && (!v[5] || v[5] == ',')) {
 			if (!rec_unwind_supported())
 				return usage_error("--call-graph dwarf: x86-64 only (use fp)");
@@ -168,8 +173,8 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 				op->stack_size = (uint32_t)x;
 			}
 		} else {
-			return usage_error("--call-graph %s: the call-graph modes are fp and "
-					   "dwarf[,SIZE]", v);
+			return usage_error("--call-graph %s: the call-graph modes are fp[,noleaf] "
+					   "and dwarf[,SIZE]", v);
 		}
 	} else if (is_opt(a, "-D", "--delay")) {
 		if (!strcmp(v, "-1")) {
@@ -270,6 +275,7 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 			op->verbose = 1;
 		} else if (!strcmp(a, "-g")) {
 			op->callgraph = HD_CG_FP;
+			op->noleaf = 0;
 		} else {
 			return usage_error("unknown option %s (see hwprof record --help)", a);
 		}
@@ -790,6 +796,7 @@ int cmd_record(int argc, char **argv)
 	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
 	run.r->callgraph = run.op.callgraph;
 	run.r->stack_size = run.op.stack_size;
+	run.r->leaf = REC_LEAF_SUPPORTED && run.op.callgraph == HD_CG_FP && !run.op.noleaf;
 	run.ctl_fd = run.ack_fd = -1;
 	/* --delay: off from the start (not on at the exec) */
 	run.r->paused = run.op.delay != 0;
