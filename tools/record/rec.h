@@ -297,7 +297,7 @@ struct hd_process *rec_process(struct rec *r, int pid);
 #endif
 #define REC_LEAF_MASK	(1ull << 6 | 1ull << 7 | 1ull << 8)	/* BP, SP, IP */
 #define REC_LEAF_REGS	3
-#define REC_LEAF_STACK	256
+#define REC_LEAF_STACK	512
 /* The kernel's chain (user frames, innermost first, as
  * PERF_SAMPLE_CALLCHAIN gives them) with the sampled frame's caller put
  * after the pc where the walk missed it: written to out (room for cap)

@@ -53,7 +53,7 @@ static const char help[] =
 "  -g                    record each sample's call path (user space, frame\n"
 "                        pointers: build with -fno-omit-frame-pointer); the\n"
 "                        sampled function's caller is found from its CFI and\n"
-"                        a 256-byte stack copy where it has no frame pointer\n"
+"                        a 512-byte stack copy where it has no frame pointer\n"
 "      --call-graph fp   the same as -g\n"
 "      --call-graph fp,noleaf\n"
 "                        the kernel's frame-pointer walk alone, as perf's fp\n"
