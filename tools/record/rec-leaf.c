@@ -11,73 +11,173 @@
  * then the caller's caller, and the caller itself is missing from the
  * path. So each -g sample also carries the user BP, SP and IP and a copy
  * of the top REC_LEAF_STACK bytes of the stack; here the sampled pc's
- * call-frame information (.eh_frame, through rec-unwind.c) locates its
- * return address in that copy. When it is not the walk's first frame it
- * is put there, before it: one frame, the sampled one's, is patched; a
- * caller further up without a frame pointer stays hidden (that takes
- * --call-graph dwarf).
+ * call-frame information (.eh_frame) locates its return address in that
+ * copy. When it is not the walk's first frame it is put there, before
+ * it: one frame, the sampled one's, is patched; a caller further up
+ * without a frame pointer stays hidden (that takes --call-graph dwarf).
  *
  * Bounded: the rule for a pc (CFA = BP or SP + offset, return address at
- * CFA + offset) is looked up once and kept in a direct-mapped cache keyed
- * by the pc and the process image's mappings; a sample then costs a hash,
- * a compare and one read of its stack copy. Nothing is patched where
- * there is no such rule (no CFI, a CFA that is an expression, the
- * outermost frame) or where the return address lies beyond the copy (a
- * frame of more than REC_LEAF_STACK bytes of locals).
+ * CFA + offset) is found from its object's .eh_frame (opened once per
+ * object for the whole recording, through libelf and libdw) and kept in
+ * a direct-mapped cache keyed by the object and the ELF address, so every
+ * process that maps the object shares it; a sample then costs the map
+ * lookup of its pc, a hash, a compare and one read of its stack copy.
+ * Nothing is patched where there is no such rule (no CFI, a CFA that is
+ * an expression, the outermost frame, a signal frame) or where the
+ * return address lies beyond the copy (a frame of more than
+ * REC_LEAF_STACK bytes).
  */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <fcntl.h>
+#include <libelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "rec.h"
 
 #define LEAF_SLOTS	4096	/* a power of two */
 
+/* What the patch needs of a pc: CFA = (cfa_reg: 6 BP, 7 SP, the x86-64
+ * psABI's DWARF numbers) + cfa_off, the return address at CFA + ra_off. */
+struct cfa_rule {
+	int cfa_reg;
+	int64_t cfa_off, ra_off;
+};
+
 struct leaf_ent {
-	uint64_t pc;
-	long im;		/* -1: the slot is empty */
-	size_t gen;		/* the image's mappings when looked up */
-	int ok;			/* rule holds one; else pc has none */
-	struct rec_cfa rule;
+	uint32_t obj;		/* REC_NO_OBJ: the slot is empty */
+	int ok;			/* rule holds one; else the address has none */
+	uint64_t addr;
+	struct cfa_rule rule;
+};
+
+/* An object's .eh_frame, opened when a sample first needs it */
+struct leaf_obj {
+	int state;		/* 0: not yet, 1: cfi, -1: none */
+	int fd;
+	Elf *elf;
+	Dwarf_CFI *cfi;
 };
 
 struct rec_leaf {
 	struct leaf_ent e[LEAF_SLOTS];
+	struct leaf_obj *objs;
+	size_t nobjs;
 };
 
-/* The CFA rule of pc in image im: NULL when it has none. */
-static const struct rec_cfa *rule_of(struct rec *r, long im, int pid, uint64_t pc)
+/* The .eh_frame CFI of object o (its ELF virtual addresses), or NULL. */
+static Dwarf_CFI *cfi_of(struct rec *r, uint32_t o)
 {
-	const struct rec_image *img = &r->imgs[im];
-	size_t gen = img->ncur + img->nold;
-	uint64_t h = (pc ^ (uint64_t)im << 40) * 0x9e3779b97f4a7c15ull;
+	struct rec_leaf *lf = r->lf;
+	struct leaf_obj *lo;
+
+	if (o >= lf->nobjs) {
+		size_t n = (size_t)o + 64;
+		struct leaf_obj *no = realloc(lf->objs, n * sizeof(*no));
+
+		if (!no)
+			return NULL;
+		memset(no + lf->nobjs, 0, (n - lf->nobjs) * sizeof(*no));
+		lf->objs = no;
+		lf->nobjs = n;
+	}
+	lo = &lf->objs[o];
+	if (!lo->state) {
+		const struct rec_obj *ro = &r->objs[o];
+
+		lo->state = -1;
+		lo->fd = -1;
+		if (ro->nseg <= 0 || ro->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
+			return NULL;	/* unreadable, or [vdso] */
+		lo->fd = open(ro->path, O_RDONLY | O_CLOEXEC);
+		lo->elf = lo->fd < 0 ? NULL : elf_begin(lo->fd, ELF_C_READ_MMAP, NULL);
+		lo->cfi = lo->elf ? dwarf_getcfi_elf(lo->elf) : NULL;
+		if (lo->cfi)
+			lo->state = 1;
+	}
+	return lo->state > 0 ? lo->cfi : NULL;
+}
+
+/*
+ * The CFI row of ELF address addr, reduced to what a frame without a
+ * frame pointer needs: CFA = register + offset (libdw gives it as one
+ * DW_OP_bregx), return address saved at CFA + offset (libdw:
+ * DW_OP_call_frame_cfa, then DW_OP_plus_uconst of the offset as a 64-bit
+ * word, no DW_OP_stack_value). 0, or -1 when there is no such rule (no
+ * FDE, an expression, the outermost frame).
+ */
+static int cfa_rule(Dwarf_CFI *cfi, uint64_t addr, struct cfa_rule *rule)
+{
+	Dwarf_Op *ops, mem[3];
+	Dwarf_Frame *fr = NULL;
+	Dwarf_Addr start, end;
+	size_t nops;
+	bool signal;
+	int ra, ret = -1;
+
+	if (dwarf_cfi_addrframe(cfi, addr, &fr) || !fr)
+		return -1;
+	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
+		goto out;
+	if (ops[0].atom == DW_OP_bregx) {
+		rule->cfa_reg = (int)ops[0].number;
+		rule->cfa_off = (int64_t)ops[0].number2;
+	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
+		rule->cfa_reg = ops[0].atom - DW_OP_breg0;
+		rule->cfa_off = (int64_t)ops[0].number;
+	} else {
+		goto out;
+	}
+	if (rule->cfa_reg != 6 && rule->cfa_reg != 7)
+		goto out;	/* only BP and SP are in the sample */
+	ra = dwarf_frame_info(fr, &start, &end, &signal);
+	if (ra < 0 || signal || dwarf_frame_register(fr, ra, mem, &ops, &nops) || !ops ||
+	    nops < 1 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa ||
+	    (nops == 2 && ops[1].atom != DW_OP_plus_uconst))
+		goto out;	/* undefined (the outermost frame), or not in memory */
+	rule->ra_off = nops == 2 ? (int64_t)ops[1].number : 0;
+	ret = 0;
+out:
+	free(fr);
+	return ret;
+}
+
+/* The rule of ELF address addr of object o: NULL when it has none. */
+static const struct cfa_rule *rule_of(struct rec *r, uint32_t o, uint64_t addr)
+{
+	uint64_t h = (addr ^ (uint64_t)o << 40) * 0x9e3779b97f4a7c15ull;
 	struct leaf_ent *e;
+	Dwarf_CFI *cfi;
 
 	if (!r->lf) {
-		r->lf = malloc(sizeof(*r->lf));
+		r->lf = calloc(1, sizeof(*r->lf));
 		if (!r->lf)
 			return NULL;
 		for (size_t i = 0; i < LEAF_SLOTS; i++)
-			r->lf->e[i].im = -1;
+			r->lf->e[i].obj = REC_NO_OBJ;
 	}
 	e = &r->lf->e[(h >> 32) & (LEAF_SLOTS - 1)];
-	if (e->im != im || e->pc != pc || e->gen != gen) {
-		e->im = im;
-		e->pc = pc;
-		e->gen = gen;
-		e->ok = !rec_cfa_rule(r, im, pid, pc, &e->rule);
+	if (e->obj != o || e->addr != addr) {
+		cfi = cfi_of(r, o);
+		e->obj = o;
+		e->addr = addr;
+		e->ok = cfi && !cfa_rule(cfi, addr, &e->rule);
 	}
 	return e->ok ? &e->rule : NULL;
 }
 
-size_t rec_leaf_patch(struct rec *r, long im, int pid, const uint64_t *chain, size_t n,
+size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
 		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
 		      uint64_t *out, size_t cap)
 {
-	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], at, ra;
-	const struct rec_cfa *rule;
+	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], addr, at, ra;
+	const struct cfa_rule *rule;
 	size_t first, next;
+	uint32_t o;
 
-	if (im < 0 || !stack || size < 8)
+	if (!stack || size < 8)
 		return 0;
 	/* the chain's first user frame is the pc itself (the kernel's walk
 	 * starts from the sampled registers) */
@@ -87,8 +187,8 @@ size_t rec_leaf_patch(struct rec *r, long im, int pid, const uint64_t *chain, si
 		return 0;
 	for (next = first + 1; next < n && chain[next] >= PERF_CONTEXT_MAX; next++)
 		;
-	rule = rule_of(r, im, pid, ip);
-	if (!rule)
+	o = rec_obj_at(r, p, ip, time, &addr);
+	if (o == REC_NO_OBJ || !(rule = rule_of(r, o, addr)))
 		return 0;
 	at = (rule->cfa_reg == 6 ? bp : sp) + (uint64_t)rule->cfa_off + (uint64_t)rule->ra_off;
 	if (at < sp || at - sp > size - 8)
@@ -106,6 +206,19 @@ size_t rec_leaf_patch(struct rec *r, long im, int pid, const uint64_t *chain, si
 
 void rec_leaf_free(struct rec *r)
 {
+	if (!r->lf)
+		return;
+	for (size_t i = 0; i < r->lf->nobjs; i++) {
+		struct leaf_obj *lo = &r->lf->objs[i];
+
+		if (lo->cfi)
+			dwarf_cfi_end(lo->cfi);
+		if (lo->elf)
+			elf_end(lo->elf);
+		if (lo->state && lo->fd >= 0)
+			close(lo->fd);
+	}
+	free(r->lf->objs);
 	free(r->lf);
 	r->lf = NULL;
 }

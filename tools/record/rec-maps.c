@@ -824,12 +824,9 @@ int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time)
 	return 0;
 }
 
-/* Where pc was at time in process p: its object (REC_NO_OBJ: none) and
- * ELF address (the pc itself without an object), through the map
- * history. 0 when an executable mapping held it, -1 when none did (only
- * executable mappings are recorded): it cannot be code. */
-static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
-		   uint32_t *obj, uint64_t *addr)
+/* The mapping that held pc at time in process p, through the map
+ * history (as the parent had it at a fork, before an exec), or NULL. */
+static const struct rec_map *map_at(const struct rec *r, long p, uint64_t pc, uint64_t time)
 {
 	const struct rec_map *m = NULL;
 	long im = img_at(r, &r->procs[p], time);
@@ -843,6 +840,28 @@ static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
 		time = img->fork_time;	/* as the parent had it at fork */
 		im = img->parent;
 	}
+	return m;
+}
+
+uint32_t rec_obj_at(const struct rec *r, long p, uint64_t pc, uint64_t time, uint64_t *addr)
+{
+	const struct rec_map *m = map_at(r, p, pc, time);
+
+	if (!m || m->obj == REC_NO_OBJ)
+		return REC_NO_OBJ;
+	*addr = rec_obj_vaddr(&r->objs[m->obj], pc - m->start + m->pgoff);
+	return m->obj;
+}
+
+/* Where pc was at time in process p: its object (HD_NO_OBJECT: none) and
+ * ELF address (the pc itself without an object), through the map
+ * history. 0 when an executable mapping held it, -1 when none did (only
+ * executable mappings are recorded): it cannot be code. */
+static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
+		   uint32_t *obj, uint64_t *addr)
+{
+	const struct rec_map *m = map_at(r, p, pc, time);
+
 	if (m && m->obj != REC_NO_OBJ) {
 		const struct rec_obj *o = &r->objs[m->obj];
 
@@ -977,9 +996,8 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 
 		if ((p = proc_of(r, pid)) < 0)
 			return -1;
-		m = rec_leaf_patch(r, img_at(r, &r->procs[p], s->time), pid, chain, n,
-				   s->leaf_regs, s->stack, s->stack_size, leaf,
-				   sizeof(leaf) / sizeof(leaf[0]));
+		m = rec_leaf_patch(r, p, s->time, chain, n, s->leaf_regs, s->stack,
+				   s->stack_size, leaf, sizeof(leaf) / sizeof(leaf[0]));
 		if (m) {
 			chain = leaf;
 			n = m;

@@ -11,7 +11,6 @@
  * (--call-graph dwarf,SIZE). x86-64 only.
  */
 #define _GNU_SOURCE
-#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -224,56 +223,6 @@ size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs
 	return f.n;
 }
 
-/*
- * -g's leaf patch (rec-leaf.c): the CFI row of pc in image im, through
- * the same Dwfl, reduced to what a frame without a frame pointer needs:
- * CFA = register + offset (libdw gives it as one DW_OP_bregx or
- * DW_OP_bregN), return address saved at CFA + offset (libdw:
- * DW_OP_call_frame_cfa, then DW_OP_plus_uconst of the offset as a
- * 64-bit word, no DW_OP_stack_value).
- */
-int rec_cfa_rule(struct rec *r, long im, int pid, uint64_t pc, struct rec_cfa *rule)
-{
-	Dwfl *dwfl = im >= 0 ? dwfl_for(r, im, pid) : NULL;
-	Dwfl_Module *mod = dwfl ? dwfl_addrmodule(dwfl, pc) : NULL;
-	Dwarf_Op *ops, mem[3];
-	Dwarf_Frame *fr = NULL;
-	Dwarf_Addr bias, start, end;
-	Dwarf_CFI *cfi;
-	size_t nops;
-	bool signal;
-	int ra, ret = -1;
-
-	if (!mod)
-		return -1;
-	cfi = dwfl_module_eh_cfi(mod, &bias);
-	if (!cfi || dwarf_cfi_addrframe(cfi, pc - bias, &fr) || !fr)
-		return -1;
-	if (dwarf_frame_cfa(fr, &ops, &nops) || nops != 1)
-		goto out;
-	if (ops[0].atom == DW_OP_bregx) {
-		rule->cfa_reg = (int)ops[0].number;
-		rule->cfa_off = (int64_t)ops[0].number2;
-	} else if (ops[0].atom >= DW_OP_breg0 && ops[0].atom <= DW_OP_breg31) {
-		rule->cfa_reg = ops[0].atom - DW_OP_breg0;
-		rule->cfa_off = (int64_t)ops[0].number;
-	} else {
-		goto out;
-	}
-	if (rule->cfa_reg != 6 && rule->cfa_reg != 7)
-		goto out;	/* only BP and SP are in the sample */
-	ra = dwarf_frame_info(fr, &start, &end, &signal);
-	if (ra < 0 || dwarf_frame_register(fr, ra, mem, &ops, &nops) || !ops ||
-	    nops < 1 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa ||
-	    (nops == 2 && ops[1].atom != DW_OP_plus_uconst))
-		goto out;	/* undefined (the outermost frame), or not in memory */
-	rule->ra_off = nops == 2 ? (int64_t)ops[1].number : 0;
-	ret = 0;
-out:
-	free(fr);
-	return ret;
-}
-
 void rec_unwind_forget(struct rec *r, long im)
 {
 	if (im >= 0 && (size_t)im < r->nuw && r->uw[im].dwfl) {
@@ -312,12 +261,6 @@ size_t rec_unwind(struct rec *r, long im, int pid, int tid, const uint64_t *regs
 void rec_unwind_free(struct rec *r)
 {
 	(void)r;
-}
-
-int rec_cfa_rule(struct rec *r, long im, int pid, uint64_t pc, struct rec_cfa *rule)
-{
-	(void)r, (void)im, (void)pid, (void)pc, (void)rule;
-	return -1;
 }
 
 void rec_unwind_forget(struct rec *r, long im)

@@ -149,7 +149,7 @@ struct rec {
 	int max_stack;			/* the depth limit for them */
 	uint32_t stack_size;		/* dwarf: bytes of stack a sample copies */
 	int leaf;			/* -g: the leaf's caller patched (rec-leaf.c) */
-	struct rec_leaf *lf;		/* its cache of CFA rules per pc */
+	struct rec_leaf *lf;		/* its CFI per object, rules per address */
 	struct rec_uw *uw;		/* dwarf: an unwinder per image (rec-unwind.c) */
 	size_t nuw;
 	/* rec-chains.c: resolved chains, and what they were resolved against */
@@ -299,23 +299,18 @@ struct hd_process *rec_process(struct rec *r, int pid);
 #define REC_LEAF_REGS	3
 #define REC_LEAF_STACK	512
 /* The kernel's chain (user frames, innermost first, as
- * PERF_SAMPLE_CALLCHAIN gives them) with the sampled frame's caller put
- * after the pc where the walk missed it: written to out (room for cap)
- * and its length returned; 0 when the chain stands as it is (the caller
- * is already there, or could not be found). pid's image im. */
-size_t rec_leaf_patch(struct rec *r, long im, int pid, const uint64_t *chain, size_t n,
+ * PERF_SAMPLE_CALLCHAIN gives them) of a sample of process p (procs
+ * index) at time, with the sampled frame's caller put after the pc where
+ * the walk missed it: written to out (room for cap) and its length
+ * returned; 0 when the chain stands as it is (the caller is already
+ * there, or could not be found). */
+size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
 		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
 		      uint64_t *out, size_t cap);
 void rec_leaf_free(struct rec *r);
-/* rec-unwind.c: where the sampled frame at pc finds its caller, from its
- * CFI (.eh_frame) in image im: CFA = (cfa_reg: 6 BP, 7 SP) + cfa_off,
- * return address at CFA + ra_off. 0, or -1 when there is no such simple
- * rule (no CFI for pc, an expression, the outermost frame). */
-struct rec_cfa {
-	int cfa_reg;
-	int64_t cfa_off, ra_off;
-};
-int rec_cfa_rule(struct rec *r, long im, int pid, uint64_t pc, struct rec_cfa *rule);
+/* rec-maps.c: the object holding pc in process p at time (an index into
+ * objs; REC_NO_OBJ: none, or no file) and its ELF address there. */
+uint32_t rec_obj_at(const struct rec *r, long p, uint64_t pc, uint64_t time, uint64_t *addr);
 
 /* the index of pid in m, or UINT32_MAX */
 
