@@ -9,7 +9,11 @@
 #     traced): the whole run (it varies with the wall time: record's poll
 #     loop), a sample's handling (rec_on_sample() inclusive) and of that
 #     the patch (rec_leaf_patch() inclusive of its CFI lookups) per sample
-#     kept, and the lookups made (once per pc and mappings).
+#     kept, the CFI lookups made (once per object and address) and
+#     libdw's instructions per lookup, and the rest of the patch per
+#     sample (the map lookup, the cache, the stack read). On
+#     xz, and on a fork-heavy run (sh running ls 300 times: 302 processes
+#     sharing their objects).
 #  2. CPU (user + system) of the whole process tree, median of ROUNDS,
 #     for the program alone, under each mode and under perf record -g.
 #  3. The innermost edge (the sampled function's caller) of each sample,
@@ -30,28 +34,38 @@ ev="-e task-clock -c 200000"
 
 samples() { "$hw" report "$1" 2>/dev/null | awk '/^#   samples:/ { print $3; exit }'; }
 
-echo "1. hwprof record's own instructions (callgrind), $work"
-printf '%-12s %8s %12s %14s %13s %8s\n' mode samples Ir sample/sample patch/sample lookups
-for mode in flat fp,noleaf g; do
-	case $mode in
-	flat) opt= ;;
-	fp,noleaf) opt='--call-graph fp,noleaf' ;;
-	g) opt=-g ;;
+echo "1. hwprof record's own instructions (callgrind)"
+printf '%-6s %-10s %8s %12s %14s %13s %8s %10s %12s\n' work mode samples Ir sample/sample \
+	patch/sample lookups Ir/lookup rest/sample
+for w in xz fork; do
+	case $w in
+	xz) cmd=$work ;;
+	fork) cmd="sh -c 'for i in \$(seq 300); do ls / >/dev/null; done'" ;;
 	esac
-	# shellcheck disable=SC2086
-	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" "$hw" record -q $opt $ev \
-		-o "$tmp/d" -- $work >/dev/null 2>"$tmp/vg"
-	ir=$(awk '/Collected :/ { print $NF }' "$tmp/vg")
-	n=$(samples "$tmp/d")
-	callgrind_annotate --inclusive=yes "$tmp/cg" > "$tmp/ann" 2>/dev/null
-	hand=$(awk '/rec-maps.c:rec_on_sample / { gsub(",", "", $1); print $1; exit }' "$tmp/ann")
-	patch=$(awk '/rec-leaf.c:rec_leaf_patch / { gsub(",", "", $1); print $1; exit }' "$tmp/ann")
-	look=$(awk '/=> .*rec_cfa_rule \(/ { gsub(/[(x)]/, "", $NF); print $NF; exit }' "$tmp/ann")
-	awk -v m="$mode" -v n="$n" -v ir="$ir" -v h="${hand:-0}" -v p="${patch:-0}" \
-		-v l="${look:-0}" 'BEGIN {
-		printf "%-12s %8d %12d %14.0f %13.0f %8d\n", m, n, ir, h / n, p / n, l }'
+	for mode in flat fp,noleaf g; do
+		case $mode in
+		flat) opt= ;;
+		fp,noleaf) opt='--call-graph fp,noleaf' ;;
+		g) opt=-g ;;
+		esac
+		eval "valgrind --tool=callgrind --callgrind-out-file='$tmp/cg' '$hw' record -q $opt \
+			$ev -o '$tmp/d' -- $cmd" >/dev/null 2>"$tmp/vg"
+		ir=$(awk '/Collected :/ { print $NF }' "$tmp/vg")
+		n=$(samples "$tmp/d")
+		callgrind_annotate --inclusive=yes --threshold=100 "$tmp/cg" > "$tmp/ann" 2>/dev/null
+		hand=$(awk '/rec-maps.c:rec_on_sample / { gsub(",", "", $1); print $1; exit }' "$tmp/ann")
+		patch=$(awk '/rec-leaf.c:rec_leaf_patch / { gsub(",", "", $1); print $1; exit }' "$tmp/ann")
+		look=$(awk '/=> .*dwarf_cfi_addrframe \(/ { gsub(/[(x)]/, "", $NF); s += $NF }
+			END { print s + 0 }' "$tmp/ann")
+		# libdw's share: the lookups themselves and each object's CFI
+		lir=$(awk '/=> .*:(dwarf_cfi_addrframe|dwarf_frame_cfa|dwarf_frame_info|dwarf_frame_register|dwarf_getcfi_elf) \(/ {
+			gsub(",", "", $1); s += $1 } END { print s + 0 }' "$tmp/ann")
+		awk -v w="$w" -v m="$mode" -v n="$n" -v ir="$ir" -v h="${hand:-0}" \
+			-v p="${patch:-0}" -v l="$look" -v li="$lir" 'BEGIN {
+			printf "%-6s %-10s %8d %12d %14.0f %13.0f %8d %10.0f %12.0f\n", w, m, n, ir,
+				h / n, p / n, l, l ? li / l : 0, (p - li) / n }'
+	done
 done
-
 echo
 echo "2. CPU of the whole tree (s), median of $rounds"
 cpu() {

@@ -9,6 +9,7 @@
 #           -g gives) says top 300: checked in noleaf.
 #   edge    faults in a prologue (after push BP) and in an epilogue (after
 #           pop BP) of edge(): mid_a 400 : mid_b 200 (x86-64)
+#   nobody  leaf, recorded as nobody (when run as root)
 #   noleaf  --call-graph fp,noleaf, the walk alone: top is the caller of
 #           all 300 leaf() faults and all 600 edge() faults
 # usage: test-leaf.sh CASE HWPROF LEAF-PROG
@@ -70,6 +71,24 @@ edge)
 	eq "callers of edge: mid_a" "$(edge "$tmp/c" mid_a)" 400
 	eq "callers of edge: mid_b" "$(edge "$tmp/c" mid_b)" 200
 	eq "callers of edge: no other" "$(rows "$tmp/c")" 2
+	;;
+nobody)
+	# unprivileged (perf_event_paranoid 2 allows user registers and
+	# stack copies of one's own process)
+	run=
+	if [ "$(id -u)" = 0 ]; then
+		command -v setpriv >/dev/null ||
+			{ echo "SKIP: root, and no setpriv to drop to nobody"; exit 77; }
+		run="setpriv --reuid=65534 --regid=65534 --clear-groups"
+		chmod 777 "$tmp"
+		$run test -x "$prog" -a -x "$hw" ||
+			{ echo "SKIP: nobody cannot run the build tree"; exit 77; }
+	fi
+	check "record -g as $(${run:-env} id -un)" $run "$hw" record -q -g -e page-faults -c 1 \
+		-o "$tmp/d" -- "$prog" leaf
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	eq "callers of leaf: mid_a" "$(edge "$tmp/c" mid_a)" 200
+	eq "callers of leaf: mid_b" "$(edge "$tmp/c" mid_b)" 100
 	;;
 noleaf)
 	# the walk alone, as perf record -g: the caller's caller in its place
