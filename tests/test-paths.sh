@@ -495,7 +495,7 @@ refusals)
 	uerr "one at a time" "$hw" report "$tmp/d" --callers leaf --callees top
 	uerr "text or json, without --ranks" "$hw" report "$tmp/d" --callers leaf --format csv
 	uerr "--min 200: a percentage" "$hw" report "$tmp/d" --tree top-down --min 200
-	uerr "--call-graph lbr: the call-graph modes are fp and dwarf" "$hw" record --call-graph lbr -- true
+	uerr "--call-graph lbr: the call-graph modes are fp\[,noleaf\] and dwarf" "$hw" record --call-graph lbr -- true
 	err "nosuchfunction: no function of that name" "$hw" report "$tmp/d" --callers nosuchfunction
 	"$hw" report "$tmp/d" --callers mid_ > "$tmp/o" 2> "$tmp/e"
 	rc=$?

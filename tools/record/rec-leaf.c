@@ -94,8 +94,16 @@ static Dwarf_CFI *cfi_of(struct rec *r, uint32_t o)
 		lo->fd = open(ro->path, O_RDONLY | O_CLOEXEC);
 		lo->elf = lo->fd < 0 ? NULL : elf_begin(lo->fd, ELF_C_READ_MMAP, NULL);
 		lo->cfi = lo->elf ? dwarf_getcfi_elf(lo->elf) : NULL;
-		if (lo->cfi)
+		if (lo->cfi) {
 			lo->state = 1;
+		} else {	/* no .eh_frame: nothing to keep open */
+			if (lo->elf)
+				elf_end(lo->elf);
+			if (lo->fd >= 0)
+				close(lo->fd);
+			lo->elf = NULL;
+			lo->fd = -1;
+		}
 	}
 	return lo->state > 0 ? lo->cfi : NULL;
 }
