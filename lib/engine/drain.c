@@ -120,6 +120,7 @@ void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32
 {
 	struct hwp_sev *e = &s->ev[ev];
 	uint64_t ips[HWP_BATCH];
+	uint32_t tids[HWP_BATCH];
 	size_t n;
 
 	if (!r->page)
@@ -127,11 +128,13 @@ void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32
 	if (!in_pass)
 		guard_state = 0;
 	do {
-		n = hwp_ring_read_chains(r, ips, HWP_BATCH, e->paths ? add_path : NULL,
-					 e->paths);
+		n = hwp_ring_read_tids(r, ips, e->tids ? tids : NULL, HWP_BATCH,
+				       e->paths ? add_path : NULL, e->paths);
 		e->st.samples += n;
 		if (!n)
 			break;
+		if (e->tids)
+			hwp_tids_add(e->tids, tids, n);
 		/* the object table after the samples were read: an object
 		 * dlopen'ed just before its code was sampled is in it */
 		if (e->objs && !hwp_objects_refresh(e->objs))

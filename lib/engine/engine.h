@@ -85,6 +85,7 @@ struct hwp_sev {			/* one event of a session */
 	struct hwp_counts st;		/* folded so far, and from closed rings */
 	int percpu;			/* its threads write into s->cring */
 	struct hwp_paths *paths;	/* HWPROF_SESSION_CALLCHAIN, else NULL */
+	struct hwp_tids *tids;		/* hwp_session_count_tids(), else NULL */
 };
 
 struct hwprof_session {
@@ -107,6 +108,7 @@ struct hwprof_session {
 	int running;
 	pid_t owner;		/* thread mode: the thread sampled */
 	int inherit;		/* thread mode with attr.inherit (session.c) */
+	int count_tids;		/* hwp_session_count_tids() (tids.c) */
 	uint32_t threads;	/* threads covered */
 	uint32_t missed;	/* threads that could not be covered */
 	int missed_err;		/* -errno of the first of them */
@@ -160,6 +162,13 @@ const char *hwp_missed_why(int err);
 void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint64_t ip);
 void hwp_paths_zero(struct hwp_paths *p);
 void hwp_paths_free(struct hwp_paths *p);
+
+/* tids.c */
+struct hwp_tids;
+struct hwp_tids *hwp_tids_new(void);
+void hwp_tids_add(struct hwp_tids *t, const uint32_t *tids, size_t n);
+void hwp_tids_zero(struct hwp_tids *t);
+void hwp_tids_free(struct hwp_tids *t);
 
 /* drain.c */
 void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg);

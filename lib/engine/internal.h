@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "hwprof.h"
@@ -63,6 +64,20 @@ void hwp_session_halt(struct hwprof_session *s);	/* from a sink */
 /* Before start, a thread-mode session: its fds carry attr.inherit, so it
  * samples the threads and processes its thread creates (session.c). */
 int hwp_session_inherit(struct hwprof_session *s);
+
+/* tids.c: per-thread sample counts. Before the first hwprof_session_add():
+ * every event's samples carry their thread id, counted per thread. 0 or
+ * -EINVAL. */
+int hwp_session_count_tids(struct hwprof_session *s);
+struct hwp_tid_count {
+	pid_t tid;
+	uint64_t samples;	/* sample records read from the rings */
+};
+/* A copy of event's counts (malloc'd, in no order) into *out; *untold the
+ * samples counted under no thread (a record without a thread id, out of
+ * memory). 0, -EINVAL, -ENOENT (not asked for) or -ENOMEM. */
+int hwp_session_tids(struct hwprof_session *s, int event, struct hwp_tid_count **out,
+		     size_t *n, uint64_t *untold);
 
 /* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
 struct hwp_env {

@@ -269,7 +269,14 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		e->paths->max_stack = (uint64_t)hwp_read_long("/proc/sys/kernel/perf_event_max_stack",
 							      PERF_MAX_STACK_DEPTH);
 	}
-	hwp_event_sampling(&e->e, e->period, e->paths ? PERF_SAMPLE_CALLCHAIN : 0,
+	if (s->count_tids && !(e->tids = hwp_tids_new())) {
+		hwp_paths_free(e->paths);
+		e->paths = NULL;
+		hwp_objects_free(e->objs);
+		return -ENOMEM;
+	}
+	hwp_event_sampling(&e->e, e->period,
+			   (e->paths ? PERF_SAMPLE_CALLCHAIN : 0) | (e->tids ? PERF_SAMPLE_TID : 0),
 			   !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
 	period_notes(e);
 	return (int)s->nev++;
@@ -558,6 +565,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 			hwp_objects_zero(s->ev[i].objs);
 		if (s->ev[i].paths)
 			hwp_paths_zero(s->ev[i].paths);
+		hwp_tids_zero(s->ev[i].tids);
 	}
 	self_pause(s, me, 1);
 	hwp_eng_unlock();
@@ -689,6 +697,7 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 	for (size_t i = 0; i < s->nev; i++) {
 		hwp_objects_free(s->ev[i].objs);
 		hwp_paths_free(s->ev[i].paths);
+		hwp_tids_free(s->ev[i].tids);
 		free(s->ev[i].pend);
 	}
 	free(s->ev);

@@ -91,6 +91,10 @@ size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
 typedef void (*hwp_chain_fn)(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip);
 size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
 			    hwp_chain_fn fn, void *arg);
+/* The same with sample_type IP | TID [| CALLCHAIN]: each sample's thread
+ * id into tids[i] (0 where a record is too short to hold it). */
+size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
+			  hwp_chain_fn fn, void *arg);
 int hwp_ring_empty(const struct hwp_ring *r);
 
 /* event.c: an event name to a perf_event_attr */

@@ -240,17 +240,19 @@ uint64_t hwp_rec_lost(const struct perf_event_header *h)
 }
 
 /*
- * The engine's rings: one event per ring, sample_type IP (and CALLCHAIN
- * when chain is not NULL), no trailer. Copies up to cap sample IPs out
- * and returns how many, handing each sample's call chain to chain first
- * (n entries, or NULL and 0 for a record too short to hold them); LOST and
- * LOST_SAMPLES add to stats.lost, THROTTLE to stats.throttled.
+ * The engine's rings: one event per ring, sample_type IP (TID when tids is
+ * not NULL, CALLCHAIN when chain is not NULL), no trailer. Copies up to
+ * cap sample IPs out (and each sample's thread id into tids, 0 for a
+ * record too short to hold it) and returns how many, handing each
+ * sample's call chain to chain first (n entries, or NULL and 0 for a
+ * record too short to hold them); LOST and LOST_SAMPLES add to
+ * stats.lost, THROTTLE to stats.throttled.
  */
-size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
-			    hwp_chain_fn chain, void *arg)
+size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
+			  hwp_chain_fn chain, void *arg)
 {
 	const struct perf_event_header *h;
-	size_t n = 0;
+	size_t n = 0, tidb = tids ? 8 : 0;	/* {pid, tid} after the ip */
 
 	if (!cap || !hwp_ring_begin(r))
 		return 0;
@@ -260,8 +262,12 @@ size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
 			if (h->size < sizeof(*h) + 8)
 				break;
 			ips[n] = rec_u64(h, sizeof(*h));
+			if (tids)
+				tids[n] = h->size >= sizeof(*h) + 16 ?
+					  (uint32_t)(rec_u64(h, sizeof(*h) + 8) >> 32) : 0;
 			if (chain) {
-				size_t at = sizeof(*h) + 16;	/* {ip, nr}, then nr entries */
+				/* {ip, [pid, tid,] nr}, then nr entries */
+				size_t at = sizeof(*h) + 16 + tidb;
 				uint64_t nr = h->size >= at ? rec_u64(h, at - 8) : 0;
 
 				if (h->size < at || nr > (h->size - at) / 8)
@@ -285,6 +291,12 @@ size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
 	}
 	hwp_ring_end(r);
 	return n;
+}
+
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
+			    hwp_chain_fn chain, void *arg)
+{
+	return hwp_ring_read_tids(r, ips, NULL, cap, chain, arg);
 }
 
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
