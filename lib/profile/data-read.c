@@ -355,6 +355,17 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (r->p || d->checkpoint)
 			return -1;
 		d->checkpoint = 1;
+	} else if (!strcmp(kw, "tt")) {
+		struct hd_ttotal t;
+
+		/* a job file's thread: its samples, at most its rank's */
+		if (!d->job || num(r, 10, UINT32_MAX, &a) || a >= d->nthreads ||
+		    num(r, 10, UINT32_MAX, &b) || b >= d->nevents ||
+		    num(r, 10, UINT64_MAX, &c) || r->p)
+			return -1;
+		t = (struct hd_ttotal){ (uint32_t)a, (uint32_t)b, c };
+		if (hd_add_ttotal(d, &t))
+			return fail(r, "out of memory");
 	} else if (!strcmp(kw, "sideband-lost")) {
 		/* once, and never 0: a file without loss has no such line */
 		if (num(r, 10, UINT64_MAX, &a) || r->p || !a || d->side_lost)
@@ -761,6 +772,18 @@ static int job_check(struct rd *r, const struct hd_file *d)
 		v[i] = (uint64_t)d->rtotals[i].proc << 32 | d->rtotals[i].event;
 	if (!bad && has_twice(v, d->nrtotals))
 		bad = "a rank's total (rt) given twice";
+	if (n < d->nttotals) {
+		uint64_t *nv = realloc(v, (d->nttotals + 1) * sizeof(*v));
+
+		if (!nv)
+			bad = "out of memory";
+		else
+			v = nv;
+	}
+	for (size_t i = 0; i < d->nttotals && !bad; i++)
+		v[i] = (uint64_t)d->ttotals[i].thread << 32 | d->ttotals[i].event;
+	if (!bad && has_twice(v, d->nttotals))
+		bad = "a thread's total (tt) given twice";
 	for (size_t i = 0; i < d->nfcounts && !bad; i++) {
 		const struct hd_fcount *c = &d->fcounts[i];
 

@@ -67,7 +67,8 @@ static void write_head(FILE *f, const struct hd_file *d)
 			 d->events[i].count_scope != HD_COUNT_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
-	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites;
+	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites ||
+		 d->nttotals;
 	/* and the losses version 4 added */
 	paths |= d->side_lost || d->checkpoint;
 	for (size_t i = 0; i < d->nprocs; i++)
@@ -257,7 +258,7 @@ static void write_mpi_time(FILE *f, const struct hd_file *d)
 	}
 }
 
-/* The sample lines, then a job file's rt, f and fr lines. */
+/* The sample lines, then a job file's rt, tt, f and fr lines. */
 static void write_counts(FILE *f, const struct hd_file *d)
 {
 	for (size_t i = 0; i < d->nsamples; i++) {
@@ -276,6 +277,12 @@ static void write_counts(FILE *f, const struct hd_file *d)
 
 		fprintf(f, "rt %u %u %llu %llu\n", t->proc, t->event,
 			(unsigned long long)t->samples, (unsigned long long)t->mpi);
+	}
+	for (size_t i = 0; i < d->nttotals; i++) {
+		const struct hd_ttotal *t = &d->ttotals[i];
+
+		fprintf(f, "tt %u %u %llu\n", t->thread, t->event,
+			(unsigned long long)t->samples);
 	}
 	for (size_t i = 0; i < d->nfuncs; i++) {
 		const struct hd_func *fn = &d->funcs[i];

@@ -69,6 +69,7 @@ void hd_free(struct hd_file *d)
 	free(d->funcs);
 	free(d->fcounts);
 	free(d->rtotals);
+	free(d->ttotals);
 	free(d->mranks);
 	for (size_t i = 0; i < d->nmsites; i++)
 		free(d->msites[i].call);
@@ -319,6 +320,14 @@ int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t)
 	if (hd_grow(&d->rtotals, d->nrtotals, sizeof(*t)))
 		return -1;
 	d->rtotals[d->nrtotals++] = *t;
+	return 0;
+}
+
+int hd_add_ttotal(struct hd_file *d, const struct hd_ttotal *t)
+{
+	if (hd_grow(&d->ttotals, d->nttotals, sizeof(*t)))
+		return -1;
+	d->ttotals[d->nttotals++] = *t;
 	return 0;
 }
 

@@ -186,6 +186,13 @@ struct hd_rtotal {		/* one rank's samples of an event */
 	uint64_t mpi;		/* of them, in MPI objects (hd_object_is_mpi()) */
 };
 
+struct hd_ttotal {		/* one thread's samples of an event (job file) */
+	uint32_t thread;	/* index into threads: a rank's thread, or its
+				 * threads not kept (tid 0) */
+	uint32_t event;
+	uint64_t samples;	/* sample records of the thread */
+};
+
 /*
  * A job file's wall clock in MPI (version 4, libhwprof-mpi(7) "Time in
  * MPI"), in nanoseconds: each rank's totals, the call sites kept, and
@@ -241,6 +248,8 @@ struct hd_file {
 	size_t nfcounts;
 	struct hd_rtotal *rtotals;
 	size_t nrtotals;
+	struct hd_ttotal *ttotals;	/* version 4 job file: per thread */
+	size_t nttotals;
 	struct hd_mrank *mranks;	/* version 4 job file: time in MPI */
 	size_t nmranks;
 	struct hd_msite *msites;
@@ -299,6 +308,7 @@ int hd_grow(void *pp, size_t n, size_t sz);
 int hd_add_func(struct hd_file *d, const struct hd_func *f);
 int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t count);
 int hd_add_rtotal(struct hd_file *d, const struct hd_rtotal *t);
+int hd_add_ttotal(struct hd_file *d, const struct hd_ttotal *t);
 int hd_add_mrank(struct hd_file *d, const struct hd_mrank *m);
 int hd_add_msrank(struct hd_file *d, const struct hd_msrank *m);
 /* Appends a call site (call copied): its index, or -1. */
