@@ -253,9 +253,12 @@ void report_text_header(const struct view_ctx *c)
 	 * are not known (lib/profile/data-read.c keeps one for the process) */
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
-	else if (d->job)
-		printf("\n# processes: %zu (the ranks)  threads: not kept in a job file of "
+	else if (d->job && !d->nthreads)
+		printf("\n# processes: %zu (the ranks)  threads: not kept in this job file of "
 		       "libhwprof-mpi\n", d->nprocs);
+	else if (d->job)
+		printf("\n# processes: %zu (the ranks)  threads: %zu kept (with a row per rank "
+		       "for those not kept)\n", d->nprocs, d->nthreads);
 	else
 		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
 	/* the side band is hwprof record's: not in a job file, nor in a
@@ -511,7 +514,8 @@ static void text_rows(const struct view_ctx *c)
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
 			cell(view_fit(r->top ? r->top : "-", 21 + 18 + 17 + 10), 0);
-			printf(" (%.2f%%)", view_pct(r->topn, r->n));
+			if (r->top)	/* none: a job file's thread */
+				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		case VIEW_PROCS:
 			cell(name, 8);
@@ -718,8 +722,9 @@ static void json_rows(const struct view_ctx *c)
 	json_event(&d->events[c->event]);
 	printf(",\n \"event_index\": %d, \"user_space_only\": true, \"processes\": %zu, "
 	       "\"threads\": ", c->event, d->nprocs);
-	if (d->version == 1 || d->job)
-		printf("null");		/* not listed in a version 1 file, nor a job file */
+	if (d->version == 1 || (d->job && !d->nthreads))
+		printf("null");		/* not listed in a version 1 file, nor a job file
+					 * without them */
 	else
 		printf("%zu", d->nthreads);
 	printf(", \"sideband_lost\": %llu, \"end_not_seen\": %zu, \"checkpoint\": %s",
@@ -772,7 +777,8 @@ static void json_rows(const struct view_ctx *c)
 			nm_put(stdout, view_obj_path(c, r->obj), NM_JSON);
 			break;
 		case VIEW_THREADS:
-			printf("\"tid\": %s, \"pid\": %d, ", name,
+			/* null: a job file's row of a rank's threads not kept */
+			printf("\"tid\": %s, \"pid\": %d, ", strcmp(name, "-") ? name : "null",
 			       d->procs[d->threads[r->aux].proc].pid);
 			if (rank_of(d, d->threads[r->aux].proc) >= 0)
 				printf("\"rank\": %d, ", rank_of(d, d->threads[r->aux].proc));
@@ -1148,11 +1154,11 @@ int cmd_report(int argc, char **argv)
 		return ret < 0 ? 0 : ret > 1 ? ret : 1;
 	}
 	file = in.n > 1 ? "the merged files" : in.files[0];
-	if (d.job && a.view == VIEW_THREADS) {
+	if (d.job && a.view == VIEW_THREADS && !d.nttotals) {
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, in.files[0], NM_TEXT);
-		fputs(": a job file (libhwprof-mpi) holds no per-thread samples: no --threads "
-		      "(--processes lists its ranks)\n", stderr);
+		fputs(": this job file (libhwprof-mpi) holds no per-thread samples (written "
+		      "before hwprof 0.3): no --threads (--processes lists its ranks)\n", stderr);
 		ret = 1;
 	} else if (a.evarg && view_event(a.evarg, &d, file, &event)) {
 		ret = 1;

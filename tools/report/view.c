@@ -475,6 +475,27 @@ static int add_ranks(struct view_ctx *c)
 	return 0;
 }
 
+/* A job file's threads: each rank's kept threads and their samples in
+ * ttotals (libhwprof-mpi(7), "Threads"). 0 or -1. */
+static int add_job_threads(struct view_ctx *c)
+{
+	const struct hd_file *d = c->d;
+
+	for (size_t i = 0; i < d->nttotals; i++) {
+		const struct hd_ttotal *t = &d->ttotals[i];
+		long k;
+
+		if (t->event != (uint32_t)c->event || !t->samples)
+			continue;
+		k = rows_get(&c->rows, VIEW_KEY_THREAD, t->thread);
+		if (k < 0)
+			return -1;
+		c->rows.rows[k].aux = t->thread;
+		c->rows.rows[k].n = hwp_add_sat(c->rows.rows[k].n, t->samples);
+	}
+	return 0;
+}
+
 /* Each thread's or process's top function: the pair with most samples,
  * ties by name. Fills bestf[k] with 1 + its function row. */
 static void pick_tops(struct view_ctx *c, const struct rows_table *pair, uint64_t *best,
@@ -515,7 +536,9 @@ static int name_owners(struct view_ctx *c, const struct rows_table *pair)
 		r->topn = best[k];
 		if (bestf[k])
 			r->top = strdup(view_name(&c->funcs.rows[bestf[k] - 1], b1));
-		if (c->view == VIEW_THREADS) {
+		if (c->view == VIEW_THREADS && d->job && !d->threads[r->aux].tid) {
+			r->name = strdup("-");	/* a rank's threads not kept */
+		} else if (c->view == VIEW_THREADS) {
 			if (asprintf(&r->name, "%d", d->threads[r->aux].tid) < 0)
 				r->name = NULL;
 		} else if (asprintf(&r->name, "%d", d->procs[r->aux].pid) < 0) {
@@ -560,6 +583,8 @@ int view_build(struct view_ctx *c)
 		c->funcs_are_rows = 1;
 	}
 	if (d->job && c->view == VIEW_PROCS && (add_ranks(c) || job_tops(c, &pair)))
+		goto oom;
+	if (d->job && c->view == VIEW_THREADS && add_job_threads(c))
 		goto oom;
 	if (owners && name_owners(c, &pair))
 		goto oom;
