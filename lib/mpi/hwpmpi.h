@@ -11,8 +11,9 @@
 
 #include <mpi.h>
 
-/* HWP_MPI_SITE + call: a call site of that MPI call (wait.c) */
-enum { HWP_MPI_ADDR = 1, HWP_MPI_FUNC = 2, HWP_MPI_SITE = 16 };
+/* HWP_MPI_SITE + call: a call site of that MPI call (wait.c);
+ * HWP_MPI_NODE: a node of the call paths (HWPROF_MPI_PATHS) */
+enum { HWP_MPI_ADDR = 1, HWP_MPI_FUNC = 2, HWP_MPI_NODE = 8, HWP_MPI_SITE = 16 };
 
 /*
  * The MPI calls libhwprof-mpi times (wait.c, libhwprof-mpi(7) "Time in
@@ -80,6 +81,13 @@ size_t hwp_wait_sites(struct hwp_wait_site *out, size_t cap);
  * either a sample's 8-byte bucket (HWP_MPI_ADDR: only sum is used) or a
  * function's start (HWP_MPI_FUNC: the spread over the ranks). Sent as bytes:
  * every rank of a job runs on one kind of machine.
+ *
+ * A node of the call paths (HWP_MPI_NODE) is keyed by its path instead:
+ * obj is hwp_mpi_nodehash() of the frames from the outermost one to it,
+ * addr the frame's ELF address (its pc where no object holds it), sum the
+ * samples whose path ends there, min the frame's object (hwp_mpi_objhash(),
+ * 0: none) and max its parent's path hash (0: a root). Equal keys are one
+ * path, so only sum adds when they meet.
  */
 struct hwp_mpi_ent {
 	uint64_t obj;		/* 0: no object (addr 0) */
@@ -112,6 +120,10 @@ struct hwp_mpi_prof {
  * every rank, wherever it was loaded (a file without a build-id is its
  * path's file of that size, as hwprof report merges them). */
 uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size);
+
+/* The path hash of a frame (object hash, address) under the parent's path
+ * hash (0: a root); never 0. */
+uint64_t hwp_mpi_nodehash(uint64_t parent, uint64_t obj, uint64_t addr);
 
 /* Sorts p's entries and folds equal keys (a rank's own: counts added). */
 void hwp_mpi_sort(struct hwp_mpi_prof *p);

@@ -34,6 +34,8 @@
 #define MAX_TOP		1024	/* P x MAX_TOP x 8 bytes at rank 0 */
 #define DEFAULT_SITES	256	/* call sites whose per-rank times are kept */
 #define MAX_SITES	4096	/* P x MAX_SITES x 32 bytes at rank 0 */
+#define DEFAULT_THREADS	16	/* threads kept per rank */
+#define MAX_THREADS	1024	/* P x (MAX_THREADS + 1) x 32 bytes at rank 0 */
 
 static struct {
 	struct hwprof_session *s;
@@ -45,7 +47,19 @@ static struct {
 	int started, finished;
 	int paused;		/* stopped by MPI_Pcontrol(0) */
 	const char *times;	/* HWPROF_MPI_TIMES: the clock only, into it */
+	int paths;		/* HWPROF_MPI_PATHS: call paths kept */
+	struct hwp_tid_count *tids;	/* at MPI_Finalize: samples per thread */
+	size_t ntids;
+	uint64_t untold;	/* samples of no known thread */
 } prof;			/* this rank's profile run */
+
+/* One thread of a rank as rank 0 gathers it (sent as bytes). */
+struct rthread {
+	int32_t tid;		/* 0: the rank's threads not kept, summed */
+	uint32_t pad;
+	uint64_t samples;
+	char comm[16];
+};
 
 /* What each rank tells rank 0 besides its profile (sent as bytes). */
 struct rinfo {
@@ -60,6 +74,8 @@ struct rinfo {
 	uint64_t app_ns;	/* MPI_Init to MPI_Finalize, less pauses */
 	uint64_t mpi_ns;	/* in the timed MPI calls (wait.c) */
 	uint64_t calls;		/* timed calls */
+	uint64_t cut;		/* call paths cut short */
+	uint64_t dropped;	/* frames dropped from them (push_paths()) */
 	char host[64];
 	char why[160];
 	char cmd[256];
@@ -75,6 +91,20 @@ static int world_rank(void)
 
 /* ------------------------------------------------------------------ */
 /* Start                                                                */
+
+/* HWPROF_MPI_PATHS: 1 keeps call paths, 0 or unset does not; anything
+ * else is said and taken as 0. */
+static int paths_wanted(void)
+{
+	const char *v = secure_getenv("HWPROF_MPI_PATHS");
+
+	if (!v || !*v || !strcmp(v, "0"))
+		return 0;
+	if (!strcmp(v, "1"))
+		return 1;
+	fprintf(stderr, "hwprof-mpi: HWPROF_MPI_PATHS=%.20s: not 0 or 1; no call paths\n", v);
+	return 0;
+}
 
 static void start(void)
 {
@@ -102,7 +132,13 @@ static void start(void)
 		if (r)
 			goto fail;
 	}
+	prof.paths = paths_wanted();
+	if (prof.paths)
+		o.flags |= HWPROF_SESSION_CALLCHAIN;
 	r = hwprof_session_new(&o, &prof.s);
+	/* each sample's thread, for the samples per thread */
+	if (!r)
+		r = hwp_session_count_tids(prof.s);
 	if (!r) {
 		r = hwprof_session_add(prof.s, prof.event, prof.period, NULL);
 		if (r >= 0) {
@@ -240,6 +276,87 @@ static int push_buckets(struct hwp_mpi_prof *p, size_t *cap, struct lobj *l,
 	return 0;
 }
 
+/* The object whose text holds pc, or NULL. */
+static const struct hwprof_object *obj_at(const struct hwprof_object *objs, size_t n,
+					  uint64_t pc)
+{
+	for (size_t i = 0; i < n; i++)
+		if (pc >= objs[i].start && pc < objs[i].end)
+			return &objs[i];
+	return NULL;
+}
+
+/*
+ * The session's call paths as HWP_MPI_NODE entries (hwpmpi.h): each node
+ * of the engine's tree keyed by its path's frames as ELF addresses of
+ * their objects, so the same path on every rank is one key wherever the
+ * objects were loaded. A return address is looked up at itself, then one
+ * byte before (a call that ends its object's text). A frame that no
+ * object holds and where no path ends cannot be code (0, or what a
+ * frame-pointer walk read through a function without one): it is dropped
+ * as hwp record drops it (hwprof-data(5), "paths"), its callees then
+ * under its caller, and *dropped counts it once for each sample below.
+ * 0 or -1.
+ */
+static int push_paths(struct hwp_mpi_prof *p, size_t *cap, struct lobj *lo, size_t *nlo,
+		      const struct hwprof_object *objs, size_t n, char **exe, int rank,
+		      const struct hwprof_path_node *nd, size_t nn, uint64_t *dropped)
+{
+	uint64_t *h = malloc((nn + 1) * sizeof(*h)), *below = calloc(nn + 1, sizeof(*below));
+
+	if (!h || !below)
+		goto fail;
+	/* each node's samples and those of the paths through it: parents
+	 * come first, so from the last node back each is whole */
+	for (size_t i = nn; i-- > 0;) {
+		below[i] = hwp_add_sat(below[i], nd[i].samples);
+		if (nd[i].parent != HWPROF_NO_NODE && nd[i].parent < i)
+			below[nd[i].parent] = hwp_add_sat(below[nd[i].parent], below[i]);
+	}
+	for (size_t i = 0; i < nn; i++) {
+		const struct hwprof_path_node *x = &nd[i];
+		const struct hwprof_object *o = obj_at(objs, n, x->pc);
+		uint64_t oh = 0, addr = x->pc, ph;
+		struct hwp_mpi_ent *e;
+
+		if (!o && x->pc)
+			o = obj_at(objs, n, x->pc - 1);
+		if (o) {
+			const char *path = o->path;
+			struct lobj *l;
+
+			if (!*path) {
+				if (!*exe && !(*exe = self_exe()))
+					goto fail;
+				path = *exe;
+			}
+			if (!(l = lobj_of(lo, nlo, path)))
+				goto fail;
+			oh = l->hash;
+			addr = x->pc - o->base;
+		}
+		ph = x->parent == HWPROF_NO_NODE || x->parent >= i ? 0 : h[x->parent];
+		if (!o && !x->samples) {
+			h[i] = ph;	/* not code: its callees go to its caller */
+			*dropped = hwp_add_sat(*dropped, below[i]);
+			continue;
+		}
+		h[i] = hwp_mpi_nodehash(ph, oh, addr);
+		if (push(p, cap, HWP_MPI_NODE, h[i], addr, x->samples, rank))
+			goto fail;
+		e = &p->ents[p->nents - 1];
+		e->min = oh;
+		e->max = ph;
+	}
+	free(h);
+	free(below);
+	return 0;
+fail:
+	free(h);
+	free(below);
+	return -1;
+}
+
 /*
  * Stops the session and turns its per-object buckets into entries: one per
  * sampled 8-byte bucket (its ELF address) and one per function holding it
@@ -250,24 +367,41 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 {
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	const struct hwprof_object *objs;
+	const struct hwprof_path_node *pn;
+	struct hwprof_path_node *nodes = NULL;
 	struct lobj *lo = NULL;
-	size_t n, nlo = 0, cap = 0;
+	size_t n, nlo = 0, cap = 0, nn = 0;
 	char *exe = NULL;
 	int ret = -1;
 
 	hwprof_session_stop(prof.s);
-	if (hwprof_session_stats(prof.s, prof.ev, &st) ||
-	    hwprof_session_objects(prof.s, prof.ev, &objs, &n))
+	if (hwprof_session_stats(prof.s, prof.ev, &st))
 		return -1;
+	/* the call paths copied: the objects' call ends their loan */
+	if (prof.paths) {
+		if (hwprof_session_paths(prof.s, prof.ev, &pn, &nn) ||
+		    !(nodes = malloc((nn + 1) * sizeof(*nodes))))
+			return -1;
+		if (nn)
+			memcpy(nodes, pn, nn * sizeof(*nodes));
+		ri->cut = st.paths_cut;
+	}
+	if (hwprof_session_objects(prof.s, prof.ev, &objs, &n)) {
+		free(nodes);
+		return -1;
+	}
 	ri->read = st.samples;
 	ri->lost = st.lost + st.saturated;	/* a full bucket drops the sample */
 	ri->throttled = st.throttled;
 	ri->missed = st.missed;
 	ri->missed_err = st.missed_err;
 	ri->period = st.period;
+	/* the samples per thread: none kept when they cannot be had */
+	if (hwp_session_tids(prof.s, prof.ev, &prof.tids, &prof.ntids, &prof.untold))
+		prof.ntids = 0;
 	lo = calloc(n + 1, sizeof(*lo));
 	if (!lo)
-		return -1;
+		goto out;
 	for (size_t i = 0; i < n; i++) {
 		const struct hwprof_object *o = &objs[i];
 		const char *path = o->path;
@@ -294,6 +428,8 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 			   push(p, &cap, HWP_MPI_FUNC, 0, 0, st.outside, rank)))
 		goto out;
 	ri->samples += st.outside;
+	if (nodes && push_paths(p, &cap, lo, &nlo, objs, n, &exe, rank, nodes, nn, &ri->dropped))
+		goto out;
 	p->objs = calloc(nlo + 1, sizeof(*p->objs));
 	if (!p->objs)
 		goto out;
@@ -313,6 +449,7 @@ out:
 	}
 	free(lo);
 	free(exe);
+	free(nodes);
 	return ret;
 }
 
@@ -510,16 +647,158 @@ static int build_sites(struct hd_file *d, const struct hwp_mpi_prof *p, const lo
 	return 0;
 }
 
+/* The ranks' threads: thread and tt lines, each rank's kept threads and
+ * a row (tid 0) of those not kept. 0 or -1. */
+static int build_threads(struct hd_file *d, int size, const struct rthread *thr,
+			 uint32_t keep)
+{
+	for (int i = 0; thr && i < size; i++)
+		for (uint32_t j = 0; j <= keep; j++) {
+			const struct rthread *t = &thr[(size_t)i * (keep + 1) + j];
+			char comm[sizeof(t->comm)];
+			struct hd_ttotal tt;
+			long ti;
+
+			if (!t->samples)
+				continue;
+			memcpy(comm, t->comm, sizeof(comm));
+			comm[sizeof(comm) - 1] = 0;
+			ti = hd_add_thread(d, j < keep ? t->tid : 0, (uint32_t)i,
+					   j < keep ? (*comm ? comm : NULL) : "(others)");
+			tt = (struct hd_ttotal){ (uint32_t)ti, 0, t->samples };
+			if (ti < 0 || hd_add_ttotal(d, &tt))
+				return -1;
+		}
+	return 0;
+}
+
+/* The HWP_MPI_NODE entries of p: [*lo, *hi). */
+static void node_range(const struct hwp_mpi_prof *p, size_t *lo, size_t *hi)
+{
+	size_t i = 0;
+
+	while (i < p->nents && p->ents[i].kind < HWP_MPI_NODE)
+		i++;
+	*lo = i;
+	while (i < p->nents && p->ents[i].kind == HWP_MPI_NODE)
+		i++;
+	*hi = i;
+}
+
+/* The node entry whose path hash is h, among those sorted in e[0 .. n). */
+static long node_find(const struct hwp_mpi_ent *e, size_t n, uint64_t h)
+{
+	size_t a = 0, b = n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (e[m].obj < h)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < n && e[a].obj == h ? (long)a : -1;
+}
+
+/* Node entry k's node in d (its parents first), memoized in idx (-1: not
+ * yet, -2: none). */
+static long node_of(struct hd_file *d, const struct hwp_mpi_prof *p, const long *map,
+		    const struct hwp_mpi_ent *e, size_t n, long *idx, size_t k, int depth)
+{
+	uint32_t parent = HD_NO_NODE;
+	long oi, x;
+
+	if (idx[k] != -1)
+		return idx[k];
+	idx[k] = -2;		/* a cycle (hashes that collide) ends here */
+	if (depth > HD_MAX_DEPTH)
+		return -2;
+	if (e[k].max) {
+		long j = node_find(e, n, e[k].max);
+
+		if (j < 0 || (x = node_of(d, p, map, e, n, idx, (size_t)j, depth + 1)) < 0)
+			return -2;
+		parent = (uint32_t)x;
+	}
+	oi = obj_index(p, map, e[k].min);
+	x = hd_node(d, parent, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi, e[k].addr);
+	if (x == -1)
+		return -1;	/* out of memory */
+	idx[k] = x < 0 ? -2 : x;
+	return idx[k];
+}
+
+/*
+ * The job's call paths (HWPROF_MPI_PATHS): the union of the ranks' trees
+ * as n lines, the samples of each path summed over the ranks as c lines
+ * (thread -), and the event's paths line. Paths that cannot be written
+ * whole (a parent missing, deeper than HD_MAX_DEPTH) are left out, and
+ * all of them where their samples would pass the event's. 0 or -1.
+ */
+static int build_paths(struct hd_file *d, const struct hwp_mpi_prof *p, const long *map,
+		       const struct rinfo *all, int size, uint64_t samples)
+{
+	size_t lo, hi, n;
+	const struct hwp_mpi_ent *e;
+	uint64_t chains = 0, cut = 0, dropped = 0;
+	long *idx;
+
+	node_range(p, &lo, &hi);
+	e = &p->ents[lo];
+	n = hi - lo;
+	for (size_t k = 0; k < n; k++)
+		chains = hwp_add_sat(chains, e[k].sum);
+	if (!n)
+		return 0;
+	if (chains > samples) {
+		fprintf(stderr, "hwprof-mpi: the call paths hold more samples than the profile "
+			"(a full bucket): no call paths written\n");
+		return 0;
+	}
+	idx = malloc(n * sizeof(*idx));
+	if (!idx)
+		return -1;
+	for (size_t k = 0; k < n; k++)
+		idx[k] = -1;
+	chains = 0;
+	for (size_t k = 0; k < n; k++) {
+		long x;
+
+		if (!e[k].sum)
+			continue;
+		x = node_of(d, p, map, e, n, idx, k, 1);
+		if (x == -1 || (x >= 0 && hd_count_path(d, 0, HD_NO_THREAD, (uint32_t)x,
+							   e[k].sum))) {
+			free(idx);
+			return -1;
+		}
+		if (x >= 0)
+			chains = hwp_add_sat(chains, e[k].sum);
+	}
+	free(idx);
+	for (int i = 0; i < size; i++) {
+		cut = hwp_add_sat(cut, all[i].cut);
+		dropped = hwp_add_sat(dropped, all[i].dropped);
+	}
+	d->events[0].dropped = dropped;
+	d->events[0].callgraph = HD_CG_FP;
+	d->events[0].chains = chains;
+	d->events[0].cut = cut < chains ? cut : chains;
+	return 0;
+}
+
 static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct rinfo *all,
 		 int size, const struct topkey *keys, const uint64_t *counts, uint32_t k,
-		 const struct sitekey *sk, const uint64_t *st, uint32_t ns)
+		 const struct sitekey *sk, const uint64_t *st, uint32_t ns,
+		 const struct rthread *thr, uint32_t keep)
 {
 	long *map = calloc(p->nobjs + 1, sizeof(*map));
 	struct hd_event *e;
 	size_t nfuncs0 = 0;
 	char *exe;
 	int ret = -1, failed = -1, differ = 0;
-	uint64_t period = 0;
+	uint64_t period = 0, total = 0;
 
 	if (!map)
 		return -1;
@@ -585,6 +864,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (x->kind == HWP_MPI_ADDR) {
 			if (hd_count(d, 0, HD_NO_THREAD, o, x->addr, x->sum))
 				goto out;
+			total = hwp_add_sat(total, x->sum);
 			nfuncs0++;
 		} else if (x->kind == HWP_MPI_FUNC) {
 			struct hd_func f = { 0, o, x->addr, x->sum, x->min, x->max,
@@ -612,7 +892,8 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (hd_add_rtotal(d, &t))
 			goto out;
 	}
-	if (build_sites(d, p, map, all, size, sk, st, ns))
+	if (build_sites(d, p, map, all, size, sk, st, ns) ||
+	    build_threads(d, size, thr, keep) || build_paths(d, p, map, all, size, total))
 		goto out;
 	ret = 0;
 out:
@@ -793,6 +1074,89 @@ out:
 	return bad;
 }
 
+static int cmp_tid(const void *a, const void *b)
+{
+	const struct hwp_tid_count *x = a, *y = b;
+
+	if (x->samples != y->samples)
+		return x->samples > y->samples ? -1 : 1;
+	return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/* This rank's threads into out[0 .. keep]: the keep with most samples
+ * (ties: the lowest tid), then the rest summed under tid 0. */
+static void my_threads(struct rthread *out, uint32_t keep)
+{
+	size_t n = prof.ntids;
+
+	if (n)
+		qsort(prof.tids, n, sizeof(*prof.tids), cmp_tid);
+	for (size_t i = 0; i < n; i++) {
+		struct rthread *t = &out[i < keep ? i : keep];
+
+		if (i < keep) {
+			char path[64];
+			int fd;
+			ssize_t k;
+
+			t->tid = (int32_t)prof.tids[i].tid;
+			/* its name, where the thread is still there */
+			snprintf(path, sizeof(path), "/proc/self/task/%d/comm", (int)t->tid);
+			fd = open(path, O_RDONLY | O_CLOEXEC);
+			k = fd >= 0 ? read(fd, t->comm, sizeof(t->comm) - 1) : -1;
+			if (fd >= 0)
+				close(fd);
+			while (k > 0 && (t->comm[k - 1] == '\n' || !t->comm[k - 1]))
+				k--;
+			t->comm[k > 0 ? k : 0] = 0;
+		}
+		t->samples = hwp_add_sat(t->samples, prof.tids[i].samples);
+	}
+	out[keep].samples = hwp_add_sat(out[keep].samples, prof.untold);
+}
+
+/*
+ * The ranks' threads (libhwprof-mpi(7), "Threads"): rank 0 says how many
+ * each keeps (HWPROF_MPI_THREADS), every rank gives that many and a row
+ * of the rest, rank 0 gathers them into *tp (rank-major, keep + 1 a
+ * rank). Every rank takes part whatever failed; 0, or 1 when the result
+ * is not whole.
+ */
+static int gather_threads(MPI_Comm comm, int rank, int size, struct rthread **tp,
+			  uint32_t *keepp)
+{
+	struct rthread *mine = NULL, *all = NULL;
+	uint32_t keep = 0;
+	int bad = 0;
+
+	if (!rank)
+		keep = env_wanted("HWPROF_MPI_THREADS", secure_getenv("HWPROF_MPI_THREADS"),
+				  DEFAULT_THREADS, MAX_THREADS);
+	if (PMPI_Bcast(&keep, 1, MPI_UINT32_T, 0, comm) != MPI_SUCCESS)
+		bad = 1;
+	mine = calloc((size_t)keep + 1, sizeof(*mine));
+	if (!rank)
+		all = calloc((size_t)size * (keep + 1), sizeof(*all));
+	if (any_bad(comm, bad || !mine || (!rank && !all))) {
+		bad = 1;
+		goto out;
+	}
+	my_threads(mine, keep);
+	if (PMPI_Gather(mine, (int)((keep + 1) * sizeof(*mine)), MPI_BYTE, all,
+			(int)((keep + 1) * sizeof(*mine)), MPI_BYTE, 0, comm) != MPI_SUCCESS)
+		bad = 1;
+	bad = any_bad(comm, bad);
+out:
+	free(mine);
+	if (bad) {
+		free(all);
+		all = NULL;
+	}
+	*tp = all;
+	*keepp = keep;
+	return bad;
+}
+
 /* ------------------------------------------------------------------ */
 /* Finish: reduce and write                                             */
 
@@ -876,8 +1240,9 @@ static void finish(void)
 	uint64_t *cnt = NULL, *allc = NULL, *st = NULL;
 	struct sitekey *sk = NULL;
 	struct lsite *ls = NULL;
+	struct rthread *thr = NULL;
 	size_t nls = 0;
-	uint32_t ns = 0;
+	uint32_t ns = 0, keep = 0;
 	const char *out = secure_getenv("HWPROF_OUTPUT");
 	MPI_Comm comm;
 	int rank, size, bad = 0;
@@ -963,7 +1328,8 @@ static void finish(void)
 		bad = 1;
 	if (any_bad(comm, bad))
 		goto fail;
-	if (gather_sites(comm, rank, size, &p, ls, nls, &sk, &st, &ns))
+	if (gather_sites(comm, rank, size, &p, ls, nls, &sk, &st, &ns) ||
+	    gather_threads(comm, rank, size, &thr, &keep))
 		goto fail;
 	if (!rank) {
 		struct hd_file d;
@@ -976,7 +1342,7 @@ static void finish(void)
 		/* with the names of its sampled addresses (hwprof-data(5),
 		 * "Names"), as rank 0's objects give them; without them
 		 * (sym_keep_names() then drops all) when they cannot be had */
-		r = build(&d, &p, all, size, keys, allc, k, sk, st, ns) ? -ENOMEM :
+		r = build(&d, &p, all, size, keys, allc, k, sk, st, ns, thr, keep) ? -ENOMEM :
 		    (sym_keep_names(&d), write_job(&d, out, &found));
 		if (r == HWP_OUT_NOTREG)
 			fprintf(stderr, "hwprof-mpi: %s: %s, not a regular file, left as it is: "
@@ -1006,6 +1372,10 @@ out:
 	free(sk);
 	free(st);
 	free(ls);
+	free(thr);
+	free(prof.tids);
+	prof.tids = NULL;
+	prof.ntids = 0;
 }
 
 /* ------------------------------------------------------------------ */

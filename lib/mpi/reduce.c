@@ -31,6 +31,16 @@ uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size)
 	return h ? h : 1;	/* 0 is "no object" */
 }
 
+uint64_t hwp_mpi_nodehash(uint64_t parent, uint64_t obj, uint64_t addr)
+{
+	uint64_t v[3] = { parent, obj, addr }, h = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < 3; i++)
+		for (int b = 0; b < 8; b++, v[i] >>= 8)
+			h = (h ^ (v[i] & 0xff)) * 0x100000001b3ull;
+	return h ? h : 1;	/* 0 is "no parent" */
+}
+
 static int cmp_key(const struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
 	if (a->kind != b->kind)
@@ -56,9 +66,11 @@ void hwp_mpi_sort(struct hwp_mpi_prof *p)
 		if (o && !cmp_key(&p->ents[o - 1], &p->ents[i])) {
 			struct hwp_mpi_ent *e = &p->ents[o - 1];
 
-			/* one rank's counts of one key: min = max = sum */
+			/* one rank's counts of one key: min = max = sum (a
+			 * node's min and max are its frame and parent) */
 			e->sum = hwp_add_sat(e->sum, p->ents[i].sum);
-			e->min = e->max = e->sum;
+			if (e->kind != HWP_MPI_NODE)
+				e->min = e->max = e->sum;
 			continue;
 		}
 		p->ents[o++] = p->ents[i];
@@ -196,6 +208,10 @@ static int take_objs(struct hwp_mpi_prof *p, const char *q, size_t bytes)
 static void combine(struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
 	a->sum = hwp_add_sat(a->sum, b->sum);
+	if (a->kind == HWP_MPI_NODE) {	/* min and max: the path's frame */
+		a->ranks += b->ranks;
+		return;
+	}
 	a->min = a->min < b->min ? a->min : b->min;
 	if (b->max > a->max || (b->max == a->max && b->maxrank < a->maxrank)) {
 		a->max = b->max;
@@ -217,10 +233,14 @@ static int merge_ents(struct hwp_mpi_prof *p, const struct hwp_mpi_ent *e, size_
 
 		if (c < 0) {
 			out[k] = p->ents[i++];
-			out[k++].min = 0;	/* the other subtree had none */
+			if (out[k].kind != HWP_MPI_NODE)
+				out[k].min = 0;	/* the other subtree had none */
+			k++;
 		} else if (c > 0) {
 			out[k] = e[j++];
-			out[k++].min = 0;
+			if (out[k].kind != HWP_MPI_NODE)
+				out[k].min = 0;
+			k++;
 		} else {
 			out[k] = p->ents[i++];
 			combine(&out[k++], &e[j++]);
