@@ -257,8 +257,8 @@ void report_text_header(const struct view_ctx *c)
 		printf("\n# processes: %zu (the ranks)  threads: not kept in this job file of "
 		       "libhwprof-mpi\n", d->nprocs);
 	else if (d->job)
-		printf("\n# processes: %zu (the ranks)  threads: %zu kept (with a row per rank "
-		       "for those not kept)\n", d->nprocs, d->nthreads);
+		printf("\n# processes: %zu (the ranks)  threads: %zu kept (each rank's most "
+		       "sampled; tid -: the rest of a rank's)\n", d->nprocs, d->nthreads);
 	else
 		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
 	/* the side band is hwprof record's: not in a job file, nor in a
