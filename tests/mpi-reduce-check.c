@@ -5,8 +5,11 @@
  * with counts 1 to 3 (many ties for the max, many keys some rank lacks);
  * rank 0 gathers every rank's counts and checks each key's sum, min (0
  * when a rank lacks it), max, rank of the max (the lowest on ties) and
- * number of ranks. Run at sizes that are not powers of two
- * (tests/test-mpi.sh, case reduce).
+ * number of ranks. Each key is also a call-path node (HWP_MPI_NODE), its
+ * count split in two entries of the rank where it can be: the nodes sum,
+ * keep their frame and parent (min, max) whole, and count their ranks.
+ * Run at sizes that are not powers of two (tests/test-mpi.sh, case
+ * reduce).
  * usage: mpirun -np P mpi-reduce-check
  */
 #define _GNU_SOURCE
@@ -27,7 +30,7 @@ static int check_round(int round, int rank, int size)
 	struct hwp_mpi_prof p = { 0 };
 	int bad = 0;
 
-	p.ents = calloc(NK + 1, sizeof(*p.ents));
+	p.ents = calloc(3 * NK + 1, sizeof(*p.ents));
 	p.objs = calloc(1, sizeof(*p.objs));
 	if (!all || !p.ents || !p.objs)
 		MPI_Abort(MPI_COMM_WORLD, 2);
@@ -40,6 +43,13 @@ static int check_round(int round, int rank, int size)
 				.obj = 77, .addr = (uint64_t)(NK - k), .sum = mine[k],
 				.min = mine[k], .max = mine[k], .kind = HWP_MPI_FUNC,
 				.maxrank = rank, .ranks = 1 };
+		/* a node of count >= 2 in two entries, 1 and the rest */
+		for (int part = 0; part < (mine[k] >= 2 ? 2 : mine[k] ? 1 : 0); part++)
+			p.ents[p.nents++] = (struct hwp_mpi_ent){
+				.obj = 1000 + (uint64_t)k, .addr = (uint64_t)k,
+				.sum = mine[k] >= 2 ? (part ? mine[k] - 1 : 1) : mine[k],
+				.min = 5000 + (uint64_t)k, .max = 9000 + (uint64_t)k,
+				.kind = HWP_MPI_NODE, .maxrank = rank, .ranks = 1 };
 	}
 	hwp_mpi_sort(&p);
 	MPI_Gather(mine, NK, MPI_UINT64_T, all, NK, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -64,6 +74,25 @@ static int check_round(int round, int rank, int size)
 				mr = r;
 			}
 			nr += v != 0;
+		}
+		{
+			const struct hwp_mpi_ent *x = hwp_mpi_find(&p, HWP_MPI_NODE,
+								   1000 + (uint64_t)k, (uint64_t)k);
+
+			if (s && (!x || x->sum != s || x->min != 5000 + (uint64_t)k ||
+				  x->max != 9000 + (uint64_t)k || x->ranks != nr)) {
+				printf("round %d node %d: got %llu %llu %llu %u, want %llu %llu %llu %u\n",
+				       round, k, x ? (unsigned long long)x->sum : 0,
+				       x ? (unsigned long long)x->min : 0,
+				       x ? (unsigned long long)x->max : 0, x ? x->ranks : 0,
+				       (unsigned long long)s, 5000ull + (unsigned long long)k,
+				       9000ull + (unsigned long long)k, nr);
+				bad = 1;
+			}
+			if (!s && x) {
+				printf("round %d node %d: in the result, on no rank\n", round, k);
+				bad = 1;
+			}
 		}
 		if (!s) {
 			if (e) {
