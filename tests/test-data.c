@@ -246,6 +246,49 @@ static void job_round_trip(void)
 
 /* A job file's wall clock in MPI (mt, ms, msr): written as version 4,
  * read back the same; a site of no object at address 0. */
+/* Version 4: a job file's threads (thread lines, tt lines with each
+ * one's samples), read back as written. */
+static void job_threads_round_trip(void)
+{
+	struct hd_file d, r;
+	struct hd_ttotal tt[3] = { { 0, 0, 400 }, { 1, 0, 12 }, { 2, 0, 399 } };
+	char path[300], err[512];
+	FILE *f;
+
+	hd_init(&d);
+	d.job = 1;
+	d.size = 2;
+	T_EQ(hd_add_event(&d, "page-faults", 1), 0);
+	for (int i = 0; i < 2; i++) {
+		T_EQ(hd_add_process(&d, 100 + i, 0, "./omp"), i);
+		d.procs[i].rank = i;
+	}
+	T_EQ(hd_add_thread(&d, 150, 0, "omp"), 0);
+	T_EQ(hd_add_thread(&d, 0, 0, "(others)"), 1);
+	T_EQ(hd_add_thread(&d, 160, 1, NULL), 2);
+	for (int i = 0; i < 3; i++)
+		T_EQ(hd_add_ttotal(&d, &tt[i]), 0);
+	T_EQ(hd_count(&d, 0, HD_NO_THREAD, HD_NO_OBJECT, 0x1000, 811), 0);
+	snprintf(path, sizeof(path), "%s/job-threads", dir);
+	f = fopen(path, "w");
+	T_EQ(hd_write(f, &d), 0);
+	fclose(f);
+	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
+	T_CHECK(!*err, "%s", err);
+	T_EQ(r.version, 4);	/* tt lines: not for 0.2's reader */
+	T_EQ(r.nthreads, 3);
+	T_EQ(r.nttotals, 3);
+	if (r.nthreads == 3 && r.nttotals == 3) {
+		T_EQ(r.threads[1].tid, 0);
+		T_EQ(r.threads[2].proc, 1);
+		T_CHECK(r.threads[1].comm && !strcmp(r.threads[1].comm, "(others)"), "comm");
+		T_CHECK(!r.threads[2].comm, "no comm");
+		T_CHECK(!memcmp(r.ttotals, tt, sizeof(tt)), "tt lines");
+	}
+	hd_free(&r);
+	hd_free(&d);
+}
+
 static void mpi_time_round_trip(void)
 {
 	struct hd_file d, r;
@@ -512,6 +555,7 @@ int main(void)
 	version1();
 	empty_rest();
 	job_round_trip();
+	job_threads_round_trip();
 	mpi_time_round_trip();
 	paths_round_trip();
 	names_round_trip();
@@ -559,6 +603,15 @@ int main(void)
 		"f 0 0 - 10 5 1 4 2 2\nend\n", "line 4");
 	refused("v3-fr-ref", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 exit 0 - c\nf 0 0 - 10 5 1 4 0 2\nfr 0 1 4\nend\n", "line 6");
+	refused("v4-tt-not-job", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n", "line 5");
+	refused("v4-tt-ref", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 1 0 5\nend\n", "line 6");
+	refused("v4-tt-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 0 0 5\ntt 0 0 5\nend\n",
+		"tt) given twice");
+	refused("v3-tt", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n", "malformed");
 	refused("v3-job-twice", "hwprof-data 3\njob 2 0\njob 8 0\nend\n", "line 3");
 	refused("v3-job-after-rank", "hwprof-data 3\nrank 1 4\njob 2 0\nend\n", "line 3");
 	refused("v3-f-min-not-all", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
