@@ -6,6 +6,8 @@
  * each call touching one fresh page: 2N page faults in the worker, N in
  * the main thread besides its own (MPI's). omp_work() is called through
  * omp_phase(), so its call path is main -> ... -> omp_phase -> omp_work.
+ * The threads are made, and their stacks touched, before MPI_Init, where
+ * libhwprof-mpi starts: its count of the worker is then the 2N alone.
  * usage: mpi-omp N
  */
 #include <mpi.h>
@@ -20,6 +22,16 @@ static __attribute__((noinline)) void omp_work(volatile char *page)
 	*page = 1;
 }
 
+/* The stack a thread will use, touched (before MPI_Init: its page
+ * faults are not the region's). */
+static __attribute__((noinline)) void omp_warm(void)
+{
+	volatile char buf[64 * 1024];
+
+	for (size_t i = 0; i < sizeof(buf); i += 512)
+		buf[i] = 0;
+}
+
 static __attribute__((noinline)) void omp_phase(char *base, long n, long pg)
 {
 	for (long i = 0; i < n; i++)
@@ -32,7 +44,13 @@ int main(int argc, char **argv)
 	int provided, bad = 0;
 	char *region;
 
-	if (n <= 0 || MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+	if (n <= 0)
+		return 2;
+	/* the OpenMP threads made and their stacks touched before MPI_Init,
+	 * so that the region below faults only in omp_work */
+#pragma omp parallel num_threads(2)
+	omp_warm();
+	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
 		return 2;
 	region = mmap(NULL, (size_t)(3 * n * pg), PROT_READ | PROT_WRITE,
 		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -254,7 +254,7 @@ void report_text_header(const struct view_ctx *c)
 	if (d->version == 1)
 		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
 	else if (d->job && !d->nthreads)
-		printf("\n# processes: %zu (the ranks)  threads: not kept in this job file of "
+		printf("\n# processes: %zu (the ranks)  threads: not kept in a job file of "
 		       "libhwprof-mpi\n", d->nprocs);
 	else if (d->job)
 		printf("\n# processes: %zu (the ranks)  threads: %zu kept (each rank's most "
@@ -1157,8 +1157,9 @@ int cmd_report(int argc, char **argv)
 	if (d.job && a.view == VIEW_THREADS && !d.nttotals) {
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, in.files[0], NM_TEXT);
-		fputs(": this job file (libhwprof-mpi) holds no per-thread samples (written "
-		      "before hwprof 0.3): no --threads (--processes lists its ranks)\n", stderr);
+		fputs(": a job file (libhwprof-mpi) holds no per-thread samples: no --threads "
+		      "(--processes lists its ranks; libhwprof-mpi keeps them from hwprof 0.3 on)\n",
+		      stderr);
 		ret = 1;
 	} else if (a.evarg && view_event(a.evarg, &d, file, &event)) {
 		ret = 1;
