@@ -86,13 +86,16 @@ eq "job file: its c lines (thread -) add up to the paths line's samples" \
 "$hw" report --callers omp_work "$job" >"$tmp/jc.txt" 2>/dev/null
 eq "job file: --callers omp_work: omp_phase, with all 6N samples" \
 	"$(awk '$3 == "omp_phase" { print $2 }' "$tmp/jc.txt")" "$((6 * N))"
+# the region's outlined function: main._omp_fn.0 (gcc), .omp_outlined.*
+# (clang)
+region='_omp_fn|omp_outlined'
 "$hw" report --callers omp_phase "$job" >"$tmp/jc2.txt" 2>/dev/null
 eq "job file: --callers omp_phase: the OpenMP region's function" \
-	"$(awk '$3 ~ /^main\._omp_fn/ { print $2 }' "$tmp/jc2.txt")" "$((6 * N))"
+	"$(awk -v f="$region" '$3 ~ f { s += $2 } END { print s + 0 }' "$tmp/jc2.txt")" "$((6 * N))"
 "$hw" report --tree top-down "$job" 2>/dev/null |
-	awk '{ print $3 }' | grep -A2 '^main\._omp_fn' | head -3 | tr '\n' ' ' >"$tmp/tree"
-eq "job file: --tree: main._omp_fn -> omp_phase -> omp_work" "$(sed 's/main\._omp_fn\.[0-9]*/F/' "$tmp/tree")" \
-	"F omp_phase omp_work "
+	awk '{ print $3 }' | grep -B1 -A1 '^omp_phase$' | head -3 | tr '\n' ' ' >"$tmp/tree"
+eq "job file: --tree: the region's function -> omp_phase -> omp_work" \
+	"$(sed -E 's/[^ ]*(_omp_fn|omp_outlined)[^ ]*/F/' "$tmp/tree")" "F omp_phase omp_work "
 "$hw" report --processes "$job" 2>/dev/null >"$tmp/p.txt"
 check "job file: --processes has a rank column" grep -q '^ *percent *samples *pid *rank ' "$tmp/p.txt"
 "$hw" report --threads "$job" 2>/dev/null >"$tmp/t.txt"
@@ -118,6 +121,9 @@ check "record: each rank's worker thread has its 2N and more (before MPI_Init: $
 "$hw" report --callers omp_work "$tmp/rec" >"$tmp/rc.txt" 2>/dev/null
 eq "record: --callers omp_work: omp_phase, with all 6N samples" \
 	"$(awk '$3 == "omp_phase" { print $2 }' "$tmp/rc.txt")" "$((6 * N))"
+"$hw" report --callers omp_phase "$tmp/rec" >"$tmp/rc2.txt" 2>/dev/null
+eq "both routes: the callers of omp_phase" "$(awk 'NR > 2' "$tmp/rc2.txt")" \
+	"$(awk 'NR > 2' "$tmp/jc2.txt")"
 "$hw" report --threads "$tmp/rec" 2>/dev/null >"$tmp/rt.txt"
 check "record: --threads has a rank column" grep -q '^ *percent *samples *tid *pid *rank ' "$tmp/rt.txt"
 
