@@ -20,6 +20,10 @@
  *              the same with the threads made before the session starts:
  *              exact, none missed, no ring of a single page, one fd per
  *              thread and CPU where rings are shared per CPU
+ *   tids       a process session's samples per thread (the internal
+ *              hwp_session_count_tids()): 8 threads made before it starts,
+ *              thread i touching (i + 1) x 4 fresh pages, each counted
+ *              exactly under its tid, the threads adding up to the samples
  *   paranoid   as nobody, an event asking for kernel samples is refused
  *              with perf_event_paranoid's value and the sysctl to change
  *   unlocked   the log callback and sinks run with no hwprof lock held:
@@ -425,6 +429,98 @@ static int case_parked(char **argv)
 	return t_done("threads-parked");
 }
 
+/* ------------------------------------------------------------------ */
+/* Samples per thread (hwp_session_count_tids(), libhwprof-mpi's)      */
+
+#define TIDS_N	8
+
+static pid_t ttid[TIDS_N];
+static char *tidpages;
+
+/* The stack a worker will use, touched before the session starts. */
+static __attribute__((noinline)) void warm_stack(void)
+{
+	volatile char buf[16 * 1024];
+
+	for (size_t i = 0; i < sizeof(buf); i += 256)
+		buf[i] = 0;
+}
+
+/* Worker i touches (i + 1) x TPAGES fresh pages once the session runs. */
+static void *tids_worker(void *arg)
+{
+	size_t i = (size_t)(uintptr_t)arg, at = TPAGES * i * (i + 1) / 2;
+
+	warm_stack();
+	ttid[i] = (pid_t)syscall(SYS_gettid);
+	pthread_barrier_wait(&bar);		/* made */
+	pthread_barrier_wait(&bar);		/* the session runs */
+	touch_pages(tidpages + at * psz, (i + 1) * TPAGES, psz);
+	pthread_barrier_wait(&bar);		/* all done */
+	pthread_barrier_wait(&bar);		/* the session stopped: the
+						 * thread's exit is not counted */
+	return NULL;
+}
+
+static int case_tids(void)
+{
+	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
+	struct hwprof_session_stats st = { .sz = sizeof(st) };
+	struct hwprof_session *s = NULL, *plain = NULL;
+	struct hwp_tid_count *v = NULL;
+	pthread_t t[TIDS_N];
+	size_t n = 0;
+	uint64_t untold = 1, sum = 0;
+	int r;
+
+	if ((r = need_faults()))
+		return r;
+	tidpages = fresh((size_t)TPAGES * TIDS_N * (TIDS_N + 1) / 2);
+	pthread_barrier_init(&bar, NULL, TIDS_N + 1);
+	for (int i = 0; i < TIDS_N; i++)
+		if (pthread_create(&t[i], NULL, tids_worker, (void *)(uintptr_t)i))
+			return T_ERROR;
+	pthread_barrier_wait(&bar);
+	/* asked for before an event, not after; not at all: -ENOENT */
+	T_EQ(hwprof_session_new(&o, &plain), 0);
+	T_EQ(hwprof_session_add(plain, "page-faults", 1, NULL), 0);
+	T_EQ(hwp_session_count_tids(plain), -EINVAL);
+	T_EQ(hwp_session_tids(plain, 0, &v, &n, NULL), -ENOENT);
+	hwprof_session_free(plain);
+	T_EQ(hwprof_session_new(&o, &s), 0);
+	T_EQ(hwp_session_count_tids(s), 0);
+	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
+	T_EQ(hwprof_session_start(s), 0);
+	pthread_barrier_wait(&bar);
+	pthread_barrier_wait(&bar);
+	T_EQ(hwprof_session_stop(s), 0);
+	pthread_barrier_wait(&bar);
+	for (int i = 0; i < TIDS_N; i++)
+		pthread_join(t[i], NULL);
+	T_EQ(hwprof_session_stats(s, 0, &st), 0);
+	T_EQ(hwp_session_tids(s, 1, &v, &n, &untold), -EINVAL);
+	T_EQ(hwp_session_tids(s, 0, &v, &n, &untold), 0);
+	T_EQ(untold, 0);
+	for (size_t k = 0; k < n; k++)
+		sum += v[k].samples;
+	/* every sample read is some thread's */
+	T_CHECK(sum == st.samples, "%llu samples over the threads, %llu read",
+		(unsigned long long)sum, (unsigned long long)st.samples);
+	for (int i = 0; i < TIDS_N; i++) {
+		uint64_t got = 0;
+
+		for (size_t k = 0; k < n; k++)
+			if (v[k].tid == ttid[i])
+				got = v[k].samples;
+		T_CHECK(got == (uint64_t)(i + 1) * TPAGES, "thread %d (tid %d): %llu samples, want %d",
+			i, (int)ttid[i], (unsigned long long)got, (i + 1) * TPAGES);
+	}
+	printf("tids: %zu threads with samples, %llu samples\n", n, (unsigned long long)sum);
+	free(v);
+	hwprof_session_free(s);
+	return t_done("tids");
+}
+
 static int case_paranoid(char **argv)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o) };
@@ -596,6 +692,8 @@ int main(int argc, char **argv)
 		return case_threads(argv);
 	if (!strcmp(argv[1], "threads-parked"))
 		return case_parked(argv);
+	if (!strcmp(argv[1], "tids"))
+		return case_tids();
 	if (!strcmp(argv[1], "paranoid"))
 		return case_paranoid(argv);
 	if (!strcmp(argv[1], "unlocked"))
