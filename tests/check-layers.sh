@@ -28,7 +28,7 @@ check() {	# folder, allowed folders (regex of lib/ names)
 		*/*) continue ;;	# a public header (include/)
 		internal.h|engine.h) d=engine ;;
 		perf.h|elfsym.h) d=perf ;;
-		hist.h|sat.h) d=hist ;;
+		hist.h|sat.h|cct.h|htab.h) d=hist ;;
 		data.h|symbols.h|names.h|outfile.h) d=profile ;;
 		*) continue ;;
 		esac

@@ -396,23 +396,23 @@ static void paths_round_trip(void)
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
 	T_EQ(r.version, 4);
-	T_EQ(r.nnodes, 5);
+	T_EQ(r.cct.n, 5);
 	T_EQ(r.npaths, 3);
 	T_EQ(r.events[0].callgraph, HD_CG_FP);
 	T_EQ(r.events[0].chains, 8);
 	T_EQ(r.events[0].cut, 2);
 	T_EQ(r.events[1].callgraph, HD_CG_NONE);
-	if (r.nnodes == 5 && r.npaths == 3) {
+	if (r.cct.n == 5 && r.npaths == 3) {
 		for (int i = 0; i < 5; i++)
-			T_CHECK(r.nodes[i].parent == d.nodes[i].parent &&
-				r.nodes[i].object == d.nodes[i].object &&
-				r.nodes[i].addr == d.nodes[i].addr &&
-				r.nodes[i].depth == d.nodes[i].depth, "node %d", i);
-		T_EQ(r.nodes[2].depth, 3);	/* main -> a -> b */
+			T_CHECK(r.cct.node[i].parent == d.cct.node[i].parent &&
+				r.cct.node[i].object == d.cct.node[i].object &&
+				r.cct.node[i].addr == d.cct.node[i].addr &&
+				r.cct.node[i].depth == d.cct.node[i].depth, "node %d", i);
+		T_EQ(r.cct.node[2].depth, 3);	/* main -> a -> b */
 		T_EQ(r.paths[0].count, 5);
 		T_EQ(r.paths[0].node, (uint32_t)b);
 		T_EQ(r.paths[2].count, 1);
-		T_EQ(r.nodes[4].object, HD_NO_OBJECT);
+		T_EQ(r.cct.node[4].object, HD_NO_OBJECT);
 	}
 	hd_free(&r);
 	hd_free(&d);

@@ -19,6 +19,7 @@
 #include <pthread.h>
 
 #include "internal.h"
+#include "../hist/cct.h"
 
 #define HWP_BATCH	512	/* IPs folded per step: 4 KiB on the stack */
 #define HWP_DEF_PAGES	16
@@ -57,12 +58,12 @@ struct hwp_slot {			/* one thread x one event (x one CPU) */
 	struct hwp_ring ring;
 };
 
-/* An event's call paths (lib/engine/paths.c): nodes parents first. */
+/* An event's call paths (lib/engine/paths.c): a calling-context tree
+ * (lib/hist/cct.h) of pcs, object 0, and each node's samples. */
 struct hwp_paths {
-	struct hwprof_path_node *node;
-	size_t n, cap;
-	uint32_t *slot;		/* index of (parent, pc): node + 1, 0 empty */
-	size_t nslot;
+	struct hwp_cct cct;
+	uint64_t *samples;	/* samples whose path ends at node i */
+	size_t capsamples;	/* counts there, zero past cct.n */
 	uint64_t chains;	/* samples whose path is in the tree */
 	uint64_t cut;		/* of them, cut short */
 	uint64_t max_stack;	/* the kernel's depth limit (user frames) */
@@ -159,9 +160,11 @@ void hwp_size_rings(struct hwprof_session *s);
 const char *hwp_missed_why(int err);
 
 /* paths.c */
+struct hwp_paths *hwp_paths_new(uint64_t max_stack);
 void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint64_t ip);
 void hwp_paths_zero(struct hwp_paths *p);
 void hwp_paths_free(struct hwp_paths *p);
+void hwp_paths_copy(const struct hwp_paths *p, struct hwprof_path_node *out);
 
 /* tids.c */
 struct hwp_tids;

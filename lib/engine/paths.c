@@ -16,81 +16,38 @@
 #include "engine.h"
 #include "../hist/sat.h"
 
-static size_t hash(uint32_t parent, uint64_t pc)
+/* An event's empty call paths; max_stack: the kernel's depth limit.
+ * NULL when memory is short. */
+struct hwp_paths *hwp_paths_new(uint64_t max_stack)
 {
-	uint64_t h = (pc ^ ((uint64_t)parent << 40) ^ parent) * 0x9e3779b97f4a7c15ull;
+	struct hwp_paths *p = calloc(1, sizeof(*p));
 
-	return (size_t)(h >> 20);
+	if (!p)
+		return NULL;
+	p->cct.max = HWP_PATH_NODES;	/* and no depth limit */
+	p->max_stack = max_stack;
+	return p;
 }
 
-/* Doubles the index (of node numbers + 1; 0 is empty) and refills it. */
-static int grow_index(struct hwp_paths *p)
+/* Room for the counts of up to n more nodes (as many as the tree may
+ * add), new counts 0. 0 or -1. */
+static int count_room(struct hwp_paths *p, uint64_t n)
 {
-	size_t n = p->nslot ? p->nslot * 2 : 1024;
-	uint32_t *slot = calloc(n, sizeof(*slot));
+	size_t want = p->cct.max - p->cct.n < n ? p->cct.max : p->cct.n + (size_t)n;
+	size_t cap = p->capsamples ? p->capsamples : 256;
+	uint64_t *ns;
 
-	if (!slot)
-		return -ENOMEM;
-	for (size_t i = 0; i < p->n; i++) {
-		size_t k = hash(p->node[i].parent, p->node[i].pc) & (n - 1);
-
-		while (slot[k])
-			k = (k + 1) & (n - 1);
-		slot[k] = (uint32_t)i + 1;
-	}
-	free(p->slot);
-	p->slot = slot;
-	p->nslot = n;
+	if (want <= p->capsamples)
+		return 0;
+	while (cap < want)
+		cap *= 2;
+	ns = realloc(p->samples, cap * sizeof(*ns));
+	if (!ns)
+		return -1;
+	memset(ns + p->capsamples, 0, (cap - p->capsamples) * sizeof(*ns));
+	p->samples = ns;
+	p->capsamples = cap;
 	return 0;
-}
-
-/* The node (parent, pc): found, or added; -1 when the tree is full or
- * memory is short. */
-static long node_of(struct hwp_paths *p, uint32_t parent, uint64_t pc)
-{
-	struct hwprof_path_node *nn;
-	size_t k;
-
-	if ((p->n + 1) * 2 > p->nslot && (p->n >= HWP_PATH_NODES || grow_index(p)))
-		goto find_only;
-	k = hash(parent, pc) & (p->nslot - 1);
-	for (; p->slot[k]; k = (k + 1) & (p->nslot - 1)) {
-		struct hwprof_path_node *x = &p->node[p->slot[k] - 1];
-
-		if (x->parent == parent && x->pc == pc)
-			return (long)p->slot[k] - 1;
-	}
-	if (p->n >= HWP_PATH_NODES)
-		return -1;
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap * 2 : 256;
-
-		nn = realloc(p->node, cap * sizeof(*nn));
-		if (!nn)
-			return -1;
-		p->node = nn;
-		p->cap = cap;
-	}
-	nn = &p->node[p->n];
-	nn->parent = parent;
-	nn->depth = parent == HWPROF_NO_NODE ? 1 : p->node[parent].depth + 1;
-	nn->pc = pc;
-	nn->samples = 0;
-	p->slot[k] = (uint32_t)p->n + 1;
-	return (long)p->n++;
-
-find_only:	/* the index is as large as it gets: look, add nothing */
-	if (!p->nslot)
-		return -1;
-	k = hash(parent, pc) & (p->nslot - 1);
-	for (size_t probes = 0; p->slot[k] && probes < p->nslot;
-	     k = (k + 1) & (p->nslot - 1), probes++) {
-		struct hwprof_path_node *x = &p->node[p->slot[k] - 1];
-
-		if (x->parent == parent && x->pc == pc)
-			return (long)p->slot[k] - 1;
-	}
-	return -1;
 }
 
 /*
@@ -100,8 +57,8 @@ find_only:	/* the index is as large as it gets: look, add nothing */
  * alone. A path is cut when it holds the kernel's max_stack frames (the
  * walk stopped there), or when the tree could not take all of it (the
  * sample then ends at the deepest frame it has; one whose outermost frame
- * does not fit is not kept, and the caller's samples minus chains says
- * how many).
+ * does not fit, or that finds memory short for its nodes' counts, is not
+ * kept, and the caller's samples minus chains says how many).
  */
 void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint64_t ip)
 {
@@ -118,12 +75,14 @@ void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint6
 	} else if (p->max_stack && user >= p->max_stack) {
 		cut = 1;
 	}
+	if (p->cct.n + n > p->capsamples && count_room(p, n))
+		return;
 	for (uint64_t i = n; i-- > 0;) {
 		long x;
 
 		if (chain[i] >= PERF_CONTEXT_MAX)
 			continue;
-		x = node_of(p, node, chain[i]);
+		x = hwp_cct_node(&p->cct, node, 0, chain[i]);
 		if (x < 0) {
 			cut = 1;
 			break;
@@ -132,7 +91,7 @@ void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint6
 	}
 	if (node == HWPROF_NO_NODE)
 		return;		/* not even its outermost frame fits */
-	p->node[node].samples = hwp_add_sat(p->node[node].samples, 1);
+	p->samples[node] = hwp_add_sat(p->samples[node], 1);
 	p->chains = hwp_add_sat(p->chains, 1);
 	if (cut)
 		p->cut = hwp_add_sat(p->cut, 1);
@@ -141,9 +100,9 @@ void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint6
 /* Forgets every path (hwprof_session_reset()); memory is kept. */
 void hwp_paths_zero(struct hwp_paths *p)
 {
-	p->n = 0;
-	if (p->slot)
-		memset(p->slot, 0, p->nslot * sizeof(*p->slot));
+	if (p->samples)
+		memset(p->samples, 0, p->cct.n * sizeof(*p->samples));
+	hwp_cct_zero(&p->cct);
 	p->chains = p->cut = 0;
 }
 
@@ -151,7 +110,17 @@ void hwp_paths_free(struct hwp_paths *p)
 {
 	if (!p)
 		return;
-	free(p->node);
-	free(p->slot);
+	hwp_cct_free(&p->cct);
+	free(p->samples);
 	free(p);
+}
+
+/* The tree as hwprof_session_paths(3) gives it: p->cct.n nodes into out. */
+void hwp_paths_copy(const struct hwp_paths *p, struct hwprof_path_node *out)
+{
+	for (size_t i = 0; i < p->cct.n; i++) {
+		const struct hwp_cct_node *x = &p->cct.node[i];
+
+		out[i] = (struct hwprof_path_node){ x->parent, x->depth, x->addr, p->samples[i] };
+	}
 }

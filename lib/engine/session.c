@@ -260,14 +260,13 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	}
 	e->period = threshold ? threshold : e->e.default_period;
 	if (s->flags & HWPROF_SESSION_CALLCHAIN) {
-		e->paths = calloc(1, sizeof(*e->paths));
+		/* the kernel walks user frames up to its own limit */
+		e->paths = hwp_paths_new((uint64_t)hwp_read_long(
+			"/proc/sys/kernel/perf_event_max_stack", PERF_MAX_STACK_DEPTH));
 		if (!e->paths) {
 			hwp_objects_free(e->objs);
 			return -ENOMEM;
 		}
-		/* the kernel walks user frames up to its own limit */
-		e->paths->max_stack = (uint64_t)hwp_read_long("/proc/sys/kernel/perf_event_max_stack",
-							      PERF_MAX_STACK_DEPTH);
 	}
 	if (s->count_tids && !(e->tids = hwp_tids_new())) {
 		hwp_paths_free(e->paths);
@@ -616,7 +615,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 }
 
 /* snap grown to n elements of sz bytes and those at from copied in (the
- * borrowed arrays of hwprof_session_objects() and _paths()): the new
+ * borrowed array of hwprof_session_objects()): the new
  * array, or NULL when out of memory (snap left as it was). */
 static void *snapshot(void *snap, const void *from, size_t n, size_t sz)
 {
@@ -672,14 +671,15 @@ HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
 		ret = -ENOENT;
 		goto out;
 	}
-	snap = snapshot(s->psnap, p->node, p->n, sizeof(*snap));
+	snap = realloc(s->psnap, (p->cct.n ? p->cct.n : 1) * sizeof(*snap));
 	if (!snap) {
 		ret = -ENOMEM;
 		goto out;
 	}
+	hwp_paths_copy(p, snap);
 	s->psnap = snap;
 	*nodes = snap;
-	*n = p->n;
+	*n = p->cct.n;
 out:
 	hwp_eng_unlock();
 	return ret;

@@ -415,8 +415,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		ev->running = run;
 	} else if (!strcmp(kw, "n")) {
 		/* each node once, numbered in order, its parent before it */
-		if (num(r, 10, UINT32_MAX, &a) || a != d->nnodes ||
-		    index_or_dash(r, d->nnodes, HD_NO_NODE, &b) ||
+		if (num(r, 10, UINT32_MAX, &a) || a != d->cct.n ||
+		    index_or_dash(r, d->cct.n, HD_NO_NODE, &b) ||
 		    index_or_dash(r, d->nobjects, HD_NO_OBJECT, &c) ||
 		    num(r, 16, UINT64_MAX, &e) || r->p)
 			return -1;
@@ -431,7 +431,7 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nevents ||
 		    (d->job ? index_or_dash(r, 0, HD_NO_THREAD, &b) :
 			      num(r, 10, UINT32_MAX, &b) || b >= d->nthreads) ||
-		    num(r, 10, UINT32_MAX, &c) || c >= d->nnodes ||
+		    num(r, 10, UINT32_MAX, &c) || c >= d->cct.n ||
 		    num(r, 10, UINT64_MAX, &e) || r->p)
 			return -1;
 		if (d->events[a].callgraph == HD_CG_NONE)

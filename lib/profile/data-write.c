@@ -67,7 +67,7 @@ static void write_head(FILE *f, const struct hd_file *d)
 			 d->events[i].count_scope != HD_COUNT_NONE;
 	for (size_t i = 0; i < d->nobjects; i++)
 		paths |= d->objects[i].kept;
-	paths |= d->nnodes || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites ||
+	paths |= d->cct.n || d->srcs.n || d->nnames || d->nlines || d->nmranks || d->nmsites ||
 		 d->nttotals;
 	/* and the losses version 4 added */
 	paths |= d->side_lost || d->checkpoint;
@@ -170,8 +170,8 @@ static void write_paths(FILE *f, const struct hd_file *d)
 				(unsigned long long)e->count, (unsigned long long)e->enabled,
 				(unsigned long long)e->running);
 	}
-	for (size_t i = 0; i < d->nnodes; i++) {
-		const struct hd_node *x = &d->nodes[i];
+	for (size_t i = 0; i < d->cct.n; i++) {
+		const struct hwp_cct_node *x = &d->cct.node[i];
 		char pa[16] = "-", o[16] = "-";
 
 		if (x->parent != HD_NO_NODE)

@@ -61,7 +61,7 @@ void hd_free(struct hd_file *d)
 	free(d->threads);
 	free(d->objects);
 	free(d->samples);
-	free(d->slot);
+	hwp_htab_free(&d->index);
 	free(d->host);
 	free(d->command);
 	free(d->program);
@@ -75,10 +75,9 @@ void hd_free(struct hd_file *d)
 		free(d->msites[i].call);
 	free(d->msites);
 	free(d->msranks);
-	free(d->nodes);
+	hwp_cct_free(&d->cct);
 	free(d->paths);
-	free(d->nslots);
-	free(d->pslots);
+	hwp_htab_free(&d->pindex);
 	hd_init(d);
 }
 
@@ -263,41 +262,21 @@ static uint64_t str_hash(const char *s)
 	return h;
 }
 
-/* t's index rebuilt at n slots (a power of two). 0 or -1. */
-static int strs_rehash(struct hd_strs *t, size_t n)
-{
-	size_t *slot = malloc(n * sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		slot[i] = SIZE_MAX;
-	for (size_t i = 0; i < t->n; i++) {
-		size_t j = str_hash(t->s[i]) & (n - 1);
-
-		while (slot[j] != SIZE_MAX)
-			j = (j + 1) & (n - 1);
-		slot[j] = i;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = n;
-	return 0;
-}
-
 long hd_str_id(struct hd_strs *t, const char *s)
 {
-	size_t j;
+	uint64_t h = str_hash(s);
+	size_t k;
+	long i;
 
-	if (2 * (t->n + 1) > t->nslot && strs_rehash(t, t->nslot ? 2 * t->nslot : 256))
+	if (hwp_htab_reserve(&t->index, t->n + 1))
 		return -1;
-	j = str_hash(s) & (t->nslot - 1);
-	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1))
-		if (!strcmp(t->s[t->slot[j]], s))
-			return (long)t->slot[j];
+	for (k = hwp_htab_start(&t->index, h); (i = hwp_htab_find(&t->index, &k, h)) >= 0;
+	     k = hwp_htab_step(&t->index, k))
+		if (!strcmp(t->s[i], s))
+			return i;
 	if (hd_grow(&t->s, t->n, sizeof(*t->s)) || !(t->s[t->n] = strdup(s)))
 		return -1;
-	t->slot[j] = t->n;
+	hwp_htab_put(&t->index, k, h, t->n);
 	return (long)t->n++;
 }
 
@@ -306,7 +285,7 @@ void hd_strs_free(struct hd_strs *t)
 	for (size_t i = 0; i < t->n; i++)
 		free(t->s[i]);
 	free(t->s);
-	free(t->slot);
+	hwp_htab_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -392,30 +371,7 @@ static uint64_t key_hash(uint32_t e, uint32_t t, uint32_t o, uint64_t a)
 	uint64_t h = a * 0x9e3779b97f4a7c15ull;
 
 	h ^= ((uint64_t)e << 48) ^ ((uint64_t)t << 20) ^ o;
-	h *= 0xff51afd7ed558ccdull;
-	return h ^ (h >> 29);
-}
-
-static int rehash(struct hd_file *d, size_t n)
-{
-	size_t *slot = malloc(n * sizeof(*slot));
-
-	if (!slot)
-		return -1;
-	for (size_t i = 0; i < n; i++)
-		slot[i] = SIZE_MAX;
-	for (size_t i = 0; i < d->nsamples; i++) {
-		const struct hd_sample *s = &d->samples[i];
-		size_t j = key_hash(s->event, s->thread, s->object, s->addr) & (n - 1);
-
-		while (slot[j] != SIZE_MAX)
-			j = (j + 1) & (n - 1);
-		slot[j] = i;
-	}
-	free(d->slot);
-	d->slot = slot;
-	d->nslot = n;
-	return 0;
+	return h * 0xff51afd7ed558ccdull;	/* mixed in the high half (htab.h) */
 }
 
 int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
@@ -427,26 +383,27 @@ int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
 long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
 		 uint32_t object, uint64_t addr, uint64_t n)
 {
+	uint64_t h = key_hash(event, thread, object, addr);
 	struct hd_sample *s;
-	size_t j;
+	size_t k;
+	long i;
 
-	if (2 * (d->nsamples + 1) > d->nslot &&
-	    rehash(d, d->nslot ? 2 * d->nslot : 1024))
+	if (hwp_htab_reserve(&d->index, d->nsamples + 1))
 		return -1;
-	j = key_hash(event, thread, object, addr) & (d->nslot - 1);
-	for (; d->slot[j] != SIZE_MAX; j = (j + 1) & (d->nslot - 1)) {
-		s = &d->samples[d->slot[j]];
+	for (k = hwp_htab_start(&d->index, h); (i = hwp_htab_find(&d->index, &k, h)) >= 0;
+	     k = hwp_htab_step(&d->index, k)) {
+		s = &d->samples[i];
 		if (s->event == event && s->thread == thread &&
 		    s->object == object && s->addr == addr) {
 			s->count = hwp_add_sat(s->count, n);
-			return (long)d->slot[j];
+			return i;
 		}
 	}
 	if (hd_grow(&d->samples, d->nsamples, sizeof(*s)))
 		return -1;
 	s = &d->samples[d->nsamples];
 	*s = (struct hd_sample){ event, thread, object, addr, n };
-	d->slot[j] = d->nsamples;
+	hwp_htab_put(&d->index, k, h, d->nsamples);
 	return (long)d->nsamples++;
 }
 
@@ -473,17 +430,19 @@ int hd_add_samples(struct hd_file *d, const struct hd_sample *s, size_t n)
 	d->samples = ns;
 	memcpy(d->samples + d->nsamples, s, n * sizeof(*s));
 	d->nsamples += n;
-	free(d->slot);
-	d->slot = NULL;
-	d->nslot = 0;
+	hwp_htab_free(&d->index);
 	return 0;
 }
 
 int hd_reindex(struct hd_file *d)
 {
-	size_t n = 1024;
+	hwp_htab_free(&d->index);
+	if (hwp_htab_reserve(&d->index, d->nsamples + 1))
+		return -1;
+	for (size_t i = 0; i < d->nsamples; i++) {
+		const struct hd_sample *s = &d->samples[i];
 
-	while (n < 2 * (d->nsamples + 1))
-		n *= 2;
-	return rehash(d, n);
+		hwp_htab_add(&d->index, key_hash(s->event, s->thread, s->object, s->addr), i);
+	}
+	return 0;
 }

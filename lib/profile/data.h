@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../hist/cct.h"
+#include "../hist/htab.h"
 #include "../hist/sat.h"
 
 #define HD_VERSION	4	/* the version hd_write() writes */
@@ -104,18 +106,15 @@ struct hd_sample {
  * take it, and a file grows with the program's distinct paths, not with
  * the run's length.
  */
-#define HD_NO_NODE	UINT32_MAX
+#define HD_NO_NODE	HWP_CCT_ROOT
 
 #define HD_MAX_DEPTH	1024	/* frames of a path at most */
 
-struct hd_node {
-	uint32_t parent;	/* index into nodes, or HD_NO_NODE: the outermost frame */
-	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
-	uint32_t depth;		/* frames from the outermost one: 1 for a root */
-	uint64_t addr;		/* ELF address, as in samples: the sampled pc
-				 * where a path ends here, the return address
-				 * where it goes on to a callee */
-};
+/* struct hwp_cct_node (lib/hist/cct.h): parent, an index into nodes or
+ * HD_NO_NODE (the outermost frame); object, an index into objects or
+ * HD_NO_OBJECT; depth, frames from the outermost one (1 for a root);
+ * addr, an ELF address as in samples: the sampled pc where a path ends
+ * here, the return address where it goes on to a callee. */
 
 struct hd_path {		/* samples whose call path ends at node */
 	uint32_t event;
@@ -135,7 +134,7 @@ struct hd_path {		/* samples whose call path ends at node */
 struct hd_strs {
 	char **s;
 	size_t n;
-	size_t *slot, nslot;	/* open addressing: indexes into s */
+	struct hwp_htab index;	/* of s, by hash */
 };
 
 /* The index of s in t, added (copied) when new; -1 when out of memory. */
@@ -256,8 +255,7 @@ struct hd_file {
 	size_t nmsites;
 	struct hd_msrank *msranks;
 	size_t nmsranks;
-	struct hd_node *nodes;	/* parents before children */
-	size_t nnodes;
+	struct hwp_cct cct;	/* nodes: cct.node, cct.n, parents first */
 	struct hd_path *paths;
 	size_t npaths;
 	struct hd_name *names;	/* kept names (version 4) */
@@ -265,12 +263,9 @@ struct hd_file {
 	struct hd_line *lines;
 	size_t nlines;
 	struct hd_strs srcs;	/* source file names of lines */
-	/* private: the indexes that hd_count(), hd_node() and
-	 * hd_count_path() keep */
-	size_t *slot;
-	size_t nslot;
-	size_t *nslots, nnslot;
-	size_t *pslots, npslot;
+	/* private: the indexes that hd_count() and hd_count_path() keep */
+	struct hwp_htab index;
+	struct hwp_htab pindex;
 };
 
 /* An empty file: version HD_VERSION, rank and size -1. */

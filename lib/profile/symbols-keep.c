@@ -47,8 +47,8 @@ static int gather(const struct hd_file *d, struct addrs *per)
 		if (s->object != HD_NO_OBJECT && add_addr(&per[s->object], s->addr))
 			return -1;
 	}
-	for (size_t i = 0; i < d->nnodes; i++) {
-		const struct hd_node *x = &d->nodes[i];
+	for (size_t i = 0; i < d->cct.n; i++) {
+		const struct hwp_cct_node *x = &d->cct.node[i];
 
 		if (x->object == HD_NO_OBJECT)
 			continue;

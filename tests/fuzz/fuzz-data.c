@@ -54,14 +54,14 @@ static void check(const struct hd_file *d)
 			abort();
 	/* version 4: a node's parent comes before it; a path's event has a
 	 * paths line */
-	for (size_t i = 0; i < d->nnodes; i++)
-		if ((d->nodes[i].parent != HD_NO_NODE && d->nodes[i].parent >= i) ||
-		    bad_object(d, d->nodes[i].object) || d->nodes[i].depth > HD_MAX_DEPTH)
+	for (size_t i = 0; i < d->cct.n; i++)
+		if ((d->cct.node[i].parent != HD_NO_NODE && d->cct.node[i].parent >= i) ||
+		    bad_object(d, d->cct.node[i].object) || d->cct.node[i].depth > HD_MAX_DEPTH)
 			abort();
 	for (size_t i = 0; i < d->npaths; i++) {
 		const struct hd_path *p = &d->paths[i];
 
-		if (p->event >= d->nevents || p->node >= d->nnodes ||
+		if (p->event >= d->nevents || p->node >= d->cct.n ||
 		    d->events[p->event].callgraph == HD_CG_NONE ||
 		    (d->job ? p->thread != HD_NO_THREAD : p->thread >= d->nthreads))
 			abort();
@@ -104,16 +104,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    e.nsamples != d.nsamples || e.job != d.job || e.size != d.size ||
 		    e.top != d.top || e.nfuncs != d.nfuncs || e.nfcounts != d.nfcounts ||
 		    e.nrtotals != d.nrtotals || e.program_size != d.program_size ||
-		    e.nnodes != d.nnodes || e.npaths != d.npaths ||
+		    e.cct.n != d.cct.n || e.npaths != d.npaths ||
 		    e.side_lost != d.side_lost || e.checkpoint != d.checkpoint)
 			abort();
 		for (size_t i = 0; i < d.nprocs; i++)
 			if (e.procs[i].how != d.procs[i].how)
 				abort();	/* unseen stays unseen: version 4 */
-		for (size_t i = 0; i < d.nnodes; i++)
-			if (e.nodes[i].parent != d.nodes[i].parent ||
-			    e.nodes[i].object != d.nodes[i].object ||
-			    e.nodes[i].addr != d.nodes[i].addr || e.nodes[i].depth != d.nodes[i].depth)
+		for (size_t i = 0; i < d.cct.n; i++)
+			if (e.cct.node[i].parent != d.cct.node[i].parent ||
+			    e.cct.node[i].object != d.cct.node[i].object ||
+			    e.cct.node[i].addr != d.cct.node[i].addr || e.cct.node[i].depth != d.cct.node[i].depth)
 				abort();
 		if (d.npaths && memcmp(e.paths, d.paths, d.npaths * sizeof(*d.paths)))
 			abort();

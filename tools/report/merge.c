@@ -88,13 +88,13 @@ static int merge_paths(struct hd_file *m, const struct hd_file *f, const long *e
 	uint32_t *nm;
 	int ret = -1;
 
-	if (!f->nnodes)
+	if (!f->cct.n)
 		return 0;
-	nm = malloc(f->nnodes * sizeof(*nm));
+	nm = malloc(f->cct.n * sizeof(*nm));
 	if (!nm)
 		return -1;
-	for (size_t i = 0; i < f->nnodes; i++) {
-		const struct hd_node *x = &f->nodes[i];
+	for (size_t i = 0; i < f->cct.n; i++) {
+		const struct hwp_cct_node *x = &f->cct.node[i];
 		long k = hd_node(m, x->parent == HD_NO_NODE ? HD_NO_NODE : nm[x->parent],
 				 x->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[x->object],
 				 x->addr);
@@ -296,7 +296,7 @@ static int merge(struct hd_file *m, struct hd_file *f, struct kept_seen *ks)
 	ret = 0;
 	goto out;
 counted:
-	if (!m->slot && hd_reindex(m))
+	if (!m->index.slot && hd_reindex(m))
 		goto out;
 	for (size_t i = 0; i < f->nsamples; i++) {
 		const struct hd_sample *s = &f->samples[i];

@@ -22,7 +22,7 @@
 
 int cp_init(struct cp *p, struct view_ctx *c)
 {
-	size_t n = c->d->nnodes;
+	size_t n = c->d->cct.n;
 
 	memset(p, 0, sizeof(*p));
 	p->c = c;
@@ -54,7 +54,7 @@ static long node_fn(struct cp *p, uint32_t node, int leaf)
 	long *f = &p->fn[2 * (size_t)node + !leaf];
 
 	if (*f == CP_UNKNOWN) {
-		const struct hd_node *x = &p->c->d->nodes[node];
+		const struct hwp_cct_node *x = &p->c->d->cct.node[node];
 
 		*f = view_func_row(p->c, x->object, leaf || !x->addr ? x->addr : x->addr - 1);
 	}

@@ -228,7 +228,7 @@ static int samples(struct out *o)
 			o->capids = (size_t)n;
 		}
 		for (long k = 0; k < n; k++) {
-			const struct hd_node *x = &d->nodes[p->frames[k]];
+			const struct hwp_cct_node *x = &d->cct.node[p->frames[k]];
 
 			if (!(o->ids[k] = loc_id(o, x->object, x->addr, k == 0, p->fns[k])))
 				goto oom;

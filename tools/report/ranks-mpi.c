@@ -366,7 +366,7 @@ int rk_callers(struct rk *k, const char *name)
 		if (n > HD_MAX_DEPTH)
 			n = HD_MAX_DEPTH;
 		for (size_t j = 0; j < n; j++) {
-			const struct hd_node *x = &d->nodes[fr[j]];
+			const struct hwp_cct_node *x = &d->cct.node[fr[j]];
 
 			fn[j] = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
 			if (fn[j] < 0)

@@ -194,14 +194,14 @@ static int mpi_name(struct rk *k, uint32_t obj, uint64_t addr, int *bad)
 static int mpi_by_path(struct rk *k, const char *mpiobj)
 {
 	const struct hd_file *d = k->d;
-	char *in = calloc(d->nnodes + 1, 1);
+	char *in = calloc(d->cct.n + 1, 1);
 	int bad = 0;
 
 	if (!in)
 		return -1;
 	/* parents come before their children */
-	for (size_t i = 0; i < d->nnodes && !bad; i++) {
-		const struct hd_node *n = &d->nodes[i];
+	for (size_t i = 0; i < d->cct.n && !bad; i++) {
+		const struct hwp_cct_node *n = &d->cct.node[i];
 
 		if (n->parent != HD_NO_NODE && in[n->parent])
 			in[i] = 1;
@@ -253,7 +253,7 @@ static int inclusive_paths(struct rk *k)
 		if (n > HD_MAX_DEPTH)
 			n = HD_MAX_DEPTH;
 		for (size_t j = 0; j < n; j++) {
-			const struct hd_node *x = &d->nodes[fr[j]];
+			const struct hwp_cct_node *x = &d->cct.node[fr[j]];
 			/* the innermost frame is a pc; the others return
 			 * addresses, their call before them */
 			long f = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
