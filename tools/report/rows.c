@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The row tables of hwprof report (tools/report/view.h): rows found by
- * their key (a, b) through an open-addressing hash, so that building a
- * view stays linear in the samples.
+ * their key (a, b) through a hash index (lib/hist/htab.h), so that
+ * building a view stays linear in the samples.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,10 +19,11 @@ static uint64_t mix(uint64_t a, uint64_t b)
 	return h ^ (h >> 29);
 }
 
-/* Makes room for n rows without rehashing. 0 or -1. */
-static int reserve(struct rows_table *t, size_t n, size_t ns)
+/* Makes room for n rows, and in the index: made again from the rows
+ * where view_sort() dropped it. 0 or -1. */
+static int reserve(struct rows_table *t, size_t n)
 {
-	size_t *slot;
+	int again = !t->index.slot;
 
 	if (n > t->cap) {
 		struct view_row *nr = realloc(t->rows, n * sizeof(*nr));
@@ -32,55 +33,33 @@ static int reserve(struct rows_table *t, size_t n, size_t ns)
 		t->rows = nr;
 		t->cap = n;
 	}
-	if (ns <= t->nslot)
-		return 0;
-	slot = malloc(ns * sizeof(*slot));
-	if (!slot)
+	if (hwp_htab_reserve(&t->index, n))
 		return -1;
-	memset(slot, 0xff, ns * sizeof(*slot));
-	for (size_t i = 0; i < t->n; i++) {
-		size_t k = mix(t->rows[i].a, t->rows[i].b) & (ns - 1);
-
-		while (slot[k] != SIZE_MAX)
-			k = (k + 1) & (ns - 1);
-		slot[k] = i;
-	}
-	free(t->slot);
-	t->slot = slot;
-	t->nslot = ns;
+	for (size_t i = 0; again && i < t->n; i++)
+		hwp_htab_add(&t->index, mix(t->rows[i].a, t->rows[i].b), i);
 	return 0;
 }
 
 int rows_reserve(struct rows_table *t, size_t n)
 {
-	size_t ns = 1024;
-
-	while (ns < 2 * n && ns < SIZE_MAX / 4)
-		ns *= 2;
-	return reserve(t, n, ns);
+	return reserve(t, n < t->n ? t->n : n);
 }
 
 /* The row of key (a, b), made when new; its index, or -1 (out of memory). */
 long rows_get(struct rows_table *t, uint64_t a, uint64_t b)
 {
-	size_t j;
+	uint64_t h = mix(a, b);
+	size_t k;
+	long i;
 
-	if (2 * (t->n + 1) > t->nslot) {
-		/* from the rows there (an index dropped by view_sort() is
-		 * made again for all of them) */
-		size_t ns = t->nslot ? 2 * t->nslot : 1024;
-
-		while (ns < 2 * (t->n + 1) && ns < SIZE_MAX / 4)
-			ns *= 2;
-		if (reserve(t, t->cap, ns))
-			return -1;
-	}
-	j = mix(a, b) & (t->nslot - 1);
-	for (; t->slot[j] != SIZE_MAX; j = (j + 1) & (t->nslot - 1)) {
-		struct view_row *r = &t->rows[t->slot[j]];
+	if ((!t->index.slot || t->n + 1 > t->index.room) && reserve(t, t->n + 1))
+		return -1;
+	for (k = hwp_htab_start(&t->index, h); (i = hwp_htab_find(&t->index, &k, h)) >= 0;
+	     k = hwp_htab_step(&t->index, k)) {
+		struct view_row *r = &t->rows[i];
 
 		if (r->a == a && r->b == b)
-			return (long)t->slot[j];
+			return i;
 	}
 	if (t->n == t->cap) {
 		size_t cap = t->cap ? 2 * t->cap : 256;
@@ -95,7 +74,7 @@ long rows_get(struct rows_table *t, uint64_t a, uint64_t b)
 	t->rows[t->n].a = a;
 	t->rows[t->n].b = b;
 	t->rows[t->n].parent = -1;
-	t->slot[j] = t->n;
+	hwp_htab_put(&t->index, k, h, t->n);
 	return (long)t->n++;
 }
 
@@ -106,6 +85,6 @@ void rows_free(struct rows_table *t)
 		free(t->rows[i].top);
 	}
 	free(t->rows);
-	free(t->slot);
+	hwp_htab_free(&t->index);
 	memset(t, 0, sizeof(*t));
 }

@@ -701,9 +701,7 @@ int view_sort(struct view_ctx *c, int by_symbol)
 	if (c->rows.n)
 		qsort(c->rows.rows, c->rows.n, sizeof(*c->rows.rows),
 		      by_symbol == 1 ? by_name : by_symbol == 2 ? by_total : by_samples);
-	free(c->rows.slot);
-	c->rows.slot = NULL;
-	c->rows.nslot = 0;
+	hwp_htab_free(&c->rows.index);
 	return 0;
 }
 

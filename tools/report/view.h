@@ -38,8 +38,7 @@ struct view_row {
 struct rows_table {
 	struct view_row *rows;
 	size_t n, cap;
-	size_t *slot;
-	size_t nslot;
+	struct hwp_htab index;	/* of (a, b); dropped by view_sort() */
 };
 
 enum view_kind {
