@@ -28,6 +28,7 @@ const char *const hwp_mpi_call_names[HWP_MPI_NCALLS] = {
 };
 
 #define SITES	4096		/* call sites a rank keeps (a power of 2) */
+/* (a fixed table, not lib/hist/htab.h: an MPI call never allocates) */
 
 struct wsite {
 	uintptr_t ret;		/* 0: a free slot */
