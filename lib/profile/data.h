@@ -110,7 +110,7 @@ struct hd_sample {
 
 #define HD_MAX_DEPTH	1024	/* frames of a path at most */
 
-/* struct hwp_cct_node (lib/hist/cct.h): parent, an index into nodes or
+/* struct hwp_cct_node (lib/hist/cct.h): parent, an index into cct.node or
  * HD_NO_NODE (the outermost frame); object, an index into objects or
  * HD_NO_OBJECT; depth, frames from the outermost one (1 for a root);
  * addr, an ELF address as in samples: the sampled pc where a path ends
