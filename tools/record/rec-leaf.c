@@ -20,8 +20,11 @@
  * CFA + offset) is found from its object's .eh_frame (opened once per
  * object for the whole recording, through libelf and libdw) and kept in
  * a direct-mapped cache keyed by the object and the ELF address, so every
- * process that maps the object shares it; a sample then costs the map
- * lookup of its pc, a hash, a compare and one read of its stack copy.
+ * process that maps the object shares it. In front of it a second one,
+ * keyed by the process and the pc as sampled, holds the same rule while
+ * the process's maps stand as they were (the chain cache's validity,
+ * rec-chains.c): a sample then costs a hash, a compare and one read of
+ * its stack copy, and only a new pc looks its object up in the maps.
  * Nothing is patched where there is no such rule (no CFI, a CFA that is
  * an expression, the outermost frame, a signal frame) or where the
  * return address lies beyond the copy (a frame of more than
@@ -38,6 +41,7 @@
 #include "rec.h"
 
 #define LEAF_SLOTS	4096	/* a power of two */
+#define PC_SLOTS	4096	/* a power of two */
 
 /* What the patch needs of a pc: CFA = (cfa_reg: 6 BP, 7 SP, the x86-64
  * psABI's DWARF numbers) + cfa_off, the return address at CFA + ra_off. */
@@ -61,8 +65,20 @@ struct leaf_obj {
 	Dwarf_CFI *cfi;
 };
 
+/* A pc as sampled in one process, while its maps are as they were: the
+ * chain cache's conditions (rec-chains.c) */
+struct pc_ent {
+	uint64_t pc;
+	uint64_t tmin;		/* the latest record handled when it was made */
+	long p;			/* -1: the slot is empty */
+	uint32_t gen, cgen;
+	int ok;
+	struct cfa_rule rule;
+};
+
 struct rec_leaf {
 	struct leaf_ent e[LEAF_SLOTS];
+	struct pc_ent pcs[PC_SLOTS];
 	struct leaf_obj *objs;
 	size_t nobjs;
 };
@@ -165,6 +181,8 @@ static const struct cfa_rule *rule_of(struct rec *r, uint32_t o, uint64_t addr)
 			return NULL;
 		for (size_t i = 0; i < LEAF_SLOTS; i++)
 			r->lf->e[i].obj = REC_NO_OBJ;
+		for (size_t i = 0; i < PC_SLOTS; i++)
+			r->lf->pcs[i].p = -1;
 	}
 	e = &r->lf->e[(h >> 32) & (LEAF_SLOTS - 1)];
 	if (e->obj != o || e->addr != addr) {
@@ -176,14 +194,43 @@ static const struct cfa_rule *rule_of(struct rec *r, uint32_t o, uint64_t addr)
 	return e->ok ? &e->rule : NULL;
 }
 
+/* The rule of pc as process p had it mapped at time: NULL when none. */
+static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64_t time)
+{
+	uint64_t h = (pc ^ (uint64_t)p << 48) * 0x9e3779b97f4a7c15ull, addr;
+	const struct cfa_rule *rule;
+	struct pc_ent *e;
+	uint32_t o;
+
+	if (r->lf) {
+		e = &r->lf->pcs[(h >> 32) & (PC_SLOTS - 1)];
+		if (e->p == p && e->pc == pc && e->gen == r->procs[p].gen &&
+		    e->cgen == r->chain_gen && time >= e->tmin)
+			return e->ok ? &e->rule : NULL;
+	}
+	o = rec_obj_at(r, p, pc, time, &addr);
+	rule = o == REC_NO_OBJ ? NULL : rule_of(r, o, addr);
+	if (!r->lf || time < r->handled_max)
+		return rule;	/* resolved through the history as it was */
+	e = &r->lf->pcs[(h >> 32) & (PC_SLOTS - 1)];
+	e->p = p;
+	e->pc = pc;
+	e->gen = r->procs[p].gen;
+	e->cgen = r->chain_gen;
+	e->tmin = r->handled_max;
+	e->ok = rule != NULL;
+	if (rule)
+		e->rule = *rule;
+	return e->ok ? &e->rule : NULL;
+}
+
 size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
 		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
 		      uint64_t *out, size_t cap)
 {
-	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], addr, at, ra;
+	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], at, ra;
 	const struct cfa_rule *rule;
 	size_t first, next;
-	uint32_t o;
 
 	if (!stack || size < 8)
 		return 0;
@@ -195,8 +242,7 @@ size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chai
 		return 0;
 	for (next = first + 1; next < n && chain[next] >= PERF_CONTEXT_MAX; next++)
 		;
-	o = rec_obj_at(r, p, ip, time, &addr);
-	if (o == REC_NO_OBJ || !(rule = rule_of(r, o, addr)))
+	if (!(rule = rule_at(r, p, ip, time)))
 		return 0;
 	at = (rule->cfa_reg == 6 ? bp : sp) + (uint64_t)rule->cfa_off + (uint64_t)rule->ra_off;
 	if (at < sp || at - sp > size - 8)
