@@ -1,22 +1,26 @@
 /* SPDX-License-Identifier: MIT */
-/* Shared by the parts of the hwprof command. */
+/*
+ * The floor of the hwprof command (tools/cli.c): its error lines and its
+ * option values. Every part of the command may use it; it uses none of
+ * them.
+ */
 #ifndef HWPROF_CLI_H
 #define HWPROF_CLI_H
 
-#include <stddef.h>
-#include <stdint.h>
-
-/* Each takes its own name as argv[0]; "--help" prints every option. */
-int cmd_record(int argc, char **argv);
-int cmd_report(int argc, char **argv);
-int cmd_annotate(int argc, char **argv);
-int cmd_diff(int argc, char **argv);
-int cmd_list(int argc, char **argv);
-
-/* One line "hwprof: ..." on stderr; returns 1 (the exit status). */
-int die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* die() for a usage error: exit status 2, as every --help says */
-#define usage_error(...) (die(__VA_ARGS__) + 1)
+/* One line "hwprof: ..." on stderr, then exit status 1 (hwprof(1)). For
+ * an error that leaves nothing to undo: no child started, no temp file,
+ * no thread. */
+__attribute__((noreturn, format(printf, 1, 2)))
+void die(const char *fmt, ...);
+/* The same line, but returns: 1, the exit status, for a caller that has
+ * something to undo first (a child to kill, a temp directory to remove,
+ * a data file to keep). */
+__attribute__((format(printf, 1, 2)))
+int cli_error(const char *fmt, ...);
+/* The same line for a usage error; returns 2, the exit status every
+ * --help gives for it. */
+__attribute__((format(printf, 1, 2)))
+int usage_error(const char *fmt, ...);
 
 /* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
  * when argv[*i] is not that option; *bad is set when the value is missing. */

@@ -4,27 +4,15 @@
  * the events. Dispatches to the commands, with git's and perf's
  * conventions: `hwprof help CMD` and `hwprof CMD --help`, `--version`.
  */
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
+#include "commands.h"
 
 #ifndef HWPROF_VERSION_STRING
 #error "the build passes HWPROF_VERSION_STRING (tools/meson.build)"
 #endif
-
-int die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("hwprof: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	return 1;
-}
 
 static void usage(FILE *f)
 {
@@ -62,8 +50,7 @@ static int help(const char *cmd, FILE *f)
 		usage(f);
 		return 0;
 	}
-	die("help: no command '%s' (record, report, annotate, diff, list)", cmd);
-	return 2;
+	return usage_error("help: no command '%s' (record, report, annotate, diff, list)", cmd);
 }
 
 int main(int argc, char **argv)
@@ -94,7 +81,6 @@ int main(int argc, char **argv)
 		printf("hwprof %s\n", HWPROF_VERSION_STRING);
 		return 0;
 	}
-	die("unknown command '%s' (record, report, annotate, diff, list, help; see hwprof(1))",
-	    cmd);
-	return 2;
+	return usage_error("unknown command '%s' (record, report, annotate, diff, list, help; "
+			   "see hwprof(1))", cmd);
 }

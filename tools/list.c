@@ -7,6 +7,7 @@
 
 #include <hwprof.h>
 #include "cli.h"
+#include "commands.h"
 #include "perf.h"
 
 /* One event: whether this machine can sample it and, when not, why; for

@@ -57,40 +57,40 @@ static int resolve_func(struct rec_run *run, int e, const char *name,
 
 	if (!colon || strcmp(colon, ":x") || colon == name + 4 ||
 	    (size_t)(colon - name - 4) >= sizeof(func))
-		return die("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) are supported",
-			   name) + 1;	/* a usage error */
+		return usage_error("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) "
+				   "are supported", name);
 	snprintf(func, sizeof(func), "%.*s", (int)(colon - name - 4), name + 4);
 	/* a PIE (ET_DYN) is placed by the kernel: its value is an offset
 	 * from the load address, read once it is loaded */
 	ret = hwp_elf_func(run->file, func, &a, &etype);
 	pie = etype == ET_DYN;
 	if (ret == -ENOENT)
-		return die("%s: no function '%s' in %s", name, func, run->file);
+		die("%s: no function '%s' in %s", name, func, run->file);
 	if (ret)
-		return die("%s: cannot read %s: %s", name, run->file, strerror(-ret));
+		die("%s: cannot read %s: %s", name, run->file, strerror(-ret));
 	if (pie && !run->op.pid) {
 		run->bps[run->nbp++] = (struct rec_bp){ e, a };
 		a = 0x1000;	/* checked now, placed later */
 	} else if (pie) {
 		if (rec_load_base(run->op.pid, run->file, &base))
-			return die("%s: cannot find %s in process %d", name, run->file,
-				   (int)run->op.pid);
+			die("%s: cannot find %s in process %d", name, run->file,
+			    (int)run->op.pid);
 		a += base;
 	}
 	snprintf(mem, sizeof(mem), "mem:%#llx:x", (unsigned long long)a);
 	ret = hwp_event_resolve(mem, ev, why, sizeof(why));
 	if (ret) {
 		colon2 = strstr(why, ": ");
-		return die("%s: %s", name, colon2 ? colon2 + 2 : why);
+		die("%s: %s", name, colon2 ? colon2 + 2 : why);
 	}
 	return 0;
 }
 
 static int refuse_modifier(const char *name)
 {
-	return die("%s: hwprof record samples user space only and takes no kernel or "
-		   "hypervisor modifier; drop it (hwprof report states the kernel's share "
-		   "of task-clock and cpu-clock time)", name) + 1;	/* a usage error */
+	return usage_error("%s: hwprof record samples user space only and takes no kernel or "
+			   "hypervisor modifier; drop it (hwprof report states the kernel's share "
+			   "of task-clock and cpu-clock time)", name);
 }
 
 /* 1 when name is an event that resolves once its last :MODIFIERS (perf's
@@ -122,16 +122,16 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 	 * event's syntax, a usage error as for mem:FUNC */
 	if (ret == -EINVAL && !strncmp(name, "mem:", 4)) {
 		if (strlen(name) < 2 || strcmp(name + strlen(name) - 2, ":x"))
-			return die("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) are "
-				   "supported", name) + 1;
-		return die("%s", why) + 1;
+			return usage_error("%s: only execute breakpoints (mem:FUNC:x, "
+					   "mem:0xADDR:x) are supported", name);
+		return usage_error("%s", why);
 	}
 	if (ret && modifier_only(name))
 		return refuse_modifier(name);
 	if (ret == -EOPNOTSUPP && !strstr(why, "task-clock"))
-		return die("%s; try -e task-clock, which every Linux has", why);
+		die("%s; try -e task-clock, which every Linux has", why);
 	if (ret)
-		return die("%s", why);
+		die("%s", why);
 	/* hwprof record samples user space only (exclude_kernel, exclude_hv
 	 * on every event it opens): a modifier that asks for the kernel or
 	 * the hypervisor, or leaves user space out (:k, :h, :u=0), is
@@ -168,8 +168,8 @@ static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
 				 (unsigned long long)op->hz);
 			return 0;
 		} else {
-			return die("-F needs a clock or cycles event; give %s a threshold with -c",
-				   re->name) + 1;	/* a usage error */
+			return usage_error("-F needs a clock or cycles event; give %s a "
+					   "threshold with -c", re->name);
 		}
 	}
 	applied = re->clock ? hwp_applied_period(1, *period) : *period;
@@ -227,7 +227,7 @@ int rec_events_setup(struct rec_run *run)
 			return ret;
 		h = hd_add_event(&r->d, re->name, period);
 		if (h < 0)
-			return die("out of memory");
+			die("out of memory");
 		re->hd = (uint32_t)h;
 		snprintf(re->msg, sizeof(re->msg), "hwprof: recording %s %s into %s",
 			 re->name, msg, op->out);

@@ -128,8 +128,8 @@ int rec_command_target(struct rec_run *run)
 
 	run->file = find_cmd(cmd);
 	if (!run->file)
-		return die("%s: cannot run it: %s", cmd,
-			   strchr(cmd, '/') ? strerror(errno) : "not found in PATH");
+		die("%s: cannot run it: %s", cmd,
+		    strchr(cmd, '/') ? strerror(errno) : "not found in PATH");
 	return 0;
 }
 
@@ -194,11 +194,11 @@ static int check_opened(const struct rec_run *run)
 
 	if (rec_fds_of(run->r, UINT32_MAX))
 		return 0;
-	return die("no event could be opened on %s (%s)%s",
-		   run->op.pid ? "the process" : "the command",
-		   he->missed_why ? he->missed_why : "no thread covered",
-		   he->missed_why && strstr(he->missed_why, "descriptors") ?
-		   ": raise ulimit -n" : "");
+	return cli_error("no event could be opened on %s (%s)%s",
+			 run->op.pid ? "the process" : "the command",
+			 he->missed_why ? he->missed_why : "no thread covered",
+			 he->missed_why && strstr(he->missed_why, "descriptors") ?
+			 ": raise ulimit -n" : "");
 }
 
 /* Places the mem:FUNC:x breakpoints of a PIE, now loaded in the command
@@ -210,14 +210,14 @@ static int place_bps(struct rec_run *run)
 	int st, ret;
 
 	if (waitpid(run->pid, &st, 0) != run->pid || !WIFSTOPPED(st))
-		return die("%s did not start", run->file);
+		return cli_error("%s did not start", run->file);
 	if (rec_load_base(run->pid, run->file, &base))
-		return die("cannot find %s in process %d", run->file, (int)run->pid);
+		return cli_error("cannot find %s in process %d", run->file, (int)run->pid);
 	for (int i = 0; i < run->nbp; i++)
 		r->ev[run->bps[i].ev].attr.bp_addr = base + run->bps[i].off;
 	ret = rec_perf_open_late(r, run->pid, run->why, sizeof(run->why));
 	if (ret)
-		return die("%s", run->why);
+		return cli_error("%s", run->why);
 	if ((ret = check_opened(run)))
 		return ret;	/* killed, never run on */
 	ptrace(PTRACE_DETACH, run->pid, NULL, NULL);
@@ -253,10 +253,10 @@ static void say_events(const struct rec_run *run)
 static int fork_command(struct rec_run *run)
 {
 	if (pipe2(run->go, O_CLOEXEC) || pipe2(run->ex, O_CLOEXEC))
-		return die("pipe: %s", strerror(errno));
+		return cli_error("pipe: %s", strerror(errno));
 	run->pid = fork();
 	if (run->pid < 0)
-		return die("fork: %s", strerror(errno));
+		return cli_error("fork: %s", strerror(errno));
 	if (!run->pid) {
 		close(run->go[1]);
 		close(run->ex[0]);
@@ -276,7 +276,7 @@ static int let_go(struct rec_run *run)
 	ssize_t n;
 
 	if (write(run->go[1], "g", 1) != 1)
-		return die("cannot start the command: %s", strerror(errno));
+		return cli_error("cannot start the command: %s", strerror(errno));
 	close(run->go[1]);
 	run->go[1] = -1;
 	while ((n = read(run->ex[0], &e, sizeof(e))) < 0 && errno == EINTR)
@@ -286,7 +286,7 @@ static int let_go(struct rec_run *run)
 	if (n == (ssize_t)sizeof(e)) {
 		waitpid(run->pid, NULL, 0);
 		run->reaped = 1;
-		die("%s: cannot run it: %s", run->op.cmd[0], strerror(e));
+		cli_error("%s: cannot run it: %s", run->op.cmd[0], strerror(e));
 		return 127;
 	}
 	return 0;
@@ -300,11 +300,11 @@ int rec_launch(struct rec_run *run)
 
 	if (!cmdline || !(r->d.command = strdup(cmdline))) {
 		free(cmdline);
-		return die("out of memory");
+		return cli_error("out of memory");
 	}
 	ret = fork_command(run);
 	if (!ret && rec_add_root(r, run->pid, 0, cmdline, 0))
-		ret = die("out of memory");
+		ret = cli_error("out of memory");
 	free(cmdline);
 	if (ret)
 		return ret;
@@ -313,7 +313,7 @@ int rec_launch(struct rec_run *run)
 		r->ev[run->bps[i].ev].late = 1;
 	ret = rec_perf_open(r, run->pid, 0, run->why, sizeof(run->why));
 	if (ret)
-		return die("%s", run->why);
+		return cli_error("%s", run->why);
 	/* a PIE's breakpoints are checked once placed, the command stopped */
 	if (!run->nbp && (ret = check_opened(run)))
 		return ret;
@@ -368,7 +368,7 @@ int rec_attach_target(struct rec_run *run)
 	char exe[64];
 
 	if (kill(run->op.pid, 0) && errno == ESRCH)
-		return die("-p %d: no such process", (int)run->op.pid);
+		die("-p %d: no such process", (int)run->op.pid);
 	tgid = tgid_of(run->op.pid);
 	if (tgid > 0 && tgid != run->op.pid) {
 		if (!run->op.quiet)
@@ -380,7 +380,9 @@ int rec_attach_target(struct rec_run *run)
 	run->file = realpath(exe, NULL);
 	if (!run->file)
 		run->file = strdup(exe);
-	return run->file ? 0 : die("out of memory");
+	if (!run->file)
+		die("out of memory");
+	return 0;
 }
 
 /* The command line of pid (its arguments joined by spaces), or NULL */
@@ -466,17 +468,17 @@ int rec_attach(struct rec_run *run)
 	ret = rec_add_root(r, pid, attach_ppid(pid), cmd ? cmd : run->file, 0);
 	free(cmd);
 	if (ret || !(r->d.command = strdup(r->d.procs[0].command)))
-		return die("out of memory");
+		return cli_error("out of memory");
 	ret = rec_perf_open(r, pid, 1, run->why, sizeof(run->why));
 	if (ret)
-		return die("%s", run->why);
+		return cli_error("%s", run->why);
 	if ((ret = check_opened(run)))
 		return ret;
 	say_events(run);
 	/* the maps and thread names from before the attach; later ones
 	 * come as records */
 	if (rec_read_proc_maps(r, pid) == -ENOMEM || attach_threads(r, pid))
-		return die("out of memory");
+		return cli_error("out of memory");
 	run->pid = pid;
 	return 0;
 }

@@ -101,10 +101,8 @@ int rec_mpi_setup(struct rec_run *run)
 	snprintf(tfile, sizeof(tfile), "%s/times.data", tdir);
 	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0 ||
 	    setenv("LD_PRELOAD", pre, 1) || setenv("HWPROF_MPI_TIMES", tfile, 1)) {
-		free(pre);
-		rmdir(tdir);
-		tdir[0] = 0;
-		return die("out of memory");
+		rmdir(tdir);	/* nothing else is started yet */
+		die("out of memory");
 	}
 	free(pre);
 	return 0;

@@ -73,20 +73,17 @@ static void launcher_rank(int *rank, int *size)
 
 /*
  * -o with %r (rank), %h (host), %p (hwprof record's pid) and %% put in:
- * the name, malloc'd, or NULL after one line on stderr (*usage set when
- * the pattern itself is wrong).
+ * the name, malloc'd, or NULL after one line on stderr when the pattern
+ * itself is wrong (a usage error).
  */
-static char *out_expand(const char *arg, int rank, const char *host, int *usage)
+static char *out_expand(const char *arg, int rank, const char *host)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
-	*usage = 0;
-	if (!m) {
+	if (!m)
 		die("out of memory");
-		return NULL;
-	}
 	for (const char *p = arg; *p; p++) {
 		if (*p != '%') {
 			fputc(*p, m);
@@ -103,30 +100,22 @@ static char *out_expand(const char *arg, int rank, const char *host, int *usage)
 			fputs(host, m);
 			break;
 		case 'r':
-			if (rank < 0) {
-				fclose(m);
-				free(buf);
+			if (rank < 0)
 				die("-o %s: %%r, but no MPI launcher gave a rank (none of "
 				    "OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID is set)",
 				    arg);
-				return NULL;
-			}
 			fprintf(m, "%d", rank);
 			break;
 		default:
 			fclose(m);
 			free(buf);
-			*usage = 1;
-			die("-o %s: %%%s is not one of %%r (rank), %%h (host), %%p (pid), %%%%",
-			    arg, *p ? (char[]){ *p, 0 } : "");
+			usage_error("-o %s: %%%s is not one of %%r (rank), %%h (host), %%p (pid), "
+				    "%%%%", arg, *p ? (char[]){ *p, 0 } : "");
 			return NULL;
 		}
 	}
-	if (fclose(m)) {
-		free(buf);
+	if (fclose(m))
 		die("out of memory");
-		return NULL;
-	}
 	return buf;
 }
 
@@ -158,25 +147,25 @@ static int out_prepare(struct rec_out *o, const char *arg)
 
 	o->name = arg;
 	if (r == -EISDIR && (!*arg || arg[strlen(arg) - 1] == '/'))
-		return die("-o %s: not a file name", arg) + 1;	/* a usage error */
+		return usage_error("-o %s: not a file name", arg);
 	if (r == HWP_OUT_NOTREG)
-		return die("-o %s: %s; hwprof record writes only regular files, never "
-			   "through a link", arg, hwp_out_what(o->f.found));
+		die("-o %s: %s; hwprof record writes only regular files, never "
+		    "through a link", arg, hwp_out_what(o->f.found));
 	if (r == -EISDIR)
-		return die("-o %s: a directory; hwprof record writes only regular files", arg);
+		die("-o %s: a directory; hwprof record writes only regular files", arg);
 	if (r == -ENOMEM)
-		return die("out of memory");
+		die("out of memory");
 	if (r)
-		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
+		die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
 	if (in_kernel_fs(o->f.dir))
-		return die("-o %s: a kernel file system; hwprof record writes only regular files",
-			   arg);
+		die("-o %s: a kernel file system; hwprof record writes only regular files",
+		    arg);
 	/* the directory takes a new file: checked now, made at the write (a
 	 * SIGKILL of record leaves no empty temp file behind) */
 	r = hwp_out_temp(&o->f);
 	hwp_out_close(&o->f);
 	if (r)
-		return die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
+		die("-o %s: cannot create a file beside it: %s", arg, strerror(-r));
 	return 0;
 }
 
@@ -214,7 +203,7 @@ void rec_out_free(struct rec_out *o)
 }
 
 /* The rank, host and program in the data file. */
-static int describe(struct rec_run *run, int rank, int size, const char *host)
+static void describe(struct rec_run *run, int rank, int size, const char *host)
 {
 	struct hd_file *d = &run->r->d;
 
@@ -228,15 +217,14 @@ static int describe(struct rec_run *run, int rank, int size, const char *host)
 	if (d->program)
 		d->program_size = sym_file_size(d->program);
 	if (!(d->host = strdup(host)) || !d->program)
-		return die("out of memory");
-	return 0;
+		die("out of memory");
 }
 
 int rec_out_setup(struct rec_run *run)
 {
 	char host[HOST_NAME_MAX + 1] = "";
 	const char *pattern = run->op.out;
-	int rank, size, bad, ret;
+	int rank, size;
 
 	launcher_rank(&rank, &size);
 	if (gethostname(host, sizeof(host) - 1))
@@ -244,10 +232,10 @@ int rec_out_setup(struct rec_run *run)
 	/* under a launcher, ranks never share the default name */
 	if (!pattern)
 		pattern = rank >= 0 ? "hwprof.%r.data" : "hwprof.data";
-	run->outname = out_expand(pattern, rank, host, &bad);
+	run->outname = out_expand(pattern, rank, host);
 	if (!run->outname)
-		return bad ? 2 : 1;
+		return 2;
 	run->op.out = run->outname;
-	ret = describe(run, rank, size, host);
-	return ret ? ret : out_prepare(&run->out, run->op.out);
+	describe(run, rank, size, host);
+	return out_prepare(&run->out, run->op.out);
 }

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "rec-cmd.h"
 #include "symbols.h"
 
@@ -83,8 +84,7 @@ static const char help[] =
 /* ------------------------------------------------------------------ */
 /* Options: every error in them is a usage error, exit status 2         */
 
-/* one line, as die() does; returns 2 */
-
+/* one line (usage_error()) and 2 when s is not a whole number from 1 to max */
 static int parse_u64(const char *opt, const char *s, uint64_t max, uint64_t *v)
 {
 	char *end;
@@ -367,9 +367,9 @@ static int control_open(struct rec_run *run)
 			continue;
 		*fd[i] = open(p[i], O_RDWR | O_NONBLOCK | O_CLOEXEC);
 		if (*fd[i] < 0)
-			return die("--control: %s: %s", p[i], strerror(errno));
+			return cli_error("--control: %s: %s", p[i], strerror(errno));
 		if (fstat(*fd[i], &st) || !S_ISFIFO(st.st_mode))
-			return die("--control: %s: not a FIFO (make one with mkfifo)", p[i]);
+			return cli_error("--control: %s: not a FIFO (make one with mkfifo)", p[i]);
 	}
 	return 0;
 }
@@ -453,7 +453,8 @@ static int loop(struct rec_run *run)
 	/* --call-graph dwarf: a thread empties the rings while this one
 	 * unwinds (rec-read.c) */
 	if ((ret = rec_reader_start(run->r)))
-		return die("cannot start the thread that reads the rings: %s", strerror(-ret));
+		return cli_error("cannot start the thread that reads the rings: %s",
+				 strerror(-ret));
 	for (;;) {
 		struct pollfd pf[2 + 256];
 		int fds[256], timeout = rec_perf_busy(run->r) ? 0 : 100;
@@ -480,7 +481,7 @@ static int loop(struct rec_run *run)
 		if (nctl)
 			control_read(run);
 		if (rec_perf_drain(run->r, 0) < 0)
-			return die("out of memory");
+			return cli_error("out of memory");
 		read_signals(run);
 		if (ended(run))
 			return 0;
@@ -687,7 +688,7 @@ static int finish(struct rec_run *run)
 		long n = rec_perf_drain(r, 1);
 
 		if (n < 0)
-			return die("out of memory");
+			return cli_error("out of memory");
 		if (!n)
 			break;
 	}
@@ -706,7 +707,7 @@ static int finish(struct rec_run *run)
 	rec_mpi_fold(run);
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
-		return die("%s: %s", run->op.out, strerror(-ret));
+		return cli_error("%s: %s", run->op.out, strerror(-ret));
 	sym_cache_verbose = run->op.verbose;
 	if (sym_keep_names(&r->d))
 		fprintf(stderr, "hwprof: warning: out of memory: the file keeps no names "
@@ -714,8 +715,8 @@ static int finish(struct rec_run *run)
 	else
 		ret = rec_out_write(&run->out, &r->d);
 	if (ret)
-		return die("%s: %s: the file is kept without the names (report reads them "
-			   "from the objects)", run->op.out, strerror(-ret));
+		return cli_error("%s: %s: the file is kept without the names (report reads them "
+				 "from the objects)", run->op.out, strerror(-ret));
 	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
@@ -776,7 +777,7 @@ static int prepare(struct rec_run *run)
 	if (!ret)
 		ret = rec_mpi_setup(run);
 	if (!ret && (ret = rec_signals_install()))
-		ret = die("pipe: %s", strerror(-ret));
+		ret = cli_error("pipe: %s", strerror(-ret));
 	return ret;
 }
 
@@ -791,7 +792,7 @@ int cmd_record(int argc, char **argv)
 		return ret < 0 ? 0 : ret;
 	run.r = calloc(1, sizeof(*run.r));
 	if (!run.r)
-		return die("out of memory");
+		die("out of memory");
 	rec_maps_init(run.r);
 	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
 	run.r->callgraph = run.op.callgraph;

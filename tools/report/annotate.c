@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "view.h"
 
 extern char **environ;
@@ -281,7 +282,7 @@ static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct
 	}
 	cnt = calloc((size_t)(hi - lo) + 1, sizeof(*cnt));
 	if (!cnt)
-		return die("out of memory");
+		die("out of memory");
 	for (size_t i = 0; i < nh; i++) {
 		if (sym_obj_line(o, h[i].addr, &file, &line, &fn))
 			count_other(&other, NULL, 0, h[i].n);
@@ -323,22 +324,20 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 	snprintf(start, sizeof(start), "--start-address=%#llx", (unsigned long long)sym->lo);
 	snprintf(stop, sizeof(stop), "--stop-address=%#llx", (unsigned long long)sym->hi);
 	if (pipe2(pfd, O_CLOEXEC))
-		return die("pipe: %s", strerror(errno));
+		die("pipe: %s", strerror(errno));
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
 	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
 	err = posix_spawnp(&pid, "objdump", &fa, NULL, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	close(pfd[1]);
-	if (err) {
-		close(pfd[0]);
-		return die("objdump: %s: install binutils to disassemble", strerror(err));
-	}
+	if (err)
+		die("objdump: %s: install binutils to disassemble", strerror(err));
 	f = fdopen(pfd[0], "r");
 	if (!f) {
 		close(pfd[0]);
 		waitpid(pid, &st, 0);
-		return die("out of memory");
+		die("out of memory");
 	}
 	printf("# disassembly of ");
 	nm_put(stdout, o->textfile, NM_TEXT);
@@ -368,7 +367,7 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 	free(line);
 	fclose(f);
 	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return die("objdump failed on %s", o->textfile);
+		die("objdump failed on %s", o->textfile);
 	if (shown < total)
 		printf("# %llu sample%s at addresses that start no instruction objdump shows\n",
 		       (unsigned long long)(total - shown), total - shown == 1 ? "" : "s");
@@ -506,7 +505,7 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 	int ret, listed;
 
 	if (find_target(c, fname, &t, &listed))
-		return die("out of memory");
+		die("out of memory");
 	if (!t.sym) {
 		if (listed)
 			return 1;
@@ -518,7 +517,7 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 		return 1;
 	}
 	if (target_hits(c, &t))
-		return die("out of memory");
+		die("out of memory");
 	if (!t.sym->name)	/* the samples of every address shown */
 		for (size_t i = t.n = 0; i < t.nh; i++)
 			t.n = hwp_add_sat(t.n, t.h[i].n);
@@ -558,7 +557,7 @@ int cmd_annotate(int argc, char **argv)
 
 	a.args = calloc((size_t)argc + 1, sizeof(*a.args));
 	if (!a.args)
-		return die("out of memory");
+		die("out of memory");
 	r = annotate_parse(argc, argv, &a);
 	if (r) {
 		free(a.args);
@@ -566,24 +565,18 @@ int cmd_annotate(int argc, char **argv)
 	}
 	if (a.evarg && view_event(a.evarg, NULL, NULL, &event))
 		goto out_args;
-	if (elf_version(EV_CURRENT) == EV_NONE) {
+	if (elf_version(EV_CURRENT) == EV_NONE)
 		die("libelf: %s", elf_errmsg(-1));
-		goto out_args;
-	}
 	/* several files, or a directory's: merged as report merges them */
 	if (merge_inputs(&in, a.args, a.nargs) || merge_read(&d, in.files, in.n, 0))
 		goto out_args;
 	file = in.n > 1 ? "the merged files" : in.files[0];
 	if (a.evarg && view_event(a.evarg, &d, file, &event))
 		goto out_file;
-	if (!d.nevents) {
+	if (!d.nevents)
 		die("%s: no events", file);
-		goto out_file;
-	}
-	if (view_ctx_init(&c, &d, event, VIEW_FUNCS)) {
+	if (view_ctx_init(&c, &d, event, VIEW_FUNCS))
 		die("out of memory");
-		goto out_file;
-	}
 	/* the code is shown from the object when it is still the one
 	 * recorded; names kept in the file otherwise */
 	for (size_t i = 0; i < c.nobjs; i++)

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "commands.h"
 #include "flame.h"
 #include "view.h"
 
@@ -301,12 +302,9 @@ static int compare(struct dside *s, const struct dargs *a)
 	struct dkey *kn = kb ? keys_of(&s[1].c, a->lines, &nn) : NULL;
 	struct drow *r = kn ? calloc(nb + nn + 1, sizeof(*r)) : NULL;
 	double k = a->normalize && s[0].total ? (double)s[1].total / (double)s[0].total : 1;
-	int ret = 0;
 
-	if (!r) {
-		ret = die("out of memory");
-		goto out;
-	}
+	if (!r)
+		die("out of memory");
 	while (i < nb || j < nn) {
 		int c = i == nb ? 1 : j == nn ? -1 : strcmp(kb[i].key, kn[j].key);
 
@@ -327,12 +325,11 @@ static int compare(struct dside *s, const struct dargs *a)
 	else
 		text_out(r, n, s, k, a->lines);
 	if (fflush(stdout) || ferror(stdout))
-		ret = die("standard output: %s", strerror(errno));
-out:
+		die("standard output: %s", strerror(errno));
 	free(r);
 	keys_free(kb, nb);
 	keys_free(kn, nn);
-	return ret;
+	return 0;
 }
 
 /* Every input file of both sides (for the check that --svg is none of
@@ -357,7 +354,7 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 	int r;
 
 	if (!inputs)
-		return die("out of memory");
+		die("out of memory");
 	r = out_open(&of, "--svg", a->svgout, inputs, n);
 	free(inputs);
 	if (r)
@@ -365,7 +362,7 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 	r = flame_write_diff(of.f, &s[1].c, &s[0].c, k);
 	if (r) {
 		out_drop(&of);
-		return die("out of memory");
+		die("out of memory");
 	}
 	return out_close(&of);
 }
@@ -457,7 +454,7 @@ int cmd_diff(int argc, char **argv)
 	if (a.evarg && view_event(a.evarg, NULL, NULL, &ev))
 		return 2;
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return die("libelf: %s", elf_errmsg(-1));
+		die("libelf: %s", elf_errmsg(-1));
 	view_width = a.width_set ? a.width : view_terminal_width();
 	/* the inputs of both sides, --svg none of them, then the files */
 	for (int i = 0; i < 2 && !ret; i++)
@@ -467,7 +464,9 @@ int cmd_diff(int argc, char **argv)
 		size_t n;
 		char **all = all_inputs(s, &n);
 
-		ret = !all ? die("out of memory") : out_check("--svg", a.svgout, all, n);
+		if (!all)
+			die("out of memory");
+		ret = out_check("--svg", a.svgout, all, n);
 		free(all);
 	}
 	for (int i = 0; i < 2 && !ret; i++)
@@ -479,10 +478,8 @@ int cmd_diff(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	if (!s[0].d.nevents || !s[1].d.nevents) {
-		ret = die("diff: %s has no events", s[0].d.nevents ? a.side[1] : a.side[0]);
-		goto out;
-	}
+	if (!s[0].d.nevents || !s[1].d.nevents)
+		die("diff: %s has no events", s[0].d.nevents ? a.side[1] : a.side[0]);
 	s[0].event = ev;
 	if (match_event(s)) {
 		ret = 1;
@@ -490,10 +487,8 @@ int cmd_diff(int argc, char **argv)
 	}
 	for (int i = 0; i < 2; i++) {
 		if (view_ctx_init(&s[i].c, &s[i].d, s[i].event, a.lines ? VIEW_LINES : VIEW_FUNCS) ||
-		    view_build(&s[i].c)) {
-			ret = die("out of memory");
-			goto out;
-		}
+		    view_build(&s[i].c))
+			die("out of memory");
 		s[i].built = 1;
 		s[i].total = s[i].c.total;
 	}

@@ -393,17 +393,13 @@ static int add_dir(struct merge_inputs *in, const char *dir, DIR *dp)
 		if (nn == cap) {
 			char **nv = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
 
-			if (!nv) {
-				ret = die("out of memory");
-				goto out;
-			}
+			if (!nv)
+				die("out of memory");
 			names = nv;
 		}
 		if (asprintf(&p, "%s%s%s", dir, dl && dir[dl - 1] == '/' ? "" : "/",
-			     e->d_name) < 0) {
-			ret = die("out of memory");
-			goto out;
-		}
+			     e->d_name) < 0)
+			die("out of memory");
 		names[nn++] = p;
 	}
 	if (nn)
@@ -417,19 +413,15 @@ static int add_dir(struct merge_inputs *in, const char *dir, DIR *dp)
 			free(p);
 			continue;
 		}
-		if (push(in, p, &st)) {
-			free(p);
-			ret = die("out of memory");
-			goto out;
-		}
+		if (push(in, p, &st))
+			die("out of memory");
 	}
-	if (in->n == first && !ret) {
+	if (in->n == first) {
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, dir, NM_TEXT);
 		fputs(": a directory with no data files (*.data) in it\n", stderr);
 		ret = 1;
 	}
-out:
 	for (size_t i = 0; i < nn; i++)
 		free(names[i]);
 	free(names);
@@ -464,11 +456,8 @@ int merge_inputs(struct merge_inputs *in, char **args, size_t nargs)
 		}
 		/* anything else is read as a file, which says what is wrong */
 		p = strdup(args[i]);
-		if (!p || push(in, p, known ? &st : NULL)) {
-			free(p);
-			merge_inputs_free(in);
-			return die("out of memory");
-		}
+		if (!p || push(in, p, known ? &st : NULL))
+			die("out of memory");
 	}
 	return 0;
 }
@@ -622,7 +611,7 @@ static int new_ranks(struct rows_table *seen, const struct hd_file *f, size_t i,
 			continue;
 		j = rows_get(seen, (uint64_t)r, 0);
 		if (j < 0)
-			return die("out of memory");
+			die("out of memory");
 		if (!seen->rows[j].aux) {
 			seen->rows[j].aux = (uint32_t)i + 1;
 		} else if (seen->rows[j].aux != i + 1) {
@@ -727,11 +716,8 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 			hd_free(&f);
 			goto out;
 		}
-		if (merge(d, &f, &ks) || merged_header(d, &f, !i)) {
-			hd_free(&f);
+		if (merge(d, &f, &ks) || merged_header(d, &f, !i))
 			die("out of memory");
-			goto out;
-		}
 		if (f.version < d->version)
 			d->version = f.version;	/* a version 1 file lists no threads */
 		if (!i) {

@@ -386,7 +386,7 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
 	ret = 0;
 	goto out;
 oom:
-	ret = die("out of memory");
+	die("out of memory");
 out:
 	free(covered);
 	free(one);
@@ -542,7 +542,7 @@ int cp_tree(struct cp *p, int bottom_up, double min_pct)
 	struct cp_tree tr;
 
 	if (cp_tree_build(p, bottom_up, &tr))
-		return die("out of memory");
+		die("out of memory");
 	printf("# %s tree of the call paths: %s; nodes under %.2f%% of the %llu samples "
 	       "with a path are left out\n", bottom_up ? "bottom-up" : "top-down",
 	       bottom_up ? "each function where samples fell, then its callers, outward; "
@@ -616,7 +616,7 @@ int cp_folded(struct cp *p, int comm)
 	char buf[40], *covered = cp_covered(c->d);
 
 	if (!covered)
-		return die("out of memory");
+		die("out of memory");
 	/* one line per path, and per innermost frame of the samples that
 	 * came without one (a flat file, or a merged one's threads) */
 	for (size_t i = 0; i < c->d->npaths + c->d->nsamples; i++) {
@@ -672,7 +672,7 @@ int cp_folded(struct cp *p, int comm)
 	ret = 0;
 	goto out;
 oom:
-	ret = die("out of memory");
+	die("out of memory");
 out:
 	for (size_t i = 0; i < nl; i++)
 		free(l[i].s);

@@ -377,7 +377,7 @@ int pprof_write(struct view_ctx *c, FILE *f)
 	int ret = 1;
 
 	if (cp_init(&p, c))
-		return die("out of memory");
+		die("out of memory");
 	o.p = &p;
 	o.capids = 64;
 	o.ids = malloc(o.capids * sizeof(*o.ids));
@@ -420,12 +420,12 @@ int pprof_write(struct view_ctx *c, FILE *f)
 	if (all.oom || o.body.oom)
 		goto oom;
 	if (gzip_to(f, all.b, all.n) || fflush(f))
-		ret = die("standard output: %s", strerror(errno));
+		die("standard output: %s", strerror(errno));
 	else
 		ret = 0;
 	goto out;
 oom:
-	ret = die("out of memory");
+	die("out of memory");
 out:
 	free(all.b);
 	free(o.body.b);

@@ -337,7 +337,7 @@ int rk_callers(struct rk *k, const char *name)
 	int ret = 1;
 
 	if (!tot)
-		return die("out of memory");
+		die("out of memory");
 	if (f == -2) {
 		free(tot);
 		return 1;	/* view_match() listed them */
@@ -443,7 +443,7 @@ int rk_callers(struct rk *k, const char *name)
 	ret = 0;
 	goto out;
 oom:
-	ret = die("out of memory");
+	die("out of memory");
 out:
 	for (size_t q = 0; q < ncl; q++)
 		free(cl[q].n);

@@ -536,8 +536,7 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 	k.inclusive = !strcmp(sort, "total");
 	if (columns(&k) || (c->d->job ? from_job(&k, &jr) : from_samples(&k)) ||
 	    stats(&k, jr)) {
-		ret = die("out of memory");
-		goto out;
+		die("out of memory");
 	}
 	rk_mpi_ranks(&k);
 	if (callers) {
@@ -566,11 +565,10 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		rk_text(&k);
 	if (!strcmp(fmt, "text") && ((k.d->nmranks && rk_mpi_text(&k)) ||
 				     (outliers && rk_outliers(&k)))) {
-		ret = die("out of memory");
-		goto out;
+		die("out of memory");
 	}
 	if (fflush(stdout) || ferror(stdout))
-		ret = die("standard output: %s", strerror(errno));
+		die("standard output: %s", strerror(errno));
 	else
 		ret = svgout ? rk_svg(&k, svgout, inputs, ninputs) : 0;
 	if (!ret && statsout) {

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "commands.h"
 #include "paths.h"
 #include "pprof.h"
 #include "symbols.h"
@@ -808,25 +809,6 @@ top:
 	printf("\n]}\n");
 }
 
-/* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
- * when argv[*i] is not that option. *bad is set when the value is missing. */
-const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
-{
-	size_t n = strlen(opt);
-
-	if (strncmp(argv[*i], opt, n))
-		return NULL;
-	if (argv[*i][n] == '=')
-		return argv[*i] + n + 1;
-	if (argv[*i][n])
-		return NULL;
-	if (*i + 1 >= argc) {
-		*bad = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
 struct report_args {
 	const char *sort, *fmt, *svgout, *evarg, *statsout;
 	const char *callers, *callees, *tree;	/* call-path views, or NULL */
@@ -970,7 +952,7 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 		return 1;
 	view_width = a->width_set ? a->width : view_terminal_width();
 	if (elf_version(EV_CURRENT) == EV_NONE)
-		return die("libelf: %s", elf_errmsg(-1));
+		die("libelf: %s", elf_errmsg(-1));
 	return 0;
 }
 
@@ -997,10 +979,10 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	if (e->callgraph == HD_CG_NONE && strcmp(a->fmt, "folded") && strcmp(a->fmt, "pprof"))
 		return -1;
 	if (cp_init(&p, c))
-		return die("out of memory");
+		die("out of memory");
 	if (e->callgraph != HD_CG_NONE) {
 		if (cp_short(&p, &paths_short))
-			ret = die("out of memory");
+			die("out of memory");
 		else
 			paths_counted = 1;
 	}
@@ -1016,7 +998,7 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	else if (!strcmp(a->fmt, "pprof"))
 		ret = pprof_write(c, stdout);
 	else if (c->view == VIEW_FUNCS && cp_totals(&p))
-		ret = die("out of memory");
+		die("out of memory");
 	/* the views that have no header of their own: the warnings on stderr */
 	if (ret == 0 && (want || !strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")))
 		report_warnings(stderr, "", c->d, c->event, 0);
@@ -1088,14 +1070,14 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 
 	report_merged = in->n > 1;
 	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
-		ret = die("out of memory");
+		die("out of memory");
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
 		/* a call-path view, printed (0), or an error (1) */
 	} else if (!(ret = 0) && a->ranks) {
 		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers, a->callers,
 				in->files, in->n);
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
-		ret = die("out of memory");
+		die("out of memory");
 	} else {
 		lines_msg = no_lines(&c);
 		report_warnings(stderr, "", d, event, 0);
@@ -1108,7 +1090,7 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 			text_rows(&c);
 		}
 		if (fflush(stdout) || ferror(stdout))
-			ret = die("standard output: %s", strerror(errno));
+			die("standard output: %s", strerror(errno));
 		else if (a->svgout)
 			ret = svg_write(a->svgout, &c, in->files, in->n);
 		if (!ret && a->statsout) {
@@ -1139,7 +1121,7 @@ int cmd_report(int argc, char **argv)
 
 	a.files = calloc((size_t)argc + 1, sizeof(char *));
 	if (!a.files)
-		return die("out of memory");
+		die("out of memory");
 	setvbuf(stdout, NULL, _IOFBF, 1 << 16);
 	ret = report_parse(argc, argv, &a, &event);
 	if (!ret && merge_inputs(&in, a.files, a.nfiles))
@@ -1164,7 +1146,7 @@ int cmd_report(int argc, char **argv)
 	} else if (a.evarg && view_event(a.evarg, &d, file, &event)) {
 		ret = 1;
 	} else if (!d.nevents) {
-		ret = die("%s: no events", file);
+		die("%s: no events", file);
 	} else {
 		ret = report_print(&d, event, &a, &in);
 	}

@@ -503,10 +503,8 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 	struct icicle ic;
 	int ret = 1;
 
-	if (icicle_init(&ic, c)) {
-		ret = die("out of memory");
-		goto out;
-	}
+	if (icicle_init(&ic, c))
+		die("out of memory");
 	if (out_open(&ic.of, "--svg", out, inputs, ninputs))
 		goto out;
 	ic.f = ic.of.f;
@@ -514,8 +512,7 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 		/* call paths: a flame graph (tools/report/flame.c) */
 		if (flame_write(ic.f, c)) {
 			out_drop(&ic.of);
-			ret = die("out of memory");
-			goto out;
+			die("out of memory");
 		}
 		ret = out_close(&ic.of);
 		goto out;
@@ -524,8 +521,7 @@ int svg_write(const char *out, struct view_ctx *c, char **inputs, size_t ninputs
 	draw_objects(&ic);
 	if (draw_funcs(&ic) || (c->view == VIEW_LINES && draw_lines(&ic))) {
 		out_drop(&ic.of);
-		ret = die("out of memory");
-		goto out;
+		die("out of memory");
 	}
 	ret = draw_tail(&ic);
 out:
