@@ -20,6 +20,8 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "merge.h"
+#include "rows.h"
 #include "view.h"
 
 extern char **environ;

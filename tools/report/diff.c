@@ -20,6 +20,9 @@
 #include "cli.h"
 #include "commands.h"
 #include "flame.h"
+#include "header.h"
+#include "merge.h"
+#include "out.h"
 #include "view.h"
 
 static const char diff_usage[] =
@@ -206,8 +209,8 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 	printf("# change: new's share minus base's, in points; sig: the function's own "
 	       "samples changed by more than %.0f (*) or %.0f (**) standard deviations of "
 	       "sampling noise\n", DIFF_SIGMA, DIFF_SIGMA2);
-	report_warnings_of(stdout, "# base: ", &s[0].d, s[0].event, 0, 0);
-	report_warnings_of(stdout, "# new: ", &s[1].d, s[1].event, 0, 0);
+	header_warnings_of(stdout, "# base: ", &s[0].d, s[0].event, 0, 0);
+	header_warnings_of(stdout, "# new: ", &s[1].d, s[1].event, 0, 0);
 	for (size_t i = 0; i < sym_nwarnings; i++) {
 		fputs("# ", stdout);
 		nm_put(stdout, sym_warnings[i], NM_TEXT);
@@ -259,7 +262,7 @@ static void json_side(const char *key, const struct dside *s)
 		nm_put(stdout, s->in.files[i], NM_JSON);
 	}
 	printf("], \"samples\": %llu, \"warnings\": [", (unsigned long long)s->total);
-	report_warnings(stdout, "", &s->d, s->event, 1);
+	header_warnings(stdout, "", &s->d, s->event, 1);
 	printf("]}");
 }
 
@@ -500,8 +503,8 @@ int cmd_diff(int argc, char **argv)
 			ret = 1;
 			goto out;
 		}
-	report_warnings(stderr, "", &s[0].d, s[0].event, 0);
-	report_warnings(stderr, "", &s[1].d, s[1].event, 0);
+	header_warnings(stderr, "", &s[0].d, s[0].event, 0);
+	header_warnings(stderr, "", &s[1].d, s[1].event, 0);
 	ret = compare(s, &a);
 	if (!ret && a.svgout)
 		ret = diff_svg(s, &a, a.normalize && s[0].total ?

@@ -22,9 +22,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
 #include "flame.h"
 #include "paths.h"
+#include "svg-style.h"
+#include "view.h"
 
 #define W	1200.0		/* drawing width */
 #define MARGIN	10.0

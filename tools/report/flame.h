@@ -14,8 +14,4 @@ int flame_write(FILE *f, struct view_ctx *c);
  * the same call paths: hwprof diff --svg. */
 int flame_write_diff(FILE *f, struct view_ctx *c, struct view_ctx *base, double k);
 
-/* tools/report/svg.c: a saturation and lightness for a function's box,
- * from a hash of its name: functions of one object (one hue) told apart. */
-void svg_shade(const char *name, int *sat, int *light);
-
 #endif

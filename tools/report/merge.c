@@ -16,8 +16,9 @@
 
 #include "cli.h"
 #include "data.h"
+#include "merge.h"
+#include "rows.h"
 #include "symbols.h"
-#include "view.h"
 
 /* ------------------------------------------------------------------ */
 /* Reading and merging                                                  */

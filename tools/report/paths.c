@@ -17,6 +17,8 @@
 #include "cli.h"
 #include "names.h"
 #include "paths.h"
+#include "rows.h"
+#include "view.h"
 
 #define CP_UNKNOWN	(-2)
 

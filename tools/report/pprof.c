@@ -26,6 +26,8 @@
 #include "cli.h"
 #include "paths.h"
 #include "pprof.h"
+#include "rows.h"
+#include "view.h"
 
 /* ------------------------------------------------------------------ */
 /* Protobuf, by hand                                                    */

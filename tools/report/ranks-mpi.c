@@ -14,6 +14,7 @@
 
 #include "cli.h"
 #include "ranks.h"
+#include "view.h"
 
 /* diff's threshold (tools/report/diff.c): standard deviations of the
  * sampling noise of two Poisson counts */

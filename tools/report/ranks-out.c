@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "header.h"
+#include "out.h"
 #include "ranks.h"
+#include "view.h"
 
 static const char *obj_base(const struct rk *k, uint32_t obj)
 {
@@ -120,7 +122,7 @@ void rk_text(const struct rk *k)
 	struct spread s = spread_of(k, 0), m = spread_of(k, 1);
 	char msg[256];
 
-	report_text_header(k->c);
+	header_text(k->c);
 	printf("# ranks: %zu present", k->nranks);
 	if (k->d->size > 0)
 		printf(" of %d (world size)", k->d->size);
@@ -268,7 +270,7 @@ void rk_json(const struct rk *k)
 	printf(",\n");
 	json_spread("mpi_percent_per_rank", spread_of(k, 1), 1);
 	printf(",\n \"warnings\": [");
-	report_warnings(stdout, "", d, k->c->event, 1);
+	header_warnings(stdout, "", d, k->c->event, 1);
 	if (rk_missing(k, msg, sizeof(msg))) {
 		int other = d->events[k->c->event].missed || d->events[k->c->event].lost;
 

@@ -16,10 +16,11 @@
 #include <string.h>
 
 #include "cli.h"
-#include "view.h"
-
+#include "header.h"
+#include "out.h"
 #include "paths.h"
 #include "ranks.h"
+#include "view.h"
 
 static int by_rank(const void *x, const void *y)
 {
@@ -550,7 +551,7 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 	{
 		char msg[256];
 
-		report_warnings(stderr, "", c->d, c->event, 0);
+		header_warnings(stderr, "", c->d, c->event, 0);
 		if (rk_missing(&k, msg, sizeof(msg))) {
 			fputs("hwprof: ", stderr);
 			fputs(msg, stderr);

@@ -9,6 +9,15 @@
 
 #include "view.h"
 
+/* hwprof report --ranks (ranks.c; sort: samples, imbalance or
+ * symbol; fmt: text, csv or json; svg: NULL or the SVG's path; stats:
+ * NULL or the CSV file of the per-rank totals; outliers: --outliers;
+ * callers: --callers FUNC, or NULL). c is
+ * a built functions view, not sorted. 0, or 1 after one line on stderr. */
+int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char *svg,
+	      const char *stats, int outliers, const char *callers, char **inputs,
+	      size_t ninputs);
+
 struct rk_rank {
 	int rank;
 	uint32_t proc;		/* its first process */

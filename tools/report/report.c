@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof report: the options, and the profile printed as text, CSV or
- * JSON: a header with the statistics of every event (with a warning when
- * threads were not covered), then the rows of the view (tools/report/view.c).
+ * JSON: a header with the statistics of every event and the warnings
+ * (tools/report/header.c), then the rows of the view (tools/report/view.c);
+ * the call-path views, --ranks, --svg and --format pprof by their files.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -14,8 +15,13 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "header.h"
+#include "merge.h"
+#include "out.h"
 #include "paths.h"
 #include "pprof.h"
+#include "ranks.h"
+#include "svg.h"
 #include "symbols.h"
 #include "view.h"
 
@@ -64,253 +70,6 @@ const char report_usage[] =
 	"  --debug-dir DIR      where debug files are (default /usr/lib/debug)\n"
 	"  -h, --help           this help\n"
 	"exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n";
-
-static int is_clock(const char *name)
-{
-	return !strcmp(name, "task-clock") || !strcmp(name, "cpu-clock");
-}
-
-/* Call paths of the reported event that end short of a thread's entry
- * (paths.c counts them when the report has call paths: paths_counted),
- * saturated at UINT64_MAX. */
-static uint64_t paths_short;
-static int paths_counted;
-/* The report is of more than one file (merged). */
-static int report_merged;
-/* A --lines report's objects sampled without any line: a warning with
- * the cure (no_lines()), or NULL. */
-static char *lines_msg;
-
-/* "the share not sampled": an event's own count beside its samples
- * (hwprof-data(5) "count"), the header's line about it */
-static void unsampled_line(const struct hd_file *d, const struct hd_event *e)
-{
-	double share, total, held;
-
-	if (e->count_scope == HD_COUNT_NONE) {
-		if (d->job || report_merged) {
-			printf("#   count: - (%s): the share not in this profile is "
-			       "unknown\n", d->job ? "libhwprof-mpi keeps none" :
-			       "not every merged file has one");
-		}
-		return;
-	}
-	fputs("#   ", stdout);
-	if (hd_unsampled(e, &share, &total, &held)) {
-		printf("count: %llu%s; without a single period the share not in this "
-		       "profile cannot be said\n", (unsigned long long)e->count,
-		       is_clock(e->name) ? " ns" : "");
-	} else if (e->count_scope == HD_COUNT_ALL) {
-		printf("%.1f %% of ", 100 * share);
-		nm_put(stdout, e->name, NM_TEXT);
-		printf(" time (%.3f s of %.3f s) was spent in the kernel and is not in this "
-		       "profile\n", (total - held) / 1e9 > 0 ?
-		       (total - held) / 1e9 : 0, total / 1e9);
-	} else {
-		printf("%.1f %% of the ", 100 * share);
-		nm_put(stdout, e->name, NM_TEXT);
-		printf(" count in user space (%.0f of %.0f) is not in this profile "
-		       "(periods left unfinished, samples lost)\n",
-		       total - held > 0 ? total - held : 0, total);
-	}
-}
-
-/* One warning: on stderr after "hwprof: ", a JSON string, or a line
- * after prefix. */
-static void put_warning(FILE *f, const char *prefix, const char *msg, int json, int *first)
-{
-	if (f == stderr) {
-		fputs("hwprof: ", f);
-		nm_put(f, msg, NM_TEXT);
-		fputc('\n', f);
-	} else if (json) {
-		fputs(*first ? "" : ", ", f);
-		nm_put(f, msg, NM_JSON);
-	} else {
-		fputs(prefix, f);
-		nm_put(f, msg, NM_TEXT);
-		fputc('\n', f);
-	}
-	*first = 0;
-}
-
-/* The warnings of the reported event (threads it could not see, samples
- * the kernel dropped, call paths cut or short) and of the objects (kept
- * with their names when recorded, or found when they were named now): to
- * stderr, or into the output. */
-/* The processes whose end was not seen (hwprof-data(5), "unseen"). */
-size_t report_unseen(const struct hd_file *d)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < d->nprocs; i++)
-		n += d->procs[i].how == HD_UNSEEN;
-	return n;
-}
-
-void report_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
-		 int json)
-{
-	report_warnings_of(f, prefix, d, event, json, 1);
-}
-
-void report_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, int event,
-			int json, int names)
-{
-	const struct hd_event *e = &d->events[event];
-	size_t unseen = report_unseen(d);
-	int first = 1;
-
-	/* the file's own losses first: a partial profile, side-band records
-	 * dropped, processes whose end was not seen (hwprof-data(5)) */
-	for (int k = 0; k < 3; k++) {
-		char msg[512];
-
-		if (k == 0 && d->checkpoint)
-			snprintf(msg, sizeof(msg), "warning: the profile is partial: this file is a "
-				 "checkpoint that hwprof record wrote while the command ran, and "
-				 "the recording never finished (record was killed)");
-		else if (k == 1 && d->side_lost)
-			snprintf(msg, sizeof(msg), "warning: the kernel dropped %llu side-band "
-				 "record%s (mmap, comm, fork, exit): samples of code mapped then "
-				 "may be named [unknown], and processes or threads may be missing "
-				 "or their end not seen", (unsigned long long)d->side_lost,
-				 d->side_lost == 1 ? "" : "s");
-		else if (k == 2 && unseen)
-			snprintf(msg, sizeof(msg), "warning: %zu process%s ended unseen: %s exit "
-				 "record was dropped, or %s state could not be known", unseen,
-				 unseen == 1 ? "" : "es", unseen == 1 ? "its" : "their",
-				 unseen == 1 ? "its" : "their");
-		else
-			continue;
-		put_warning(f, prefix, msg, json, &first);
-	}
-	for (int k = 0; k < 4; k++) {
-		char msg[512];
-
-		if (k == 0 && e->missed)
-			snprintf(msg, sizeof(msg), "warning: %llu thread%s %s not covered (%s): "
-				 "the profile misses them", (unsigned long long)e->missed,
-				 e->missed == 1 ? "" : "s", e->missed == 1 ? "was" : "were",
-				 e->missed_why ? e->missed_why : "reason unknown");
-		else if (k == 1 && e->lost)
-			snprintf(msg, sizeof(msg), "warning: %llu sample%s lost: the kernel "
-				 "dropped %s", (unsigned long long)e->lost,
-				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
-		else if (k == 2 && e->callgraph != HD_CG_NONE && e->cut)
-			snprintf(msg, sizeof(msg), "warning: %llu of %llu call paths (%.2f%%) were "
-				 "cut short when recorded (%s): callers beyond it are missing",
-				 (unsigned long long)e->cut, (unsigned long long)e->chains,
-				 view_pct(e->cut, e->chains), e->callgraph == HD_CG_DWARF ?
-				 "the end of the stack copy, or 127 frames: record with a larger "
-				 "--call-graph dwarf,SIZE" :
-				 "the kernel's depth limit, kernel.perf_event_max_stack");
-		/* the cut paths end short too, and have their own warning and
-		 * cure: the rest are the ones a missing frame hid */
-		else if (k == 3 && e->callgraph != HD_CG_NONE && paths_counted &&
-			 paths_short > e->cut)
-			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
-				 "call path that ends short of a thread's entry (_start, "
-				 "__libc_start_main, start_thread, clone, clone3)%s: %s",
-				 (unsigned long long)(paths_short - e->cut),
-				 (unsigned long long)e->chains,
-				 view_pct(paths_short - e->cut, e->chains),
-				 e->cut ? " and was not cut short" : "",
-				 e->callgraph == HD_CG_DWARF ?
-				 "code without call-frame information (or a stack copy too "
-				 "small) hid its callers" :
-				 "a frame without a frame pointer hid its callers; build with "
-				 "-fno-omit-frame-pointer or record with --call-graph dwarf");
-		else
-			continue;
-		put_warning(f, prefix, msg, json, &first);
-	}
-	/* what was wrong with an object when recorded, and when named now
-	 * (stderr has had those already) */
-	for (size_t i = 0; i < d->nobjects; i++) {
-		char *msg;
-
-		if (!d->objects[i].kept_why ||
-		    asprintf(&msg, "warning: %s: %s", d->objects[i].path,
-			     d->objects[i].kept_why) < 0)
-			continue;
-		put_warning(f, prefix, msg, json, &first);
-		free(msg);
-	}
-	for (size_t i = 0; names && f != stderr && i < sym_nwarnings; i++)
-		put_warning(f, prefix, sym_warnings[i], json, &first);
-	if (lines_msg)
-		put_warning(f, prefix, lines_msg, json, &first);
-}
-
-void report_text_header(const struct view_ctx *c)
-{
-	const struct hd_file *d = c->d;
-
-	fputs("# command: ", stdout);
-	nm_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
-	       NM_TEXT);
-	/* a version 1 file names one process and no thread: its threads
-	 * are not known (lib/profile/data-read.c keeps one for the process) */
-	if (d->version == 1)
-		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
-	else if (d->job && !d->nthreads)
-		printf("\n# processes: %zu (the ranks)  threads: not kept in a job file of "
-		       "libhwprof-mpi\n", d->nprocs);
-	else if (d->job)
-		printf("\n# processes: %zu (the ranks)  threads: %zu kept (each rank's most "
-		       "sampled; tid -: the rest of a rank's)\n", d->nprocs, d->nthreads);
-	else
-		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
-	/* the side band is hwprof record's: not in a job file, nor in a
-	 * version 1 file of the preloaded recorder */
-	if (d->version != 1 && !d->job)
-		printf("# side-band records lost: %llu (mmap, comm, fork, exit)  processes "
-		       "whose end was not seen: %zu%s\n", (unsigned long long)d->side_lost,
-		       report_unseen(d), d->checkpoint ? "  partial: a checkpoint" : "");
-	/* hwprof record and the engine ask the kernel for user-space samples
-	 * only (hwprof(1), "User space only") */
-	printf("# user space only: time in the kernel (system calls, page-fault handling, "
-	       "interrupts) is not sampled\n");
-	for (size_t i = 0; i < d->nevents; i++) {
-		const struct hd_event *e = &d->events[i];
-
-		printf("# event %zu%s: ", i, (int)i == c->event ? " (this report)" : "");
-		nm_put(stdout, e->name, NM_TEXT);
-		/* period 0 (hwprof-data(5)): no single one, or none known */
-		if (e->period)
-			printf(", one sample every %llu%s\n", (unsigned long long)e->period,
-			       is_clock(e->name) ? " ns" : " events");
-		else if (d->job && !e->samples && e->missed >= d->nprocs)
-			printf(", no period: no rank had a profile\n");
-		else if (d->job && !report_merged)
-			printf(", periods differ between the ranks\n");
-		else if (report_merged)
-			printf(", periods differ between the merged files\n");
-		else
-			printf(", the kernel adjusted the period to a rate (hwprof record -F)\n");
-		printf("#   samples: %llu  lost: %llu  throttled: %llu  threads not covered: %llu",
-		       (unsigned long long)e->samples, (unsigned long long)e->lost,
-		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
-		if (e->missed) {
-			fputs(" (", stdout);
-			nm_put(stdout, e->missed_why ? e->missed_why : "reason unknown", NM_TEXT);
-			fputc(')', stdout);
-		}
-		fputc('\n', stdout);
-		unsampled_line(d, e);
-		if (e->callgraph != HD_CG_NONE)
-			printf("#   call paths (%s): %llu samples with one, %llu cut short when "
-			       "recorded, %llu frames dropped (not code: 0 or not mapped "
-			       "executable)\n", e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
-			       (unsigned long long)e->chains, (unsigned long long)e->cut,
-			       (unsigned long long)e->dropped);
-	}
-	report_warnings(stdout, "# ", d, c->event, 0);
-	if (nm_demangle_missing)
-		printf("# note: libstdc++.so.6 not found: C++ names are not demangled\n");
-	printf("#\n");
-}
 
 static const char *obj_name(const struct view_ctx *c, uint32_t obj)
 {
@@ -603,7 +362,7 @@ static void csv_rows(const struct view_ctx *c)
 	}
 }
 
-/* The warnings of event (report_warnings()) on one line, joined by "; ";
+/* The warnings of event (header_warnings()) on one line, joined by "; ";
  * malloc'd, or NULL when out of memory. */
 static char *joined_warnings(const struct hd_file *d, int event)
 {
@@ -613,7 +372,7 @@ static char *joined_warnings(const struct hd_file *d, int event)
 
 	if (!m)
 		return NULL;
-	report_warnings(m, "", d, event, 0);
+	header_warnings(m, "", d, event, 0);
 	fclose(m);
 	out = malloc(2 * len + 1);
 	for (size_t i = 0; out && i < len; i++) {
@@ -653,7 +412,7 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 		fprintf(f, ",%d,%zu,", (int)i == c->event, d->nprocs);
 		if (d->version != 1)
 			fprintf(f, "%zu", d->nthreads);
-		fprintf(f, ",%llu,%zu,%d,", (unsigned long long)d->side_lost, report_unseen(d),
+		fprintf(f, ",%llu,%zu,%d,", (unsigned long long)d->side_lost, header_unseen(d),
 			d->checkpoint);
 		/* empty without call paths, as threads is for version 1 */
 		if (e->callgraph != HD_CG_NONE)
@@ -729,7 +488,7 @@ static void json_rows(const struct view_ctx *c)
 	else
 		printf("%zu", d->nthreads);
 	printf(", \"sideband_lost\": %llu, \"end_not_seen\": %zu, \"checkpoint\": %s",
-	       (unsigned long long)d->side_lost, report_unseen(d),
+	       (unsigned long long)d->side_lost, header_unseen(d),
 	       d->checkpoint ? "true" : "false");
 	printf(", \"command\": ");
 	nm_put(stdout, d->command ? d->command : (d->nprocs ? d->procs[0].command : ""),
@@ -743,7 +502,7 @@ static void json_rows(const struct view_ctx *c)
 		printf("}");
 	}
 	printf("],\n \"warnings\": [");
-	report_warnings(stdout, "", d, c->event, 1);
+	header_warnings(stdout, "", d, c->event, 1);
 	printf("],\n \"rows\": [");
 	for (size_t i = 0; i < c->rows.n; i++) {
 		const struct view_row *r = &c->rows.rows[i];
@@ -981,10 +740,10 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 	if (cp_init(&p, c))
 		die("out of memory");
 	if (e->callgraph != HD_CG_NONE) {
-		if (cp_short(&p, &paths_short))
+		if (cp_short(&p, &header_notes.paths_short))
 			die("out of memory");
 		else
-			paths_counted = 1;
+			header_notes.paths_counted = 1;
 	}
 	if (ret >= 0)
 		;
@@ -1001,7 +760,7 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 		die("out of memory");
 	/* the views that have no header of their own: the warnings on stderr */
 	if (ret == 0 && (want || !strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")))
-		report_warnings(stderr, "", c->d, c->event, 0);
+		header_warnings(stderr, "", c->d, c->event, 0);
 	cp_free(&p);
 	return ret;
 }
@@ -1066,9 +825,10 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 			const struct merge_inputs *in)
 {
 	struct view_ctx c;
+	char *lines_msg = NULL;
 	int ret = 0;
 
-	report_merged = in->n > 1;
+	header_notes.merged = in->n > 1;
 	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
 		die("out of memory");
 	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
@@ -1079,14 +839,14 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
 		die("out of memory");
 	} else {
-		lines_msg = no_lines(&c);
-		report_warnings(stderr, "", d, event, 0);
+		header_notes.lines_msg = lines_msg = no_lines(&c);
+		header_warnings(stderr, "", d, event, 0);
 		if (!strcmp(a->fmt, "json")) {
 			json_rows(&c);
 		} else if (!strcmp(a->fmt, "csv")) {
 			csv_rows(&c);
 		} else {
-			report_text_header(&c);
+			header_text(&c);
 			text_rows(&c);
 		}
 		if (fflush(stdout) || ferror(stdout))
@@ -1105,8 +865,8 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 		}
 	}
 	view_ctx_free(&c);
+	header_notes.lines_msg = NULL;
 	free(lines_msg);
-	lines_msg = NULL;
 	return ret;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The row tables of hwprof report (tools/report/view.h): rows found by
+ * The row tables of hwprof report (tools/report/rows.h): rows found by
  * their key (a, b) through a hash index (lib/hist/htab.h), so that
  * building a view stays linear in the samples.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "view.h"
+#include "rows.h"
 
 static uint64_t mix(uint64_t a, uint64_t b)
 {

@@ -21,6 +21,9 @@
 
 #include "cli.h"
 #include "flame.h"
+#include "out.h"
+#include "svg-style.h"
+#include "svg.h"
 #include "view.h"
 
 #define W	1200.0		/* drawing width */
@@ -33,54 +36,10 @@ struct box {
 	double x, w;
 };
 
-uint32_t svg_hue(const char *s)
-{
-	uint32_t h = 2166136261u;
-
-	for (; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	return h % 360;
-}
-
-void svg_label(FILE *f, const char *s, int max, const char *more, int more_w)
-{
-	size_t cps = 0, cut = 0;
-
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if ((*p & 0xc0) != 0x80) {
-			if ((int)cps == max - more_w)
-				cut = (size_t)((const char *)p - s);
-			cps++;
-		}
-	if ((int)cps <= max) {
-		nm_put(f, s, NM_XML);
-		return;
-	}
-	{
-		char *t = strndup(s, cut);
-
-		if (t)
-			nm_put(f, t, NM_XML);
-		free(t);
-		fputs(more, f);
-	}
-}
-
 /* At most max characters, an ellipsis (U+2026) when cut. */
 static void label(FILE *f, const char *s, int max)
 {
 	svg_label(f, s, max, "\xe2\x80\xa6", 1);
-}
-
-void svg_shade(const char *name, int *sat, int *light)
-{
-	uint32_t h = 2166136261u ^ 0x9e3779b9u;
-
-	for (const char *s = name; *s; s++)
-		h = (h ^ (unsigned char)*s) * 16777619u;
-	h ^= h >> 13;
-	*sat = 45 + (int)(h % 8) * 6;		/* 45 .. 87 */
-	*light = 50 + (int)((h >> 8) % 9) * 3;	/* 50 .. 74 */
 }
 
 static void draw_fill(FILE *f, double x, double w, int level, const char *name,
@@ -172,92 +131,6 @@ static int by_group(const void *x, const void *y)
 	if (a->n != b->n)
 		return a->n < b->n ? 1 : -1;
 	return a->i < b->i ? -1 : a->i > b->i;
-}
-
-/* One line: "hwprof: OPT NAME: what". 1. */
-static int out_say(const char *opt, const char *name, const char *what)
-{
-	fprintf(stderr, "hwprof: %s ", opt);
-	nm_put(stderr, name, NM_TEXT);
-	fprintf(stderr, ": %s\n", what);
-	return 1;
-}
-
-/* hwp_out_open()'s r for out, said in one line (1), or 0. */
-static int out_open_said(const char *opt, const char *out, const struct hwp_out *o, int r)
-{
-	char why[96];
-
-	if (r == HWP_OUT_NOTREG) {
-		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
-			 "through a link", hwp_out_what(o->found));
-		return out_say(opt, out, why);
-	}
-	if (r == -EISDIR)
-		return out_say(opt, out, "not a file name");
-	return r ? out_say(opt, out, strerror(-r)) : 0;
-}
-
-/* Refuses an output (of option opt) that cannot be written (a symbolic
- * link, a FIFO, a device is there; no such directory) or that is one of
- * the inputs: 0, or 1 after saying so. */
-int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
-{
-	struct stat so, si;
-	struct hwp_out o;
-	int r = hwp_out_open(&o, out);
-
-	r = out_open_said(opt, out, &o, r);
-	hwp_out_close(&o);
-	if (r)
-		return 1;
-	if (!stat(out, &so))
-		for (size_t i = 0; i < ninputs; i++)
-			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
-			    si.st_ino == so.st_ino)
-				return out_say(opt, out, "that is the data file being reported; "
-					       "not overwriting it");
-	return 0;
-}
-
-void out_drop(struct out_file *of)
-{
-	if (of->f)
-		fclose(of->f);
-	of->f = NULL;
-	hwp_out_close(&of->o);
-}
-
-int out_close(struct out_file *of)
-{
-	int bad = fflush(of->f) || ferror(of->f), r;
-
-	bad = fclose(of->f) || bad;
-	of->f = NULL;
-	r = bad ? -(errno ? errno : EIO) : hwp_out_commit(&of->o, 0);
-	hwp_out_close(&of->o);
-	return r ? out_say(of->opt, of->name, strerror(-r)) : 0;
-}
-
-/* A new file beside out, renamed over it at out_close(): nothing at the
- * name (a link, a FIFO, a file another user put there) is written
- * through (hwprof(1), --svg). */
-int out_open(struct out_file *of, const char *opt, const char *out, char **inputs,
-	     size_t ninputs)
-{
-	int r;
-
-	*of = (struct out_file){ .opt = opt, .name = out };
-	if (out_check(opt, out, inputs, ninputs))
-		return 1;
-	r = out_open_said(opt, out, &of->o, hwp_out_open(&of->o, out));
-	if (!r && (r = hwp_out_temp(&of->o)))
-		r = out_say(opt, out, strerror(-r));
-	if (!r && !(of->f = hwp_out_stream(&of->o)))
-		r = out_say(opt, out, strerror(errno));
-	if (r)
-		hwp_out_close(&of->o);
-	return r;
 }
 
 /* The drawing's state: objects, then functions, then lines. */

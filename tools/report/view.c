@@ -18,8 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
 #include "data.h"
+#include "rows.h"
 #include "symbols.h"
 #include "view.h"
 
