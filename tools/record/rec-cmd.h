@@ -89,9 +89,6 @@ int rec_events_setup(struct rec_run *run);
 /* The kernel's perf_event_max_sample_rate */
 long rec_max_rate(void);
 
-/* record.c: the fds opened for event e (UINT32_MAX: any event) */
-size_t rec_fds_of(const struct rec *r, uint32_t e);
-
 /* rec-launch.c */
 int rec_signals_install(void);
 /* the read end of the self-pipe the handlers write (signal, from_tty) to */

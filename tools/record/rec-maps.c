@@ -320,14 +320,6 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 	return (long)r->nobjs++;
 }
 
-uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off)
-{
-	for (int i = 0; i < o->nseg; i++)
-		if (off >= o->seg[i].off && off - o->seg[i].off < o->seg[i].filesz)
-			return off - o->seg[i].off + o->seg[i].vaddr;
-	return off;
-}
-
 /* ------------------------------------------------------------------ */
 /* Processes, images, threads                                           */
 

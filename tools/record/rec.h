@@ -253,8 +253,27 @@ void rec_chain_put(struct rec *r, uint64_t hash, int pid, int tid, uint64_t pc,
 		   const uint64_t *chain, size_t n, uint32_t proc,
 		   const struct rec_resolved *v);
 void rec_chain_free(struct rec *r);
-/* The ELF virtual address of file offset off of object o. */
-uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off);
+/* The ELF virtual address of file offset off of object o (rec-maps.c
+ * and rec-unwind.c read it: here, below both). */
+static inline uint64_t rec_obj_vaddr(const struct rec_obj *o, uint64_t off)
+{
+	for (int i = 0; i < o->nseg; i++)
+		if (off >= o->seg[i].off && off - o->seg[i].off < o->seg[i].filesz)
+			return off - o->seg[i].off + o->seg[i].vaddr;
+	return off;
+}
+
+/* The fds opened for event e (UINT32_MAX: any event); record.c and
+ * rec-launch.c count them. */
+static inline size_t rec_fds_of(const struct rec *r, uint32_t e)
+{
+	size_t n = 0;
+
+	/* ids: one per fd, with its event (UINT32_MAX: the side-band one) */
+	for (size_t i = 0; i < r->nids; i++)
+		n += e == UINT32_MAX ? r->ids[i].ev != UINT32_MAX : r->ids[i].ev == e;
+	return n;
+}
 
 /* rec-unwind.c: --call-graph dwarf. The user registers a sample asks for
  * (asm/perf_regs.h: AX..IP, R8..R15) and their number. */

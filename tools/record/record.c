@@ -500,16 +500,6 @@ static int loop(struct rec_run *run)
 /* ------------------------------------------------------------------ */
 /* What the file lacks, said when it is written (even with -q)         */
 
-size_t rec_fds_of(const struct rec *r, uint32_t e)
-{
-	size_t n = 0;
-
-	/* ids: one per fd, with its event (UINT32_MAX: the side-band one) */
-	for (size_t i = 0; i < r->nids; i++)
-		n += e == UINT32_MAX ? r->ids[i].ev != UINT32_MAX : r->ids[i].ev == e;
-	return n;
-}
-
 /* An event that covered no thread, or not every thread. */
 static void warn_coverage(const struct rec_run *run)
 {
