@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpaths.h"
 #include "flame.h"
-#include "paths.h"
 #include "svg-style.h"
 #include "view.h"
 

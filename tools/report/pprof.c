@@ -10,7 +10,7 @@
  * "count"), the reported event the default; one sample per call path and
  * thread (or, without paths, per innermost frame and thread), its
  * locations innermost first; labels "thread" (tid), "pid", "comm" (the
- * thread's command, paths.c's cp_comm()) and "rank" where known; one mapping per object (its path and build-id), one
+ * thread's command, callpaths.c's cp_comm()) and "rank" where known; one mapping per object (its path and build-id), one
  * location per frame (the ELF address; a caller's return address), named
  * with its function, source file and line as report names them, so pprof
  * symbolizes nothing itself.
@@ -23,8 +23,8 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "callpaths.h"
 #include "cli.h"
-#include "paths.h"
 #include "pprof.h"
 #include "rows.h"
 #include "view.h"

@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpaths.h"
 #include "cli.h"
 #include "header.h"
 #include "out.h"
-#include "paths.h"
 #include "ranks.h"
 #include "view.h"
 

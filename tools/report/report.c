@@ -13,12 +13,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "callpaths.h"
 #include "cli.h"
 #include "commands.h"
 #include "header.h"
 #include "merge.h"
 #include "out.h"
-#include "paths.h"
 #include "pprof.h"
 #include "ranks.h"
 #include "svg.h"

@@ -21,7 +21,7 @@ struct view_row {
 	long parent;		/* function row (lines view), or -1 */
 	char *top;		/* top function (threads, processes) */
 	uint64_t topn;
-	uint64_t total;		/* functions: samples of paths through it (paths.c) */
+	uint64_t total;		/* functions: samples of paths through it (callpaths.c) */
 };
 
 struct rows_table {

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callpaths.h"
 #include "cli.h"
 #include "names.h"
-#include "paths.h"
 #include "rows.h"
 #include "view.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* hwprof report's call-path views (tools/report/paths.c). */
-#ifndef HWPROF_TOOLS_PATHS_H
-#define HWPROF_TOOLS_PATHS_H
+/* hwprof report's call-path views (tools/report/callpaths.c). */
+#ifndef HWPROF_TOOLS_CALLPATHS_H
+#define HWPROF_TOOLS_CALLPATHS_H
 
 #include "view.h"
 
