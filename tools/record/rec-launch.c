@@ -477,7 +477,7 @@ int rec_attach(struct rec_run *run)
 	say_events(run);
 	/* the maps and thread names from before the attach; later ones
 	 * come as records */
-	if (rec_read_proc_maps(r, pid) == -ENOMEM || attach_threads(r, pid))
+	if (rec_maps_read_proc(r, pid) == -ENOMEM || attach_threads(r, pid))
 		return cli_error("out of memory");
 	run->pid = pid;
 	return 0;

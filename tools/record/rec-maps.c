@@ -684,7 +684,7 @@ int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
 	return img_insert(&r->imgs[im], &m);
 }
 
-int rec_read_proc_maps(struct rec *r, int pid)
+int rec_maps_read_proc(struct rec *r, int pid)
 {
 	char path[64], *line = NULL;
 	size_t cap = 0;

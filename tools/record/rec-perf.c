@@ -247,7 +247,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 	a.inherit = 1;
 	a.exclude_kernel = 1;
 	a.exclude_hv = 1;
-	/* the count at the end (rec_perf_account()): how much the samples
+	/* the count at the end (rec_read_account()): how much the samples
 	 * do not hold, scaled when the PMU multiplexed the event */
 	a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	a.sample_type = REC_SAMPLE_TYPE;

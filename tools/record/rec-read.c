@@ -630,7 +630,7 @@ static long drain_all(struct rec *r)
  * kernel drops (and counts) what does not fit in the rings. After each
  * full pass over the rings the thread puts a pass marker (REC_PASS): the
  * main thread handles the records older than the latest time the pass
- * before saw, as rec_perf_drain() does with the passes it makes itself.
+ * before saw, as rec_read_drain() does with the passes it makes itself.
  */
 #define REC_HARD_BYTES	(REC_BURST_BYTES + (32u << 20))
 /* a burst is over when no pass has read one for this long */
@@ -957,12 +957,12 @@ static int rd_yield(const struct rec *r)
 	       rd_waiting(r->rd) < REC_BURST_BYTES / 2;
 }
 
-int rec_perf_busy(const struct rec *r)
+int rec_read_busy(const struct rec *r)
 {
 	return r->rd && r->nqe && r->qe[0].time <= r->rd->safe && !rd_yield(r);
 }
 
-long rec_perf_drain(struct rec *r, int all)
+long rec_read_drain(struct rec *r, int all)
 {
 	long n, m = 0;
 
@@ -997,7 +997,7 @@ long rec_perf_drain(struct rec *r, int all)
  * too) divided by the period (exact at period 1, a bound above it); -1
  * when the period is a frequency or a count cannot be read.
  */
-static int64_t rec_perf_overflows(const struct rec *r, int e)
+static int64_t rec_read_overflows(const struct rec *r, int e)
 {
 	const struct perf_event_attr *a = &r->ev[e].attr;
 	uint64_t sum = 0;
@@ -1027,7 +1027,7 @@ static int64_t rec_perf_overflows(const struct rec *r, int e)
  * count as in its samples: scope "user". Nothing is kept when a count
  * cannot be read.
  */
-static void rec_perf_count(const struct rec *r, int e, struct hd_event *he)
+static void rec_read_count(const struct rec *r, int e, struct hd_event *he)
 {
 	const struct perf_event_attr *a = &r->ev[e].attr;
 	uint64_t sum[3] = { 0, 0, 0 };
@@ -1061,7 +1061,7 @@ static void rec_perf_count(const struct rec *r, int e, struct hd_event *he)
 }
 
 /* Stops every event: what the rings hold then is all there will be. */
-void rec_perf_stop(struct rec *r)
+void rec_read_stop_events(struct rec *r)
 {
 	for (size_t i = 0; i < r->nfds; i++)
 		hwp_perf_ioctl(r->fds[i], PERF_EVENT_IOC_DISABLE, 0);
@@ -1079,16 +1079,16 @@ void rec_perf_stop(struct rec *r)
  * kept above the count at period 1. Returns the events whose books do
  * not balance.
  */
-int rec_perf_account(struct rec *r)
+int rec_read_account(struct rec *r)
 {
 	int bad = 0;
 
 	for (int e = 0; e < r->nev; e++) {
 		struct hd_event *he = &r->d.events[r->ev[e].hd];
-		int64_t over = rec_perf_overflows(r, e);
+		int64_t over = rec_read_overflows(r, e);
 		uint64_t have = hwp_add_sat(he->samples, he->lost);
 
-		rec_perf_count(r, e, he);
+		rec_read_count(r, e, he);
 
 		if (over < 0 || have == (uint64_t)over)
 			continue;

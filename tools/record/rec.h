@@ -162,20 +162,20 @@ struct rec {
 int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len);
 /* Opens the late events (a PIE's breakpoints) on the loaded command. */
 int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
-/* Reads every ring to its head, then handles the records older than the
- * latest of the round before (all: every record). Returns the records
- * read, or -1 (out of memory). */
-long rec_perf_drain(struct rec *r, int all);
+/* rec-read.c: reads every ring to its head, then handles the records
+ * older than the latest of the round before (all: every record). Returns
+ * the records read, or -1 (out of memory). */
+long rec_read_drain(struct rec *r, int all);
 void rec_perf_close(struct rec *r);
 /* --call-graph dwarf: a thread reads the rings from now on, and
- * rec_perf_drain() handles what it copied out: 0 (nothing to do in other
+ * rec_read_drain() handles what it copied out: 0 (nothing to do in other
  * modes) or -errno. rec_reader_fd(): the fd to poll for its records (-1:
- * none: poll the rings); rec_perf_busy(): records are ready to be handled
- * (poll without waiting); rec_reader_stop(): ends it (rec_perf_drain()
+ * none: poll the rings); rec_read_busy(): records are ready to be handled
+ * (poll without waiting); rec_reader_stop(): ends it (rec_read_drain()
  * with all does): the records it handed over, or -1. */
 int rec_reader_start(struct rec *r);
 int rec_reader_fd(const struct rec *r);
-int rec_perf_busy(const struct rec *r);
+int rec_read_busy(const struct rec *r);
 long rec_reader_stop(struct rec *r);
 /* dwarf: the bytes of records read and waiting to be unwound, at most */
 #define REC_BURST_BYTES	(256u << 20)
@@ -189,10 +189,10 @@ long rec_reader_stop(struct rec *r);
 			 PERF_SAMPLE_TIME)
 /* The -e index of an event id, UINT32_MAX for the side band's or none. */
 uint32_t rec_ev_of(const struct rec *r, uint64_t id);
-/* Disables every event (before the last drain); then checks the books:
+/* rec-read.c: disables every event (before the last drain); then checks the books:
  * kept + lost = overflows, a warning for each event where not. */
-void rec_perf_stop(struct rec *r);
-int rec_perf_account(struct rec *r);
+void rec_read_stop_events(struct rec *r);
+int rec_read_account(struct rec *r);
 /* Turns the sample events off (paused 1) or on, every thread and child
  * they were inherited by included; the side band stays on. 0 or -errno. */
 int rec_perf_pause(struct rec *r, int paused);
@@ -206,8 +206,8 @@ void rec_maps_free(struct rec *r);
 int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
 		 uint64_t time);
 /* Reads /proc/PID/maps into the root's image (attach). */
-int rec_read_proc_maps(struct rec *r, int pid);
-/* Record handlers, called by rec-perf.c in ring order. */
+int rec_maps_read_proc(struct rec *r, int pid);
+/* Record handlers, called by rec-read.c in ring order. */
 int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
 		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,
 		uint64_t ino, uint64_t ino_gen, const unsigned char *bid,

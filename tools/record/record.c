@@ -319,7 +319,7 @@ static void on_signal(struct rec_run *run, int sig, int from_tty)
 		kill(run->pid, sig);	/* the terminal sent it the group */
 	if (!run->stopping) {
 		run->stopping = sig;
-		if (rec_perf_drain(run->r, 0) >= 0) {
+		if (rec_read_drain(run->r, 0) >= 0) {
 			/* the command still runs: partial, as a checkpoint */
 			run->r->d.checkpoint = 1;
 			rec_out_write(&run->out, &run->r->d);
@@ -457,7 +457,7 @@ static int loop(struct rec_run *run)
 				 strerror(-ret));
 	for (;;) {
 		struct pollfd pf[2 + 256];
-		int fds[256], timeout = rec_perf_busy(run->r) ? 0 : 100;
+		int fds[256], timeout = rec_read_busy(run->r) ? 0 : 100;
 		int nctl = run->ctl_fd >= 0;
 		size_t n = rec_reader_fd(run->r) >= 0 ? (fds[0] = rec_reader_fd(run->r), 1) :
 			   rec_perf_pollfds(run->r, fds, 256);
@@ -480,7 +480,7 @@ static int loop(struct rec_run *run)
 		poll(pf, 1 + (nfds_t)nctl + n, timeout);
 		if (nctl)
 			control_read(run);
-		if (rec_perf_drain(run->r, 0) < 0)
+		if (rec_read_drain(run->r, 0) < 0)
 			return cli_error("out of memory");
 		read_signals(run);
 		if (ended(run))
@@ -673,16 +673,16 @@ static int finish(struct rec_run *run)
 
 	/* the command has ended (or, attached, the events are stopped here):
 	 * nothing more comes */
-	rec_perf_stop(r);
+	rec_read_stop_events(r);
 	for (int i = 0; i < 1000; i++) {
-		long n = rec_perf_drain(r, 1);
+		long n = rec_read_drain(r, 1);
 
 		if (n < 0)
 			return cli_error("out of memory");
 		if (!n)
 			break;
 	}
-	rec_perf_account(r);	/* kept + lost = overflows, or a warning */
+	rec_read_account(r);	/* kept + lost = overflows, or a warning */
 	status = end_status(run);
 	rec_mark_unseen(r);
 	for (int e = 0; e < r->nev; e++)
