@@ -27,7 +27,7 @@ check() {	# folder, allowed folders (regex of lib/ names)
 		../*) d=$(echo "$h" | sed -E 's|^(\.\./)+||; s|^lib/||; s|/[^/]*$||') ;;
 		*/*) continue ;;	# a public header (include/)
 		internal.h|engine.h) d=engine ;;
-		perf.h|elfsym.h) d=perf ;;
+		perf.h|elfsym.h|sample.h) d=perf ;;
 		hist.h|sat.h|cct.h|htab.h) d=hist ;;
 		data.h|symbols.h|names.h|outfile.h) d=profile ;;
 		*) continue ;;

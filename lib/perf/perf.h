@@ -3,8 +3,9 @@
  * lib/perf: the one door to the kernel's perf interface (perf_event_open(2)),
  * for the in-process engine (lib/engine/), the hwprof command (tools/) and
  * the profile library (lib/profile/, build-ids). System calls and ioctls
- * (sys.c), the mmap ring and its records (ring.c), event names to a
- * perf_event_attr (event.c), PAPI presets' rows and the core PMU
+ * (sys.c), the mmap ring and its records (ring.c), the fields of a sample
+ * and of a record's sample_id trailer (sample.c, sample.h), event names to
+ * a perf_event_attr (event.c), PAPI presets' rows and the core PMU
  * (presets.c), the sampling attr, its one open rule and why an open failed
  * (attr.c), the ELF of the running process (elfsym.c, elfsym.h). Nothing
  * here knows the engine. Private to hwprof; never installed.
@@ -65,14 +66,94 @@ struct hwp_ring {
 int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages);
 void hwp_ring_unmap(struct hwp_ring *r);
 /* A batch: begin (1 when there are records), next (each whole record, in
- * place or copied out when it straddles the end; NULL at the end of the
- * batch), end (hands what was read back to the kernel). Records given by
+ * place or copied out when it straddles the end, 8-byte aligned; NULL at
+ * the end of the batch), end (hands what was read back to the kernel). Records given by
  * next stay valid until the next call of next or end. */
 int hwp_ring_begin(struct hwp_ring *r);
 const struct perf_event_header *hwp_ring_next(struct hwp_ring *r);
 void hwp_ring_end(struct hwp_ring *r);
-/* What a record says of its event and thread: a sample's leading fields,
- * or another record's sample_id trailer (only with sample_id_all). */
+/* The samples a LOST or LOST_SAMPLES record reports, else 0. */
+uint64_t hwp_rec_lost(const struct perf_event_header *h);
+/* The engine's rings (sample_type IP, one event): up to cap IPs. */
+size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
+/* The same with sample_type IP | CALLCHAIN: each sample's chain (the
+ * kernel's entries, innermost first) goes to fn with its IP. */
+typedef void (*hwp_chain_fn)(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip);
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
+			    hwp_chain_fn fn, void *arg);
+/* The same with sample_type IP | TID [| CALLCHAIN]: each sample's thread
+ * id into tids[i] (0 where a record is too short to hold it). */
+size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
+			  hwp_chain_fn fn, void *arg);
+int hwp_ring_empty(const struct hwp_ring *r);
+
+/* sample.c: the one parser of a sample's fields (sample.h inlines it for
+ * a fixed sample_type) and of another record's sample_id trailer. What
+ * the kernel puts in a sample besides its sample_type: from the attr of
+ * the event (hwp_sample_desc_attr()). */
+struct hwp_sample_desc {
+	uint64_t sample_type;
+	uint64_t read_format;		/* PERF_SAMPLE_READ */
+	uint64_t branch_sample_type;	/* PERF_SAMPLE_BRANCH_STACK: HW_INDEX, COUNTERS */
+	uint32_t nregs_user;		/* bits of sample_regs_user */
+	uint32_t nregs_intr;		/* bits of sample_regs_intr */
+};
+void hwp_sample_desc_attr(const struct perf_event_attr *a, struct hwp_sample_desc *d);
+/* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8: a counter word per branch after
+ * the entries), which older linux/perf_event.h do not name */
+#define HWP_SAMPLE_BRANCH_COUNTERS	(1ull << 19)
+/* A sample's fields. Those of a bit type lacks are 0; pointers point into
+ * the record (valid while it is), each within header.size. */
+struct hwp_sample {
+	uint64_t type;			/* the sample_type it was parsed as */
+	uint64_t id;			/* IDENTIFIER, or ID */
+	uint64_t ip, time, addr, stream_id, period;
+	uint32_t pid, tid;
+	uint32_t cpu, cpu_res;
+	struct {			/* READ, as the desc's read_format */
+		uint64_t value, time_enabled, time_running, id, lost;
+		uint64_t nr;		/* GROUP: nr entries of stride words */
+		const uint64_t *values;	/* each: value, then id, lost if asked */
+		unsigned int stride;
+	} read;
+	uint64_t nchain;		/* CALLCHAIN */
+	const uint64_t *chain;
+	uint32_t raw_size;		/* RAW */
+	const unsigned char *raw;
+	uint64_t nbranch, branch_hw_index;	/* BRANCH_STACK */
+	const struct perf_branch_entry *branch;
+	const uint64_t *branch_counters;	/* nbranch of them, or NULL */
+	uint64_t regs_user_abi;		/* REGS_USER: 0 (no registers, a kernel thread) */
+	const uint64_t *regs_user;	/* nregs_user values, or NULL */
+	uint32_t nregs_user, nregs_intr;
+	uint64_t stack_size;		/* STACK_USER: the copy's size (0: none) */
+	uint64_t stack_dyn_size;	/* the bytes of it the kernel filled */
+	const unsigned char *stack;
+	uint64_t weight;		/* WEIGHT, or WEIGHT_STRUCT (var1_dw: low 32 bits) */
+	uint64_t data_src, transaction;
+	uint64_t regs_intr_abi;		/* REGS_INTR */
+	const uint64_t *regs_intr;
+	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
+	uint64_t aux_size;		/* AUX */
+	const unsigned char *aux;
+};
+/* A PERF_RECORD_SAMPLE of an event d describes: 0, -EINVAL when it is
+ * shorter than its fields say (nothing past header.size is read; a
+ * longer one's rest is not looked at), or when an array field (chain,
+ * branches, registers, group values) would not be 8-byte aligned in
+ * memory, as the kernel never writes one; -EOPNOTSUPP for a sample_type
+ * or read_format bit of a later kernel, whose layout is not known here. */
+int hwp_sample_parse(const struct perf_event_header *h, const struct hwp_sample_desc *d,
+		     struct hwp_sample *out);
+/* The sample_id trailer of a record other than a sample (an event with
+ * sample_id_all): its fields of TID, TIME, ID, STREAM_ID, CPU and
+ * IDENTIFIER, out->type saying which. 0 or -EINVAL (too short). */
+int hwp_sample_id_parse(const struct perf_event_header *h, uint64_t sample_type,
+			struct hwp_sample *out);
+/* What a record says of its event and thread: a sample's leading fields
+ * (IDENTIFIER to ID; what follows them is not looked at), or another
+ * record's sample_id trailer (only with sample_id_all). 0, or -EINVAL
+ * for a record too short for them. */
 struct hwp_rec_id {
 	uint64_t id, ip, time;
 	uint32_t pid, tid;
@@ -82,20 +163,6 @@ int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
 	       int sample_id_all, struct hwp_rec_id *out);
 /* The bytes of the sample_id trailer at the end of a non-sample record. */
 size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all);
-/* The samples a LOST or LOST_SAMPLES record reports, else 0. */
-uint64_t hwp_rec_lost(const struct perf_event_header *h);
-/* The engine's rings (sample_type IP, one event): up to cap IPs. */
-size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
-/* The same with sample_type IP | CALLCHAIN: each sample's chain (the
- * kernel's entries, innermost first) goes to fn before its IP is stored. */
-typedef void (*hwp_chain_fn)(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip);
-size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
-			    hwp_chain_fn fn, void *arg);
-/* The same with sample_type IP | TID [| CALLCHAIN]: each sample's thread
- * id into tids[i] (0 where a record is too short to hold it). */
-size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
-			  hwp_chain_fn fn, void *arg);
-int hwp_ring_empty(const struct hwp_ring *r);
 
 /* event.c: an event name to a perf_event_attr */
 enum hwp_event_kind {

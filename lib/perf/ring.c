@@ -11,11 +11,7 @@
  * cannot be parsed ends the batch at the head: nothing past it can be
  * trusted (counted in stats.corrupt).
  *
- * Side-band records are attributed to an event through their sample_id
- * trailer (attr.sample_id_all), never through an id in their body: for an
- * inherited event, a PERF_RECORD_LOST carries the child event's own id in
- * its body, and only the trailer carries the id that samples give
- * (perf_event_open(2), "sample_id_all"; PERF_SAMPLE_IDENTIFIER).
+ * A record's fields are sample.c's (a sample's, a sample_id trailer's).
  * Knows nothing of histograms; tests drive it with a fake page.
  */
 #include <errno.h>
@@ -25,6 +21,7 @@
 #include <unistd.h>
 
 #include "perf.h"
+#include "sample.h"
 
 int hwp_ring_map(struct hwp_ring *r, int fd, unsigned int pages)
 {
@@ -151,85 +148,6 @@ static inline uint64_t rec_u64(const void *rec, size_t off)
 	return v;
 }
 
-/* The u64 fields of the sample_id trailer, in the order the kernel writes
- * them (perf_event_open(2)): a record of another type ends with one u64
- * per bit of these that sample_type has. */
-#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-		 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
-
-/* A sample's leading fields: IDENTIFIER, IP, TID, TIME, ADDR, ID. */
-static int sample_fields(const struct perf_event_header *h, uint64_t type,
-			 struct hwp_rec_id *out)
-{
-	size_t off = sizeof(*h);
-
-#define TAKE(bit, field)						\
-	if (type & (bit)) {						\
-		if (off + 8 > h->size)					\
-			return -1;					\
-		field;							\
-		off += 8;						\
-	}
-	TAKE(PERF_SAMPLE_IDENTIFIER, out->id = rec_u64(h, off); out->has_id = 1)
-	TAKE(PERF_SAMPLE_IP, out->ip = rec_u64(h, off); out->has_ip = 1)
-	TAKE(PERF_SAMPLE_TID, out->pid = (uint32_t)rec_u64(h, off);
-	     out->tid = (uint32_t)(rec_u64(h, off) >> 32); out->has_tid = 1)
-	TAKE(PERF_SAMPLE_TIME, out->time = rec_u64(h, off); out->has_time = 1)
-	TAKE(PERF_SAMPLE_ADDR, (void)0)
-	TAKE(PERF_SAMPLE_ID, out->id = rec_u64(h, off); out->has_id = 1)
-#undef TAKE
-	return 0;
-}
-
-/* Another record's trailer, read from its end backwards. */
-static int trailer_fields(const struct perf_event_header *h, uint64_t type,
-			  struct hwp_rec_id *out)
-{
-	size_t n = (size_t)__builtin_popcountll(type & ID_BITS), off;
-
-	if (sizeof(*h) + 8 * n > h->size)
-		return -1;
-	off = h->size - 8 * n;
-	if (type & PERF_SAMPLE_TID) {
-		out->pid = (uint32_t)rec_u64(h, off);
-		out->tid = (uint32_t)(rec_u64(h, off) >> 32);
-		out->has_tid = 1;
-		off += 8;
-	}
-	if (type & PERF_SAMPLE_TIME) {
-		out->time = rec_u64(h, off);
-		out->has_time = 1;
-		off += 8;
-	}
-	if (type & PERF_SAMPLE_ID) {
-		out->id = rec_u64(h, off);
-		out->has_id = 1;
-		off += 8;
-	}
-	off += 8 * !!(type & PERF_SAMPLE_STREAM_ID) + 8 * !!(type & PERF_SAMPLE_CPU);
-	if (type & PERF_SAMPLE_IDENTIFIER) {
-		out->id = rec_u64(h, off);
-		out->has_id = 1;
-	}
-	return 0;
-}
-
-int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
-	       int sample_id_all, struct hwp_rec_id *out)
-{
-	memset(out, 0, sizeof(*out));
-	if (h->type == PERF_RECORD_SAMPLE)
-		return sample_fields(h, sample_type, out);
-	if (!sample_id_all)
-		return 0;	/* nothing to say which event */
-	return trailer_fields(h, sample_type, out);
-}
-
-size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all)
-{
-	return sample_id_all ? 8 * (size_t)__builtin_popcountll(sample_type & ID_BITS) : 0;
-}
-
 uint64_t hwp_rec_lost(const struct perf_event_header *h)
 {
 	if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
@@ -239,43 +157,61 @@ uint64_t hwp_rec_lost(const struct perf_event_header *h)
 	return 0;
 }
 
+/* The engine's rings: what their samples hold besides sample_type (IP,
+ * TID, CALLCHAIN): nothing. */
+static const struct hwp_sample_desc engine_desc;
+
 /*
- * The engine's rings: one event per ring, sample_type IP (TID when tids is
- * not NULL, CALLCHAIN when chain is not NULL), no trailer. Copies up to
- * cap sample IPs out (and each sample's thread id into tids, 0 for a
- * record too short to hold it) and returns how many, handing each
- * sample's call chain to chain first (n entries, or NULL and 0 for a
- * record too short to hold them); LOST and LOST_SAMPLES add to
- * stats.lost, THROTTLE to stats.throttled.
+ * The engine's rings: one event per ring, sample_type IP (TID with tids,
+ * CALLCHAIN with chains), no trailer, each sample parsed by the one
+ * parser (sample.h) specialised for that type. Copies up to cap sample
+ * IPs out (and each sample's thread id into tids, 0 for a record too
+ * short to hold it) and returns how many, handing each sample's call
+ * chain to fn first (n entries, or NULL and 0 for a record too short to
+ * hold them); LOST and LOST_SAMPLES add to stats.lost, THROTTLE to
+ * stats.throttled.
  */
-size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
-			  hwp_chain_fn chain, void *arg)
+static inline __attribute__((always_inline)) size_t
+ring_read(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap, int chains,
+	  hwp_chain_fn fn, void *arg)
 {
+	/* tids and chains are constants in each caller's copy */
+	const uint64_t tid = tids ? PERF_SAMPLE_TID : 0;
 	const struct perf_event_header *h;
-	size_t n = 0, tidb = tids ? 8 : 0;	/* {pid, tid} after the ip */
+	struct hwp_sample s;
+	size_t n = 0;
 
 	if (!cap || !hwp_ring_begin(r))
 		return 0;
 	while (n < cap && (h = hwp_ring_next(r))) {
+		/* hwp_ring_next() gives records 8-byte aligned */
+		h = __builtin_assume_aligned(h, 8);
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (h->size < sizeof(*h) + 8)
+			if (chains && !hwp_sample_parse_as(h, PERF_SAMPLE_IP | tid |
+							   PERF_SAMPLE_CALLCHAIN,
+							   &engine_desc, &s)) {
+				ips[n] = s.ip;
+				if (tids)
+					tids[n] = s.tid;
+				fn(arg, s.chain, s.nchain, s.ip);
+				n++;
 				break;
-			ips[n] = rec_u64(h, sizeof(*h));
-			if (tids)
-				tids[n] = h->size >= sizeof(*h) + 16 ?
-					  (uint32_t)(rec_u64(h, sizeof(*h) + 8) >> 32) : 0;
-			if (chain) {
-				/* {ip, [pid, tid,] nr}, then nr entries */
-				size_t at = sizeof(*h) + 16 + tidb;
-				uint64_t nr = h->size >= at ? rec_u64(h, at - 8) : 0;
-
-				if (h->size < at || nr > (h->size - at) / 8)
-					chain(arg, NULL, 0, ips[n]);
-				else	/* records are 8-byte aligned */
-					chain(arg, (const uint64_t *)(const void *)
-					      ((const char *)h + at), nr, ips[n]);
 			}
+			/* a sample whose chain (or thread) does not fit: its
+			 * IP, and its thread where that fits */
+			if (tids && !hwp_sample_parse_as(h, PERF_SAMPLE_IP | PERF_SAMPLE_TID,
+							 &engine_desc, &s)) {
+				tids[n] = s.tid;
+			} else if (!hwp_sample_parse_as(h, PERF_SAMPLE_IP, &engine_desc, &s)) {
+				if (tids)
+					tids[n] = 0;
+			} else {
+				break;
+			}
+			ips[n] = s.ip;
+			if (chains)
+				fn(arg, NULL, 0, s.ip);
 			n++;
 			break;
 		case PERF_RECORD_LOST:
@@ -293,15 +229,28 @@ size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, siz
 	return n;
 }
 
-size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
-			    hwp_chain_fn chain, void *arg)
+size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
+			  hwp_chain_fn fn, void *arg)
 {
-	return hwp_ring_read_tids(r, ips, NULL, cap, chain, arg);
+	if (!tids)
+		return hwp_ring_read_chains(r, ips, cap, fn, arg);
+	/* tids is not NULL from here: the copies below read TID */
+	if (!fn)
+		return ring_read(r, ips, tids, cap, 0, NULL, NULL);
+	return ring_read(r, ips, tids, cap, 1, fn, arg);
+}
+
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
+			    hwp_chain_fn fn, void *arg)
+{
+	if (!fn)
+		return ring_read(r, ips, NULL, cap, 0, NULL, NULL);
+	return ring_read(r, ips, NULL, cap, 1, fn, arg);
 }
 
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap)
 {
-	return hwp_ring_read_chains(r, ips, cap, NULL, NULL);
+	return ring_read(r, ips, NULL, cap, 0, NULL, NULL);
 }
 
 int hwp_ring_empty(const struct hwp_ring *r)
