@@ -24,6 +24,7 @@
 
 #include "perf.h"
 #include "rec.h"
+#include "sample.h"
 
 static inline uint64_t u64_at(const unsigned char *p, size_t off)
 {
@@ -123,99 +124,44 @@ static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trai
 }
 
 /*
- * -g's leaf patch (rec-leaf.c): after the chain, the user registers (abi,
- * then REC_LEAF_REGS values when abi is 64-bit) and the stack copy (size,
- * size bytes, the bytes the kernel filled), as --call-graph dwarf's
- * below. Left NULL when absent or short.
+ * A sample of record's is read by the one parser (lib/perf/sample.h)
+ * inline, for the sample_type of the call graph mode (rec.h): each mode's
+ * fields cost what reading them by hand would. REC_SAMPLE_TYPE's (id, ip,
+ * pid and tid, time), then with -g its call path (nr, then nr addresses:
+ * at most r->max_stack of them user space, which rec-perf.c keeps within
+ * PERF_MAX_STACK_DEPTH, and a few context markers) and for the leaf patch
+ * (rec-leaf.c) the user registers of REC_LEAF_MASK and the top of the
+ * stack, as dwarf's; with --call-graph
+ * dwarf its user registers (abi, then REC_UW_REGS values when abi is not
+ * 0) and its stack copy (size, size bytes, then the bytes the kernel
+ * filled). Records are queued at 8-byte offsets of a malloc()ed block,
+ * aligned as the kernel aligns them in the ring.
  */
-static void leaf_fields(const unsigned char *p, size_t n, size_t at, struct rec_sample *s)
-{
-	uint64_t size, dyn;
-	const uint64_t *regs;
+static const struct hwp_sample_desc rec_plain;
+static const struct hwp_sample_desc rec_dwarf = {
+	.sample_type = REC_SAMPLE_DWARF, .nregs_user = REC_UW_REGS,
+};
+static const struct hwp_sample_desc rec_leaf = {
+	.sample_type = REC_SAMPLE_LEAF, .nregs_user = REC_LEAF_REGS,
+};
+_Static_assert(__builtin_popcountll(REC_UW_MASK) == REC_UW_REGS,
+	       "REC_UW_REGS counts the registers of REC_UW_MASK");
+_Static_assert(__builtin_popcountll(REC_LEAF_MASK) == REC_LEAF_REGS,
+	       "REC_LEAF_REGS counts the registers of REC_LEAF_MASK");
 
-	if (n < at + 8 || u64_at(p, at) != PERF_SAMPLE_REGS_ABI_64 ||
-	    n - at - 8 < 8 * REC_LEAF_REGS + 8)
-		return;
-	regs = (const uint64_t *)(const void *)(p + at + 8);
-	at += 8 + 8 * REC_LEAF_REGS;
-	size = u64_at(p, at);
-	if (!size || n - at < 16 || size > n - at - 16)
-		return;
-	dyn = u64_at(p, at + 8 + size);
-	s->leaf_regs = regs;
-	s->stack = p + at + 8;
-	s->stack_size = dyn < size ? dyn : size;
+/* A sample's leading fields (REC_SAMPLE_TYPE's, which a REC_DROPPED
+ * marker keeps too): -EINVAL when the record is too short for them. */
+static inline __attribute__((always_inline)) int
+rec_parse_head(const struct perf_event_header *h, struct hwp_sample *s)
+{
+	return hwp_sample_parse_as(h, REC_SAMPLE_TYPE, &rec_plain, s);
 }
 
-/*
- * A sample of event ev. After the fields REC_SAMPLE_TYPE names (8 bytes
- * each after the header) come, with -g, its call path (nr, then nr
- * addresses: at most r->max_stack of them user space, which rec-perf.c
- * keeps within PERF_MAX_STACK_DEPTH, and a few context markers); with
- * --call-graph dwarf, its user registers (abi, then REC_UW_REGS values
- * when abi is not 0) and its stack copy (size, size bytes, then the bytes
- * the kernel filled).
- */
-static int sample(struct rec *r, uint32_t ev, const unsigned char *p, size_t n,
-		  const struct hwp_rec_id *id)
-{
-	size_t at = sizeof(struct perf_event_header) + 4 * 8;
-	struct rec_sample s = { .pc = id->ip, .time = id->time };
-	uint64_t nr;
-
-	if (r->callgraph == HD_CG_FP && n >= at + 8) {
-		nr = u64_at(p, at);
-		if (nr > (n - at - 8) / 8)
-			nr = (n - at - 8) / 8;	/* a record shorter than it says */
-		/* 8-byte aligned: records are queued at 8-byte offsets */
-		s.chain = (const uint64_t *)(const void *)(p + at + 8);
-		s.nchain = (size_t)nr;
-		if (r->leaf)
-			leaf_fields(p, n, at + 8 + 8 * (size_t)nr, &s);
-	} else if (r->callgraph == HD_CG_DWARF && n >= at + 8 && u64_at(p, at)) {
-		uint64_t size, dyn;
-
-		if (n < at + 8 + 8 * REC_UW_REGS + 8)
-			goto flat;
-		s.regs = (const uint64_t *)(const void *)(p + at + 8);
-		at += 8 + 8 * REC_UW_REGS;
-		size = u64_at(p, at);
-		if (!size || n < at + 16 || size > n - at - 16)
-			goto flat;
-		s.stack = p + at + 8;
-		dyn = u64_at(p, at + 8 + size);
-		s.stack_size = dyn < size ? dyn : size;
-	} else if (r->callgraph == HD_CG_DWARF) {
-		/* no user registers (a sample in a kernel thread): counted
-		 * as a path cut short */
-		s.regs = NULL;
-	}
-flat:
-	return rec_on_sample(r, ev, (int)id->pid, (int)id->tid, &s);
-}
-
-/*
- * A sample's leading fields, read where REC_SAMPLE_TYPE puts them
- * (perf_event_open(2): id, ip, pid and tid, time): what hwp_rec_id()
- * reads with that type, without its generality, for every sample of a
- * burst. -1 when the record is too short.
- */
+#define REC_SAMPLE_HEAD	(sizeof(struct perf_event_header) + \
+			 8 * (size_t)__builtin_popcountll(REC_SAMPLE_TYPE))
 _Static_assert(REC_SAMPLE_TYPE == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
 				   PERF_SAMPLE_TID | PERF_SAMPLE_TIME),
-	       "sample_head() reads the fields of REC_SAMPLE_TYPE");
-#define REC_SAMPLE_HEAD	(sizeof(struct perf_event_header) + 4 * 8)
-
-static inline int sample_head(const unsigned char *p, size_t n, struct hwp_rec_id *id)
-{
-	if (n < REC_SAMPLE_HEAD)
-		return -1;
-	id->id = u64_at(p, 8);
-	id->ip = u64_at(p, 16);
-	id->pid = u32_at(p, 24);
-	id->tid = u32_at(p, 28);
-	id->time = u64_at(p, 32);
-	return 0;
-}
+	       "REC_SAMPLE_HEAD: 8 bytes for each field of REC_SAMPLE_TYPE");
 
 /* The -e index of a sample's id (rec_ev_of()), the last one remembered:
  * an id never changes its event. */
@@ -233,22 +179,84 @@ static uint32_t sample_ev(struct rec *r, uint64_t id)
 	return r->last_ev;
 }
 
+/*
+ * A sample of sample_type type, counted for its event. One whose call
+ * path does not fit in it (a record shorter than its chain's nr,
+ * registers or stack copy say; the kernel writes none) is counted without
+ * its path. Inline for each mode's type (sample()).
+ */
+static inline __attribute__((always_inline)) int
+sample_as(struct rec *r, const struct perf_event_header *h, uint64_t type,
+	  const struct hwp_sample_desc *d)
+{
+	struct rec_sample rs = { 0 };
+	struct hwp_sample s;
+	uint32_t ev;
+
+	h = __builtin_assume_aligned(h, 8);
+	if (!hwp_sample_parse_as(h, type, d, &s)) {
+		if (type & PERF_SAMPLE_CALLCHAIN) {
+			rs.chain = s.chain;
+			rs.nchain = (size_t)s.nchain;
+		}
+		if ((type & PERF_SAMPLE_CALLCHAIN) && (type & PERF_SAMPLE_REGS_USER)) {
+			/* -g's leaf patch: 64-bit registers and a stack copy,
+			 * else the chain as the kernel gave it */
+			if (s.regs_user_abi == PERF_SAMPLE_REGS_ABI_64 && s.regs_user &&
+			    s.stack) {
+				rs.leaf_regs = s.regs_user;
+				rs.stack = s.stack;
+				rs.stack_size = s.stack_dyn_size;
+			}
+		} else if ((type & PERF_SAMPLE_REGS_USER) && s.regs_user) {
+			/* without user registers (a sample in a kernel
+			 * thread) a dwarf sample is counted as a path cut
+			 * short */
+			rs.regs = s.regs_user;
+			rs.stack = s.stack;
+			rs.stack_size = s.stack_dyn_size;
+		}
+	} else if ((type & PERF_SAMPLE_CALLCHAIN) && (type & PERF_SAMPLE_REGS_USER) &&
+		   !hwp_sample_parse_as(h, REC_SAMPLE_FP, &rec_plain, &s)) {
+		/* a leaf patch's fields that do not fit: the chain alone */
+		rs.chain = s.chain;
+		rs.nchain = (size_t)s.nchain;
+	} else if (rec_parse_head(h, &s)) {
+		return 0;
+	}
+	ev = sample_ev(r, s.id);
+	if (ev == UINT32_MAX)
+		return 0;
+	r->d.events[r->ev[ev].hd].samples++;
+	rs.pc = s.ip;
+	rs.time = s.time;
+	return rec_on_sample(r, ev, (int)s.pid, (int)s.tid, &rs);
+}
+
+static int sample(struct rec *r, const struct perf_event_header *h)
+{
+	switch (r->callgraph) {
+	case HD_CG_FP:
+		if (r->leaf)
+			return sample_as(r, h, REC_SAMPLE_LEAF, &rec_leaf);
+		return sample_as(r, h, REC_SAMPLE_FP, &rec_plain);
+	case HD_CG_DWARF:
+		return sample_as(r, h, REC_SAMPLE_DWARF, &rec_dwarf);
+	default:
+		return sample_as(r, h, REC_SAMPLE_TYPE, &rec_plain);
+	}
+}
+
 /* One whole record (copied out of its ring), in time order. */
 static int record(struct rec *r, const unsigned char *p, size_t n)
 {
 	const struct perf_event_header *h = (const void *)p;
-	struct hwp_rec_id id;
+	struct hwp_sample s;
 	uint32_t ev;
 
 	switch (h->type) {
 	case PERF_RECORD_SAMPLE:
-		if (sample_head(p, n, &id))
-			return 0;
-		ev = sample_ev(r, id.id);
-		if (ev == UINT32_MAX)
-			return 0;
-		r->d.events[r->ev[ev].hd].samples++;
-		return sample(r, ev, p, n, &id);
+		return sample(r, h);
 	case PERF_RECORD_MMAP2:
 		return rec_mmap2(r, p, n, hwp_rec_trailer(REC_SAMPLE_TYPE, 1));
 	case PERF_RECORD_COMM:
@@ -267,7 +275,7 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 		rec_lost(r, h);
 		return 0;
 	case REC_DROPPED:	/* a sample the reader could not keep */
-		if (sample_head(p, n, &id) || (ev = sample_ev(r, id.id)) == UINT32_MAX)
+		if (rec_parse_head(h, &s) || (ev = sample_ev(r, s.id)) == UINT32_MAX)
 			return 0;
 		r->d.events[r->ev[ev].hd].lost = hwp_add_sat(r->d.events[r->ev[ev].hd].lost, 1);
 		r->dropped = hwp_add_sat(r->dropped, 1);
@@ -286,8 +294,10 @@ static uint64_t rec_time(const struct perf_event_header *h)
 {
 	struct hwp_rec_id id;
 
+	struct hwp_sample s;
+
 	if (h->type == PERF_RECORD_SAMPLE || h->type == REC_DROPPED)
-		return h->size < REC_SAMPLE_HEAD ? 0 : u64_at((const void *)h, 32);
+		return rec_parse_head(h, &s) ? 0 : s.time;
 	return hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
 
@@ -299,25 +309,18 @@ static uint64_t rec_time(const struct perf_event_header *h)
  * costs a fraction of the copying. 0: keep it whole.
  */
 static size_t dwarf_keep(const struct rec *r, const struct perf_event_header *h,
-			 const unsigned char *p, size_t *stack_at, uint64_t *dyn)
+			 size_t *stack_at, uint64_t *dyn)
 {
-	size_t at = sizeof(*h) + 4 * 8, n = h->size;
-	uint64_t size;
+	struct hwp_sample s;
 
-	if (r->callgraph != HD_CG_DWARF || h->type != PERF_RECORD_SAMPLE || n < at + 8 ||
-	    !u64_at(p, at))
+	if (r->callgraph != HD_CG_DWARF || h->type != PERF_RECORD_SAMPLE ||
+	    hwp_sample_parse_as(__builtin_assume_aligned(h, 8), REC_SAMPLE_DWARF, &rec_dwarf, &s) ||
+	    !s.regs_user || !s.stack || s.stack_dyn_size >= s.stack_size)
 		return 0;
-	at += 8 + 8 * REC_UW_REGS;
-	if (n < at + 8)
-		return 0;
-	size = u64_at(p, at);
-	if (!size || n < at + 16 || size > n - at - 16)
-		return 0;
-	*dyn = u64_at(p, at + 8 + size);
-	if (*dyn >= size)
-		return 0;
-	*stack_at = at;
-	return at + 8 + (size_t)*dyn + 8;
+	/* the copy is the last field of REC_SAMPLE_DWARF's */
+	*dyn = s.stack_dyn_size;
+	*stack_at = (size_t)(s.stack - (const unsigned char *)h) - 8;
+	return *stack_at + 8 + (size_t)*dyn + 8;
 }
 
 /* A record as it is kept: its bytes (a dwarf sample without the part of
@@ -335,7 +338,7 @@ static inline struct kept kept_size(const struct rec *r, const struct perf_event
 
 	if (r->callgraph != HD_CG_DWARF)
 		return k;
-	keep = dwarf_keep(r, h, (const void *)h, &k.stack_at, &k.dyn);
+	keep = dwarf_keep(r, h, &k.stack_at, &k.dyn);
 	if (keep) {
 		k.n = keep;
 		k.trim = 1;

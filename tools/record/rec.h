@@ -191,6 +191,9 @@ long rec_reader_stop(struct rec *r);
  * --call-graph dwarf the user registers (REC_UW_MASK) and a stack copy */
 #define REC_SAMPLE_FP	(REC_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN)
 #define REC_SAMPLE_DWARF (REC_SAMPLE_TYPE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+/* -g with the leaf patch (rec-leaf.c): the chain, REC_LEAF_MASK's
+ * registers and the top of the stack */
+#define REC_SAMPLE_LEAF	(REC_SAMPLE_FP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* The -e index of an event id, UINT32_MAX for the side band's or none. */
 uint32_t rec_ev_of(const struct rec *r, uint64_t id);
 /* rec-read.c: disables every event (before the last drain); then checks the books:
