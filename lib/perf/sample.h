@@ -62,14 +62,12 @@ hwp_sample_parse_as(const struct perf_event_header *h, uint64_t type,
 	size_t off = sizeof(*h), end = h->size;
 	uint64_t nr;
 
-	if (end < off)
+	/* the header and the leading fields, 8 bytes each, checked at once */
+	if (end < off + 8 * (size_t)__builtin_popcountll(type & HWP_SAMPLE_LEAD))
 		return -EINVAL;
 	if (type & ~HWP_SAMPLE_KNOWN)
 		return -EOPNOTSUPP;
 	s->type = type;
-	/* the leading fields, 8 bytes each, checked at once */
-	if (8 * (size_t)__builtin_popcountll(type & HWP_SAMPLE_LEAD) > end - off)
-		return -EINVAL;
 /* n more bytes at off, or the record lies */
 #define NEED(n)		do { if ((n) > end - off) return -EINVAL; } while (0)
 #define TAKE(dst)	do { if (off + 8 > end) return -EINVAL;			\
