@@ -103,10 +103,11 @@ again:
 	if (r->pos == r->head)
 		return NULL;
 	/* the kernel keeps records 8-byte aligned, so a header never
-	 * straddles the end; a misaligned tail is a corrupt page */
+	 * straddles the end (the area is whole pages): it is read in place;
+	 * a misaligned tail is a corrupt page */
 	if (r->head - r->pos < sizeof(h) || (r->pos & 7))
 		return ring_corrupt(r);
-	ring_copy(r, &h, r->pos, sizeof(h));
+	memcpy(&h, r->data + (r->pos & r->mask), sizeof(h));
 	/* a record larger than the area is no record the kernel wrote (and
 	 * would be copied from past its end) */
 	if (h.size < sizeof(h) || (h.size & 7) || h.size > r->head - r->pos ||
