@@ -251,6 +251,50 @@ static void test_straddle_and_trailer(void)
 	T_EQ(ring.stats.corrupt, 0);
 }
 
+/*
+ * The engine's reader with threads (hwp_ring_read_tids, sample_type
+ * IP | TID [| CALLCHAIN]): each sample's tid beside its IP, 0 for a record
+ * too short to hold it; a chain that does not fit goes as NULL, 0 with
+ * the sample's IP and tid still given.
+ */
+static uint64_t tid_chain_sum;
+static size_t tid_chain_calls;
+
+static void tid_chain(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip)
+{
+	(void)arg;
+	tid_chain_calls++;
+	tid_chain_sum += ip + n + (n ? chain[n - 1] : 0);
+}
+
+static void test_tids(void)
+{
+	const uint64_t a[2] = { 0x401000, 7 | (uint64_t)8 << 32 };
+	const uint64_t b[1] = { 0x402000 };	/* too short for its thread */
+	const uint64_t c[5] = { 0x403000, 7 | (uint64_t)9 << 32, 2, 0x1, 0x2 };
+	const uint64_t d[4] = { 0x404000, 7 | (uint64_t)10 << 32, 5, 0x1 };	/* nr lies */
+	uint64_t ips[8];
+	uint32_t tids[8];
+
+	reset();
+	T_CHECK(put(PERF_RECORD_SAMPLE, a, 2) && put(PERF_RECORD_SAMPLE, b, 1), "put");
+	T_EQ(hwp_ring_read_tids(&ring, ips, tids, 8, NULL, NULL), 2);
+	T_EQ(ips[0], 0x401000);
+	T_EQ(tids[0], 8);
+	T_EQ(ips[1], 0x402000);
+	T_EQ(tids[1], 0);
+
+	reset();
+	T_CHECK(put(PERF_RECORD_SAMPLE, c, 5) && put(PERF_RECORD_SAMPLE, d, 4), "put");
+	tid_chain_sum = tid_chain_calls = 0;
+	T_EQ(hwp_ring_read_tids(&ring, ips, tids, 8, tid_chain, NULL), 2);
+	T_EQ(tid_chain_calls, 2);
+	T_EQ(tids[0], 9);
+	T_EQ(tids[1], 10);
+	/* c's chain (2 entries, the last 0x2), d's as none */
+	T_EQ(tid_chain_sum, 0x403000 + 2 + 0x2 + 0x404000);
+}
+
 int main(void)
 {
 	test_basic_and_wrap();
@@ -259,6 +303,7 @@ int main(void)
 	test_bad_sizes();
 	test_fuzz();
 	test_straddle_and_trailer();
+	test_tids();
 	reset();	/* frees the last copy */
 	return t_done("test-ring");
 }
