@@ -254,17 +254,17 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 	a.sample_id_all = 1;
 	if (e >= 0 && r->callgraph == HD_CG_FP) {
 		/* user space only: the frame pointers the kernel walks */
-		a.sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a.sample_type = REC_SAMPLE_FP;
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = (uint16_t)r->max_stack;
 		if (r->leaf) {	/* what rec-leaf.c patches the chain from */
-			a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+			a.sample_type = REC_SAMPLE_LEAF;
 			a.sample_regs_user = REC_LEAF_MASK;
 			a.sample_stack_user = REC_LEAF_STACK;
 		}
 	} else if (e >= 0 && r->callgraph == HD_CG_DWARF) {
 		/* the registers and stack rec-unwind.c unwinds */
-		a.sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a.sample_type = REC_SAMPLE_DWARF;
 		a.sample_regs_user = REC_UW_MASK;
 		a.sample_stack_user = r->stack_size;
 	}
