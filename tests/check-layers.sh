@@ -52,7 +52,7 @@ if ! nm "$cmd" > /dev/null 2>&1 || [ -z "$(nm "$cmd" 2>/dev/null | head -1)" ]; 
 	echo "SKIP part: $cmd has no symbol table (stripped)"
 else
 	eng=$(nm --defined-only "$cmd" |
-		awk '{ print $3 }' | grep -E '^(pthread_create|hwp_session_|hwp_drain|hwp_attach|hwp_spawn_hook|hwp_follow_init|hwp_crings_|hwp_guard_|hwp_objects_|hwprof_)' | head -5)
+		awk '{ print $3 }' | grep -E '^(pthread_create|hwp_session_|hwp_drain|hwp_threads_attach|hwp_spawn_hook|hwp_follow_init|hwp_crings_|hwp_guard_|hwp_objects_|hwprof_)' | head -5)
 	if [ -n "$eng" ]; then
 		bad "the command defines engine symbols: $(echo $eng)"
 	else

@@ -21,7 +21,7 @@
  *              exact, none missed, no ring of a single page, one fd per
  *              thread and CPU where rings are shared per CPU
  *   tids       a process session's samples per thread (the internal
- *              hwp_session_count_tids()): 8 threads made before it starts,
+ *              hwp_tids_enable()): 8 threads made before it starts,
  *              thread i touching (i + 1) x 4 fresh pages, each counted
  *              exactly under its tid, the threads adding up to the samples
  *   paranoid   as nobody, an event asking for kernel samples is refused
@@ -245,7 +245,7 @@ static int case_bp_off(void)
 
 	/* the switch is read once, at the first breakpoint asked for */
 	setenv("HWPROF_TEST_BP_BROKEN", "1", 1);
-	T_EQ(hwp_bp_fires(), 0);
+	T_EQ(hwp_event_bp_fires(), 0);
 	T_EQ(hwprof_event_probe("mem:fn_a:x", why, sizeof(why)), -EOPNOTSUPP);
 	T_CHECK(strstr(why, "execute breakpoints do not fire on this machine") != NULL,
 		"probe said '%s'", why);
@@ -324,7 +324,7 @@ static int case_threads(char **argv)
 	printf("threads: uid %d, open files %llu/%llu, memlock %llu KiB, paranoid %d\n",
 	       (int)geteuid(), (unsigned long long)nofile.rlim_cur,
 	       (unsigned long long)nofile.rlim_max,
-	       (unsigned long long)memlock.rlim_cur / 1024, hwp_paranoid());
+	       (unsigned long long)memlock.rlim_cur / 1024, hwp_sys_paranoid());
 	tpages = fresh((size_t)NTHREADS * TPAGES);
 	h = hist_fn_bin();
 	T_EQ(hwprof_session_new(&o, &s), 0);
@@ -430,7 +430,7 @@ static int case_parked(char **argv)
 }
 
 /* ------------------------------------------------------------------ */
-/* Samples per thread (hwp_session_count_tids(), libhwprof-mpi's)      */
+/* Samples per thread (hwp_tids_enable(), libhwprof-mpi's)      */
 
 #define TIDS_N	8
 
@@ -484,11 +484,11 @@ static int case_tids(void)
 	/* asked for before an event, not after; not at all: -ENOENT */
 	T_EQ(hwprof_session_new(&o, &plain), 0);
 	T_EQ(hwprof_session_add(plain, "page-faults", 1, NULL), 0);
-	T_EQ(hwp_session_count_tids(plain), -EINVAL);
-	T_EQ(hwp_session_tids(plain, 0, &v, &n, NULL), -ENOENT);
+	T_EQ(hwp_tids_enable(plain), -EINVAL);
+	T_EQ(hwp_tids_of(plain, 0, &v, &n, NULL), -ENOENT);
 	hwprof_session_free(plain);
 	T_EQ(hwprof_session_new(&o, &s), 0);
-	T_EQ(hwp_session_count_tids(s), 0);
+	T_EQ(hwp_tids_enable(s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_wait(&bar);
@@ -498,8 +498,8 @@ static int case_tids(void)
 	for (int i = 0; i < TIDS_N; i++)
 		pthread_join(t[i], NULL);
 	T_EQ(hwprof_session_stats(s, 0, &st), 0);
-	T_EQ(hwp_session_tids(s, 1, &v, &n, &untold), -EINVAL);
-	T_EQ(hwp_session_tids(s, 0, &v, &n, &untold), 0);
+	T_EQ(hwp_tids_of(s, 1, &v, &n, &untold), -EINVAL);
+	T_EQ(hwp_tids_of(s, 0, &v, &n, &untold), 0);
 	T_EQ(untold, 0);
 	for (size_t k = 0; k < n; k++)
 		sum += v[k].samples;
@@ -526,7 +526,7 @@ static int case_paranoid(char **argv)
 	struct hwprof_session_opts o = { .sz = sizeof(o) };
 	struct hwprof_session *s = NULL;
 	char why[512], want[64];
-	int r = t_as_nobody(argv), par = hwp_paranoid();
+	int r = t_as_nobody(argv), par = hwp_sys_paranoid();
 
 	if (r >= 0)
 		return r;

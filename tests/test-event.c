@@ -52,7 +52,7 @@ static int basic(void)
 
 	/* breakpoints are encoded either way; where they do not fire (or the
 	 * test-only switch says so) the name is refused with the reason */
-	bp = hwp_bp_fires() ? 0 : -EOPNOTSUPP;
+	bp = hwp_event_bp_fires() ? 0 : -EOPNOTSUPP;
 	printf("breakpoints %s here\n", bp ? "do not fire" : "fire");
 	snprintf(name, sizeof(name), "mem:%p:x", (void *)ev_target);
 	T_EQ(hwp_event_resolve(name, &ev, why, sizeof(why)), bp);
@@ -296,11 +296,11 @@ static int chooser(const char *self)
 	const char *got;
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
-		got = hwp_core_pick(m[i].pmu, m[i].n);
+		got = hwp_preset_core_pick(m[i].pmu, m[i].n);
 		T_CHECK(got && !strcmp(got, m[i].want), "%s: chose %s, want %s", m[i].machine,
 			got ? got : "none", m[i].want);
 	}
-	T_CHECK(!hwp_core_pick(NULL, 0), "no PMU: none");
+	T_CHECK(!hwp_preset_core_pick(NULL, 0), "no PMU: none");
 
 	/* the chosen PMU reaches its model's rows, not the generic ones */
 	r = hwp_preset_row("PAPI_TOT_CYC", "skl", src, sizeof(src));

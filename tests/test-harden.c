@@ -503,7 +503,7 @@ static int case_opts_size(void)
 	T_EQ(hwprof_hist_new(&big.o, &h), -EINVAL);
 	T_EQ(hwprof_hist_check(&big.o, NULL), HWPROF_HIST_EOPTS);
 	/* the most the library looks at */
-	T_CHECK(!hwp_opts_ok(&big, HWP_OPTS_MAX + 1, sizeof(big.o)), "HWP_OPTS_MAX + 1");
+	T_CHECK(!hwp_user_opts_ok(&big, HWP_OPTS_MAX + 1, sizeof(big.o)), "HWP_OPTS_MAX + 1");
 	return t_done("opts-size");
 }
 

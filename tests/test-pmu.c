@@ -121,7 +121,7 @@ static int papi_count(int want_ok)
 	T_EQ(PAPI_start(es), PAPI_OK);
 	spin_hot(10000000);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
-	hwp_test_pmu_opens(&last);
+	hwp_sys_test_pmu_opens(&last);
 	/* counting takes no skid level (PAPI_add_event(3)) */
 	T_CHECK(last == 0, "counting opened at precise_ip %d, want 0", last);
 	T_CHECK(v > 0, "counted %lld", v);
@@ -144,7 +144,7 @@ static int papi_profil(int want)
 	spin_hot(40000000);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
 	/* the sampling fd opens after the counting one (PAPI_start) */
-	hwp_test_pmu_opens(&last);
+	hwp_sys_test_pmu_opens(&last);
 	T_CHECK(last == want, "PAPI_profil sampled at precise_ip %d, want %d", last, want);
 	for (size_t i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
 		sum += buf[i];
@@ -183,9 +183,9 @@ static int none(void)
 
 	if (!seam_on())
 		return T_ERROR;
-	before = hwp_test_pmu_opens(NULL);
+	before = hwp_sys_test_pmu_opens(NULL);
 	r = hwprof_event_probe("cycles", why, sizeof(why));
-	after = hwp_test_pmu_opens(NULL);
+	after = hwp_sys_test_pmu_opens(NULL);
 	T_CHECK(r == -EOPNOTSUPP, "probe: %d (%s)", r, why);
 	T_CHECK(after - before == 4, "%lu opens, want 4 (levels 3 to 0)", after - before);
 	T_CHECK(strstr(why, "not supported by this machine's PMU") != NULL, "%s", why);
@@ -299,9 +299,9 @@ static int hybrid(void)
 		"said: %s", logged);
 	printf("said: %s\n", logged);
 	/* an event of cpu_atom's own type samples there */
-	T_EQ(hwp_hybrid_note(a, names, 2, line, sizeof(line)), 1);
+	T_EQ(hwp_attr_hybrid_note(a, names, 2, line, sizeof(line)), 1);
 	T_CHECK(strstr(line, "(adl_grt::INST_RETIRED on cpu_atom)") != NULL, "%s", line);
-	T_EQ(hwp_hybrid_note(a + 1, names + 1, 1, line, sizeof(line)), 0);
+	T_EQ(hwp_attr_hybrid_note(a + 1, names + 1, 1, line, sizeof(line)), 0);
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	T_EQ(system(cmd), 0);
 	return t_done("pmu-hybrid");

@@ -208,7 +208,7 @@ static void test_straddle_and_trailer(void)
 	 * identifier (the parent's id, as samples give it) */
 	uint64_t lost[5] = { 0x999, 42, 7 | (uint64_t)9 << 32, 1001, 0xabc };
 	const struct perf_event_header *h;
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 	int seen = 0;
 
 	reset();
@@ -218,7 +218,7 @@ static void test_straddle_and_trailer(void)
 	T_CHECK(put(PERF_RECORD_LOST, lost, 5), "put lost");
 	T_CHECK(hwp_ring_begin(&ring), "begin: records");
 	while ((h = hwp_ring_next(&ring))) {
-		T_CHECK(!hwp_rec_id(h, REC_TYPE, 1, &id), "id of type %u", h->type);
+		T_CHECK(!hwp_sample_id(h, REC_TYPE, 1, &id), "id of type %u", h->type);
 		if (h->type == PERF_RECORD_SAMPLE) {
 			T_EQ(h->size, 40);
 			T_EQ(id.id, 0xabc);
@@ -232,20 +232,20 @@ static void test_straddle_and_trailer(void)
 			T_EQ(id.id, 0xabc);	/* the trailer's, not 0x999 */
 			T_EQ(id.tid, 9);
 			T_EQ(id.time, 1001);
-			T_EQ(hwp_rec_lost(h), 42);
+			T_EQ(hwp_ring_lost(h), 42);
 			seen |= 2;
 		}
 	}
 	hwp_ring_end(&ring);
 	T_EQ(seen, 3);
 	T_EQ(fake.page.data_tail, fake.page.data_head);
-	T_EQ(hwp_rec_trailer(REC_TYPE, 1), 24);
-	T_EQ(hwp_rec_trailer(REC_TYPE, 0), 0);
+	T_EQ(hwp_sample_trailer(REC_TYPE, 1), 24);
+	T_EQ(hwp_sample_trailer(REC_TYPE, 0), 0);
 	/* without sample_id_all a side-band record names no event */
 	{
 		struct perf_event_header lh = { .type = PERF_RECORD_LOST, .size = 24 };
 
-		T_CHECK(!hwp_rec_id(&lh, REC_TYPE, 0, &id), "no trailer");
+		T_CHECK(!hwp_sample_id(&lh, REC_TYPE, 0, &id), "no trailer");
 		T_EQ(id.has_id, 0);
 	}
 	T_EQ(ring.stats.corrupt, 0);

@@ -488,7 +488,7 @@ static void test_last_lies(void)
 	T_EQ(hwp_sample_parse(end(), &d, &s), 0);
 }
 
-/* The sample_id trailer of another record, and hwp_rec_id() over it. */
+/* The sample_id trailer of another record, and hwp_sample_id() over it. */
 static void test_trailer(void)
 {
 	const uint64_t all = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
@@ -496,7 +496,7 @@ static void test_trailer(void)
 			     PERF_SAMPLE_IP | PERF_SAMPLE_CALLCHAIN;
 	struct perf_event_header h = { PERF_RECORD_LOST, 0, 0 };
 	struct hwp_sample s;
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 
 	begin();
 	put64(0x999), put64(42);		/* LOST body: id, lost */
@@ -516,8 +516,8 @@ static void test_trailer(void)
 	T_EQ(s.stream_id, 0x33);
 	T_EQ(s.cpu, 2);
 	T_EQ(s.id, 0xabc);			/* IDENTIFIER's, written last */
-	T_EQ(hwp_rec_trailer(all, 1), 48);
-	T_EQ(hwp_rec_id((const void *)rec.b, all, 1, &id), 0);
+	T_EQ(hwp_sample_trailer(all, 1), 48);
+	T_EQ(hwp_sample_id((const void *)rec.b, all, 1, &id), 0);
 	T_EQ(id.id, 0xabc);
 	T_EQ(id.tid, 9);
 	T_EQ(id.has_ip, 0);
@@ -525,7 +525,7 @@ static void test_trailer(void)
 	h.size = 8 + 40;
 	memcpy(rec.b, &h, sizeof(h));
 	T_EQ(hwp_sample_id_parse((const void *)rec.b, all, &s), -EINVAL);
-	T_CHECK(hwp_rec_id((const void *)rec.b, all, 1, &id) != 0, "short trailer");
+	T_CHECK(hwp_sample_id((const void *)rec.b, all, 1, &id) != 0, "short trailer");
 }
 
 static void test_desc_attr(void)

@@ -16,7 +16,7 @@
 static void row_as(const char *name, const char *probe, const char *desc)
 {
 	char why[512];
-	int r = hwp_event_probe(probe, why, sizeof(why));
+	int r = hwp_attr_probe(probe, why, sizeof(why));
 	const char *colon = strstr(why, ": ");
 
 	if (r)

@@ -115,7 +115,7 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 		return -ENOENT;
 	memset(dimen, 0, sizeof(dimen));
 	if (env->clock && env->period) {
-		uint64_t p = hwp_applied_period(1, env->period);
+		uint64_t p = hwp_attr_applied_period(1, env->period);
 
 		rate = (int32_t)((1000000000ull + p / 2) / p);
 		strcpy(dimen, "seconds");

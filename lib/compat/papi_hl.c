@@ -487,7 +487,7 @@ static int hl_thread(void)
 		t = calloc(1, sizeof(*t));
 		if (!t)
 			return PAPI_ENOMEM;
-		t->tid = hwp_gettid();
+		t->tid = hwp_sys_gettid();
 		t->es = PAPI_NULL;
 		r = PAPI_create_eventset(&t->es);
 		for (int i = 0; !r && i < hl_n; i++)

@@ -223,7 +223,7 @@ static void tls_key_make(void)
  * else the kernel tid. */
 static unsigned long self_id(void)
 {
-	return thread_id_fn ? thread_id_fn() : (unsigned long)hwp_gettid();
+	return thread_id_fn ? thread_id_fn() : (unsigned long)hwp_sys_gettid();
 }
 
 /* Records the calling thread, as PAPI registers every thread that uses

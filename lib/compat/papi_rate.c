@@ -45,7 +45,7 @@ int hwp_papi_rate_running(void)
 
 static unsigned long rate_tid(void)
 {
-	return (unsigned long)hwp_gettid();
+	return (unsigned long)hwp_sys_gettid();
 }
 
 /* PAPI initialised with threads, as PAPI 7.0 does it on a first rate

@@ -161,7 +161,7 @@ int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
 int hwp_papi_sw_arm(struct hwp_pset *s)
 {
 	struct sigaction sa = { .sa_sigaction = sw_tick, .sa_flags = SA_SIGINFO | SA_RESTART };
-	struct f_owner_ex own = { .type = F_OWNER_TID, .pid = hwp_gettid() };
+	struct f_owner_ex own = { .type = F_OWNER_TID, .pid = hwp_sys_gettid() };
 	int any = 0;
 
 	for (int i = 0; i < s->nev; i++)

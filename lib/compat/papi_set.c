@@ -553,7 +553,7 @@ HWPROF_API int PAPI_start(int id)
 	if (!ret && late)
 		ret = open_counters(s);
 	if (!ret) {
-		s->tid = hwp_gettid();
+		s->tid = hwp_sys_gettid();
 		for (int i = 0; i < s->nev; i++) {
 			struct hwp_pevent *e = &s->ev[i];
 

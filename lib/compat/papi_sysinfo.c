@@ -90,7 +90,7 @@ static void exe_init(void)
 
 static long read_num(const char *path, long dflt)
 {
-	return hwp_read_long(path, dflt);
+	return hwp_sys_read_long(path, dflt);
 }
 
 static int read_str(const char *path, char *buf, size_t len)

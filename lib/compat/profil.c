@@ -87,7 +87,7 @@ static void period_tv(const struct hwp_env *env, struct timeval *tv)
 	tv->tv_sec = 0;
 	tv->tv_usec = 0;
 	if (env->clock) {
-		uint64_t ns = hwp_applied_period(1, env->period);
+		uint64_t ns = hwp_attr_applied_period(1, env->period);
 
 		tv->tv_sec = (time_t)(ns / 1000000000u);
 		tv->tv_usec = (suseconds_t)(ns % 1000000000u / 1000u);

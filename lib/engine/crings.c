@@ -28,7 +28,7 @@
  * for process-wide sessions; unset or "auto" (-1): shared rings up to
  * HWP_CPU_RINGS_MAX CPUs; anything else -2, after one line on stderr and
  * to the log (hwprof_session_new() fails then). */
-int hwp_rings_wanted(void)
+int hwp_crings_wanted(void)
 {
 	char msg[160];
 
@@ -90,7 +90,7 @@ static void possible_cpus(struct hwprof_session *s)
 
 void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 {
-	int want = hwp_rings_wanted();
+	int want = hwp_crings_wanted();
 	struct rlimit rl;
 	size_t shared = 0;
 
@@ -194,7 +194,7 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	return 0;
 }
 
-/* 1 if cr->fd is still the fd hwprof kept for cr (see hwp_slot_ours()). */
+/* 1 if cr->fd is still the fd hwprof kept for cr (see hwp_threads_slot_ours()). */
 int hwp_cring_ours(const struct hwp_cring *cr)
 {
 	return hwp_perf_fd_ours(cr->fd, &cr->who);
@@ -203,7 +203,7 @@ int hwp_cring_ours(const struct hwp_cring *cr)
 /*
  * What the kernel reported lost and throttled in the live shared rings of
  * event ev. Where every fd reads its own lost count (PERF_FORMAT_LOST),
- * the slots count losses (hwp_slot_lost()), exactly, and LOST records
+ * the slots count losses (hwp_threads_slot_lost()), exactly, and LOST records
  * here are the same samples again: they are left out.
  */
 void hwp_crings_stats(const struct hwprof_session *s, int ev, uint64_t *lost,

@@ -201,10 +201,10 @@ static void deliver_claimed(struct hwprof_session *s)
 		e->pend = NULL;
 		e->npend = 0;
 		e->cappend = 0;
-		hwp_eng_unlock();
+		hwp_unlock_engine();
 		took = e->sink(e->sink_arg, ips, n);
 		free(ips);
-		hwp_eng_lock();
+		hwp_lock_engine();
 		if (took > n)
 			took = n;
 		e->st.folded += took;
@@ -215,7 +215,7 @@ static void deliver_claimed(struct hwprof_session *s)
 }
 
 /* With hwp_eng held: waits until no thread runs s's sinks. */
-void hwp_wait_delivered(struct hwprof_session *s)
+void hwp_drain_wait_delivered(struct hwprof_session *s)
 {
 	while (s->delivering)
 		pthread_cond_wait(&hwp_eng_cond, &hwp_eng);
@@ -223,9 +223,9 @@ void hwp_wait_delivered(struct hwprof_session *s)
 
 /* With hwp_eng held: runs s's sinks on what is queued (after any other
  * thread running them finishes); returns with the lock held. */
-void hwp_deliver(struct hwprof_session *s)
+void hwp_drain_deliver(struct hwprof_session *s)
 {
-	hwp_wait_delivered(s);
+	hwp_drain_wait_delivered(s);
 	if (!pending(s))
 		return;
 	s->delivering = 1;
@@ -234,7 +234,7 @@ void hwp_deliver(struct hwprof_session *s)
 
 /* With hwp_eng held: runs the sinks of every running session that has
  * pcs queued. Claimed sessions cannot be freed meanwhile (free waits). */
-void hwp_deliver_all(void)
+void hwp_drain_deliver_all(void)
 {
 	struct hwprof_session *claimed[16];
 	size_t n;

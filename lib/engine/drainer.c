@@ -75,7 +75,7 @@ static void close_bell(struct drainer *d)
 			close(d->wake[i]);
 }
 
-void hwp_wake_drainer(void)
+void hwp_drainer_wake(void)
 {
 	if (drn)
 		ring_bell(drn);
@@ -112,7 +112,7 @@ static void *drain_main(void *arg)
 	int *hung = NULL, *woke = NULL, threads, bell = 1;
 	size_t cap = 0, nhung, nwoke;
 
-	__atomic_store_n(&d->tid, hwp_gettid(), __ATOMIC_RELEASE);
+	__atomic_store_n(&d->tid, hwp_sys_gettid(), __ATOMIC_RELEASE);
 	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
 	/* every signal stays blocked but the two a fold into a buffer the
 	 * program took away raises: blocked, they would kill the process
@@ -125,7 +125,7 @@ static void *drain_main(void *arg)
 		sigaddset(&faults, SIGBUS);
 		pthread_sigmask(SIG_UNBLOCK, &faults, NULL);
 	}
-	hwp_eng_lock();
+	hwp_lock_engine();
 	for (;;) {
 		size_t n = 1;
 		unsigned int ms;
@@ -167,7 +167,7 @@ static void *drain_main(void *arg)
 							  0 : POLLIN };
 		}
 		ms = drain_period();
-		hwp_eng_unlock();
+		hwp_unlock_engine();
 
 		poll(pf, n, (int)ms);
 		if (n && (pf[0].revents & POLLIN) && wake_ours(d, 0) &&
@@ -190,22 +190,22 @@ static void *drain_main(void *arg)
 		qsort(woke, nwoke, sizeof(*woke), cmp_int);
 		threads = hwp_threads_now();
 
-		hwp_eng_lock();
+		hwp_lock_engine();
 		for (struct hwprof_session *s = hwp_running; s; s = s->next) {
 			hwp_drain(s);
 			if (nwoke)
-				hwp_drop_foreign(s, woke, nwoke);
+				hwp_threads_drop_foreign(s, woke, nwoke);
 			if (nhung)
-				hwp_reap_hung(s, hung, nhung);
+				hwp_threads_reap_hung(s, hung, nhung);
 			/* threads made by raw clone(), or by binaries older than
 			 * pthread_create@GLIBC_2.34: only when the count moved */
 			if (s->mode == HWPROF_SESSION_PROCESS &&
 			    (threads < 0 || (uint32_t)threads != s->seen))
-				hwp_scan_threads(s, d->tid, 0, 1);
+				hwp_threads_scan(s, d->tid, 0, 1);
 		}
-		hwp_deliver_all();
+		hwp_drain_deliver_all();
 	}
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	free(pf);
 	free(hung);
 	free(woke);
@@ -242,7 +242,7 @@ int hwp_drainer_start(void)
 	 * front of ours (a sanitizer's) knows it, but skips our trampoline */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	ret = -hwp_create_untracked(&d->thread, drain_main, d);
+	ret = -hwp_spawn_untracked(&d->thread, drain_main, d);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		close_bell(d);

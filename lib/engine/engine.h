@@ -10,8 +10,8 @@
  * every session's slots and counters. Draining and folding run under it.
  * Nothing of the user's runs under it: sinks (which may call a user's
  * overflow handler) are handed their pcs after it is dropped
- * (hwp_deliver()), and log messages raised under it are sent on when it is
- * dropped (hwp_eng_unlock()).
+ * (hwp_drain_deliver()), and log messages raised under it are sent on when it is
+ * dropped (hwp_unlock_engine()).
  */
 #ifndef HWPROF_ENGINE_H
 #define HWPROF_ENGINE_H
@@ -54,7 +54,7 @@ struct hwp_slot {			/* one thread x one event (x one CPU) */
 	uint32_t lcg;		/* RANDOM/COMPRESS state of this stream */
 	int fmt_lost;		/* read() gives {value, lost} */
 	uint64_t lost_base;	/* lost count at the last reset */
-	struct hwp_perf_fd who;	/* fd's identity at open (hwp_slot_ours()) */
+	struct hwp_perf_fd who;	/* fd's identity at open (hwp_threads_slot_ours()) */
 	struct hwp_ring ring;
 };
 
@@ -86,7 +86,7 @@ struct hwp_sev {			/* one event of a session */
 	struct hwp_counts st;		/* folded so far, and from closed rings */
 	int percpu;			/* its threads write into s->cring */
 	struct hwp_paths *paths;	/* HWPROF_SESSION_CALLCHAIN, else NULL */
-	struct hwp_tids *tids;		/* hwp_session_count_tids(), else NULL */
+	struct hwp_tids *tids;		/* hwp_tids_enable(), else NULL */
 };
 
 struct hwprof_session {
@@ -109,7 +109,7 @@ struct hwprof_session {
 	int running;
 	pid_t owner;		/* thread mode: the thread sampled */
 	int inherit;		/* thread mode with attr.inherit (session.c) */
-	int count_tids;		/* hwp_session_count_tids() (tids.c) */
+	int count_tids;		/* hwp_tids_enable() (tids.c) */
 	uint32_t threads;	/* threads covered */
 	uint32_t missed;	/* threads that could not be covered */
 	int missed_err;		/* -errno of the first of them */
@@ -128,13 +128,13 @@ extern pthread_cond_t hwp_eng_cond;	/* signalled when delivering ends */
 extern struct hwprof_session *hwp_running;
 extern int hwp_nprocess;		/* running process-mode sessions */
 
-void hwp_eng_lock(void);
-void hwp_eng_unlock(void);
+void hwp_lock_engine(void);
+void hwp_unlock_engine(void);
 
 /* crings.c */
 void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages);
 /* HWPROF_RINGS: 0 thread, 1 cpu, -1 auto or unset, -2 a bad value (said) */
-int hwp_rings_wanted(void);
+int hwp_crings_wanted(void);
 int hwp_crings_alloc(struct hwprof_session *s);
 struct hwp_cring *hwp_cring_of(struct hwprof_session *s, const struct hwp_slot *sl);
 int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu);
@@ -145,19 +145,19 @@ void hwp_crings_stats(const struct hwprof_session *s, int ev, uint64_t *lost,
 		      uint64_t *throttled);
 
 /* threads.c */
-int hwp_attach(struct hwprof_session *s, pid_t tid, int enable);
-void hwp_attach_new(struct hwprof_session *s, pid_t tid);
-int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_on);
-void hwp_reap(struct hwprof_session *s, int all);
-void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
+int hwp_threads_attach(struct hwprof_session *s, pid_t tid, int enable);
+void hwp_threads_attach_new(struct hwprof_session *s, pid_t tid);
+int hwp_threads_scan(struct hwprof_session *s, pid_t skip, pid_t last, int last_on);
+void hwp_threads_reap(struct hwprof_session *s, int all);
+void hwp_threads_reap_hung(struct hwprof_session *s, const int *fds, size_t n);
 int hwp_threads_now(void);
-void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on);
-void hwp_slots_stop(struct hwprof_session *s, pid_t tid);
-uint64_t hwp_slot_lost(const struct hwp_slot *sl);
-int hwp_slot_ours(const struct hwp_slot *sl);
-void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
-void hwp_size_rings(struct hwprof_session *s);
-const char *hwp_missed_why(int err);
+void hwp_threads_enable(struct hwprof_session *s, pid_t tid, int on);
+void hwp_threads_stop(struct hwprof_session *s, pid_t tid);
+uint64_t hwp_threads_slot_lost(const struct hwp_slot *sl);
+int hwp_threads_slot_ours(const struct hwp_slot *sl);
+void hwp_threads_drop_foreign(struct hwprof_session *s, const int *fds, size_t n);
+void hwp_threads_size_rings(struct hwprof_session *s);
+const char *hwp_threads_missed_why(int err);
 
 /* paths.c */
 struct hwp_paths *hwp_paths_new(uint64_t max_stack);
@@ -177,16 +177,16 @@ void hwp_tids_free(struct hwp_tids *t);
 void hwp_drain_ring(struct hwprof_session *s, int ev, struct hwp_ring *r, uint32_t *lcg);
 void hwp_drain_slot(struct hwprof_session *s, struct hwp_slot *sl);
 void hwp_drain(struct hwprof_session *s);
-void hwp_deliver(struct hwprof_session *s);
-void hwp_deliver_all(void);
-void hwp_wait_delivered(struct hwprof_session *s);
+void hwp_drain_deliver(struct hwprof_session *s);
+void hwp_drain_deliver_all(void);
+void hwp_drain_wait_delivered(struct hwprof_session *s);
 
 /* drainer.c: the drain thread */
 int hwp_drainer_start(void);
 void hwp_drainer_stop(void);
 void hwp_drainer_forget(void);
 pid_t hwp_drainer_tid(void);
-void hwp_wake_drainer(void);
+void hwp_drainer_wake(void);
 
 /* follow.c: new threads and fork */
 void hwp_follow_init(void);

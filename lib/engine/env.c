@@ -34,7 +34,7 @@ void hwp_env_complain(const char *msg)
  * A period: decimal digits (a leading 0 is not octal), or 0x and hex
  * digits; nothing else, no sign, no space. 0, or -EINVAL.
  */
-int hwp_parse_period(const char *s, uint64_t *v)
+int hwp_env_parse_period(const char *s, uint64_t *v)
 {
 	int base = 10;
 	char *end;
@@ -78,13 +78,13 @@ int hwp_env_read(struct hwp_env *env, char *why, size_t len)
 	}
 	ret = hwp_event_resolve(env->event, &env->ev, r, sizeof(r));
 	if (!ret)
-		ret = hwp_event_check(&env->ev, r, sizeof(r));
+		ret = hwp_attr_check(&env->ev, r, sizeof(r));
 	if (ret) {
 		snprintf(why, len, "HWPROF_EVENT=%s: %s", env->event, r);
 		return -EINVAL;
 	}
 	env->clock = env->ev.kind == HWP_EV_CLOCK;
-	if (per && *per && hwp_parse_period(per, &env->period)) {
+	if (per && *per && hwp_env_parse_period(per, &env->period)) {
 		snprintf(why, len,
 			 "HWPROF_PERIOD=%s: not a whole number of events (ns for %s) from 1 to 2^63-1, decimal or 0x hex",
 			 per, env->event);

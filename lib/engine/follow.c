@@ -18,16 +18,16 @@ static void thread_born(void)
 
 	if (!__atomic_load_n(&hwp_nprocess, __ATOMIC_ACQUIRE))
 		return;
-	tid = hwp_gettid();
-	hwp_eng_lock();
+	tid = hwp_sys_gettid();
+	hwp_lock_engine();
 	for (struct hwprof_session *s = hwp_running; s; s = s->next) {
 		if (s->mode != HWPROF_SESSION_PROCESS)
 			continue;
 		/* a scan may have tried it first (and counted it) */
-		hwp_attach_new(s, tid);
+		hwp_threads_attach_new(s, tid);
 	}
-	hwp_wake_drainer();
-	hwp_eng_unlock();
+	hwp_drainer_wake();
+	hwp_unlock_engine();
 }
 
 static pid_t fork_tid;
@@ -37,19 +37,19 @@ static pid_t fork_tid;
  * lock): pcs still pending stay with the parent. */
 static void fork_prepare(void)
 {
-	hwp_eng_lock();
+	hwp_lock_engine();
 	/* a drain thread made a moment ago may still be in its start-up
 	 * (allocating, under a sanitizer's allocator lock): wait until it
 	 * runs its own code, where it allocates only under hwp_eng */
 	(void)hwp_drainer_tid();
-	fork_tid = hwp_gettid();
+	fork_tid = hwp_sys_gettid();
 	for (struct hwprof_session *s = hwp_running; s; s = s->next)
 		hwp_drain(s);
 }
 
 static void fork_parent(void)
 {
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 }
 
 /* Whether a fork child samples on with s (see fork_child()). */
@@ -73,7 +73,7 @@ static int fork_keeps(const struct hwprof_session *s)
 static void fork_child(void)
 {
 	struct hwprof_session **pp = &hwp_running;
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 	int any = 0;
 
 	/* hwp_eng is still held: the thread that forked took it in prepare,
@@ -95,7 +95,7 @@ static void fork_child(void)
 
 			e->st.lost += s->slot[i].ring.stats.lost;
 			e->st.throttled += s->slot[i].ring.stats.throttled;
-			if (hwp_slot_ours(&s->slot[i]))
+			if (hwp_threads_slot_ours(&s->slot[i]))
 				close(s->slot[i].fd);
 		}
 		hwp_crings_forget(s);
@@ -106,7 +106,7 @@ static void fork_child(void)
 		s->missed = 0;
 		s->nmissed_tid = 0;
 		s->delivering = 0;
-		if (keep && !hwp_attach(s, me, 1)) {
+		if (keep && !hwp_threads_attach(s, me, 1)) {
 			s->owner = me;
 			pp = &s->next;
 			continue;
@@ -117,7 +117,7 @@ static void fork_child(void)
 		*pp = s->next;
 	}
 	hwp_drainer_stop();	/* if no session survived */
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 }
 
 /* Once, when the library is loaded (lib/engine/session.c). */

@@ -19,7 +19,7 @@
 /* spawn.c: the interposed pthread_create. The hook runs first in every
  * thread the program makes; hwprof's own threads skip it. */
 void hwp_spawn_hook(void (*fn)(void));
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
+int hwp_spawn_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* objects.c: loaded objects as regions with buckets of their own */
 struct hwp_objid {		/* what was loaded: file and segment */
@@ -68,7 +68,7 @@ int hwp_session_inherit(struct hwprof_session *s);
 /* tids.c: per-thread sample counts. Before the first hwprof_session_add():
  * every event's samples carry their thread id, counted per thread. 0 or
  * -EINVAL. */
-int hwp_session_count_tids(struct hwprof_session *s);
+int hwp_tids_enable(struct hwprof_session *s);
 struct hwp_tid_count {
 	pid_t tid;
 	uint64_t samples;	/* sample records read from the rings */
@@ -76,7 +76,7 @@ struct hwp_tid_count {
 /* A copy of event's counts (malloc'd, in no order) into *out; *untold the
  * samples counted under no thread (a record without a thread id, out of
  * memory). 0, -EINVAL, -ENOENT (not asked for) or -ENOMEM. */
-int hwp_session_tids(struct hwprof_session *s, int event, struct hwp_tid_count **out,
+int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out,
 		     size_t *n, uint64_t *untold);
 
 /* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
@@ -95,6 +95,6 @@ int hwp_env_get(struct hwp_env *env);
 /* msg on stderr, once for the same msg: a bad HWPROF_* value (hwprof(7)) */
 void hwp_env_complain(const char *msg);
 /* A period as HWPROF_PERIOD takes it: decimal or 0x hex, 1 to 2^63-1. */
-int hwp_parse_period(const char *s, uint64_t *v);
+int hwp_env_parse_period(const char *s, uint64_t *v);
 
 #endif /* HWPROF_INTERNAL_H */

@@ -14,13 +14,13 @@ pthread_cond_t hwp_eng_cond = PTHREAD_COND_INITIALIZER;
 struct hwprof_session *hwp_running;
 int hwp_nprocess;
 
-void hwp_eng_lock(void)
+void hwp_lock_engine(void)
 {
 	pthread_mutex_lock(&hwp_eng);
 	hwp_log_hold();
 }
 
-void hwp_eng_unlock(void)
+void hwp_unlock_engine(void)
 {
 	pthread_mutex_unlock(&hwp_eng);
 	hwp_log_release();

@@ -8,7 +8,7 @@
 
 HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
 {
-	return hwp_event_probe(name, why, len);
+	return hwp_attr_probe(name, why, len);
 }
 
 HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,

@@ -55,7 +55,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 	if (!out)
 		return -EINVAL;
 	if (opts) {
-		if (!hwp_opts_ok(opts, opts->sz, sizeof(o)))
+		if (!hwp_user_opts_ok(opts, opts->sz, sizeof(o)))
 			return -EINVAL;
 		memcpy(&o, opts, opts->sz < sizeof(o) ? opts->sz : sizeof(o));
 	}
@@ -65,7 +65,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 		return -EINVAL;
 	/* a bad HWPROF_* value fails the call (hwprof(7)) */
 	if ((!o.ring_pages && env_pages(&envp)) ||
-	    (o.mode == HWPROF_SESSION_PROCESS && hwp_rings_wanted() == -2))
+	    (o.mode == HWPROF_SESSION_PROCESS && hwp_crings_wanted() == -2))
 		return -EINVAL;
 	s = calloc(1, sizeof(*s));
 	if (!s)
@@ -86,7 +86,7 @@ HWPROF_API int hwprof_session_new(const struct hwprof_session_opts *opts,
 /* Says what the kernel will do with a period it cannot honour. */
 static void period_notes(const struct hwp_sev *e)
 {
-	long rate = hwp_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	long rate = hwp_sys_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 
 	if (e->e.kind != HWP_EV_CLOCK)
 		return;
@@ -146,7 +146,7 @@ static double loop_speed(void)
 static void check_sample_cost(const struct hwp_sev *e)
 {
 	struct perf_event_attr a = e->e.attr;
-	uint64_t period = hwp_applied_period(1, e->period);
+	uint64_t period = hwp_attr_applied_period(1, e->period);
 	double base, on, cost;
 	size_t i;
 	int fd;
@@ -261,7 +261,7 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	e->period = threshold ? threshold : e->e.default_period;
 	if (s->flags & HWPROF_SESSION_CALLCHAIN) {
 		/* the kernel walks user frames up to its own limit */
-		e->paths = hwp_paths_new((uint64_t)hwp_read_long(
+		e->paths = hwp_paths_new((uint64_t)hwp_sys_read_long(
 			"/proc/sys/kernel/perf_event_max_stack", PERF_MAX_STACK_DEPTH));
 		if (!e->paths) {
 			hwp_objects_free(e->objs);
@@ -274,7 +274,7 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		hwp_objects_free(e->objs);
 		return -ENOMEM;
 	}
-	hwp_event_sampling(&e->e, e->period,
+	hwp_attr_sampling(&e->e, e->period,
 			   (e->paths ? PERF_SAMPLE_CALLCHAIN : 0) | (e->tids ? PERF_SAMPLE_TID : 0),
 			   !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
 	period_notes(e);
@@ -294,7 +294,7 @@ static void hybrid_note(const struct hwprof_session *s)
 		a[n] = &s->ev[i].e.attr;
 		name[n] = s->ev[i].e.name;
 	}
-	if (hwp_hybrid_note(a, name, n, line, sizeof(line)))
+	if (hwp_attr_hybrid_note(a, name, n, line, sizeof(line)))
 		hwp_log(HWPROF_LOG_WARN, "%s", line);
 }
 
@@ -315,13 +315,13 @@ int hwp_session_inherit(struct hwprof_session *s)
 {
 	if (!s || s->mode != HWPROF_SESSION_THREAD)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running) {
-		hwp_eng_unlock();
+		hwp_unlock_engine();
 		return -EBUSY;
 	}
 	s->inherit = 1;
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return 0;
 }
 
@@ -332,14 +332,14 @@ int hwp_session_inherit(struct hwprof_session *s)
 static void self_pause(struct hwprof_session *s, pid_t me, int on)
 {
 	if (s->running && !s->inherit)
-		hwp_slots_enable(s, me, on);
+		hwp_threads_enable(s, me, on);
 }
 
 /* Starts s; the calling thread's own fds are enabled when self_on, else
  * left for hwp_session_arm(). */
 static int start(struct hwprof_session *s, int self_on)
 {
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 	int ret;
 
 	if (!s)
@@ -353,17 +353,17 @@ static int start(struct hwprof_session *s, int self_on)
 			check_sample_cost(&s->ev[i]);
 		hybrid_note(s);
 	}
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running) {
 		ret = -EBUSY;
 		goto out;
 	}
-	hwp_wait_delivered(s);
+	hwp_drain_wait_delivered(s);
 	s->threads = 0;
 	s->missed = 0;
 	s->missed_err = 0;
 	s->nmissed_tid = 0;
-	hwp_size_rings(s);
+	hwp_threads_size_rings(s);
 	if (s->inherit && s->ncpu >= HWP_CPU_IDS) {
 		ret = -EOPNOTSUPP;	/* a CPU would have no fd */
 		goto out;
@@ -378,23 +378,23 @@ static int start(struct hwprof_session *s, int self_on)
 		goto out;
 	if (s->mode == HWPROF_SESSION_THREAD) {
 		s->owner = me;
-		ret = hwp_attach(s, s->owner, self_on);
+		ret = hwp_threads_attach(s, s->owner, self_on);
 	} else {
 		/* A thread being created now either runs (so the scan sees it)
 		 * or has not reached its hook (follow.c), which waits for the lock
 		 * and then finds this session running. */
-		ret = hwp_scan_threads(s, hwp_drainer_tid(), me, self_on);
+		ret = hwp_threads_scan(s, hwp_drainer_tid(), me, self_on);
 		if (s->threads && s->missed)
 			hwp_log(HWPROF_LOG_WARN, "hwprof: %u of %u threads not sampled: %s",
 				s->missed, s->missed + s->threads,
-				hwp_missed_why(s->missed_err));
+				hwp_threads_missed_why(s->missed_err));
 		if (s->threads)
 			ret = 0;	/* the others are counted as missed */
 		else if (!ret)
 			ret = -ESRCH;
 	}
 	if (ret) {
-		hwp_reap(s, 1);
+		hwp_threads_reap(s, 1);
 		hwp_crings_close(s);
 		hwp_drainer_stop();
 		goto out;
@@ -404,9 +404,9 @@ static int start(struct hwprof_session *s, int self_on)
 	hwp_running = s;
 	if (s->mode == HWPROF_SESSION_PROCESS)
 		__atomic_add_fetch(&hwp_nprocess, 1, __ATOMIC_RELEASE);
-	hwp_wake_drainer();
+	hwp_drainer_wake();
 out:
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return ret;
 }
 
@@ -425,24 +425,24 @@ int hwp_session_start_quiet(struct hwprof_session *s)
 
 void hwp_session_arm(struct hwprof_session *s)
 {
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running)
-		hwp_slots_enable(s, me, 1);
-	hwp_eng_unlock();
+		hwp_threads_enable(s, me, 1);
+	hwp_unlock_engine();
 }
 
 /* The reverse, as an API's first step of stopping: the caller's fds off
  * before any of the API's own work. */
 void hwp_session_disarm(struct hwprof_session *s)
 {
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running)
-		hwp_slots_enable(s, me, 0);
-	hwp_eng_unlock();
+		hwp_threads_enable(s, me, 0);
+	hwp_unlock_engine();
 }
 
 /* For a caller that cannot stop s (a sink, on the drain thread): every fd
@@ -451,12 +451,12 @@ void hwp_session_disarm(struct hwprof_session *s)
  * still ends it, from another thread. */
 void hwp_session_halt(struct hwprof_session *s)
 {
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running) {
-		hwp_slots_enable(s, 0, 0);
+		hwp_threads_enable(s, 0, 0);
 		hwp_drain(s);
 	}
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 }
 
 /* Called with hwp_eng held: disable (the calling thread's fds first, so
@@ -466,10 +466,10 @@ static void stop_locked(struct hwprof_session *s)
 {
 	struct hwprof_session **pp;
 
-	hwp_slots_stop(s, hwp_gettid());
-	hwp_slots_stop(s, 0);
+	hwp_threads_stop(s, hwp_sys_gettid());
+	hwp_threads_stop(s, 0);
 	hwp_drain(s);
-	hwp_reap(s, 1);
+	hwp_threads_reap(s, 1);
 	hwp_crings_close(s);
 	for (pp = &hwp_running; *pp; pp = &(*pp)->next) {
 		if (*pp == s) {
@@ -480,9 +480,9 @@ static void stop_locked(struct hwprof_session *s)
 	if (s->mode == HWPROF_SESSION_PROCESS)
 		__atomic_sub_fetch(&hwp_nprocess, 1, __ATOMIC_RELEASE);
 	s->running = 0;
-	hwp_wake_drainer();
+	hwp_drainer_wake();
 	hwp_drainer_stop();
-	hwp_deliver(s);
+	hwp_drain_deliver(s);
 }
 
 HWPROF_API int hwprof_session_stop(struct hwprof_session *s)
@@ -491,12 +491,12 @@ HWPROF_API int hwprof_session_stop(struct hwprof_session *s)
 
 	if (!s)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running)
 		stop_locked(s);
 	else
 		ret = -EALREADY;
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return ret;
 }
 
@@ -514,31 +514,31 @@ static uint64_t total_folded(const struct hwprof_session *s)
  * hwprof's, not the program's. */
 HWPROF_API int hwprof_session_read(struct hwprof_session *s)
 {
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 	uint64_t before;
 
 	if (!s)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	self_pause(s, me, 0);
 	before = total_folded(s);
 	hwp_drain(s);
-	hwp_deliver(s);
+	hwp_drain_deliver(s);
 	before = total_folded(s) - before;
 	self_pause(s, me, 1);
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return before > INT32_MAX ? INT32_MAX : (int)before;
 }
 
 HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 {
-	pid_t me = hwp_gettid();
+	pid_t me = hwp_sys_gettid();
 	uint64_t ips[HWP_BATCH];
 
 	if (!s)
 		return -EINVAL;
-	hwp_eng_lock();
-	hwp_wait_delivered(s);
+	hwp_lock_engine();
+	hwp_drain_wait_delivered(s);
 	self_pause(s, me, 0);
 	for (size_t i = 0; i < s->nslot; i++) {
 		struct hwp_slot *sl = &s->slot[i];
@@ -547,7 +547,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		while (sl->ring.page && hwp_ring_read_ips(&sl->ring, ips, HWP_BATCH))
 			;
 		memset(&sl->ring.stats, 0, sizeof(sl->ring.stats));
-		if (sl->fmt_lost && hwp_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
+		if (sl->fmt_lost && hwp_threads_slot_ours(sl) && !hwp_perf_read(sl->fd, v, 2))
 			sl->lost_base = v[1];
 	}
 	for (size_t i = 0; s->cring && i < s->nev * s->ncpu; i++) {
@@ -567,7 +567,7 @@ HWPROF_API int hwprof_session_reset(struct hwprof_session *s)
 		hwp_tids_zero(s->ev[i].tids);
 	}
 	self_pause(s, me, 1);
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return 0;
 }
 
@@ -580,7 +580,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	if (!s || !st || st->sz < sizeof(size_t) || event < 0 ||
 	    (size_t)event >= s->nev)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	e = &s->ev[event];
 	v.samples = e->st.samples;
 	v.lost = e->st.lost;
@@ -588,14 +588,14 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	for (size_t i = 0; i < s->nslot; i++) {
 		if (s->slot[i].ev != event)
 			continue;
-		v.lost += hwp_slot_lost(&s->slot[i]);
+		v.lost += hwp_threads_slot_lost(&s->slot[i]);
 		v.throttled += s->slot[i].ring.stats.throttled;
 	}
 	hwp_crings_stats(s, event, &v.lost, &v.throttled);
 	v.folded = e->st.folded;
 	v.outside = e->st.outside;
 	v.saturated = e->st.saturated;
-	v.period = hwp_applied_period(e->e.kind == HWP_EV_CLOCK, e->period);
+	v.period = hwp_attr_applied_period(e->e.kind == HWP_EV_CLOCK, e->period);
 	v.precise = e->precise;
 	v.threads = s->threads;
 	v.missed = s->missed;
@@ -608,7 +608,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 		v.paths = e->paths->chains;
 		v.paths_cut = e->paths->cut;
 	}
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	memcpy((char *)st + sizeof(size_t), (char *)&v + sizeof(size_t),
 	       (st->sz < sizeof(v) ? st->sz : sizeof(v)) - sizeof(size_t));
 	return 0;
@@ -636,7 +636,7 @@ HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
 
 	if (!s || !objs || !n || event < 0 || (size_t)event >= s->nev)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	o = s->ev[event].objs;
 	if (!o) {
 		ret = -ENOENT;
@@ -651,7 +651,7 @@ HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
 	*objs = snap;
 	*n = o->n;
 out:
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return ret;
 }
 
@@ -665,7 +665,7 @@ HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
 
 	if (!s || !nodes || !n || event < 0 || (size_t)event >= s->nev)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	p = s->ev[event].paths;
 	if (!p) {
 		ret = -ENOENT;
@@ -681,7 +681,7 @@ HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
 	*nodes = snap;
 	*n = p->cct.n;
 out:
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return ret;
 }
 
@@ -689,11 +689,11 @@ HWPROF_API void hwprof_session_free(struct hwprof_session *s)
 {
 	if (!s)
 		return;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	if (s->running)
 		stop_locked(s);
-	hwp_wait_delivered(s);
-	hwp_eng_unlock();
+	hwp_drain_wait_delivered(s);
+	hwp_unlock_engine();
 	for (size_t i = 0; i < s->nev; i++) {
 		hwp_objects_free(s->ev[i].objs);
 		hwp_paths_free(s->ev[i].paths);

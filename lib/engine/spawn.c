@@ -4,7 +4,7 @@
  * engine's hook (hwp_spawn_hook()) before its start routine, so that
  * process-wide sessions cover it from its first instruction. hwprof's own
  * threads (the drain thread, the loader probe) are made through the same
- * global pthread_create by hwp_create_untracked(), and skip the hook.
+ * global pthread_create by hwp_spawn_untracked(), and skip the hook.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -51,7 +51,7 @@ static pthread_create_fn create_fn(void)
 }
 
 /* pthread_create without the trampoline: for hwprof's own threads. */
-int hwp_create_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
+int hwp_spawn_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
 {
 	int ret;
 

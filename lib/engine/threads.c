@@ -3,7 +3,7 @@
  * One sampling fd and ring per thread and event: attaching a thread (with
  * rings sized to the locked-memory budget, and the open-file limit raised
  * when the fds run out), the threads of the process at start, new threads
- * attached as they are made (hwp_attach_new(), lib/engine/follow.c), exited
+ * attached as they are made (hwp_threads_attach_new(), lib/engine/follow.c), exited
  * threads reaped. What cannot be covered is counted, never hidden.
  */
 #define _GNU_SOURCE
@@ -33,7 +33,7 @@
  */
 
 /* 1 if sl->fd is still the fd hwprof opened for sl. */
-int hwp_slot_ours(const struct hwp_slot *sl)
+int hwp_threads_slot_ours(const struct hwp_slot *sl)
 {
 	return hwp_perf_fd_ours(sl->fd, &sl->who);
 }
@@ -53,9 +53,9 @@ static uint64_t lost_ours(const struct hwp_slot *sl)
 	return sl->ring.stats.lost;
 }
 
-uint64_t hwp_slot_lost(const struct hwp_slot *sl)
+uint64_t hwp_threads_slot_lost(const struct hwp_slot *sl)
 {
-	return sl->fmt_lost && !hwp_slot_ours(sl) ? sl->ring.stats.lost : lost_ours(sl);
+	return sl->fmt_lost && !hwp_threads_slot_ours(sl) ? sl->ring.stats.lost : lost_ours(sl);
 }
 
 static int was_missed(const struct hwprof_session *s, pid_t tid);
@@ -91,7 +91,7 @@ static void slot_close(struct hwprof_session *s, struct hwp_slot *sl)
 {
 	struct hwp_sev *e = &s->ev[sl->ev];
 
-	if (!hwp_slot_ours(sl)) {
+	if (!hwp_threads_slot_ours(sl)) {
 		slot_foreign(s, sl);
 		return;
 	}
@@ -173,7 +173,7 @@ static int fd_listed(const int *fds, size_t n, int fd)
 /* Drops the slots of exited threads among those whose fd a poll() saw
  * hang up (fds, sorted): each is checked again, since the fd number may
  * have been reused since. */
-void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
+void hwp_threads_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
 {
 	size_t j = 0;
 
@@ -191,7 +191,7 @@ void hwp_reap_hung(struct hwprof_session *s, const int *fds, size_t n)
 }
 
 /* Drops the slots of exited threads (after a last drain) and compacts. */
-void hwp_reap(struct hwprof_session *s, int all)
+void hwp_threads_reap(struct hwprof_session *s, int all)
 {
 	size_t j = 0;
 
@@ -209,14 +209,14 @@ void hwp_reap(struct hwprof_session *s, int all)
 }
 
 /* Enables (or disables) the slots of one thread, or of all (tid 0). */
-void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
+void hwp_threads_enable(struct hwprof_session *s, pid_t tid, int on)
 {
 	int foreign = 0;
 
 	for (size_t i = 0; i < s->nslot; i++) {
 		if (tid && s->slot[i].tid != tid)
 			continue;
-		if (!hwp_slot_ours(&s->slot[i])) {
+		if (!hwp_threads_slot_ours(&s->slot[i])) {
 			foreign = 1;
 			continue;
 		}
@@ -224,7 +224,7 @@ void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
 			       PERF_EVENT_IOC_DISABLE, 0);
 	}
 	if (foreign)
-		hwp_drop_foreign(s, NULL, 0);
+		hwp_threads_drop_foreign(s, NULL, 0);
 }
 
 /*
@@ -238,7 +238,7 @@ void hwp_slots_enable(struct hwprof_session *s, pid_t tid, int on)
  * its threads write through the fd they inherited from (detached, their
  * samples would be dropped uncounted), and the disable reaches them all.
  */
-void hwp_slots_stop(struct hwprof_session *s, pid_t tid)
+void hwp_threads_stop(struct hwprof_session *s, pid_t tid)
 {
 	int foreign = 0;
 
@@ -247,7 +247,7 @@ void hwp_slots_stop(struct hwprof_session *s, pid_t tid)
 
 		if (tid && sl->tid != tid)
 			continue;
-		if (!hwp_slot_ours(sl)) {
+		if (!hwp_threads_slot_ours(sl)) {
 			foreign = 1;
 			continue;
 		}
@@ -256,12 +256,12 @@ void hwp_slots_stop(struct hwprof_session *s, pid_t tid)
 			hwp_perf_ioctl(sl->fd, PERF_EVENT_IOC_DISABLE, 0);
 	}
 	if (foreign)
-		hwp_drop_foreign(s, NULL, 0);
+		hwp_threads_drop_foreign(s, NULL, 0);
 }
 
 /* Drops the slots whose fd is not hwprof's any more, among those whose fd
  * is in fds (sorted), or all of them (fds NULL). */
-void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
+void hwp_threads_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
 {
 	size_t j = 0;
 
@@ -272,7 +272,7 @@ void hwp_drop_foreign(struct hwprof_session *s, const int *fds, size_t n)
 			s->slot[j++] = *sl;
 			continue;
 		}
-		if (!hwp_slot_ours(sl)) {
+		if (!hwp_threads_slot_ours(sl)) {
 			slot_foreign(s, sl);
 			continue;
 		}
@@ -312,7 +312,7 @@ static long status_kb(const char *key)
  * covered whole rather than its first 135 with 16-page rings. Root (or an
  * unlimited RLIMIT_MEMLOCK) keeps the sizes asked for.
  */
-void hwp_size_rings(struct hwprof_session *s)
+void hwp_threads_size_rings(struct hwprof_session *s)
 {
 	struct rlimit rl;
 	long psz = sysconf(_SC_PAGESIZE), ncpu = sysconf(_SC_NPROCESSORS_ONLN);
@@ -323,12 +323,12 @@ void hwp_size_rings(struct hwprof_session *s)
 	s->fit = 0;
 	s->surplus = 0;
 	if ((s->mode != HWPROF_SESSION_PROCESS && !s->inherit) || geteuid() == 0 ||
-	    hwp_paranoid() < 0 || getrlimit(RLIMIT_MEMLOCK, &rl) ||
+	    hwp_sys_paranoid() < 0 || getrlimit(RLIMIT_MEMLOCK, &rl) ||
 	    rl.rlim_cur == RLIM_INFINITY) {
 		hwp_crings_plan(s, 0);
 		return;
 	}
-	user_kb = hwp_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+	user_kb = hwp_sys_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
 	pinned_kb = status_kb("VmPin");
 	budget = (uint64_t)(user_kb > 0 ? user_kb : 0) * (uint64_t)(ncpu > 0 ? ncpu : 1) * 1024;
 	if (rl.rlim_cur / 1024 > (rlim_t)(pinned_kb > 0 ? pinned_kb : 0))
@@ -385,7 +385,7 @@ static int raise_nofile(void)
 	was = rl.rlim_cur;
 	rl.rlim_cur = rl.rlim_max;
 	if (rl.rlim_cur == RLIM_INFINITY || setrlimit(RLIMIT_NOFILE, &rl)) {
-		long nr = hwp_read_long("/proc/sys/fs/nr_open", 1048576);
+		long nr = hwp_sys_read_long("/proc/sys/fs/nr_open", 1048576);
 
 		rl.rlim_cur = (rlim_t)nr < rl.rlim_max ? (rlim_t)nr : rl.rlim_max;
 		if (setrlimit(RLIMIT_NOFILE, &rl))
@@ -426,7 +426,7 @@ static void reserve_fds(size_t n)
 }
 
 /* The words for why a thread could not be covered. */
-const char *hwp_missed_why(int err)
+const char *hwp_threads_missed_why(int err)
 {
 	switch (err) {
 	case 0:
@@ -464,7 +464,7 @@ static void missed(struct hwprof_session *s, pid_t tid, int err)
 	count_missed(s, tid, err);
 	if (s->running)
 		hwp_log(HWPROF_LOG_WARN, "hwprof: thread %d not sampled: %s", (int)tid,
-			hwp_missed_why(err));
+			hwp_threads_missed_why(err));
 }
 
 /* ------------------------------------------------------------------ */
@@ -527,17 +527,17 @@ static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int
 	if (cr && cr->fd < 0 && (ret = hwp_cring_open(s, i, cpu)))
 		return ret;
 	out = cr && enable && !s->no_fdout ? cr->fd : -1;
-	fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
+	fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	if (fd == -EMFILE && raise_nofile())
-		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
+		fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	if (fd == -EINVAL && (e->e.attr.read_format & PERF_FORMAT_LOST)) {
 		e->e.attr.read_format = 0;	/* kernel before 6.0 */
-		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
+		fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	}
 	if (fd == -EINVAL && out >= 0) {
 		s->no_fdout = 1;
 		out = -1;
-		fd = hwp_event_open(&e->e, tid, id, out, &precise, why, len);
+		fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	}
 	if (fd < 0)
 		return fd;
@@ -608,7 +608,7 @@ static int attach_event(struct hwprof_session *s, size_t i, pid_t tid, int enabl
  * open, and a thread that exists but could not be covered is counted in
  * s->missed (one that exited meanwhile is not: -ESRCH).
  */
-int hwp_attach(struct hwprof_session *s, pid_t tid, int enable)
+int hwp_threads_attach(struct hwprof_session *s, pid_t tid, int enable)
 {
 	size_t first = s->nslot, need = 0;
 	char why[256] = "";
@@ -677,7 +677,7 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
  * HWP_MANY threads or more, in a session whose events all share rings,
  * attaches the first one as usual (which maps the rings), has hwprof's own
  * threads open the others' fds straight into those rings, and makes slots
- * of them. A thread any of whose fds failed goes through hwp_attach()
+ * of them. A thread any of whose fds failed goes through hwp_threads_attach()
  * again, which knows every fallback and counts what it cannot cover.
  */
 #define HWP_MANY	64
@@ -761,7 +761,7 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 
 	/* the first attaches as usual: it maps the shared rings */
 	while (first < n && !openers_fit(s)) {
-		r = hwp_attach(s, tid[first++], 1);
+		r = hwp_threads_attach(s, tid[first++], 1);
 		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
 			ret = r;
 		if (first == 1 && n < HWP_MANY)
@@ -794,7 +794,7 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	for (long c = sysconf(_SC_NPROCESSORS_ONLN); nth + 1 < (size_t)c && nth + 1 < HWP_OPENERS; nth++)
-		if (hwp_create_untracked(&th[nth], opener, &o))
+		if (hwp_spawn_untracked(&th[nth], opener, &o))
 			break;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	opener(&o);
@@ -802,7 +802,7 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 		pthread_join(th[i], NULL);
 	for (size_t t = 0; t < o.n; t++) {
 		if (o.sl[t * o.per].fd < 0) {
-			r = hwp_attach(s, o.tid[t], 1);
+			r = hwp_threads_attach(s, o.tid[t], 1);
 			if (r && r != -ESRCH && !ret)
 				ret = r;
 			continue;
@@ -816,7 +816,7 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	return ret;
 serial:
 	for (; first < n; first++) {
-		r = hwp_attach(s, tid[first], 1);
+		r = hwp_threads_attach(s, tid[first], 1);
 		if (r && r != -ESRCH && !ret)
 			ret = r;
 	}
@@ -830,7 +830,7 @@ serial:
  * caller its own hwprof code is not sampled. Returns 0 or the first error
  * other than a thread gone (those are counted missed).
  */
-int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_on)
+int hwp_threads_scan(struct hwprof_session *s, pid_t skip, pid_t last, int last_on)
 {
 	DIR *d = opendir("/proc/self/task");
 	pid_t probe = hwp_loader_probe_tid(), *tid = NULL;
@@ -854,7 +854,7 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_
 			pid_t *nt = realloc(tid, (cap ? 2 * cap : 64) * sizeof(*nt));
 
 			if (!nt) {
-				r = hwp_attach(s, t, 1);	/* one by one, then */
+				r = hwp_threads_attach(s, t, 1);	/* one by one, then */
 				if (r && r != -ESRCH && !ret)
 					ret = r;
 				continue;
@@ -870,7 +870,7 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_
 		ret = r;
 	free(tid);
 	if (last && !attached(s, last)) {
-		r = hwp_attach(s, last, last_on);
+		r = hwp_threads_attach(s, last, last_on);
 		if (r && !ret)
 			ret = r;
 	}
@@ -880,8 +880,8 @@ int hwp_scan_threads(struct hwprof_session *s, pid_t skip, pid_t last, int last_
 /* A thread just made (by pthread_create, before its start routine):
  * attached to s unless a scan got to it first (or tried it and counted it
  * missed); slots an exited thread left under its tid are closed. */
-void hwp_attach_new(struct hwprof_session *s, pid_t tid)
+void hwp_threads_attach_new(struct hwprof_session *s, pid_t tid)
 {
 	if (!retire_tid(s, tid) && !was_missed(s, tid))
-		hwp_attach(s, tid, 1);
+		hwp_threads_attach(s, tid, 1);
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Per-thread sample counts of a session's events (hwp_session_count_tids(),
+ * Per-thread sample counts of a session's events (hwp_tids_enable(),
  * internal.h): each sample record carries its thread id (PERF_SAMPLE_TID),
  * and the drain adds it to a table of thread id -> samples, so a
  * process-wide session's samples can be told apart by thread even where
@@ -92,7 +92,7 @@ void hwp_tids_free(struct hwp_tids *t)
 	free(t);
 }
 
-int hwp_session_count_tids(struct hwprof_session *s)
+int hwp_tids_enable(struct hwprof_session *s)
 {
 	if (!s || s->nev || s->running)
 		return -EINVAL;
@@ -100,7 +100,7 @@ int hwp_session_count_tids(struct hwprof_session *s)
 	return 0;
 }
 
-int hwp_session_tids(struct hwprof_session *s, int event, struct hwp_tid_count **out,
+int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out,
 		     size_t *n, uint64_t *untold)
 {
 	struct hwp_tids *t;
@@ -110,7 +110,7 @@ int hwp_session_tids(struct hwprof_session *s, int event, struct hwp_tid_count *
 
 	if (!s || !out || !n || event < 0 || (size_t)event >= s->nev)
 		return -EINVAL;
-	hwp_eng_lock();
+	hwp_lock_engine();
 	t = s->ev[event].tids;
 	if (!t) {
 		ret = -ENOENT;
@@ -129,6 +129,6 @@ int hwp_session_tids(struct hwprof_session *s, int event, struct hwp_tid_count *
 	if (untold)
 		*untold = t->z + t->dropped;
 out:
-	hwp_eng_unlock();
+	hwp_unlock_engine();
 	return ret;
 }

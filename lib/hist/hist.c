@@ -115,7 +115,7 @@ static int opts_copy(const struct hwprof_hist_opts *in,
 		     struct hwprof_hist_opts *o)
 {
 	memset(o, 0, sizeof(*o));
-	if (!in || !hwp_opts_ok(in, in->sz, sizeof(*o)))
+	if (!in || !hwp_user_opts_ok(in, in->sz, sizeof(*o)))
 		return -1;
 	memcpy(o, in, in->sz < sizeof(*o) ? in->sz : sizeof(*o));
 	return 0;

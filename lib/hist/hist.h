@@ -23,7 +23,7 @@
 int hwp_user_read(void *dst, const void *src, size_t len);
 int hwp_user_writable(const void *p, size_t len);
 int hwp_user_writable_all(void *const *p, const size_t *len, size_t n);
-int hwp_opts_ok(const void *opts, size_t have, size_t know);
+int hwp_user_opts_ok(const void *opts, size_t have, size_t know);
 
 /* log.c: messages to the user's callback. Between hwp_log_hold() and
  * hwp_log_release() (a lock is held) they wait, and are sent on release. */

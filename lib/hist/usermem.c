@@ -152,7 +152,7 @@ int hwp_user_read(void *dst, const void *src, size_t len)
  * copied with hwp_user_read(), so a sz running past the caller's memory
  * is refused, not a crash. 1 for fine, 0 for refused.
  */
-int hwp_opts_ok(const void *opts, size_t have, size_t know)
+int hwp_user_opts_ok(const void *opts, size_t have, size_t know)
 {
 	const unsigned char *p = opts;
 	unsigned char tail[HWP_OPTS_MAX];

@@ -138,7 +138,7 @@ static void start(void)
 	r = hwprof_session_new(&o, &prof.s);
 	/* each sample's thread, for the samples per thread */
 	if (!r)
-		r = hwp_session_count_tids(prof.s);
+		r = hwp_tids_enable(prof.s);
 	if (!r) {
 		r = hwprof_session_add(prof.s, prof.event, prof.period, NULL);
 		if (r >= 0) {
@@ -397,7 +397,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 	ri->missed_err = st.missed_err;
 	ri->period = st.period;
 	/* the samples per thread: none kept when they cannot be had */
-	if (hwp_session_tids(prof.s, prof.ev, &prof.tids, &prof.ntids, &prof.untold))
+	if (hwp_tids_of(prof.s, prof.ev, &prof.tids, &prof.ntids, &prof.untold))
 		prof.ntids = 0;
 	lo = calloc(n + 1, sizeof(*lo));
 	if (!lo)

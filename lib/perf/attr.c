@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A resolved event as the kernel is asked for it: the sampling attr
- * (hwp_event_sampling()), the precise_ip rule and the one open that steps
+ * (hwp_attr_sampling()), the precise_ip rule and the one open that steps
  * down through it (hwp_attr_open(), the only code that sets precise_ip),
  * perf_event_open(2)'s -errno turned into the one line that says why
  * (hwp_attr_why(), for the engine and the command alike), the period the
@@ -23,7 +23,7 @@
 #define PERF_FORMAT_LOST	(1u << 4)
 #endif
 
-uint64_t hwp_applied_period(int clock, uint64_t period)
+uint64_t hwp_attr_applied_period(int clock, uint64_t period)
 {
 	return clock && period < HWP_MIN_CLOCK_NS ? HWP_MIN_CLOCK_NS : period;
 }
@@ -35,7 +35,7 @@ uint64_t hwp_applied_period(int clock, uint64_t period)
  * readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
  * ones), the ring waking its reader at half full unless no_wakeup.
  */
-void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
+void hwp_attr_sampling(struct hwp_event *ev, uint64_t period,
 			uint64_t sample_type, int no_wakeup)
 {
 	struct perf_event_attr *a = &ev->attr;
@@ -68,7 +68,7 @@ void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
  * (AMD with IBS: 1 and 2 go to IBS, which has no such event); at 0 the
  * answer is the event's. Other events are opened at 0.
  */
-int hwp_precise_max(const struct perf_event_attr *a)
+int hwp_attr_precise_max(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
 	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ? 3 : 0;
@@ -76,14 +76,14 @@ int hwp_precise_max(const struct perf_event_attr *a)
 
 /*
  * Opens a (perf_event_open(2) flags besides CLOEXEC in flags) at the most
- * precise level from `from` down (-1: hwp_precise_max(a)), the one place
+ * precise level from `from` down (-1: hwp_attr_precise_max(a)), the one place
  * precise_ip is set. The fd, with the level in *level and in a, or the
  * -errno of the open at level 0.
  */
 int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
 		  unsigned long flags, int *level)
 {
-	int l = from < 0 ? hwp_precise_max(a) : from > 3 ? 3 : from;
+	int l = from < 0 ? hwp_attr_precise_max(a) : from > 3 ? 3 : from;
 	int fd;
 
 	for (;; l--) {
@@ -172,7 +172,7 @@ static int ptrace_denied(pid_t tid, char *what, size_t len)
 static void why_denied(int err, const struct perf_event_attr *a, pid_t pid,
 		       const char *name, char *why, size_t len)
 {
-	int par = hwp_paranoid(), need = paranoid_needed(a, pid);
+	int par = hwp_sys_paranoid(), need = paranoid_needed(a, pid);
 	/* root's capabilities are not bound by perf_event_paranoid */
 	int allowed = par <= need || !geteuid();
 	char what[160];
@@ -180,22 +180,22 @@ static void why_denied(int err, const struct perf_event_attr *a, pid_t pid,
 	if (ptrace_denied(pid, what, sizeof(what)))
 		/* perf_event_paranoid is not what refuses it: lowering it
 		 * would not help */
-		hwp_say(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
+		hwp_event_say(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
 			name, (int)pid, what);
-	else if (allowed && hwp_seccomp())
-		hwp_say(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
+	else if (allowed && hwp_sys_seccomp())
+		hwp_event_say(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
 			name, par);
 	else if (allowed && par <= need)
-		hwp_say(why, len, "%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
+		hwp_event_say(why, len, "%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
 			name, strerror(-err), par);
 	else if (allowed)
-		hwp_say(why, len, "%s: perf_event_open is denied (%s) though root is not bound by perf_event_paranoid (%d): a security module or a missing capability",
+		hwp_event_say(why, len, "%s: perf_event_open is denied (%s) though root is not bound by perf_event_paranoid (%d): a security module or a missing capability",
 			name, strerror(-err), par);
-	else if (hwp_seccomp())
-		hwp_say(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %d, above the %d it needs)",
+	else if (hwp_sys_seccomp())
+		hwp_event_say(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %d, above the %d it needs)",
 			name, par, need);
 	else
-		hwp_say(why, len, "%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
+		hwp_event_say(why, len, "%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
 			name, par, need);
 }
 
@@ -203,7 +203,7 @@ static void why_denied(int err, const struct perf_event_attr *a, pid_t pid,
  * Why perf_event_open(2) refused a for pid (-1: every process on a CPU)
  * with -errno err: one line into why, "NAME: reason" (src, when not NULL
  * or empty, says where a PMU event's encoding came from). The one reading
- * of the kernel's answers, for the engine (hwp_event_open()) and the
+ * of the kernel's answers, for the engine (hwp_attr_event_open()) and the
  * command alike. Returns what it means: -EOPNOTSUPP (this machine cannot
  * sample it), -EACCES (forbidden) or err.
  */
@@ -215,24 +215,24 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
 	case -ENODEV:
 	case -EOPNOTSUPP:
 		if (src && *src)
-			hwp_say(why, len, "%s: event not supported by this machine's PMU (%s)",
+			hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)",
 				name, src);
 		else
-			hwp_say(why, len, "%s: event not supported by this machine's PMU", name);
+			hwp_event_say(why, len, "%s: event not supported by this machine's PMU", name);
 		return -EOPNOTSUPP;
 	case -EACCES:
 	case -EPERM:
 		why_denied(err, a, pid, name, why, len);
 		return -EACCES;
 	case -ENOSPC:
-		hwp_say(why, len, "%s: no free debug register (at most 4 breakpoints a thread)", name);
+		hwp_event_say(why, len, "%s: no free debug register (at most 4 breakpoints a thread)", name);
 		return err;
 	case -EMFILE:
 	case -ENFILE:
-		hwp_say(why, len, "%s: out of file descriptors (ulimit -n)", name);
+		hwp_event_say(why, len, "%s: out of file descriptors (ulimit -n)", name);
 		return err;
 	default:
-		hwp_say(why, len, "%s: perf_event_open: %s", name, strerror(-err));
+		hwp_event_say(why, len, "%s: perf_event_open: %s", name, strerror(-err));
 		return err;
 	}
 }
@@ -243,7 +243,7 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
  * sample here), -EACCES (forbidden) or another -errno, with the reason in
  * why (hwp_attr_why()).
  */
-int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
+int hwp_attr_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len)
 {
 	int fd;
@@ -275,12 +275,12 @@ static long pmu_type_of(const char *pmu)
 
 	snprintf(path, sizeof(path), "%s/sys/bus/event_source/devices/%s/type",
 		 root ? root : "", pmu);
-	return hwp_read_long(path, -1);
+	return hwp_sys_read_long(path, -1);
 }
 
 /* The one line a session on a hybrid CPU says of its PMU events (n
  * events, names[i] each, attrs[i]), or 0 when there is nothing to say. */
-int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+int hwp_attr_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
 		    size_t n, char *line, size_t len)
 {
 	long core = pmu_type_of("cpu_core"), atom = pmu_type_of("cpu_atom");
@@ -294,7 +294,7 @@ int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *cons
 		const struct perf_event_attr *a = attrs[i];
 		const char *on;
 
-		if (!hwp_precise_max(a))
+		if (!hwp_attr_precise_max(a))
 			continue;	/* not a PMU's */
 		on = a->type == (uint32_t)atom ? "cpu_atom" :
 		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" : NULL;
@@ -310,31 +310,31 @@ int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *cons
 }
 
 /* Whether this thread can sample a resolved event: opens and closes it.
- * 0 or -errno as hwp_event_open(), with the reason in why. */
-int hwp_event_check(const struct hwp_event *ev, char *why, size_t len)
+ * 0 or -errno as hwp_attr_event_open(), with the reason in why. */
+int hwp_attr_check(const struct hwp_event *ev, char *why, size_t len)
 {
 	struct hwp_event e = *ev;
 	int fd;
 
-	hwp_event_sampling(&e, e.default_period, 0, 0);
+	hwp_attr_sampling(&e, e.default_period, 0, 0);
 	e.attr.read_format = 0;
-	fd = hwp_event_open(&e, 0, -1, -1, NULL, why, len);
+	fd = hwp_attr_event_open(&e, 0, -1, -1, NULL, why, len);
 	if (fd < 0)
 		return fd;
 	close(fd);
 	if (*e.src)
-		hwp_say(why, len, "ok (%s)", e.src);
+		hwp_event_say(why, len, "ok (%s)", e.src);
 	else
-		hwp_say(why, len, "ok");
+		hwp_event_say(why, len, "ok");
 	return 0;
 }
 
-int hwp_event_probe(const char *name, char *why, size_t len)
+int hwp_attr_probe(const char *name, char *why, size_t len)
 {
 	struct hwp_event ev;
 	int ret;
 
-	hwp_say(why, len, "ok");
+	hwp_event_say(why, len, "ok");
 	ret = hwp_event_resolve(name, &ev, why, len);
-	return ret ? ret : hwp_event_check(&ev, why, len);
+	return ret ? ret : hwp_attr_check(&ev, why, len);
 }

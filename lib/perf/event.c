@@ -41,13 +41,13 @@ static void pfm_init(void)
 	pfm_status = pfm_initialize();
 }
 
-int hwp_pfm_ready(void)
+int hwp_event_pfm_ready(void)
 {
 	pthread_once(&pfm_once, pfm_init);
 	return pfm_status == PFM_SUCCESS;
 }
 
-void hwp_say(char *why, size_t len, const char *fmt, ...)
+void hwp_event_say(char *why, size_t len, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -239,7 +239,7 @@ static int symbol_addr(const char *sym, uint64_t *addr)
  * HWPROF_TEST_BP_BROKEN=1 forces 0, so a test suite can run the fallback
  * path on machines where breakpoints work (hwprof_event_probe(3)).
  */
-static __attribute__((noinline, used)) void hwp_bp_target(void)
+static __attribute__((noinline, used)) void hwp_event_bp_target(void)
 {
 	__asm__ volatile("" ::: "memory");
 }
@@ -262,7 +262,7 @@ static void bp_check(void)
 	a.size = sizeof(a);
 	a.type = PERF_TYPE_BREAKPOINT;
 	a.bp_type = HW_BREAKPOINT_X;
-	a.bp_addr = (uint64_t)(uintptr_t)hwp_bp_target;
+	a.bp_addr = (uint64_t)(uintptr_t)hwp_event_bp_target;
 	a.bp_len = sizeof(long);
 	a.disabled = 1;
 	a.exclude_kernel = 1;
@@ -273,13 +273,13 @@ static void bp_check(void)
 		return;
 	}
 	hwp_perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-	hwp_bp_target();
+	hwp_event_bp_target();
 	hwp_perf_ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
 	bp_state = !hwp_perf_read(fd, &count, 1) && count >= 1;
 	close(fd);
 }
 
-int hwp_bp_fires(void)
+int hwp_event_bp_fires(void)
 {
 	pthread_once(&bp_once, bp_check);
 	return bp_state;
@@ -294,12 +294,12 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	size_t n;
 
 	if (!colon || strcmp(colon, ":x")) {
-		hwp_say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
+		hwp_event_say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
 		return -EINVAL;
 	}
 	n = (size_t)(colon - spec);
 	if (!n || n >= sizeof(target)) {
-		hwp_say(why, len, "%s: no address or symbol", name);
+		hwp_event_say(why, len, "%s: no address or symbol", name);
 		return -EINVAL;
 	}
 	memcpy(target, spec, n);
@@ -310,11 +310,11 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 		errno = 0;
 		addr = strtoull(target + 2, &end, 16);
 		if (errno || *end || end == target + 2) {
-			hwp_say(why, len, "%s: bad hex address", name);
+			hwp_event_say(why, len, "%s: bad hex address", name);
 			return -EINVAL;
 		}
 	} else if (symbol_addr(target, &addr)) {
-		hwp_say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
+		hwp_event_say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
 			name, target);
 		return -ENOENT;
 	}
@@ -326,8 +326,8 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	ev->attr.exclude_hv = 1;
 	ev->kind = HWP_EV_BREAKPOINT;
 	ev->default_period = 1;
-	if (!hwp_bp_fires()) {
-		hwp_say(why, len, "%s: execute breakpoints do not fire on this machine", name);
+	if (!hwp_event_bp_fires()) {
+		hwp_event_say(why, len, "%s: execute breakpoints do not fire on this machine", name);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -380,14 +380,14 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 	if (ret)
 		return ret;
 	if (t.derived) {	/* as PAPI_profil(), which refuses it */
-		hwp_say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
+		hwp_event_say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
 			name, t.derived, t.n);
 		return -EOPNOTSUPP;
 	}
 	if (parse_generic(t.ev[0], ev))
 		return 0;
-	if (!hwp_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
-		hwp_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
+	if (!hwp_event_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
+		hwp_event_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
 		return -EOPNOTSUPP;
 	}
 	ev->attr.size = sizeof(ev->attr);
@@ -410,17 +410,17 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 		return parse_mem(name, ev, why, len);
 	if (!strncmp(name, "PAPI_", 5)) {
 		if (!hwp_preset_known(name)) {
-			hwp_say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
+			hwp_event_say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
 			return -ENOENT;
 		}
 		return parse_preset(name, ev, why, len);
 	}
-	if (!hwp_pfm_ready()) {
-		hwp_say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
+	if (!hwp_event_pfm_ready()) {
+		hwp_event_say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
 		return -ENOENT;
 	}
 	if (pfm_encode(name, &ev->attr)) {
-		hwp_say(why, len, "%s: no such event", name);
+		hwp_event_say(why, len, "%s: no such event", name);
 		return -ENOENT;
 	}
 	ev->attr.size = sizeof(ev->attr);

@@ -10,9 +10,9 @@
 #include <stddef.h>
 
 /* libpfm4 initialised, once for the process (event.c): 1 ready, else 0. */
-int hwp_pfm_ready(void);
+int hwp_event_pfm_ready(void);
 /* printf into why (len bytes), nothing when why is NULL (event.c). */
-void hwp_say(char *why, size_t len, const char *fmt, ...)
+void hwp_event_say(char *why, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /* 1 when name is a PAPI preset of events/presets.h (presets.c). */
 int hwp_preset_known(const char *name);

@@ -31,7 +31,7 @@ int hwp_perf_ioctl(int fd, unsigned long req, unsigned long arg);
 int hwp_perf_read(int fd, uint64_t *v, size_t n);
 /* The opens HWPROF_TEST_PMU's seam has answered, and the precise_ip of the
  * last it let open (sys.c). */
-unsigned long hwp_test_pmu_opens(int *last_ok);
+unsigned long hwp_sys_test_pmu_opens(int *last_ok);
 /* An fd's identity at open (fstat()'s device and inode, the event's
  * PERF_EVENT_IOC_ID), and whether an fd number still holds that fd: the
  * program may have closed it and opened a file of its own under the same
@@ -41,10 +41,10 @@ struct hwp_perf_fd {
 };
 int hwp_perf_fd_note(int fd, struct hwp_perf_fd *who);
 int hwp_perf_fd_ours(int fd, const struct hwp_perf_fd *who);
-pid_t hwp_gettid(void);
-int hwp_paranoid(void);
-int hwp_seccomp(void);
-long hwp_read_long(const char *path, long dflt);
+pid_t hwp_sys_gettid(void);
+int hwp_sys_paranoid(void);
+int hwp_sys_seccomp(void);
+long hwp_sys_read_long(const char *path, long dflt);
 
 /* ring.c: one mmap'd perf ring and the one reader of its records */
 struct hwp_ring {
@@ -73,7 +73,7 @@ int hwp_ring_begin(struct hwp_ring *r);
 const struct perf_event_header *hwp_ring_next(struct hwp_ring *r);
 void hwp_ring_end(struct hwp_ring *r);
 /* The samples a LOST or LOST_SAMPLES record reports, else 0. */
-uint64_t hwp_rec_lost(const struct perf_event_header *h);
+uint64_t hwp_ring_lost(const struct perf_event_header *h);
 /* The engine's rings (sample_type IP, one event): up to cap IPs. */
 size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
 /* The same with sample_type IP | CALLCHAIN: each sample's chain (the
@@ -154,15 +154,15 @@ int hwp_sample_id_parse(const struct perf_event_header *h, uint64_t sample_type,
  * (IDENTIFIER to ID; what follows them is not looked at), or another
  * record's sample_id trailer (only with sample_id_all). 0, or -EINVAL
  * for a record too short for them. */
-struct hwp_rec_id {
+struct hwp_sample_id {
 	uint64_t id, ip, time;
 	uint32_t pid, tid;
 	int has_id, has_ip, has_tid, has_time;
 };
-int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
-	       int sample_id_all, struct hwp_rec_id *out);
+int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type,
+	       int sample_id_all, struct hwp_sample_id *out);
 /* The bytes of the sample_id trailer at the end of a non-sample record. */
-size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all);
+size_t hwp_sample_trailer(uint64_t sample_type, int sample_id_all);
 
 /* event.c: an event name to a perf_event_attr */
 enum hwp_event_kind {
@@ -187,7 +187,7 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 		      size_t len);
 /* 1: execute breakpoints fire here; 0: they open but never count (or
  * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
-int hwp_bp_fires(void);
+int hwp_event_bp_fires(void);
 /* mem:SYMBOL looks its symbol up with dl_iterate_phdr(): in a fork child of
  * a threaded process the loader's lock may be held by a thread that is
  * gone. The engine hands its check (lib/engine/objects.c) here; without
@@ -197,13 +197,13 @@ void hwp_event_loader_check(int (*usable)(unsigned int wait_ms));
 /* attr.c: the sampling attr, the precise_ip rule, the open and its
  * fallbacks, and why an open failed */
 /* The sampling attr of a resolved event, built in this one place. */
-void hwp_event_sampling(struct hwp_event *ev, uint64_t period,
+void hwp_attr_sampling(struct hwp_event *ev, uint64_t period,
 			uint64_t sample_type, int no_wakeup);
 /* The precise_ip rule: the highest level tried for a (3 for a PMU's
  * events, else 0), and the one open that steps down from it (from: the
- * level to start at, -1: hwp_precise_max(a)), the only code that sets
+ * level to start at, -1: hwp_attr_precise_max(a)), the only code that sets
  * precise_ip; the level opened at in *level. */
-int hwp_precise_max(const struct perf_event_attr *a);
+int hwp_attr_precise_max(const struct perf_event_attr *a);
 int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
 		  unsigned long flags, int *level);
 /* Why perf_event_open(2) refused a for pid (-1: CPU-wide) with -errno err:
@@ -217,19 +217,19 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
  * event of the same cpu whose ring is mapped), enabled and writing into
  * out_fd's ring from its first sample (PERF_FLAG_FD_OUTPUT). The fd, or
  * hwp_attr_why()'s answer with the reason in why. */
-int hwp_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
+int hwp_attr_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
 		   char *why, size_t len);
-int hwp_event_check(const struct hwp_event *ev, char *why, size_t len);
+int hwp_attr_check(const struct hwp_event *ev, char *why, size_t len);
 /* Can name be sampled here: resolve and check (hwprof_event_probe(3)). */
-int hwp_event_probe(const char *name, char *why, size_t len);
+int hwp_attr_probe(const char *name, char *why, size_t len);
 /* On a hybrid CPU, the one line that says on which core PMU each of n
  * events samples; 0 when the CPU is not hybrid or none is a PMU's. */
-int hwp_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
+int hwp_attr_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
 		    size_t n, char *line, size_t len);
 #define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
 /* The period the kernel applies: hrtimer (clock) events no shorter than
  * 10 us. */
-uint64_t hwp_applied_period(int clock, uint64_t period);
+uint64_t hwp_attr_applied_period(int clock, uint64_t period);
 
 /* presets.c: PAPI presets' rows of events/presets.h and the core PMU */
 struct hwp_preset_row;
@@ -243,7 +243,7 @@ struct hwp_pmu_seen {
 	const char *name;
 	int dfl;
 };
-const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n);
+const char *hwp_preset_core_pick(const struct hwp_pmu_seen *pmu, size_t n);
 /* What a preset counts on this machine (the core PMU libpfm4 reports):
  * n libpfm4 event strings, combined as derived says (NULL: the one event;
  * PAPI's DERIVED_ADD, DERIVED_SUB, DERIVED_POSTFIX with postfix). 0, or

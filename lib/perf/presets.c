@@ -26,7 +26,7 @@
  */
 static const char *const family_pmus[] = { "amd64_fam17h" };
 
-const char *hwp_core_pick(const struct hwp_pmu_seen *pmu, size_t n)
+const char *hwp_preset_core_pick(const struct hwp_pmu_seen *pmu, size_t n)
 {
 	const char *fallback = NULL;
 
@@ -51,7 +51,7 @@ static const char *core_pmu(void)
 	pfm_pmu_info_t info;
 	size_t n = 0;
 
-	if (!hwp_pfm_ready())
+	if (!hwp_event_pfm_ready())
 		return NULL;
 	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
 		memset(&info, 0, sizeof(info));
@@ -62,7 +62,7 @@ static const char *core_pmu(void)
 			seen[n++].dfl = info.is_dfl;
 		}
 	}
-	return hwp_core_pick(seen, n);
+	return hwp_preset_core_pick(seen, n);
 }
 
 /* The table of events/presets.h the core PMU takes: its own rows, an
@@ -99,23 +99,23 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 			continue;
 		if (table && !strcmp(r->pmu, table)) {
 			if (strcmp(table, core))
-				hwp_say(src, len, "libpfm4 table %s (the rows of %s)", core, table);
+				hwp_event_say(src, len, "libpfm4 table %s (the rows of %s)", core, table);
 			else
-				hwp_say(src, len, "libpfm4 table %s", core);
+				hwp_event_say(src, len, "libpfm4 table %s", core);
 			return r;
 		}
 		if (!strcmp(r->pmu, "perf") && !gen)
 			gen = r;
 	}
 	if (table) {
-		hwp_say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
+		hwp_event_say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
 		return NULL;
 	}
 	if (gen && core)
-		hwp_say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
+		hwp_event_say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
 			preset, core);
 	else if (gen)
-		hwp_say(src, len, "kernel generic events: libpfm4 does not know this CPU");
+		hwp_event_say(src, len, "kernel generic events: libpfm4 does not know this CPU");
 	return gen;
 }
 
@@ -159,7 +159,7 @@ int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
 	memset(t, 0, sizeof(*t));
 	r = hwp_preset_row(preset, core, t->src, sizeof(t->src));
 	if (!r) {
-		hwp_say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
+		hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
 			*t->src ? t->src : "no row of events/presets.h applies here");
 		return -EOPNOTSUPP;
 	}

@@ -149,7 +149,7 @@ static inline uint64_t rec_u64(const void *rec, size_t off)
 	return v;
 }
 
-uint64_t hwp_rec_lost(const struct perf_event_header *h)
+uint64_t hwp_ring_lost(const struct perf_event_header *h)
 {
 	if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
 		return rec_u64(h, sizeof(*h) + 8);	/* {id, lost} */
@@ -217,7 +217,7 @@ ring_read(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap, int cha
 			break;
 		case PERF_RECORD_LOST:
 		case PERF_RECORD_LOST_SAMPLES:
-			r->stats.lost += hwp_rec_lost(h);
+			r->stats.lost += hwp_ring_lost(h);
 			break;
 		case PERF_RECORD_THROTTLE:
 			r->stats.throttled++;

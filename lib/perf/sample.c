@@ -84,17 +84,17 @@ int hwp_sample_id_parse(const struct perf_event_header *h, uint64_t sample_type,
 	return 0;
 }
 
-size_t hwp_rec_trailer(uint64_t sample_type, int sample_id_all)
+size_t hwp_sample_trailer(uint64_t sample_type, int sample_id_all)
 {
 	return sample_id_all ? 8 * (size_t)__builtin_popcountll(sample_type & ID_BITS) : 0;
 }
 
-/* The fields that lead a sample, each 8 bytes: what hwp_rec_id() gives. */
+/* The fields that lead a sample, each 8 bytes: what hwp_sample_id() gives. */
 #define HEAD_BITS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 		   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID)
 
-int hwp_rec_id(const struct perf_event_header *h, uint64_t sample_type,
-	       int sample_id_all, struct hwp_rec_id *out)
+int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type,
+	       int sample_id_all, struct hwp_sample_id *out)
 {
 	static const struct hwp_sample_desc none;
 	struct hwp_sample s;

@@ -43,7 +43,7 @@ int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
  * as=page-faults), so that its samples and counts are real. run=PCT
  * (1-99) has a stand-in read as a multiplexed counter: time_running and
  * the count PCT% of what they are (read_format with both times only).
- * Each answer given is counted: hwp_test_pmu_opens().
+ * Each answer given is counted: hwp_sys_test_pmu_opens().
  */
 #define FAKE_FDS	256
 
@@ -144,7 +144,7 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	long fd;
 
 	pthread_once(&fake_once, fake_init);
-	if (!fake.on || !hwp_precise_max(attr))	/* not a PMU's event */
+	if (!fake.on || !hwp_attr_precise_max(attr))	/* not a PMU's event */
 		return 0;
 	__atomic_add_fetch(&fake.opens, 1, __ATOMIC_RELAXED);
 	if (fake.answer[level > 3 ? 3 : level]) {
@@ -183,7 +183,7 @@ static void fake_read(int fd, uint64_t *v, size_t n)
 
 /* How many opens the seam has answered (0 when HWPROF_TEST_PMU is unset),
  * and in *last_ok the precise_ip of the last one it let open (-1: none). */
-unsigned long hwp_test_pmu_opens(int *last_ok)
+unsigned long hwp_sys_test_pmu_opens(int *last_ok)
 {
 	pthread_once(&fake_once, fake_init);
 	if (last_ok)
@@ -255,13 +255,13 @@ int hwp_perf_fd_ours(int fd, const struct hwp_perf_fd *who)
 	return !ioctl(fd, PERF_EVENT_IOC_ID, &id) && id == who->id;
 }
 
-pid_t hwp_gettid(void)
+pid_t hwp_sys_gettid(void)
 {
 	return (pid_t)syscall(SYS_gettid);
 }
 
 /* perf_event_paranoid, or -100 when it cannot be read. */
-int hwp_paranoid(void)
+int hwp_sys_paranoid(void)
 {
 	char buf[16];
 	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
@@ -278,7 +278,7 @@ int hwp_paranoid(void)
 }
 
 /* A small decimal from a /proc or /sys file, or dflt. */
-long hwp_read_long(const char *path, long dflt)
+long hwp_sys_read_long(const char *path, long dflt)
 {
 	char buf[32];
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -296,7 +296,7 @@ long hwp_read_long(const char *path, long dflt)
 
 /* 1 when a seccomp filter is installed on this thread (/proc status
  * "Seccomp: 2"), else 0. */
-int hwp_seccomp(void)
+int hwp_sys_seccomp(void)
 {
 	char buf[4096];
 	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);

@@ -5,7 +5,7 @@
  * as tests/test-ring.c builds it: the engine's hwp_ring_read_ips() and
  * hwp_ring_read_chains() (every chain it hands over lies inside its
  * record, in the area or in the straddle copy), then the records reader of every path (begin / next / end) with records that
- * straddle the end, and hwp_rec_id() / hwp_rec_lost() on each record with
+ * straddle the end, and hwp_sample_id() / hwp_ring_lost() on each record with
  * a sample_type and sample_id_all from the input (LOST records of
  * inherited events are attributed through that trailer). The area, the
  * ips array and a copy of each record are allocated exactly, so
@@ -27,7 +27,7 @@ static void records(struct hwp_ring *r, uint64_t tail, uint64_t head,
 {
 	uint64_t type = 0, seen = 0;
 	const struct perf_event_header *h;
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 
 	for (size_t i = 0; i < 8 && i < size; i++)
 		type |= (uint64_t)data[i] << (8 * i);
@@ -45,8 +45,8 @@ static void records(struct hwp_ring *r, uint64_t tail, uint64_t head,
 			abort();	/* past what the kernel wrote */
 		memcpy(copy, h, h->size);
 		/* reads only inside the exact copy (ASan says otherwise) */
-		(void)hwp_rec_id(copy, type, how & 1, &id);
-		(void)hwp_rec_lost(copy);
+		(void)hwp_sample_id(copy, type, how & 1, &id);
+		(void)hwp_ring_lost(copy);
 		free(copy);
 	}
 	hwp_ring_end(r);

@@ -13,7 +13,7 @@
  * the record (each array is read whole here, and is 8-byte aligned), the
  * fields' bytes add up to no more than header.size; the inline parser
  * specialised for the engine's and hwprof record's types gives the same
- * fields; the sample_id trailer parser and hwp_rec_id() answer 0 or
+ * fields; the sample_id trailer parser and hwp_sample_id() answer 0 or
  * -EINVAL and stay inside the record.
  */
 #include <stdint.h>
@@ -165,15 +165,15 @@ static void check_inline(const struct perf_event_header *h)
 static void check_trailer(const struct perf_event_header *h, uint64_t type, int id_all)
 {
 	struct hwp_sample s;
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 	int ret = hwp_sample_id_parse(h, type, &s);
 
 	if (ret && ret != -EINVAL)
 		abort();
 	if (!ret && (s.type != (type & ID_BITS) ||
-		     h->size < sizeof(*h) + hwp_rec_trailer(type, 1)))
+		     h->size < sizeof(*h) + hwp_sample_trailer(type, 1)))
 		abort();
-	ret = hwp_rec_id(h, type, id_all, &id);
+	ret = hwp_sample_id(h, type, id_all, &id);
 	if (ret && ret != -EINVAL && ret != -EOPNOTSUPP)
 		abort();
 	sink += id.id + id.ip + id.time + id.pid + id.tid;

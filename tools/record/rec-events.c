@@ -23,7 +23,7 @@
 
 long rec_max_rate(void)
 {
-	return hwp_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
+	return hwp_sys_read_long("/proc/sys/kernel/perf_event_max_sample_rate", 100000);
 }
 
 /* "1 ms", "250 us", "1.5 s" */
@@ -172,7 +172,7 @@ static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
 					   "threshold with -c", re->name);
 		}
 	}
-	applied = re->clock ? hwp_applied_period(1, *period) : *period;
+	applied = re->clock ? hwp_attr_applied_period(1, *period) : *period;
 	re->attr.sample_period = applied;
 	if (!re->clock) {
 		snprintf(msg, len, "every %llu event%s%s", (unsigned long long)applied,
@@ -202,7 +202,7 @@ int rec_events_setup(struct rec_run *run)
 
 	run->nbp = 0;
 	if (!op->nev) {
-		op->ev[op->nev++] = hwp_event_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
+		op->ev[op->nev++] = hwp_attr_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
 		if (!op->count && !op->hz)
 			op->hz = REC_DEFAULT_HZ;
 	}

@@ -237,7 +237,7 @@ static void say_events(const struct rec_run *run)
 		a[e] = &run->r->ev[e].attr;
 		name[e] = run->r->ev[e].name;
 	}
-	if (hwp_hybrid_note(a, name, (size_t)run->r->nev, line, sizeof(line)))
+	if (hwp_attr_hybrid_note(a, name, (size_t)run->r->nev, line, sizeof(line)))
 		fprintf(stderr, "%s\n", line);
 	for (int e = 0; e < run->r->nev && !run->op.quiet; e++) {
 		const struct rec_event *re = &run->r->ev[e];

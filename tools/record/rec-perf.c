@@ -149,7 +149,7 @@ static unsigned int budget_pages(int ncpu)
 	if (most < per)
 		per = most;
 	if (geteuid() && !getrlimit(RLIMIT_MEMLOCK, &rl) && rl.rlim_cur != RLIM_INFINITY) {
-		long kb = hwp_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
+		long kb = hwp_sys_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
 
 		budget = (uint64_t)(kb > 0 ? kb : 0) * 1024 * (uint64_t)(ncpu > 0 ? ncpu : 1) +
 			 (uint64_t)rl.rlim_cur;
@@ -277,7 +277,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 		r->bid_in_mmap = 0;
 		fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
 	}
-	if (fd >= 0 && e >= 0 && r->ev[e].precise < 0 && hwp_precise_max(&a))
+	if (fd >= 0 && e >= 0 && r->ev[e].precise < 0 && hwp_attr_precise_max(&a))
 		r->ev[e].precise = level;
 	*ap = a;
 	return fd;
@@ -409,7 +409,7 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 	r->bid_in_mmap = 1;
 	r->pages_asked = r->ring_pages != 0;
 	if (r->callgraph) {
-		long ms = hwp_read_long("/proc/sys/kernel/perf_event_max_stack",
+		long ms = hwp_sys_read_long("/proc/sys/kernel/perf_event_max_stack",
 					PERF_MAX_STACK_DEPTH);
 
 		r->max_stack = ms > 0 && ms < PERF_MAX_STACK_DEPTH ? (int)ms :

@@ -46,9 +46,9 @@ static inline uint32_t u32_at(const unsigned char *p, size_t off)
  * sample_id trailer carry: UINT32_MAX for the side-band event's own. */
 static uint32_t rec_event(const struct rec *r, const struct perf_event_header *h)
 {
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 
-	if (hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_id)
+	if (hwp_sample_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_id)
 		return UINT32_MAX;
 	return rec_ev_of(r, id.id);
 }
@@ -68,12 +68,12 @@ static void rec_lost(struct rec *r, const struct perf_event_header *h)
 	struct hd_event *he;
 
 	if (ev == UINT32_MAX) {
-		r->side_lost = hwp_add_sat(r->side_lost, hwp_rec_lost(h));
+		r->side_lost = hwp_add_sat(r->side_lost, hwp_ring_lost(h));
 		r->d.side_lost = r->side_lost;	/* hwprof-data(5): sideband-lost */
 		return;
 	}
 	he = &r->d.events[r->ev[ev].hd];
-	he->lost = hwp_add_sat(he->lost, hwp_rec_lost(h));
+	he->lost = hwp_add_sat(he->lost, hwp_ring_lost(h));
 }
 
 static int rec_mmap2(struct rec *r, const unsigned char *p, size_t n, size_t trailer)
@@ -258,9 +258,9 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 	case PERF_RECORD_SAMPLE:
 		return sample(r, h);
 	case PERF_RECORD_MMAP2:
-		return rec_mmap2(r, p, n, hwp_rec_trailer(REC_SAMPLE_TYPE, 1));
+		return rec_mmap2(r, p, n, hwp_sample_trailer(REC_SAMPLE_TYPE, 1));
 	case PERF_RECORD_COMM:
-		return rec_comm(r, p, n, hwp_rec_trailer(REC_SAMPLE_TYPE, 1));
+		return rec_comm(r, p, n, hwp_sample_trailer(REC_SAMPLE_TYPE, 1));
 	case PERF_RECORD_FORK:
 		if (n < 32)
 			return 0;
@@ -292,13 +292,13 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 /* The time of a record: every one carries it (sample_id_all). */
 static uint64_t rec_time(const struct perf_event_header *h)
 {
-	struct hwp_rec_id id;
+	struct hwp_sample_id id;
 
 	struct hwp_sample s;
 
 	if (h->type == PERF_RECORD_SAMPLE || h->type == REC_DROPPED)
 		return rec_parse_head(h, &s) ? 0 : s.time;
-	return hwp_rec_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
+	return hwp_sample_id(h, REC_SAMPLE_TYPE, 1, &id) || !id.has_time ? 0 : id.time;
 }
 
 /*
