@@ -3,7 +3,7 @@
 # The drain's cost per sample (bench/README.md, "The drain's cost"):
 # hwprof record run under callgrind on bench/cgwork, N page faults
 # sampled at each fault, flat and with -g; the instructions executed in
-# rec_perf_drain (reading the rings, ordering the records, resolving each
+# rec_read_drain (reading the rings, ordering the records, resolving each
 # sample and its path into the data file) divided by the samples kept.
 # The workload runs natively (callgrind follows no exec), the recorder
 # under callgrind with rings of M pages, large enough that it loses
@@ -21,7 +21,7 @@ printf '%-6s %10s %6s %14s %12s\n' mode samples lost instructions per_sample
 for mode in flat -g; do
 	g=; [ $mode = -g ] && g=-g
 	valgrind --tool=callgrind --callgrind-out-file="$tmp/cg" \
-		--toggle-collect=rec_perf_drain -q \
+		--toggle-collect=rec_read_drain -q \
 		"$hw" record -q -m "$m" $g -e page-faults -c 1 -o "$tmp/h.data" -- "$w" faults "$n"
 	ir=$(awk '/^summary:|^totals:/ { print $2; exit }' "$tmp/cg")
 	kept=$(awk '$1 == "event" { print $4; exit }' "$tmp/h.data")
