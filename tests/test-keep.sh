@@ -263,7 +263,7 @@ debugcache)
 	done
 	check "racing: libc's copy there" test -f "$tmp/r/$(bid "$dbg").debug"
 	# (the name cache's files are beside the copies: hwprof(1), "Name cache")
-	eq "racing: temp files left" "$(ls -A "$tmp/r" | grep -Ev '^[0-9a-f]*\.(debug|names)$')" ""
+	eq "racing: temp files left" "$(ls -A "$tmp/r" | grep -Ev '^[0-9a-f]*\.(debug|names|lock)$')" ""
 	eq "racing: the copy whole" "$(stat -c %s "$tmp/r/$(bid "$dbg").debug")" "$size"
 	;;
 namecache)

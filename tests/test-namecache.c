@@ -5,7 +5,8 @@
  * the same, byte for byte, with the cache off, filling it, read from it
  * warm, merged from a part, after its file was damaged (cut, a byte
  * flipped, junk) or made from other DWARF (stale), written by 8
- * processes at once (then whole), as nobody whose cache directory is
+ * processes at once (then whole; with the same addresses, by one of them
+ * while the others wait: sym_cache_lock()), as nobody whose cache directory is
  * root's or not writable, and with the disk "full" (RLIMIT_FSIZE). It
  * says nothing unless asked; asked (sym_cache_verbose), one line of what
  * it did and one of the first thing wrong.
@@ -411,6 +412,41 @@ int main(int argc, char **argv)
 	counts("after-race", &h, &t, &w);
 	T_CHECK(h > 0 && !contains("after-race", "damaged"), "after the race: %ld of %ld", h, t);
 	T_EQ(nerr("after-race"), 1);
+
+	/* 8 at once, the same addresses (the ranks of a job naming the same
+	 * objects as it ends): one resolves and writes each object's file,
+	 * the 7 others wait for it (sym_cache_lock()) and take every address
+	 * from it, none resolved again, no file written again */
+	clear();
+	T_EQ(run("one", dir, 0, 1, AS_ME), 0);
+	counts("one", &h, &t, &w);
+	T_CHECK(h == 0 && t > 0 && w >= 1, "one cold: %ld of %ld, %ld written", h, t, w);
+	clear();
+	{
+		long sh = 0, sw = 0, h1, t1, w1;
+
+		for (int i = 0; i < 8; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "same%d", i);
+			kids[i] = start(name, dir, 0, 1, AS_ME);
+		}
+		for (int i = 0; i < 8; i++)
+			T_EQ(finish(kids[i]), 0);
+		for (int i = 0; i < 8; i++) {
+			char name[32];
+
+			snprintf(name, sizeof(name), "same%d", i);
+			same_names(name);
+			counts(name, &h1, &t1, &w1);
+			T_CHECK(t1 == t, "%s: %ld addresses, not %ld", name, t1, t);
+			sh += h1;
+			sw += w1;
+		}
+		T_CHECK(sh == 7 * t && sw == w, "8 at once: %ld of %ld from the cache, %ld files "
+			"written (want %ld, %ld)", sh, 8 * t, sw, 7 * t, w);
+	}
+	T_EQ(temps_left(), 0);
 
 	/* the disk full: the names, no temp left, one line when asked */
 	clear();

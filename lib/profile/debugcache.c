@@ -14,7 +14,9 @@
  * directory of the user's own that nobody else can write; empty
  * HWPROF_CACHE_DIR turns the cache off. Each copy is written to a temp
  * file beside it and renamed (two ranks writing at once leave one whole
- * copy), opened without following a symbolic link, used only when it is
+ * copy; sym_cache_lock() makes the others wait for the first and read its
+ * copy rather than inflate the same file), opened without following a
+ * symbolic link, used only when it is
  * a regular file of the user's whose build-id, size and section layout
  * check. Anything wrong with the cache (unwritable, full, damaged) costs
  * one line on stderr, once, and the recording reads the debug file itself.
@@ -28,7 +30,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../perf/elfsym.h"
@@ -123,6 +127,62 @@ static const char *cache_dir(void)
 	if (!dir && why)
 		cache_warn("%s", why);
 	return dir;
+}
+
+/* The lock held by this process (one at a time is all that nests: the
+ * names of an object, then its DWARF file's copy, the same build-id). */
+static struct {
+	char bid[HWP_ELF_BUILDID_HEX];
+	int fd, depth;
+} held = { .fd = -1 };
+
+#define LOCK_WAIT_MS	10000	/* then on without it */
+
+int sym_cache_lock(const char *bid)
+{
+	const char *dir = sym_debug_cache ? cache_dir() : NULL;
+	char path[PATH_MAX];
+	struct stat sb;
+	int fd;
+
+	if (!dir || !bid || !*bid || strlen(bid) >= sizeof(held.bid))
+		return -1;
+	if (held.depth) {
+		if (strcmp(held.bid, bid))
+			return -1;	/* another object's: not nested */
+		held.depth++;
+		return held.fd;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s.lock", dir, bid) >= (int)sizeof(path))
+		return -1;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
+		close(fd);
+		return -1;
+	}
+	for (int ms = 0; flock(fd, LOCK_EX | LOCK_NB); ms += 2) {
+		struct timespec ts = { 0, 2000000 };
+
+		if ((errno != EWOULDBLOCK && errno != EINTR) || ms >= LOCK_WAIT_MS) {
+			close(fd);
+			return -1;
+		}
+		nanosleep(&ts, NULL);
+	}
+	snprintf(held.bid, sizeof(held.bid), "%s", bid);
+	held.fd = fd;
+	held.depth = 1;
+	return fd;
+}
+
+void sym_cache_unlock(int h)
+{
+	if (h < 0 || h != held.fd || !held.depth || --held.depth)
+		return;
+	close(held.fd);		/* the lock with it */
+	held.fd = -1;
 }
 
 /* 1 when a section of e is compressed (SHF_COMPRESSED, or GNU's older

@@ -25,6 +25,11 @@
  * that resolved addresses the file lacks writes the union of the file as
  * it is then and its own to a temp file beside it and renames it over
  * (concurrent writers leave one whole file; the last one's union wins).
+ * A recording with addresses the file lacks first takes the object's
+ * lock (sym_cache_lock(), sym_ncache_need()) until it has written: the
+ * ranks of a job, naming the same object at once, then resolve in turn,
+ * each after reading what the ones before it wrote, not all the same
+ * units at once.
  * Bounded: at most NC_MAX_ENT ranges and NC_MAX_STR bytes of strings a
  * file (32 MiB); past that, what a recording adds is not kept.
  *
@@ -96,6 +101,7 @@ struct sym_ncache {
 	size_t nadd;
 	uint64_t *units;	/* kept whole here */
 	size_t nunits;
+	int lock;		/* sym_cache_lock()'s, or -1 */
 };
 
 /* What was done, for the -v line. */
@@ -263,6 +269,7 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf)
 	if (!(c = calloc(1, sizeof(*c))))
 		return NULL;
 	c->dir = st.dir = dir;
+	c->lock = -1;
 	snprintf(c->bid, sizeof(c->bid), "%s", bid);
 	sym_elf_buildid(dwelf, c->dwbid);
 	if (!*c->dwbid) {	/* DWARF no build-id names: nothing to check it by */
@@ -274,8 +281,8 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf)
 	return c;
 }
 
-int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
-		   const char **fn)
+/* The index of addr's range, or -1. */
+static long nc_find(const struct sym_ncache *c, uint64_t addr)
 {
 	size_t a = 0, b = c->nent;
 
@@ -287,11 +294,51 @@ int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *
 		else
 			b = m;
 	}
-	if (!a || addr - c->ent[a - 1].lo >= c->ent[a - 1].len) {
+	if (!a || addr - c->ent[a - 1].lo >= c->ent[a - 1].len)
+		return -1;
+	return (long)a - 1;
+}
+
+static int unchanged(const struct sym_ncache *c);
+
+void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n)
+{
+	size_t i = 0;
+
+	if (!c || c->lock >= 0)
+		return;
+	while (i < n && nc_find(c, a[i]) >= 0)
+		i++;
+	if (i == n || (c->lock = sym_cache_lock(c->bid)) < 0)
+		return;
+	if (!unchanged(c)) {	/* another rank's names since: take them */
+		free(c->buf);
+		c->buf = NULL;
+		c->ent = NULL;
+		c->nent = 0;
+		c->str = NULL;
+		c->nstr = 0;
+		rereading = 1;
+		nc_read(c);
+		rereading = 0;
+		for (i = 0; i < n && nc_find(c, a[i]) >= 0;)
+			i++;
+		if (i == n) {	/* it had them all: nothing to write */
+			sym_cache_unlock(c->lock);
+			c->lock = -1;
+		}
+	}
+}
+
+int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
+		   const char **fn)
+{
+	long a = nc_find(c, addr);
+
+	if (a < 0) {
 		st.misses++;
 		return -1;
 	}
-	a--;
 	st.hits++;
 	if (c->ent[a].line < 0)
 		return 0;
@@ -595,6 +642,7 @@ void sym_ncache_close(struct sym_ncache *c, int keep)
 		rereading = 0;
 		free(now.buf);
 	}
+	sym_cache_unlock(c->lock);
 	free(c->add);
 	free(c->units);
 	free(c->buf);

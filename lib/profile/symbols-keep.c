@@ -91,6 +91,9 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 	/* only for the file recorded: the cache is by its build-id */
 	if (o.readable && !o.mismatch)
 		nc = sym_ncache_open(ob->buildid, o.dwelf);
+	/* the ranks of a job name the same objects at the same moment: one
+	 * resolves what the cache lacks, the others then find it there */
+	sym_ncache_need(nc, a, n);
 	for (size_t i = 0; i < n; i++) {
 		const struct sym_func *f = sym_obj_sym(&o, a[i]);
 		const char *file = NULL, *fn = NULL;

@@ -775,19 +775,30 @@ static void open_dwarf_cached(struct sym_obj *o)
 	Elf *c;
 	int cfd;
 
+	int lk = -1;
+
 	sym_elf_buildid(o->dwelf, bid);
-	if (*bid && (c = sym_debug_cached(bid, &cfd))) {
-		if ((o->dw = dwarf_begin_elf(c, DWARF_C_READ, NULL))) {
-			close_elf(o->dwelf, o->dwfd);
-			o->dwelf = c;
-			o->dwfd = cfd;
-			return;
+	for (int pass = 0; pass < 2; pass++) {
+		if (*bid && (c = sym_debug_cached(bid, &cfd))) {
+			if ((o->dw = dwarf_begin_elf(c, DWARF_C_READ, NULL))) {
+				close_elf(o->dwelf, o->dwfd);
+				o->dwelf = c;
+				o->dwfd = cfd;
+				sym_cache_unlock(lk);
+				return;
+			}
+			close_elf(c, cfd);
+			break;
 		}
-		close_elf(c, cfd);
+		/* none: of the ranks that lack it at once, one inflates
+		 * and writes it, the others wait and read its copy */
+		if (pass || !*bid || (lk = sym_cache_lock(bid)) < 0)
+			break;
 	}
 	o->dw = dwarf_begin_elf(o->dwelf, DWARF_C_READ, NULL);
 	if (o->dw && *bid)
 		sym_debug_store(o->dwelf, bid);
+	sym_cache_unlock(lk);
 }
 
 Dwarf *sym_obj_dwarf(struct sym_obj *o)

@@ -201,6 +201,14 @@ void sym_debug_store(Elf *e, const char *bid);
 /* The cache directory shared by the debug and name caches: NULL when off
  * or unusable, with *why a line saying why (NULL: nothing to say). */
 const char *sym_cache_dir(const char **why);
+/* Waits (at most a few seconds) for BUILDID.lock in the cache directory,
+ * so that of the recordings that lack the same copy or names at once
+ * (the ranks of a job on a node) one makes them and the others read
+ * them: a handle for sym_cache_unlock(), or -1 (no cache, or no lock to
+ * be had: go on without it, the writes are atomic anyway). Taken again
+ * for the same bid by this process, it is held once. */
+int sym_cache_lock(const char *bid);
+void sym_cache_unlock(int h);
 
 /*
  * The name cache (namecache.c; hwprof(1), "Name cache"): per object, by
@@ -217,6 +225,11 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf);
  * no line, -1 when the cache does not have it. */
 int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
 		   const char **fn);
+/* Before the first of addresses a[0..n) that the cache lacks is
+ * resolved: waits for the object's lock (sym_cache_lock()), held until
+ * sym_ncache_close(), and reads the file again when another recording
+ * replaced it meanwhile. */
+void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n);
 /* What DWARF gave addr, a miss, in object o (file NULL: no line): keeps
  * the whole unit of addr when sym_obj_unit() finds one, else addr alone.
  * The strings are o's: c is closed before o is freed. */
