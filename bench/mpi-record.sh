@@ -19,6 +19,7 @@
 #   BASE=OTHERBUILD: also the record route with that build's hwprof (an
 #   older commit's), in the same rounds: rows record-cold-base and
 #   record-warm-base
+#   ONLY=own: the recorders' own share alone (no wall-time rounds)
 set -eu
 b=$1
 rounds=${2:-3}
@@ -64,11 +65,13 @@ run() {
 	t=$((($(date +%s%N) - t0) / 1000000))
 	echo "$t $(awk '{ print $1 + $2 }' "$tmp/cpu")" >>"$tmp/$n"
 }
+ONLY=${ONLY:-}
 echo "mpi-stencil at $np ranks on $(nproc) CPUs ($([ "$np" -gt "$(nproc)" ] && echo oversubscribed || echo not oversubscribed)), $rounds rounds"
 # warm: one recording of each route fills the cache the warm runs keep
-run preload fill "$tmp/warm" "$@"
-run record fill "$tmp/warm" "$@"
-if [ -n "$BASE" ]; then
+[ "$ONLY" = own ] && rounds0=$rounds rounds=0
+[ "$ONLY" = own ] || run preload fill "$tmp/warm" "$@"
+[ "$ONLY" = own ] || run record fill "$tmp/warm" "$@"
+if [ -n "$BASE" ] && [ "$ONLY" != own ]; then
 	run preload fill "$tmp/warmb" "$@"
 	run base fill "$tmp/warmb" "$@"
 fi
@@ -94,6 +97,7 @@ med() {
 	sort -n -k"$2" "$tmp/$1" | awk -v c="$2" '{ v[NR] = $c }
 		END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
+if [ "$ONLY" != own ]; then
 printf '%-13s %8s %8s   %s\n' run wall_ms cpu_s "walls of the rounds (ms)"
 rows="alone preload-cold record-cold preload-warm record-warm"
 [ -n "$BASE" ] && rows="$rows record-cold-base record-warm-base"
@@ -113,6 +117,8 @@ for c in cold warm; do
 	fi
 	echo "cache $c: record/alone $(echo "scale=3; $r / $a" | bc)  preload/alone $(echo "scale=3; $p / $a" | bc)  record/preload $(echo "scale=3; $r / $p" | bc)  (median of the rounds' own: $(med "q-$c" 1))"
 done
+fi
+[ "$ONLY" = own ] && rounds=$rounds0
 
 # own NAME HWPROF CACHEDIR [ARGS...]: "cpu_s tail_ms" appended to $tmp/NAME
 own() {

@@ -25,7 +25,8 @@
  * that resolved addresses the file lacks writes the union of the file as
  * it is then and its own to a temp file beside it and renames it over
  * (concurrent writers leave one whole file; the last one's union wins).
- * A recording with addresses the file lacks first takes the object's
+ * A recording that finds no file, or a quarter of its addresses or more
+ * missing from it, first takes the object's
  * lock (sym_cache_lock(), sym_ncache_need()) until it has written: the
  * ranks of a job, naming the same object at once, then resolve in turn,
  * each after reading what the ones before it wrote, not all the same
@@ -303,13 +304,15 @@ static int unchanged(const struct sym_ncache *c);
 
 void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n)
 {
-	size_t i = 0;
+	size_t i = 0, miss = 0;
 
 	if (!c || c->lock >= 0)
 		return;
-	while (i < n && nc_find(c, a[i]) >= 0)
-		i++;
-	if (i == n || (c->lock = sym_cache_lock(c->bid)) < 0)
+	for (size_t k = 0; k < n; k++)
+		miss += nc_find(c, a[k]) < 0;
+	/* a few addresses new to a file that has the rest: resolved side
+	 * by side (waiting in turn would cost the ranks more than it saves) */
+	if (!miss || (c->buf && miss < n / 4) || (c->lock = sym_cache_lock(c->bid)) < 0)
 		return;
 	if (!unchanged(c)) {	/* another rank's names since: take them */
 		free(c->buf);

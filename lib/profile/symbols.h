@@ -225,8 +225,9 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf);
  * no line, -1 when the cache does not have it. */
 int sym_ncache_get(struct sym_ncache *c, uint64_t addr, const char **file, int *line,
 		   const char **fn);
-/* Before the first of addresses a[0..n) that the cache lacks is
- * resolved: waits for the object's lock (sym_cache_lock()), held until
+/* Before addresses a[0..n) are resolved: when the cache has no file of
+ * the object or lacks a quarter of them or more, waits for the object's
+ * lock (sym_cache_lock()), held until
  * sym_ncache_close(), and reads the file again when another recording
  * replaced it meanwhile. */
 void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n);
