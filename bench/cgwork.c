@@ -14,7 +14,7 @@
 #include <sys/mman.h>
 #include <time.h>
 
-#define CHUNK	4096L	/* pages mapped at once */
+#define CHUNK 4096L /* pages mapped at once */
 
 static char *pool;
 static long used;
@@ -41,12 +41,25 @@ static void work(void)
 	pool[used++ * 4096] = 1;
 }
 
-#define LEAF(n) __attribute__((noinline)) void leaf##n(void); \
-	void leaf##n(void) { work(); __asm__ volatile("" ::: "memory"); }
-LEAF(0) LEAF(1) LEAF(2) LEAF(3) LEAF(4) LEAF(5) LEAF(6) LEAF(7)
+#define LEAF(n)                                       \
+	__attribute__((noinline)) void leaf##n(void); \
+	void leaf##n(void)                            \
+	{                                             \
+		work();                               \
+		__asm__ volatile("" ::: "memory");    \
+	}
+LEAF(0)
+LEAF(1)
+LEAF(2)
+LEAF(3)
+LEAF(4)
+LEAF(5)
+LEAF(6)
+LEAF(7)
 
-static void (*const leaves[8])(void) = { leaf0, leaf1, leaf2, leaf3, leaf4, leaf5, leaf6,
-					 leaf7 };
+static void (*const leaves[8])(void) = {
+	leaf0, leaf1, leaf2, leaf3, leaf4, leaf5, leaf6, leaf7
+};
 
 __attribute__((noinline)) void mid(int k, int i);
 void mid(int k, int i)

@@ -18,8 +18,8 @@
 
 #include <hwprof.h>
 
-#define TEXT	128ull		/* bytes of text per region */
-#define BATCH	1024
+#define TEXT  128ull /* bytes of text per region */
+#define BATCH 1024
 
 static uint64_t state = 42;
 
@@ -78,8 +78,10 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < nreg; i++) {
 		/* a gap of 64 bytes between regions, as between functions */
 		reg[i] = (struct hwprof_region){
-			.base = buf + i * bytes, .size = bytes,
-			.offset = base + i * (TEXT + 64), .scale = 0x10000,
+			.base = buf + i * bytes,
+			.size = bytes,
+			.offset = base + i * (TEXT + 64),
+			.scale = 0x10000,
 			.width = width,
 		};
 	}
@@ -103,11 +105,11 @@ int main(int argc, char **argv)
 	t0 = now();
 	for (size_t k = 0; k < rep; k++)
 		for (size_t i = 0; i < n; i += BATCH)
-			hwprof_hist_fold(h, ips + i, NULL,
-					 n - i < BATCH ? n - i : BATCH, NULL);
+			hwprof_hist_fold(h, ips + i, NULL, n - i < BATCH ? n - i : BATCH,
+					 NULL);
 	t = now() - t0;
-	printf("regions %zu width %u pattern %s samples %zu: %.1f Msamples/s\n",
-	       nreg, width, argv[3], n * rep, (double)(n * rep) / t / 1e6);
+	printf("regions %zu width %u pattern %s samples %zu: %.1f Msamples/s\n", nreg, width,
+	       argv[3], n * rep, (double)(n * rep) / t / 1e6);
 	hwprof_hist_free(h);
 	free(reg);
 	free(buf);

@@ -64,8 +64,8 @@ static int profile(const char *name)
 	printf("%s: PAPI_add_event: %s\n", name, PAPI_strerror(r));
 	if (r)
 		return 1;
-	r = PAPI_profil(buf, bufsiz, (vptr_t)&__executable_start, 65536, set, code,
-			100000, PAPI_PROFIL_POSIX);
+	r = PAPI_profil(buf, bufsiz, (vptr_t)&__executable_start, 65536, set, code, 100000,
+			PAPI_PROFIL_POSIX);
 	printf("%s: PAPI_profil: %s\n", name, PAPI_strerror(r));
 	if (PAPI_start(set))
 		return 1;

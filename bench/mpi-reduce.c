@@ -17,12 +17,17 @@
 
 #include "../lib/mpi/hwpmpi.h"
 
-static int push(struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj, uint64_t addr,
-		uint64_t n, int rank)
+static int push(struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj, uint64_t addr, uint64_t n,
+		int rank)
 {
-	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj, .addr = addr, .sum = n,
-						  .min = n, .max = n, .kind = kind,
-						  .maxrank = rank, .ranks = 1 };
+	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj,
+						    .addr = addr,
+						    .sum = n,
+						    .min = n,
+						    .max = n,
+						    .kind = kind,
+						    .maxrank = rank,
+						    .ranks = 1 };
 	return 0;
 }
 
@@ -48,7 +53,8 @@ int main(int argc, char **argv)
 
 		if (asprintf(&path, "/usr/lib/x86_64-linux-gnu/libbench%d.so", o) < 0)
 			MPI_Abort(MPI_COMM_WORLD, 2);
-		p.objs[o] = (struct hwp_mpi_obj){ hwp_mpi_objhash(NULL, path, 0), NULL, path, 0 };
+		p.objs[o] = (struct hwp_mpi_obj){ hwp_mpi_objhash(NULL, path, 0), NULL, path,
+						  0 };
 	}
 	p.nobjs = 5;
 	for (long i = 0; i < na + nf; i++) {
@@ -56,8 +62,11 @@ int main(int argc, char **argv)
 		long n = func ? nf : na;
 		long k = rand_r(&seed) % (2 * n);
 		/* a shared key, or U % of the time this rank's own */
-		uint64_t addr = rand_r(&seed) % 100 >= uniq ? 0x1000 + 16 * (uint64_t)k :
-			0x10000000 + ((uint64_t)rank * 2 * (uint64_t)n + (uint64_t)k) * 16;
+		uint64_t addr = rand_r(&seed) % 100 >= uniq ?
+					0x1000 + 16 * (uint64_t)k :
+					0x10000000 + ((uint64_t)rank * 2 * (uint64_t)n +
+						      (uint64_t)k) *
+							     16;
 
 		push(&p, func ? HWP_MPI_FUNC : HWP_MPI_ADDR, p.objs[k % 5].hash, addr,
 		     1 + rand_r(&seed) % 1000, rank);
@@ -70,9 +79,10 @@ int main(int argc, char **argv)
 	MPI_Reduce(&t, &tmax, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (!rank)
 		printf("ranks %d  own %ld%%  per rank: %ld addresses %ld functions (%zu bytes)  "
-		       "rank 0 after: %zu keys (%zu bytes)  reduce: %.2f ms%s\n", size, uniq, na, nf,
-		       (size_t)(na + nf) * sizeof(struct hwp_mpi_ent), p.nents,
-		       p.nents * sizeof(struct hwp_mpi_ent), tmax * 1e3, r ? "  FAILED" : "");
+		       "rank 0 after: %zu keys (%zu bytes)  reduce: %.2f ms%s\n",
+		       size, uniq, na, nf, (size_t)(na + nf) * sizeof(struct hwp_mpi_ent),
+		       p.nents, p.nents * sizeof(struct hwp_mpi_ent), tmax * 1e3,
+		       r ? "  FAILED" : "");
 	hwp_mpi_free(&p);
 	MPI_Finalize();
 	return r ? 1 : 0;

@@ -16,9 +16,9 @@
 #include <mpi.h>
 
 struct band {
-	int n;		/* columns */
-	int rows;	/* rows owned, plus one halo row above and below */
-	int up, down;	/* neighbour ranks, MPI_PROC_NULL at the edges */
+	int n;	      /* columns */
+	int rows;     /* rows owned, plus one halo row above and below */
+	int up, down; /* neighbour ranks, MPI_PROC_NULL at the edges */
 };
 
 static inline double *row(double *a, const struct band *b, int i)
@@ -29,12 +29,10 @@ static inline double *row(double *a, const struct band *b, int i)
 /* the halo rows of a from the neighbours */
 static void exchange(double *a, const struct band *b)
 {
-	MPI_Sendrecv(row(a, b, 1), b->n, MPI_DOUBLE, b->up, 0,
-		     row(a, b, b->rows + 1), b->n, MPI_DOUBLE, b->down, 0,
-		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-	MPI_Sendrecv(row(a, b, b->rows), b->n, MPI_DOUBLE, b->down, 1,
-		     row(a, b, 0), b->n, MPI_DOUBLE, b->up, 1,
-		     MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Sendrecv(row(a, b, 1), b->n, MPI_DOUBLE, b->up, 0, row(a, b, b->rows + 1), b->n,
+		     MPI_DOUBLE, b->down, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+	MPI_Sendrecv(row(a, b, b->rows), b->n, MPI_DOUBLE, b->down, 1, row(a, b, 0), b->n,
+		     MPI_DOUBLE, b->up, 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
 /* y = A x, A the 5-point Laplacian with zero boundary (x's halos fresh) */

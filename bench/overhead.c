@@ -53,13 +53,18 @@ static volatile uint64_t sink;
 
 static int run_floor(uint64_t period, uint64_t n, double *t, uint64_t *samples)
 {
-	const size_t pages = 1024;	/* 4 MiB: holds every sample of a run */
+	const size_t pages = 1024; /* 4 MiB: holds every sample of a run */
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK, .sample_period = period,
-		.sample_type = PERF_SAMPLE_IP, .disabled = 1,
-		.exclude_kernel = 1, .exclude_hv = 1, .watermark = 1,
-		.wakeup_watermark = 1u << 30,	/* never: read at the end */
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.sample_period = period,
+		.sample_type = PERF_SAMPLE_IP,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
+		.watermark = 1,
+		.wakeup_watermark = 1u << 30, /* never: read at the end */
 		.read_format = PERF_FORMAT_LOST,
 	};
 	long psz = sysconf(_SC_PAGESIZE);
@@ -71,8 +76,7 @@ static int run_floor(uint64_t period, uint64_t n, double *t, uint64_t *samples)
 
 	if (fd < 0)
 		return -errno;
-	pg = mmap(NULL, (pages + 1) * (size_t)psz, PROT_READ | PROT_WRITE,
-		  MAP_SHARED, fd, 0);
+	pg = mmap(NULL, (pages + 1) * (size_t)psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (pg == MAP_FAILED)
 		return -errno;
 	data = (unsigned char *)pg + psz;
@@ -106,11 +110,16 @@ static int run_hwprof(uint64_t period, uint64_t n, double *t, uint64_t *samples,
 {
 	static uint32_t buf[4096];
 	struct hwprof_region r = {
-		.base = buf, .size = sizeof(buf),
-		.offset = (uint64_t)(uintptr_t)work, .scale = 0x8000, .width = 32,
+		.base = buf,
+		.size = sizeof(buf),
+		.offset = (uint64_t)(uintptr_t)work,
+		.scale = 0x8000,
+		.width = 32,
 	};
 	struct hwprof_hist_opts ho = {
-		.sz = sizeof(ho), .regions = &r, .nregions = 1,
+		.sz = sizeof(ho),
+		.regions = &r,
+		.nregions = 1,
 		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
@@ -149,8 +158,8 @@ static int run_papi(uint64_t period, uint64_t n, double *t, uint64_t *samples)
 	if ((ret = PAPI_create_eventset(&es)) ||
 	    (ret = PAPI_event_name_to_code("perf::TASK-CLOCK", &code)) ||
 	    (ret = PAPI_add_event(es, code)) ||
-	    (ret = PAPI_profil(buf, sizeof(buf), (vptr_t)work, 65536, es, code,
-			       (int)period, PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_16)) ||
+	    (ret = PAPI_profil(buf, sizeof(buf), (vptr_t)work, 65536, es, code, (int)period,
+			       PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_16)) ||
 	    (ret = PAPI_start(es))) {
 		fprintf(stderr, "papi: %s\n", PAPI_strerror(ret));
 		return -1;
@@ -173,7 +182,8 @@ int main(int argc, char **argv)
 	int ret = 0;
 
 	if (argc < 4) {
-		fprintf(stderr, "usage: overhead none|floor|hwprof|papi PERIOD_NS ITERATIONS\n");
+		fprintf(stderr,
+			"usage: overhead none|floor|hwprof|papi PERIOD_NS ITERATIONS\n");
 		return 2;
 	}
 	period = strtoull(argv[2], NULL, 0);

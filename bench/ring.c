@@ -18,8 +18,8 @@
 
 #include "perf.h"
 
-#define AREA	(1u << 20)
-#define BATCH	512
+#define AREA  (1u << 20)
+#define BATCH 512
 
 static uint64_t sink;
 
@@ -95,8 +95,8 @@ int main(int argc, char **argv)
 		size_t n = fill(&r, depth), got = 0, m;
 		double t0 = now();
 
-		while ((m = depth ? hwp_ring_read_chains(&r, ips, BATCH, on_chain, NULL)
-				  : hwp_ring_read_ips(&r, ips, BATCH)))
+		while ((m = depth ? hwp_ring_read_chains(&r, ips, BATCH, on_chain, NULL) :
+				    hwp_ring_read_ips(&r, ips, BATCH)))
 			for (size_t i = 0; i < m; i++, got++)
 				sink += ips[i];
 		t += now() - t0;

@@ -16,7 +16,7 @@
 
 #include <hwprof.h>
 
-#define THREADS	16
+#define THREADS 16
 #define RUNS	30
 
 static pthread_barrier_t done;
@@ -45,8 +45,10 @@ static int cmp(const void *a, const void *b)
 int main(void)
 {
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_TASK_CLOCK, .disabled = 1,
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_TASK_CLOCK,
+		.disabled = 1,
 	};
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
 	struct hwprof_session_stats st = { .sz = sizeof(st) };

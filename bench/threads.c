@@ -58,7 +58,7 @@ static void set_go(int v, int n)
 	pthread_mutex_lock(&mu);
 	go = v;
 	pthread_cond_broadcast(&cv);
-	while (!v && parked < n)	/* wait until every thread is parked */
+	while (!v && parked < n) /* wait until every thread is parked */
 		pthread_cond_wait(&parked_cv, &mu);
 	pthread_mutex_unlock(&mu);
 }
@@ -157,7 +157,8 @@ int main(int argc, char **argv)
 	pthread_attr_init(&pa);
 	pthread_attr_setstacksize(&pa, 64 * 1024);
 	go = spinning;
-	if (hwprof_session_new(&o, &s) || hwprof_session_add(s, "task-clock", period, NULL) < 0)
+	if (hwprof_session_new(&o, &s) ||
+	    hwprof_session_add(s, "task-clock", period, NULL) < 0)
 		return 1;
 	for (int i = 0; !late && i < n; i++)
 		if (pthread_create(&t[i], &pa, spin, (void *)(uintptr_t)i))

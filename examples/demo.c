@@ -24,7 +24,7 @@ uint64_t warm_loop(uint64_t n);
 uint64_t thread_loop(uint64_t n);
 void fault_pages(volatile char *p, size_t n, size_t psz);
 
-static size_t nfaults;	/* "faults N": pages per thread */
+static size_t nfaults; /* "faults N": pages per thread */
 
 __attribute__((noinline)) uint64_t hot_loop(uint64_t n)
 {
@@ -73,8 +73,8 @@ __attribute__((noinline)) void fault_pages(volatile char *p, size_t n, size_t ps
 static int faults(size_t n)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
 
 	if (p == MAP_FAILED || madvise(p, n * psz, MADV_NOHUGEPAGE)) {
 		perror("demo: faults");
@@ -106,7 +106,8 @@ int main(int argc, char **argv)
 			pthread_t t[16];
 
 			for (int k = 0; k < n && k < 16; k++)
-				pthread_create(&t[k], NULL, worker, (void *)(uintptr_t)100000000);
+				pthread_create(&t[k], NULL, worker,
+					       (void *)(uintptr_t)100000000);
 			for (int k = 0; k < n && k < 16; k++)
 				pthread_join(t[k], NULL);
 		} else if (!strcmp(argv[i], "fork")) {
@@ -120,7 +121,9 @@ int main(int argc, char **argv)
 			waitpid(pid, NULL, 0);
 		} else if (!strcmp(argv[i], "dlopen") && i + 1 < argc) {
 			void *h = dlopen(argv[++i], RTLD_NOW);
-			uint64_t (*f)(uint64_t) = h ? (uint64_t (*)(uint64_t))dlsym(h, "lib_loop") : NULL;
+			uint64_t (*f)(
+				uint64_t) = h ? (uint64_t(*)(uint64_t))dlsym(h, "lib_loop") :
+						NULL;
 
 			if (!f) {
 				fprintf(stderr, "demo: %s\n", dlerror());

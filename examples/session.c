@@ -30,7 +30,8 @@ static void log_stderr(int level, const char *msg, void *arg)
 int main(void)
 {
 	struct hwprof_session_opts o = {
-		.sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+		.sz = sizeof(o),
+		.mode = HWPROF_SESSION_PROCESS,
 	};
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	const struct hwprof_object *objs;
@@ -51,7 +52,7 @@ int main(void)
 		hwprof_session_free(s);
 		return 1;
 	}
-	pthread_create(&t, NULL, busy, (void *)1);	/* sampled too */
+	pthread_create(&t, NULL, busy, (void *)1); /* sampled too */
 	r2 = busy((void *)2);
 	pthread_join(t, &r1);
 	hwprof_session_stop(s);

@@ -19,8 +19,8 @@
 #include <unistd.h>
 
 void target(volatile char *p, long n, size_t psz);
-__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread")))
-void target(volatile char *p, long n, size_t psz)
+__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread"))) void
+target(volatile char *p, long n, size_t psz)
 {
 	for (long i = 0; i < n; i++)
 		p[(size_t)i * psz] = 1;
@@ -39,7 +39,7 @@ static void *thread(void *arg)
 	if (p == MAP_FAILED)
 		return (void *)1;
 	madvise(p, (size_t)pages * psz, MADV_NOHUGEPAGE);
-	pthread_barrier_wait(&bar);	/* all alive, then all at once */
+	pthread_barrier_wait(&bar); /* all alive, then all at once */
 	target(p, pages, psz);
 	return NULL;
 }
@@ -47,8 +47,10 @@ static void *thread(void *arg)
 int main(int argc, char **argv)
 {
 	static unsigned int buf[64];
-	struct prof pr = { .pr_base = buf, .pr_size = sizeof(buf),
-			   .pr_off = (size_t)(uintptr_t)target, .pr_scale = 0x10000 };
+	struct prof pr = { .pr_base = buf,
+			   .pr_size = sizeof(buf),
+			   .pr_off = (size_t)(uintptr_t)target,
+			   .pr_scale = 0x10000 };
 	long nt = argc > 2 ? atol(argv[1]) : 0;
 	pthread_t *t;
 	pthread_attr_t at;
@@ -64,7 +66,7 @@ int main(int argc, char **argv)
 	pthread_attr_init(&at);
 	pthread_attr_setstacksize(&at, 64 * 1024);
 	pthread_barrier_init(&bar, NULL, (unsigned int)nt);
-	if (!t || sprofil(&pr, 1, NULL, PROF_UINT)) {	/* 32-bit buckets */
+	if (!t || sprofil(&pr, 1, NULL, PROF_UINT)) { /* 32-bit buckets */
 		perror("sprofil");
 		return 99;
 	}
@@ -79,7 +81,7 @@ int main(int argc, char **argv)
 		pthread_join(t[i], &r);
 		bad = r ? r : bad;
 	}
-	sprofil(NULL, 0, NULL, 0);	/* stop: every sample folded */
+	sprofil(NULL, 0, NULL, 0); /* stop: every sample folded */
 	for (size_t i = 0; i < sizeof(buf) / sizeof(buf[0]); i++)
 		sum += buf[i];
 	printf("target %llu\n", sum);

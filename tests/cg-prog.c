@@ -55,7 +55,7 @@ __attribute__((noinline, no_sanitize_address, no_sanitize_thread)) void leaf(lon
 __attribute__((noinline)) void mid_a(long n)
 {
 	leaf(n);
-	__asm__ volatile("" ::: "memory");	/* no tail call */
+	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
 __attribute__((noinline)) void mid_b(long n)
@@ -106,8 +106,7 @@ int main(int argc, char **argv)
 		__asm__ volatile("syscall" : : "a"(SYS_exit_group), "D"(0) : "memory");
 #endif
 		_exit(0);
-	}
-	else if (!strcmp(argv[1], "deep"))
+	} else if (!strcmp(argv[1], "deep"))
 		deep((int)k);
 	else
 		return 2;

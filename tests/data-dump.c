@@ -64,8 +64,11 @@ static int sym_range(const char *path, const char *name, uint64_t *lo, uint64_t 
 
 static const char *how(enum hd_how h)
 {
-	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
-	       h == HD_ENDED ? "ended" : h == HD_UNSEEN ? "unseen" : "running";
+	return h == HD_EXITED	? "exit" :
+	       h == HD_SIGNALED ? "signal" :
+	       h == HD_ENDED	? "ended" :
+	       h == HD_UNSEEN	? "unseen" :
+				  "running";
 }
 
 int main(int argc, char **argv)

@@ -52,7 +52,7 @@ static void pass(const char *outer, const char *inner)
 	must(PAPI_hl_region_end(inner), "end inner");
 	must(PAPI_hl_region_begin(inner), "begin inner 2");
 	t_touch_n(touch_a, &tp, 5);
-	if (PAPI_hl_region_end(outer) != PAPI_EINVAL) {	/* not the innermost */
+	if (PAPI_hl_region_end(outer) != PAPI_EINVAL) { /* not the innermost */
 		printf("FAIL: ending %s inside %s\n", outer, inner);
 		exit(1);
 	}
@@ -84,5 +84,5 @@ int main(void)
 	if (pthread_create(&t, NULL, worker, NULL) || pthread_join(t, NULL))
 		return 99;
 	t_pages_free(&tp);
-	return 0;	/* the output is written at exit */
+	return 0; /* the output is written at exit */
 }

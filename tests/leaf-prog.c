@@ -46,13 +46,13 @@ __asm__(".text\n"
 	"	pushq %rbp\n"
 	".cfi_def_cfa_offset 16\n"
 	".cfi_offset %rbp, -16\n"
-	"	movb $1, (%rdi)\n"	/* the prologue: BP still the caller's */
+	"	movb $1, (%rdi)\n" /* the prologue: BP still the caller's */
 	"	movq %rsp, %rbp\n"
 	".cfi_def_cfa_register %rbp\n"
 	"	nop\n"
 	"	popq %rbp\n"
 	".cfi_def_cfa %rsp, 8\n"
-	"	movb $1, (%rsi)\n"	/* the epilogue: BP the caller's again */
+	"	movb $1, (%rsi)\n" /* the epilogue: BP the caller's again */
 	"	ret\n"
 	".cfi_endproc\n"
 	".size edge, .-edge\n");
@@ -75,7 +75,7 @@ __attribute__((noinline)) void mid_a(long n, int e)
 {
 	for (long i = 0; i < n; i++)
 		call(e);
-	__asm__ volatile("" ::: "memory");	/* no tail call */
+	__asm__ volatile("" ::: "memory"); /* no tail call */
 }
 
 __attribute__((noinline)) void mid_b(long n, int e)

@@ -46,8 +46,8 @@ int main(int argc, char **argv)
 
 	if (n <= 0)
 		return 2;
-	/* the OpenMP threads made and their stacks touched before MPI_Init,
-	 * so that the region below faults only in omp_work */
+		/* the OpenMP threads made and their stacks touched before MPI_Init,
+		 * so that the region below faults only in omp_work */
 #pragma omp parallel num_threads(2)
 	omp_warm();
 	if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)

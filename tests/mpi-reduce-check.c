@@ -21,7 +21,7 @@
 
 #include "../lib/mpi/hwpmpi.h"
 
-#define NK	40
+#define NK 40
 
 static int check_round(int round, int rank, int size)
 {
@@ -39,17 +39,26 @@ static int check_round(int round, int rank, int size)
 	for (int k = 0; k < NK; k++) {
 		mine[k] = rand_r(&seed) % 4 ? 1 + (uint64_t)(rand_r(&seed) % 3) : 0;
 		if (mine[k])
-			p.ents[p.nents++] = (struct hwp_mpi_ent){
-				.obj = 77, .addr = (uint64_t)(NK - k), .sum = mine[k],
-				.min = mine[k], .max = mine[k], .kind = HWP_MPI_FUNC,
-				.maxrank = rank, .ranks = 1 };
+			p.ents[p.nents++] = (struct hwp_mpi_ent){ .obj = 77,
+								  .addr = (uint64_t)(NK - k),
+								  .sum = mine[k],
+								  .min = mine[k],
+								  .max = mine[k],
+								  .kind = HWP_MPI_FUNC,
+								  .maxrank = rank,
+								  .ranks = 1 };
 		/* a node of count >= 2 in two entries, 1 and the rest */
 		for (int part = 0; part < (mine[k] >= 2 ? 2 : mine[k] ? 1 : 0); part++)
 			p.ents[p.nents++] = (struct hwp_mpi_ent){
-				.obj = 1000 + (uint64_t)k, .addr = (uint64_t)k,
+				.obj = 1000 + (uint64_t)k,
+				.addr = (uint64_t)k,
 				.sum = mine[k] >= 2 ? (part ? mine[k] - 1 : 1) : mine[k],
-				.min = 5000 + (uint64_t)k, .max = 9000 + (uint64_t)k,
-				.kind = HWP_MPI_NODE, .maxrank = rank, .ranks = 1 };
+				.min = 5000 + (uint64_t)k,
+				.max = 9000 + (uint64_t)k,
+				.kind = HWP_MPI_NODE,
+				.maxrank = rank,
+				.ranks = 1
+			};
 	}
 	hwp_mpi_sort(&p);
 	MPI_Gather(mine, NK, MPI_UINT64_T, all, NK, MPI_UINT64_T, 0, MPI_COMM_WORLD);
@@ -77,7 +86,8 @@ static int check_round(int round, int rank, int size)
 		}
 		{
 			const struct hwp_mpi_ent *x = hwp_mpi_find(&p, HWP_MPI_NODE,
-								   1000 + (uint64_t)k, (uint64_t)k);
+								   1000 + (uint64_t)k,
+								   (uint64_t)k);
 
 			if (s && (!x || x->sum != s || x->min != 5000 + (uint64_t)k ||
 				  x->max != 9000 + (uint64_t)k || x->ranks != nr)) {
@@ -90,13 +100,15 @@ static int check_round(int round, int rank, int size)
 				bad = 1;
 			}
 			if (!s && x) {
-				printf("round %d node %d: in the result, on no rank\n", round, k);
+				printf("round %d node %d: in the result, on no rank\n", round,
+				       k);
 				bad = 1;
 			}
 		}
 		if (!s) {
 			if (e) {
-				printf("round %d key %d: in the result, on no rank\n", round, k);
+				printf("round %d key %d: in the result, on no rank\n", round,
+				       k);
 				bad = 1;
 			}
 			continue;
@@ -105,9 +117,10 @@ static int check_round(int round, int rank, int size)
 		    e->ranks != nr) {
 			printf("round %d key %d: got %llu %llu %llu %d %u, want %llu %llu %llu %d %u\n",
 			       round, k, e ? (unsigned long long)e->sum : 0,
-			       e ? (unsigned long long)e->min : 0, e ? (unsigned long long)e->max : 0,
-			       e ? e->maxrank : -1, e ? e->ranks : 0, (unsigned long long)s,
-			       (unsigned long long)mn, (unsigned long long)mx, mr, nr);
+			       e ? (unsigned long long)e->min : 0,
+			       e ? (unsigned long long)e->max : 0, e ? e->maxrank : -1,
+			       e ? e->ranks : 0, (unsigned long long)s, (unsigned long long)mn,
+			       (unsigned long long)mx, mr, nr);
 			bad = 1;
 		}
 	}
@@ -127,7 +140,8 @@ int main(int argc, char **argv)
 		bad |= check_round(round, rank, size);
 	MPI_Reduce(&bad, &any, 1, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
 	if (!rank)
-		printf("%s: 200 rounds of %d keys on %d ranks\n", any ? "FAIL" : "ok", NK, size);
+		printf("%s: 200 rounds of %d keys on %d ranks\n", any ? "FAIL" : "ok", NK,
+		       size);
 	MPI_Finalize();
 	return any;
 }

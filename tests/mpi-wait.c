@@ -32,7 +32,7 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-#define PAGES	50	/* fresh pages a unit of work stores into */
+#define PAGES 50 /* fresh pages a unit of work stores into */
 
 void compute_kernel(volatile char *pages, int units, double ms);
 
@@ -64,8 +64,8 @@ int main(int argc, char **argv)
 	MPI_Init(&argc, &argv);
 	MPI_Comm_rank(MPI_COMM_WORLD, &rank);
 	units = rank == 2 ? 3 : 1;
-	pages = mmap(NULL, (size_t)(iters * units * PAGES) * (size_t)pg, PROT_READ | PROT_WRITE,
-		     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pages = mmap(NULL, (size_t)(iters * units * PAGES) * (size_t)pg,
+		     PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pages == MAP_FAILED) {
 		perror("mmap");
 		MPI_Abort(MPI_COMM_WORLD, 1);

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
 		work();
 		if (PAPI_hl_region_end("work") != PAPI_OK)
 			return 2;
-		return 0;	/* exit() writes the output */
+		return 0; /* exit() writes the output */
 	}
 	fprintf(stderr, "outfile-writer: %s: not gmon or hl\n", argv[1]);
 	return 99;

@@ -44,8 +44,8 @@ int main(void)
 				  PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_16));
 	SAY("start", PAPI_start(es));
 	SAY("start again", PAPI_start(es));
-	SAY("profil while running", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code,
-						0, 0));
+	SAY("profil while running",
+	    PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code, 0, 0));
 	SAY("stop", PAPI_stop(es, NULL));
 	SAY("stop again", PAPI_stop(es, NULL));
 	SAY("profil off", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code, 0, 0));
@@ -54,10 +54,11 @@ int main(void)
 	for (int e = 0; e >= -27; e--)
 		printf("strerror(%d) %s\n", e, PAPI_strerror(e));
 	/* the late errors */
-	SAY("profil(flags 0x200)", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code,
-					       1000000, 0x200));
-	SAY("profil(two buckets)", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code,
-					       1000000, PAPI_PROFIL_BUCKET_16 | PAPI_PROFIL_BUCKET_32));
+	SAY("profil(flags 0x200)",
+	    PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code, 1000000, 0x200));
+	SAY("profil(two buckets)",
+	    PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code, 1000000,
+			PAPI_PROFIL_BUCKET_16 | PAPI_PROFIL_BUCKET_32));
 	SAY("profil(DATA_EAR)", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code,
 					    1000000, PAPI_PROFIL_DATA_EAR));
 	SAY("profil(RANDOM)", PAPI_profil(buf, sizeof(buf), (vptr_t)f, 0x10000, es, code,

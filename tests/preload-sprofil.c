@@ -21,8 +21,8 @@
 
 /* one store: one fault per fresh page; no sanitizer shadow access */
 void target(volatile char *p);
-__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread")))
-void target(volatile char *p)
+__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread"))) void
+target(volatile char *p)
 {
 	*p = 1;
 }
@@ -30,19 +30,25 @@ void target(volatile char *p)
 int main(void)
 {
 	static unsigned int buf[16];
-	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
-			  .pr_off = (size_t)(uintptr_t)target, .pr_scale = 0x10000 };
+	struct prof p = { .pr_base = buf,
+			  .pr_size = sizeof(buf),
+			  .pr_off = (size_t)(uintptr_t)target,
+			  .pr_scale = 0x10000 };
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IP, .exclude_kernel = 1, .disabled = 1,
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP,
+		.exclude_kernel = 1,
+		.disabled = 1,
 	};
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
 	unsigned int sum = 0, nonzero = 0;
 	char *m;
 
-	if (fd < 0) {	/* probed without hwprof */
+	if (fd < 0) { /* probed without hwprof */
 		printf("SKIP: page-fault events: %s\n", strerror(errno));
 		return 77;
 	}

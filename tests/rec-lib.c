@@ -19,9 +19,9 @@ void rec_lib_faults(long n)
 	long pg = sysconf(_SC_PAGESIZE);
 	char *p;
 
-	(void)*text;	/* its text is in: running it faults no more */
-	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	(void)*text; /* its text is in: running it faults no more */
+	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED)
 		return;
 	madvise(p, (size_t)(n * pg), MADV_NOHUGEPAGE);

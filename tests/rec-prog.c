@@ -112,8 +112,8 @@ static void faults_in(void (*touch)(volatile char *), long n)
 	(void)*text;
 	if (n <= 0)
 		return;
-	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
 	if (p == MAP_FAILED) {
 		perror("mmap");
 		exit(99);
@@ -130,11 +130,11 @@ static int anon_faults(long n)
 {
 #if defined(__x86_64__)
 	static const unsigned char loop[] = {
-		0xc6, 0x07, 0x01,			/* 1: movb $1, (%rdi) */
-		0x48, 0x81, 0xc7, 0x00, 0x10, 0x00, 0x00,	/* add $4096, %rdi */
-		0x48, 0xff, 0xce,			/* dec %rsi */
-		0x75, 0xf1,				/* jnz 1b */
-		0xc3,					/* ret */
+		0xc6, 0x07, 0x01,			  /* 1: movb $1, (%rdi) */
+		0x48, 0x81, 0xc7, 0x00, 0x10, 0x00, 0x00, /* add $4096, %rdi */
+		0x48, 0xff, 0xce,			  /* dec %rsi */
+		0x75, 0xf1,				  /* jnz 1b */
+		0xc3,					  /* ret */
 	};
 	void (*fn)(char *, long);
 	char *p;
@@ -142,14 +142,15 @@ static int anon_faults(long n)
 
 	if (pg != 4096 || n <= 0)
 		return 99;
-	code = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	code = mmap(NULL, (size_t)pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		    0);
 	p = mmap(NULL, (size_t)(n * pg), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 		 -1, 0);
 	if (code == MAP_FAILED || p == MAP_FAILED)
 		return 99;
 	madvise(p, (size_t)(n * pg), MADV_NOHUGEPAGE);
 	memcpy(code, loop, sizeof(loop));
-	(void)*(volatile char *)code;	/* the code page faults now, not in the count */
+	(void)*(volatile char *)code; /* the code page faults now, not in the count */
 	if (mprotect(code, (size_t)pg, PROT_READ | PROT_EXEC))
 		return 99;
 	fn = (void (*)(char *, long))code;
@@ -261,7 +262,7 @@ static int sideband(const char *dir, long kids, long n)
 		pid_t p = fork();
 		char c;
 
-		if (!p) {	/* blocked until the pipe closes */
+		if (!p) { /* blocked until the pipe closes */
 			close(gate[1]);
 			_exit(read(gate[0], &c, 1) == 0 ? 0 : 1);
 		}
@@ -276,8 +277,8 @@ static int sideband(const char *dir, long kids, long n)
 		pthread_join(t[i], NULL);
 	/* every CPU's ring full, whichever CPUs the threads ran on */
 	map_on_each_cpu(n);
-	close(gate[1]);		/* the children exit: their exit records come
-				 * into rings that are full */
+	close(gate[1]); /* the children exit: their exit records come
+			 * into rings that are full */
 	while (wait(NULL) > 0)
 		;
 	if (mark(dir, "done"))
@@ -292,7 +293,7 @@ static pthread_barrier_t bar;
 static void *thread(void *arg)
 {
 	(void)arg;
-	pthread_barrier_wait(&bar);	/* all alive at once */
+	pthread_barrier_wait(&bar); /* all alive at once */
 	faults(per_thread);
 	return NULL;
 }
@@ -451,7 +452,7 @@ int main(int argc, char **argv)
 
 		if (p < 0)
 			return 99;
-		if (!p) {	/* its own session, its pid in FILE, 60 s */
+		if (!p) { /* its own session, its pid in FILE, 60 s */
 			setsid();
 			snprintf(tmp, sizeof(tmp), "%s.tmp", argv[2]);
 			fd = open(tmp, O_CREAT | O_WRONLY | O_TRUNC | O_CLOEXEC, 0644);
@@ -538,20 +539,29 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "probe") && argc > 2) {
 		struct perf_event_attr at = {
-			.size = sizeof(at), .type = PERF_TYPE_SOFTWARE,
+			.size = sizeof(at),
+			.type = PERF_TYPE_SOFTWARE,
 			.config = strcmp(argv[2], "page-faults") ? PERF_COUNT_SW_TASK_CLOCK :
-				  PERF_COUNT_SW_PAGE_FAULTS,
-			.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
-			.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+								   PERF_COUNT_SW_PAGE_FAULTS,
+			.sample_period = 1000000,
+			.sample_type = PERF_SAMPLE_IP,
+			.disabled = 1,
+			.exclude_kernel = 1,
+			.exclude_hv = 1,
 		};
 		int fd = (int)syscall(SYS_perf_event_open, &at, 0, -1, -1, 0);
 
 		if (fd >= 0)
 			return 0;
 		switch (errno) {
-		case ENOENT: case ENODEV: case EOPNOTSUPP: case ENOSYS:
-		case EACCES: case EPERM:
-			printf("SKIP: %s cannot be sampled here: %s\n", argv[2], strerror(errno));
+		case ENOENT:
+		case ENODEV:
+		case EOPNOTSUPP:
+		case ENOSYS:
+		case EACCES:
+		case EPERM:
+			printf("SKIP: %s cannot be sampled here: %s\n", argv[2],
+			       strerror(errno));
 			return 77;
 		}
 		printf("ERROR: probe %s: %s\n", argv[2], strerror(errno));
@@ -559,7 +569,8 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(m, "anon"))
 		return anon_faults(a);
-	fprintf(stderr, "usage: rec-prog faults|exit|_exit|segv|threads|workers|spin|fsize|chdir ...\n");
+	fprintf(stderr,
+		"usage: rec-prog faults|exit|_exit|segv|threads|workers|spin|fsize|chdir ...\n");
 	return 99;
 }
 

@@ -43,11 +43,11 @@ static int (*volatile profil_)(unsigned short *, size_t, size_t, unsigned int) =
 #endif
 #endif
 
-#define SAY	"is no longer writable"
-#define NPF	256
+#define SAY "is no longer writable"
+#define NPF 256
 
 static long psz;
-static int errfd = -1;		/* the child's stderr, read back */
+static int errfd = -1; /* the child's stderr, read back */
 static struct t_pages pool;
 static struct hwprof_session *ses;
 static int papi_es;
@@ -61,8 +61,7 @@ static uintptr_t text_lo(void)
 
 static void *new_buf(size_t len)
 {
-	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 	if (p == MAP_FAILED) {
 		perror("mmap");
@@ -90,7 +89,9 @@ static int start(const char *api, void *buf, size_t len)
 	if (!strcmp(api, "profil"))
 		return profil_(buf, len, lo, 0x10000);
 	if (!strcmp(api, "sprofil")) {
-		struct prof p = { .pr_base = buf, .pr_size = len, .pr_off = lo,
+		struct prof p = { .pr_base = buf,
+				  .pr_size = len,
+				  .pr_off = lo,
 				  .pr_scale = 0x10000 };
 
 		return sprofil(&p, 1, NULL, 0);
@@ -98,8 +99,8 @@ static int start(const char *api, void *buf, size_t len)
 	if (!strcmp(api, "pcsample"))
 		return pcsample(buf, (long)(len / sizeof(uintptr_t))) < 0;
 	if (!strcmp(api, "monitor"))
-		return monitor((caddr_t_)lo, (caddr_t_)(lo + len),
-			       (unsigned short *)buf, (int)(len / 2), 0);
+		return monitor((caddr_t_)lo, (caddr_t_)(lo + len), (unsigned short *)buf,
+			       (int)(len / 2), 0);
 	if (!strcmp(api, "PAPI_profil") || !strcmp(api, "PAPI_profil_sw")) {
 		int flags = PAPI_PROFIL_POSIX, code;
 
@@ -113,16 +114,21 @@ static int start(const char *api, void *buf, size_t len)
 		if (PAPI_create_eventset(&papi_es) ||
 		    PAPI_event_name_to_code("page-faults", &code) ||
 		    PAPI_add_event(papi_es, code) ||
-		    PAPI_profil(buf, (unsigned)len, (vptr_t)lo, 0x10000, papi_es,
-				code, 1, flags))
+		    PAPI_profil(buf, (unsigned)len, (vptr_t)lo, 0x10000, papi_es, code, 1,
+				flags))
 			return -1;
 		return PAPI_start(papi_es);
 	}
 	if (!strcmp(api, "hist")) {
-		struct hwprof_region r = { .base = buf, .size = len, .offset = lo,
-					   .scale = 0x10000, .width = 16 };
-		struct hwprof_hist_opts o = { .sz = sizeof(o), .regions = &r,
-					      .nregions = 1, .index = HWPROF_INDEX_PROFIL };
+		struct hwprof_region r = { .base = buf,
+					   .size = len,
+					   .offset = lo,
+					   .scale = 0x10000,
+					   .width = 16 };
+		struct hwprof_hist_opts o = { .sz = sizeof(o),
+					      .regions = &r,
+					      .nregions = 1,
+					      .index = HWPROF_INDEX_PROFIL };
 		struct hwprof_session_opts so = { .sz = sizeof(so),
 						  .mode = HWPROF_SESSION_PROCESS };
 		struct hwprof_hist *h;
@@ -180,7 +186,7 @@ static int child(const char *api, int unmap)
 		printf("ERROR: %s could not stop\n", api);
 		return T_ERROR;
 	}
-	t_touch_n(touch_a, &pool, NPF);		/* and it goes on */
+	t_touch_n(touch_a, &pool, NPF); /* and it goes on */
 	return T_PASS;
 }
 
@@ -224,17 +230,17 @@ static int run(const char *api, int unmap)
 	printf("child's stderr:\n%s", text);
 	if (WIFEXITED(st) && (WEXITSTATUS(st) == T_ERROR || WEXITSTATUS(st) == T_SKIP))
 		return WEXITSTATUS(st);
-	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
-		"%s: the program did not go on: %s %d", api,
-		WIFSIGNALED(st) ? "killed by signal" : "exit status",
+	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: the program did not go on: %s %d",
+		api, WIFSIGNALED(st) ? "killed by signal" : "exit status",
 		WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
 	n = lines_with(text, SAY, first, sizeof(first));
 	T_CHECK(n == 1, "%d lines say \"%s\", want 1", n, SAY);
 	snprintf(want, sizeof(want), "hwprof: %s: ",
-		 !strcmp(api, "hist") ? "hwprof_hist_new" :
-		 !strcmp(api, "PAPI_profil_sw") ? "PAPI_profil" : api);
+		 !strcmp(api, "hist")		? "hwprof_hist_new" :
+		 !strcmp(api, "PAPI_profil_sw") ? "PAPI_profil" :
+						  api);
 	T_CHECK(!strncmp(first, want, strlen(want)) &&
-		strstr(first, "profiling into it stopped"),
+			strstr(first, "profiling into it stopped"),
 		"the line does not name %s and the stop: %s", api, first);
 	return t_done(api);
 }
@@ -242,8 +248,8 @@ static int run(const char *api, int unmap)
 int main(int argc, char **argv)
 {
 	static const char *const apis[] = {
-		"profil", "sprofil", "pcsample", "monitor", "PAPI_profil", "PAPI_profil_sw",
-		"hist",
+		"profil",      "sprofil",	 "pcsample", "monitor",
+		"PAPI_profil", "PAPI_profil_sw", "hist",
 	};
 	const char *c = argc > 1 ? argv[1] : "", *dash = strrchr(c, '-');
 	char tmpl[] = "/tmp/hwprof-buffault-XXXXXX";

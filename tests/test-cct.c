@@ -23,10 +23,10 @@ static void shape(void)
 	T_EQ(m, 0);
 	T_EQ(a, 1);
 	T_EQ(b, 2);
-	T_EQ(b2, 3);		/* the same address under another caller */
-	T_EQ(o, 4);		/* the same address in another object */
+	T_EQ(b2, 3); /* the same address under another caller */
+	T_EQ(o, 4);  /* the same address in another object */
 	T_EQ(t.n, 5);
-	T_EQ(hwp_cct_node(&t, (uint32_t)a, 0, 0x1100), b);	/* found, not added */
+	T_EQ(hwp_cct_node(&t, (uint32_t)a, 0, 0x1100), b); /* found, not added */
 	T_EQ(hwp_cct_node(&t, (uint32_t)m, 7, 0x1100), o);
 	T_EQ(t.n, 5);
 	T_EQ(t.node[b].depth, 3);
@@ -67,15 +67,15 @@ static void limits(void)
 	long g = hwp_cct_node(&t, (uint32_t)c, 0, 3);
 
 	T_EQ(g, 2);
-	T_EQ(hwp_cct_node(&t, (uint32_t)g, 0, 4), -2);	/* depth 4 */
+	T_EQ(hwp_cct_node(&t, (uint32_t)g, 0, 4), -2); /* depth 4 */
 	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 5), 3);
-	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 6), -1);	/* a fifth node */
+	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 6), -1); /* a fifth node */
 	T_EQ(t.n, 4);
-	T_EQ(hwp_cct_node(&t, (uint32_t)r, 0, 2), c);	/* full: still found */
+	T_EQ(hwp_cct_node(&t, (uint32_t)r, 0, 2), c); /* full: still found */
 	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 5), 3);
 	hwp_cct_zero(&t);
 	T_EQ(t.n, 0);
-	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 6), 0);	/* forgotten: room again */
+	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 6), 0); /* forgotten: room again */
 	T_EQ(hwp_cct_node(&t, HWP_CCT_ROOT, 0, 1), 1);
 	hwp_cct_free(&t);
 }
@@ -110,8 +110,8 @@ static void collisions(void)
 		bad += found != (long)i;
 	}
 	T_EQ(bad, 0);
-	T_EQ(t.nslot, 8192);	/* 1024 doubled while 3000 > half */
-	T_EQ(hwp_htab_reserve(&t, ((size_t)1 << 31) + 1), -1);	/* past 2^31 */
+	T_EQ(t.nslot, 8192); /* 1024 doubled while 3000 > half */
+	T_EQ(hwp_htab_reserve(&t, ((size_t)1 << 31) + 1), -1); /* past 2^31 */
 	T_EQ(t.nslot, 8192);
 	hwp_htab_free(&t);
 }

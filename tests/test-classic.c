@@ -25,8 +25,8 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define N	1000
-#define NPF	1400	/* page faults per exact run: a multiple of 7 */
+#define N   1000
+#define NPF 1400 /* page faults per exact run: a multiple of 7 */
 
 /* Turns profil off with scale 0: glibc declares its buffer nonnull, so a
  * NULL buffer (the other way) is undefined for a caller using <unistd.h>. */
@@ -73,8 +73,7 @@ static int need_pf(void)
 	}
 	t_prefault_stack();
 	use("page-faults", "1");
-	if (profil(warm, sizeof(warm), (size_t)(uintptr_t)touch_a, 0x10000) ||
-	    profil_off()) {
+	if (profil(warm, sizeof(warm), (size_t)(uintptr_t)touch_a, 0x10000) || profil_off()) {
 		printf("FAIL: profil on page-faults: %s\n", strerror(errno));
 		return T_FAIL;
 	}
@@ -116,7 +115,7 @@ static int case_profil(void)
 		nloop = t_faults_stop(loop);
 		T_FAULTS(nloop, 2 * NPF);
 		extra = T_EXTRA(nloop, 2 * NPF);
-		T_EQ(profil_off(), 0);		/* off: exact now */
+		T_EQ(profil_off(), 0); /* off: exact now */
 		T_NEAR(buf[off_a / 2], want, extra, "k=%d: touch_a's store", ks[i]);
 		for (uint64_t b = 0; b < 64; b++)
 			if (b != off_a / 2 && b != off_b / 2)
@@ -125,7 +124,7 @@ static int case_profil(void)
 		if (off_b / 2 < 64)
 			T_NEAR(buf[off_b / 2], want, extra, "k=%d: touch_b's store", ks[i]);
 		want = buf[off_a / 2];
-		t_touch_n(touch_a, &pool, 10);	/* off means off */
+		t_touch_n(touch_a, &pool, 10); /* off means off */
 		T_EQ(buf[off_a / 2], want);
 	}
 	/* scale 0 and 1 turn it off too, and nothing is counted */
@@ -161,11 +160,11 @@ static int case_bp(void)
 		T_EQ(profil(buf, sizeof(buf), (size_t)(uintptr_t)fn_a, 0x10000), 0);
 		call_n(fn_a, N);
 		call_n(fn_b, N);
-		T_EQ(profil_off(), 0);		/* off: exact now */
+		T_EQ(profil_off(), 0); /* off: exact now */
 		T_CHECK(buf[0] == N / ks[i], "k=%d: bucket 0 = %u", ks[i], buf[0]);
 		for (int b = 1; b < 64; b++)
 			T_EQ(buf[b], 0);
-		call_n(fn_a, 10);			/* off means off */
+		call_n(fn_a, 10); /* off means off */
 		T_EQ(buf[0], N / ks[i]);
 	}
 	/* scale 0 and 1 turn it off too, and nothing is counted */
@@ -191,13 +190,13 @@ static int case_profil_clock(void)
 	volatile uint64_t sink;
 
 	use("task-clock", "100000");
-	T_EQ(profil(buf, (len / 2 + 1) * 2, (size_t)(uintptr_t)&__executable_start,
-		    0x10000), 0);
+	T_EQ(profil(buf, (len / 2 + 1) * 2, (size_t)(uintptr_t)&__executable_start, 0x10000),
+	     0);
 	sink = spin_hot(150000000);
 	T_EQ(profil_off(), 0);
 	(void)sink;
 	lo = ((uintptr_t)spin_hot - (uintptr_t)&__executable_start) / 2;
-	hi = lo + 64;		/* 128 bytes cover the loop */
+	hi = lo + 64; /* 128 bytes cover the loop */
 	for (size_t i = 0; i <= len / 2; i++) {
 		total += buf[i];
 		if (i >= lo && i < hi)
@@ -215,8 +214,10 @@ static int case_profil_clock(void)
 		static uint32_t hotb[64], bin[1];
 		struct prof p[2] = {
 			{ .pr_base = bin, .pr_size = 4, .pr_off = 0, .pr_scale = 2 },
-			{ .pr_base = hotb, .pr_size = sizeof(hotb),
-			  .pr_off = (size_t)(uintptr_t)spin_hot, .pr_scale = 0x10000 },
+			{ .pr_base = hotb,
+			  .pr_size = sizeof(hotb),
+			  .pr_off = (size_t)(uintptr_t)spin_hot,
+			  .pr_scale = 0x10000 },
 		};
 		uint64_t in = 0;
 
@@ -239,7 +240,8 @@ static int case_profil_clock(void)
 		sink = spin_hot(150000000);
 		n = pcsample(NULL, 0);
 		for (long i = 0; i < n; i++)
-			in += pcs[i] >= (uintptr_t)spin_hot && pcs[i] < (uintptr_t)spin_hot + 128;
+			in += pcs[i] >= (uintptr_t)spin_hot &&
+			      pcs[i] < (uintptr_t)spin_hot + 128;
 		printf("pcsample task-clock: %ld of %ld pcs in spin_hot\n", in, n);
 		T_CHECK(n > 100 && in * 10 > n * 9, "spin_hot %ld of %ld", in, n);
 	}
@@ -251,21 +253,27 @@ static int case_profil_clock(void)
  * misattributes the first sample after each switch: not here). */
 static int case_sprofil_regions(void)
 {
-	enum { K = 400 };
+	enum {
+		K = 400
+	};
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	static uint32_t ba[64], bb[64], bin[1];
 	struct prof p[3] = {
-		{ .pr_base = bb, .pr_size = sizeof(bb),
-		  .pr_off = (size_t)(uintptr_t)touch_b, .pr_scale = 0x10000 },
+		{ .pr_base = bb,
+		  .pr_size = sizeof(bb),
+		  .pr_off = (size_t)(uintptr_t)touch_b,
+		  .pr_scale = 0x10000 },
 		{ .pr_base = bin, .pr_size = sizeof(bin), .pr_off = 0, .pr_scale = 2 },
-		{ .pr_base = ba, .pr_size = sizeof(ba),
-		  .pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 },
+		{ .pr_base = ba,
+		  .pr_size = sizeof(ba),
+		  .pr_off = (size_t)(uintptr_t)touch_a,
+		  .pr_scale = 0x10000 },
 	};
 	uint64_t sa = 0, sb = 0;
 	char *m;
 
-	m = mmap(NULL, 2 * K * psz, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	m = mmap(NULL, 2 * K * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		 0);
 	if (m == MAP_FAILED)
 		return T_ERROR;
 	madvise(m, 2 * K * psz, MADV_NOHUGEPAGE);
@@ -325,10 +333,14 @@ static int case_sprofil_threads(void)
 	use("page-faults", "1");
 	for (int f = 0; f < 3; f++) {
 		for (int binfirst = 0; binfirst < 2; binfirst++) {
-			struct prof reg = { .pr_base = buf, .pr_size = sizeof(buf),
-				.pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 };
-			struct prof ob = { .pr_base = bin, .pr_size = w[f], .pr_off = 0,
-				.pr_scale = 2 };
+			struct prof reg = { .pr_base = buf,
+					    .pr_size = sizeof(buf),
+					    .pr_off = (size_t)(uintptr_t)touch_a,
+					    .pr_scale = 0x10000 };
+			struct prof ob = { .pr_base = bin,
+					   .pr_size = w[f],
+					   .pr_off = 0,
+					   .pr_scale = 2 };
 			struct prof p[2];
 			struct timeval tv = { 7, 7 };
 			/* the sprofil index divides by the counter size */
@@ -375,8 +387,10 @@ static int case_sprofil_threads(void)
 static int case_rearm(void)
 {
 	static unsigned short buf[64];
-	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
-		.pr_off = (size_t)(uintptr_t)touch_a, .pr_scale = 0x10000 };
+	struct prof p = { .pr_base = buf,
+			  .pr_size = sizeof(buf),
+			  .pr_off = (size_t)(uintptr_t)touch_a,
+			  .pr_scale = 0x10000 };
 	struct t_pages pool;
 	int r = need_pf();
 
@@ -391,7 +405,7 @@ static int case_rearm(void)
 	}
 	memset(buf, 0, sizeof(buf));
 	T_EQ(sprofil(&p, 1, NULL, 0), 0);
-	T_EQ(sprofil(&p, 1, NULL, 0), 0);	/* a call while on replaces */
+	T_EQ(sprofil(&p, 1, NULL, 0), 0); /* a call while on replaces */
 	t_touch_n(touch_a, &pool, 123);
 	T_EQ(sprofil(NULL, 0, NULL, 0), 0);
 	T_EQ(buf[off_a / 2], 123);
@@ -436,8 +450,8 @@ static int case_fork_exec(const char *self)
 		_exit(99);
 	}
 	waitpid(pid, &status, 0);
-	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"after exec %d perf fds", WEXITSTATUS(status));
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "after exec %d perf fds",
+		WEXITSTATUS(status));
 	T_EQ(profil_off(), 0);
 	T_EQ(buf[off_a / 2], 150);
 	t_pages_free(&pool);
@@ -459,8 +473,10 @@ static int case_errors(void)
 {
 	static unsigned short buf[16];
 	static const char ro[64] = "read-only";
-	struct prof p = { .pr_base = buf, .pr_size = sizeof(buf),
-		.pr_off = (size_t)(uintptr_t)fn_a, .pr_scale = 0x10000 };
+	struct prof p = { .pr_base = buf,
+			  .pr_size = sizeof(buf),
+			  .pr_off = (size_t)(uintptr_t)fn_a,
+			  .pr_scale = 0x10000 };
 	struct prof bad = p;
 	char tmpl[] = "/tmp/hwprof-err-XXXXXX", text[4096];
 	struct timeval tv;
@@ -486,11 +502,12 @@ static int case_errors(void)
 	bad.pr_base = NULL;
 	T_CHECK(sprofil(&bad, 1, NULL, 0) == -1 && errno == EFAULT, "NULL buffer");
 	T_CHECK(profil((unsigned short *)(uintptr_t)ro, 64, 0x1000, 0x10000) == -1 &&
-		errno == EFAULT, "profil read-only");
+			errno == EFAULT,
+		"profil read-only");
 	T_CHECK(profil(buf, 0, 0x1000, 0x10000) == -1 && errno == EINVAL, "profil size 0");
 	T_CHECK(profil(buf, 32, 0x1000, 0x30000) == -1 && errno == EINVAL, "profil scale");
 	T_CHECK(pcsample(NULL, -1) == -1 && errno == EINVAL, "pcsample -1");
-	T_EQ(t_count_perf_fds(), 0);	/* no failure left anything running */
+	T_EQ(t_count_perf_fds(), 0); /* no failure left anything running */
 
 	/* tvp gets the real period: 100 us here, the clock tick by default */
 	T_EQ(sprofil(&p, 1, &tv, 0), 0);
@@ -516,9 +533,11 @@ static int case_errors(void)
 	use("task-clock", "0");
 	T_CHECK(pcsample((uintptr_t *)(void *)buf, 2) == -1 && errno == EINVAL, "period 0");
 	use("task-clock", "-5");
-	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "period -5");
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL,
+		"period -5");
 	use("mem:no_such_function_xyz:x", "1");
-	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL, "mem: symbol");
+	T_CHECK(profil(buf, sizeof(buf), 0x1000, 0x10000) == -1 && errno == EINVAL,
+		"mem: symbol");
 	dup2(old, 2);
 	close(old);
 	lseek(fd, 0, SEEK_SET);
@@ -527,10 +546,12 @@ static int case_errors(void)
 	close(fd);
 	unlink(tmpl);
 	printf("stderr said:\n%s", text);
-	T_CHECK(strstr(text, "HWPROF_EVENT=no-such-event-xyz: no-such-event-xyz: no such event"),
+	T_CHECK(strstr(text,
+		       "HWPROF_EVENT=no-such-event-xyz: no-such-event-xyz: no such event"),
 		"event reason");
 	T_CHECK(strstr(strstr(text, "no-such-event-xyz: no such event") + 1,
-		       "no-such-event-xyz: no such event") == NULL, "said twice");
+		       "no-such-event-xyz: no such event") == NULL,
+		"said twice");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=abc"), "period reason");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=0"), "period 0 reason");
 	T_CHECK(strstr(text, "HWPROF_PERIOD=-5"), "period -5 reason");
@@ -553,14 +574,14 @@ static int case_pcsample(void)
 	sa = (uintptr_t)touch_a + off_a;
 	sb = (uintptr_t)touch_a + off_b;
 	use("page-faults", "1");
-	T_EQ(pcsample(a, 2000), 0);		/* nothing ran before */
+	T_EQ(pcsample(a, 2000), 0); /* nothing ran before */
 	t_touch_n(touch_b, &pool, 600);
 	t_touch_n(touch_a, &pool, 600);
-	n = pcsample(b, 100);			/* stops a, starts b */
+	n = pcsample(b, 100); /* stops a, starts b */
 	for (long i = 0; i < n && i < 2000; i++) {
 		if (a[i] == sb) {
 			nb++;
-			order += na > 0;	/* touch_b's after touch_a's */
+			order += na > 0; /* touch_b's after touch_a's */
 		} else if (a[i] == sa) {
 			na++;
 		}
@@ -570,9 +591,9 @@ static int case_pcsample(void)
 	T_EQ(na, 600);
 	T_CHECK(order == 0, "%ld of touch_b's pcs after touch_a's", order);
 	T_CHECK(n >= 1200 && n < 2000, "pcsample returned %ld", n);
-	T_EQ(a[n], 0);				/* nothing written past the count */
+	T_EQ(a[n], 0); /* nothing written past the count */
 	t_touch_n(touch_b, &pool, 300);
-	T_EQ(pcsample(NULL, 0), 100);		/* full at 100; 0 stops */
+	T_EQ(pcsample(NULL, 0), 100); /* full at 100; 0 stops */
 	/* b holds the first 100 pcs: touch_b's, after any fault made while
 	 * starting (a TSan build's runtime makes some) */
 	nb = 0;
@@ -581,7 +602,8 @@ static int case_pcsample(void)
 		if (b[i] == sb)
 			nb++;
 		else
-			T_CHECK(nb == 0, "b[%d] = %#lx after touch_b's", i, (unsigned long)b[i]);
+			T_CHECK(nb == 0, "b[%d] = %#lx after touch_b's", i,
+				(unsigned long)b[i]);
 	}
 	printf("pcsample: %ld of b's 100 pcs at touch_b's store\n", nb);
 	T_CHECK(b[99] == sb || nb == 0, "b[99] = %#lx", (unsigned long)b[99]);

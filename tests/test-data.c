@@ -3,8 +3,8 @@
  * The data file module of the profile library (lib/profile/data*.c): a version 2
  * round trip with every field and awkward strings, a version 1 file read
  * into the same model, a job file and version 4's call paths, kept
- * names and losses (checkpoint, side band, processes unseen) round trip, counting that merges equal keys, and malformed
- * files refused with one line naming the file and the line.
+ * names and losses (checkpoint, side band, processes unseen) round trip, counting that merges
+ * equal keys, and malformed files refused with one line naming the file and the line.
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -59,8 +59,8 @@ static void round_trip(void)
 	d.procs[1].how = HD_EXITED;
 	d.procs[1].status = 3;
 	T_EQ(hd_add_process(&d, 4245, 4242, "true"), 2);
-	d.procs[2].how = HD_ENDED;	/* its status went to its parent */
-	T_EQ(hd_add_process(&d, 4246, 4242, "sleep 1"), 3);	/* HD_RUNNING */
+	d.procs[2].how = HD_ENDED;			    /* its status went to its parent */
+	T_EQ(hd_add_process(&d, 4246, 4242, "sleep 1"), 3); /* HD_RUNNING */
 	t = hd_add_thread(&d, 4242, 0, "main thread");
 	T_EQ(t, 0);
 	T_EQ(hd_add_thread(&d, 4244, 1, NULL), 1);
@@ -69,7 +69,7 @@ static void round_trip(void)
 	/* found again, its size now known */
 	T_EQ(hd_object(&d, "/usr/lib/x 1.so", "abcd", 4096), 0);
 	T_EQ(d.objects[0].size, 4096);
-	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 4096), 1);	/* other identity */
+	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 4096), 1); /* other identity */
 	/* no build-id: the path's file of that size, an unknown size any */
 	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 8192), 2);
 	T_EQ(hd_object(&d, "/usr/lib/x 1.so", NULL, 0), 1);
@@ -77,7 +77,8 @@ static void round_trip(void)
 	T_EQ(hd_object(&d, "[vdso]", NULL, 0), 3);
 	for (int i = 0; i < 5000; i++)
 		T_EQ(hd_count(&d, (uint32_t)(i & 1), (uint32_t)(i % 2), 0,
-			      0x1000 + (uint64_t)(i % 1000) * 4, 1), 0);
+			      0x1000 + (uint64_t)(i % 1000) * 4, 1),
+		     0);
 	T_EQ(d.nsamples, 1000);
 	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0xffffffffff600000ull, UINT64_MAX), 0);
 	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0xffffffffff600000ull, 5), 0);
@@ -89,7 +90,7 @@ static void round_trip(void)
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_EQ(r.nprocs, 4);
 	if (r.nevents == 2 && r.nprocs == 4 && r.nthreads == 2 && r.nobjects == 4) {
-		T_EQ(r.version, 3);	/* no call paths */
+		T_EQ(r.version, 3); /* no call paths */
 		T_CHECK(!strcmp(r.host, "node 7"), "host '%s'", r.host);
 		T_EQ(r.rank, 3);
 		T_EQ(r.size, 8);
@@ -100,7 +101,8 @@ static void round_trip(void)
 		T_EQ(r.events[0].lost, 2);
 		T_EQ(r.events[0].throttled, 1);
 		T_EQ(r.events[0].missed, 5);
-		T_CHECK(r.events[0].missed_why && !strcmp(r.events[0].missed_why, "mlock budget"),
+		T_CHECK(r.events[0].missed_why &&
+				!strcmp(r.events[0].missed_why, "mlock budget"),
 			"why");
 		T_CHECK(!r.events[1].missed_why, "no why");
 		T_CHECK(!strcmp(r.events[1].name, "mem:foo:x"), "%s", r.events[1].name);
@@ -124,7 +126,7 @@ static void round_trip(void)
 		T_EQ(r.objects[0].size, 4096);
 		T_EQ(r.objects[1].size, 4096);
 		T_EQ(r.objects[2].size, 8192);
-		T_EQ(r.objects[3].size, 0);	/* "-" */
+		T_EQ(r.objects[3].size, 0); /* "-" */
 		T_EQ(r.nsamples, d.nsamples);
 		for (size_t i = 0; i < r.nsamples && i < d.nsamples; i++) {
 			T_EQ(r.samples[i].event, d.samples[i].event);
@@ -136,8 +138,8 @@ static void round_trip(void)
 		/* counts saturate, never wrap */
 		T_EQ(r.samples[r.nsamples - 1].count, UINT64_MAX);
 	} else {
-		T_CHECK(0, "read back %zu events %zu procs %zu threads %zu objects",
-			r.nevents, r.nprocs, r.nthreads, r.nobjects);
+		T_CHECK(0, "read back %zu events %zu procs %zu threads %zu objects", r.nevents,
+			r.nprocs, r.nthreads, r.nobjects);
 	}
 	hd_free(&r);
 	hd_free(&d);
@@ -147,11 +149,12 @@ static void version1(void)
 {
 	struct hd_file r;
 	char err[512];
-	const char *p = put("v1",
-		"hwprof-data 1\ncommand ./demo x\npid 4242\nbucket-bytes 8\n"
-		"event 0 1000000 583 1 2 583 0 0 0 1 task-clock\n"
-		"object 0 0x55e0c3a01000 0x55e0c3a014cd 0x55e0c3a00000 4915f1 1 2 /home/u/demo\n"
-		"137 300\n140 215\nend\n");
+	const char *p =
+		put("v1",
+		    "hwprof-data 1\ncommand ./demo x\npid 4242\nbucket-bytes 8\n"
+		    "event 0 1000000 583 1 2 583 0 0 0 1 task-clock\n"
+		    "object 0 0x55e0c3a01000 0x55e0c3a014cd 0x55e0c3a00000 4915f1 1 2 /home/u/demo\n"
+		    "137 300\n140 215\nend\n");
 
 	T_EQ(hd_read(p, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
@@ -213,7 +216,7 @@ static void job_round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
-	T_EQ(r.version, 3);	/* no call paths: what 0.2 reads */
+	T_EQ(r.version, 3); /* no call paths: what 0.2 reads */
 	T_EQ(r.job, 1);
 	T_EQ(r.size, 4);
 	T_EQ(r.rank, -1);
@@ -237,7 +240,9 @@ static void job_round_trip(void)
 	hd_free(&r);
 	hd_free(&d);
 	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/libmpi.so.40.30.4"), 1);
-	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so"), 1);
+	T_EQ(hd_object_is_mpi(
+		     "/usr/lib/x86_64-linux-gnu/openmpi/lib/openmpi3/mca_btl_vader.so"),
+	     1);
 	T_EQ(hd_object_is_mpi("libopen-pal.so.40"), 1);
 	T_EQ(hd_object_is_mpi("/usr/lib/x86_64-linux-gnu/libc.so.6"), 0);
 	T_EQ(hd_object_is_mpi("/home/u/mpiapp"), 0);
@@ -275,7 +280,7 @@ static void job_threads_round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
-	T_EQ(r.version, 4);	/* tt lines: not for 0.2's reader */
+	T_EQ(r.version, 4); /* tt lines: not for 0.2's reader */
 	T_EQ(r.nthreads, 3);
 	T_EQ(r.nttotals, 3);
 	if (r.nthreads == 3 && r.nttotals == 3) {
@@ -320,7 +325,7 @@ static void mpi_time_round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
-	T_EQ(r.version, 4);	/* the lines are version 4's */
+	T_EQ(r.version, 4); /* the lines are version 4's */
 	T_EQ(r.nmranks, 2);
 	T_EQ(r.nmsites, 2);
 	T_EQ(r.nmsranks, 2);
@@ -363,22 +368,22 @@ static void paths_round_trip(void)
 	T_EQ(hd_add_thread(&d, 10, 0, "p"), 0);
 	T_EQ(hd_object(&d, "/bin/p", "ab", 4096), 0);
 	d.events[0].callgraph = HD_CG_FP;
-	d.events[0].chains = 8;		/* the c lines' 8 samples */
+	d.events[0].chains = 8; /* the c lines' 8 samples */
 	d.events[0].cut = 2;
-	T_EQ(hd_count(&d, 0, 0, 0, 0x1100, 7), 0);	/* their s lines */
+	T_EQ(hd_count(&d, 0, 0, 0, 0x1100, 7), 0); /* their s lines */
 	T_EQ(hd_count(&d, 0, 0, HD_NO_OBJECT, 0x7f00, 1), 0);
-	m = hd_node(&d, HD_NO_NODE, 0, 0x1000);		/* main */
-	a = hd_node(&d, (uint32_t)m, 0, 0x1010);	/* main -> a */
-	b = hd_node(&d, (uint32_t)a, 0, 0x1100);	/* main -> a -> b */
-	b2 = hd_node(&d, (uint32_t)m, 0, 0x1100);	/* main -> b */
-	x = hd_node(&d, HD_NO_NODE, HD_NO_OBJECT, 0x7f00);	/* JIT, no caller */
+	m = hd_node(&d, HD_NO_NODE, 0, 0x1000);		   /* main */
+	a = hd_node(&d, (uint32_t)m, 0, 0x1010);	   /* main -> a */
+	b = hd_node(&d, (uint32_t)a, 0, 0x1100);	   /* main -> a -> b */
+	b2 = hd_node(&d, (uint32_t)m, 0, 0x1100);	   /* main -> b */
+	x = hd_node(&d, HD_NO_NODE, HD_NO_OBJECT, 0x7f00); /* JIT, no caller */
 	T_EQ(m, 0);
 	T_EQ(a, 1);
 	T_EQ(b, 2);
 	T_EQ(b2, 3);
 	T_EQ(x, 4);
-	T_EQ(hd_node(&d, (uint32_t)a, 0, 0x1100), b);	/* found, not added */
-	T_EQ(hd_node(&d, 99, 0, 0x1100), -1);		/* no such parent */
+	T_EQ(hd_node(&d, (uint32_t)a, 0, 0x1100), b); /* found, not added */
+	T_EQ(hd_node(&d, 99, 0, 0x1100), -1);	      /* no such parent */
 	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b, 4), 0);
 	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b, 1), 0);
 	T_EQ(hd_count_path(&d, 0, 0, (uint32_t)b2, 2), 0);
@@ -388,7 +393,7 @@ static void paths_round_trip(void)
 	T_EQ(fr[0], (uint32_t)b);
 	T_EQ(fr[1], (uint32_t)a);
 	T_EQ(fr[2], (uint32_t)m);
-	T_EQ(hd_path_frames(&d, (uint32_t)b, fr, 1), 3);	/* depth beyond cap */
+	T_EQ(hd_path_frames(&d, (uint32_t)b, fr, 1), 3); /* depth beyond cap */
 	snprintf(path, sizeof(path), "%s/paths", dir);
 	f = fopen(path, "w");
 	T_EQ(hd_write(f, &d), 0);
@@ -405,10 +410,11 @@ static void paths_round_trip(void)
 	if (r.cct.n == 5 && r.npaths == 3) {
 		for (int i = 0; i < 5; i++)
 			T_CHECK(r.cct.node[i].parent == d.cct.node[i].parent &&
-				r.cct.node[i].object == d.cct.node[i].object &&
-				r.cct.node[i].addr == d.cct.node[i].addr &&
-				r.cct.node[i].depth == d.cct.node[i].depth, "node %d", i);
-		T_EQ(r.cct.node[2].depth, 3);	/* main -> a -> b */
+					r.cct.node[i].object == d.cct.node[i].object &&
+					r.cct.node[i].addr == d.cct.node[i].addr &&
+					r.cct.node[i].depth == d.cct.node[i].depth,
+				"node %d", i);
+		T_EQ(r.cct.node[2].depth, 3); /* main -> a -> b */
 		T_EQ(r.paths[0].count, 5);
 		T_EQ(r.paths[0].node, (uint32_t)b);
 		T_EQ(r.paths[2].count, 1);
@@ -441,7 +447,7 @@ static void names_round_trip(void)
 	T_EQ(hd_add_name(&d, 0, 0x2000, 0x2010, "operator new (x)"), 0);
 	T_EQ(hd_src(&d, "/src/a b.c"), 0);
 	T_EQ(hd_src(&d, "/src/c.h"), 1);
-	T_EQ(hd_src(&d, "/src/a b.c"), 0);		/* found, not added */
+	T_EQ(hd_src(&d, "/src/a b.c"), 0); /* found, not added */
 	T_EQ(hd_add_line(&d, 0, 0, 0x1010, 12, NULL), 0);
 	T_EQ(hd_add_line(&d, 0, 1, 0x1020, 7, "inl"), 0);
 	snprintf(path, sizeof(path), "%s/names", dir);
@@ -450,23 +456,28 @@ static void names_round_trip(void)
 	fclose(f);
 	T_EQ(hd_read(path, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
-	T_EQ(r.version, 4);	/* kept names need 4 */
+	T_EQ(r.version, 4); /* kept names need 4 */
 	T_EQ(r.nnames, 2);
 	T_EQ(r.srcs.n, 2);
 	T_EQ(r.nlines, 2);
 	if (r.nobjects == 3 && r.nnames == 2 && r.srcs.n == 2 && r.nlines == 2) {
-		T_CHECK(r.objects[0].kept && !r.objects[0].kept_why, "object 0 kept, no warning");
+		T_CHECK(r.objects[0].kept && !r.objects[0].kept_why,
+			"object 0 kept, no warning");
 		T_CHECK(r.objects[1].kept && r.objects[1].kept_why &&
-			!strcmp(r.objects[1].kept_why, "could not be read\nwhen recorded"),
+				!strcmp(r.objects[1].kept_why,
+					"could not be read\nwhen recorded"),
 			"object 1's warning");
 		T_CHECK(!r.objects[2].kept, "object 2 not kept");
 		T_CHECK(r.names[0].lo == 0x1000 && r.names[0].hi == 0x1040 &&
-			!strcmp(r.names[0].name, "_ZN2ns1fEv"), "name 0");
+				!strcmp(r.names[0].name, "_ZN2ns1fEv"),
+			"name 0");
 		T_CHECK(!strcmp(r.names[1].name, "operator new (x)"), "a name with spaces");
 		T_CHECK(!strcmp(r.srcs.s[0], "/src/a b.c"), "a source with a space");
-		T_CHECK(r.lines[0].addr == 0x1010 && r.lines[0].line == 12 && !r.lines[0].func &&
-			r.lines[0].src == 0, "line 0");
-		T_CHECK(r.lines[1].src == 1 && r.lines[1].func && !strcmp(r.lines[1].func, "inl"),
+		T_CHECK(r.lines[0].addr == 0x1010 && r.lines[0].line == 12 &&
+				!r.lines[0].func && r.lines[0].src == 0,
+			"line 0");
+		T_CHECK(r.lines[1].src == 1 && r.lines[1].func &&
+				!strcmp(r.lines[1].func, "inl"),
 			"line 1");
 	}
 	hd_free(&r);
@@ -504,7 +515,7 @@ static void losses_round_trip(void)
 		T_EQ(hd_add_process(&d, 11, 10, "./a"), 1);
 		T_EQ(hd_add_thread(&d, 10, 0, "a"), 0);
 		if (k == 1)
-			d.side_lost = UINT64_MAX;	/* saturated: kept as it is */
+			d.side_lost = UINT64_MAX; /* saturated: kept as it is */
 		if (k == 2)
 			d.checkpoint = 1;
 		if (k == 3)
@@ -538,7 +549,7 @@ static void empty_rest(void)
 	struct hd_file r;
 	char err[512];
 	const char *p = put("empty-rest",
-		"hwprof-data 2\nprocess 0 1 0 -1 exit 0 -\ncommand\nend\n");
+			    "hwprof-data 2\nprocess 0 1 0 -1 exit 0 -\ncommand\nend\n");
 
 	T_EQ(hd_read(p, &r, err, sizeof(err)), 0);
 	T_CHECK(!*err, "%s", err);
@@ -581,10 +592,12 @@ int main(void)
 	refused("thread-ref", "hwprof-data 2\nthread 0 0 5 x\nend\n", "line 2");
 	refused("sample-ref",
 		"hwprof-data 2\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
-		"thread 0 0 1 t\ns 0 0 7 10 1\nend\n", "line 5");
+		"thread 0 0 1 t\ns 0 0 7 10 1\nend\n",
+		"line 5");
 	refused("sample-extra",
 		"hwprof-data 2\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
-		"thread 0 0 1 t\ns 0 0 - 10 1 9\nend\n", "line 5");
+		"thread 0 0 1 t\ns 0 0 - 10 1 9\nend\n",
+		"line 5");
 	refused("neg", "hwprof-data 2\nevent 0 -1 1 0 0 0 - e\nend\n", "line 2");
 	refused("index", "hwprof-data 2\nevent 1 1 1 0 0 0 - e\nend\n", "line 2");
 	refused("escape", "hwprof-data 2\ncommand a\\x00b\nend\n", "line 2");
@@ -593,86 +606,149 @@ int main(void)
 	refused("how", "hwprof-data 2\nprocess 0 1 0 -1 zombie 0 - c\nend\n", "line 2");
 	refused("v3-job-late", "hwprof-data 3\nprocess 0 1 0 0 exit 0 - c\njob 2 0\nend\n",
 		"line 3");
-	refused("v3-job-thread", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 exit 0 - c\nthread 0 0 1 t\ns 0 0 - 10 1\nend\n", "line 6");
-	refused("v3-not-job", "hwprof-data 3\nevent 0 1 1 0 0 0 - e\n"
-		"s 0 - - 10 1\nend\n", "line 3");
-	refused("v3-f-min", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"f 0 0 - 10 5 6 4 0 2\nend\n", "line 4");
-	refused("v3-f-rank", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"f 0 0 - 10 5 1 4 2 2\nend\n", "line 4");
-	refused("v3-fr-ref", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 exit 0 - c\nf 0 0 - 10 5 1 4 0 2\nfr 0 1 4\nend\n", "line 6");
-	refused("v4-tt-not-job", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n", "line 5");
-	refused("v4-tt-ref", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 1 0 5\nend\n", "line 6");
-	refused("v4-tt-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+	refused("v3-job-thread",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 exit 0 - c\nthread 0 0 1 t\ns 0 0 - 10 1\nend\n",
+		"line 6");
+	refused("v3-not-job",
+		"hwprof-data 3\nevent 0 1 1 0 0 0 - e\n"
+		"s 0 - - 10 1\nend\n",
+		"line 3");
+	refused("v3-f-min",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 6 4 0 2\nend\n",
+		"line 4");
+	refused("v3-f-rank",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 2 2\nend\n",
+		"line 4");
+	refused("v3-fr-ref",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 exit 0 - c\nf 0 0 - 10 5 1 4 0 2\nfr 0 1 4\nend\n",
+		"line 6");
+	refused("v4-tt-not-job",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n",
+		"line 5");
+	refused("v4-tt-ref",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 1 0 5\nend\n",
+		"line 6");
+	refused("v4-tt-twice",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 0 0 5\ntt 0 0 5\nend\n",
 		"tt) given twice");
-	refused("v3-tt", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n", "malformed");
+	refused("v3-tt",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nthread 0 0 1 t\ntt 0 0 5\nend\n",
+		"malformed");
 	refused("v3-job-twice", "hwprof-data 3\njob 2 0\njob 8 0\nend\n", "line 3");
 	refused("v3-job-after-rank", "hwprof-data 3\nrank 1 4\njob 2 0\nend\n", "line 3");
-	refused("v3-f-min-not-all", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"f 0 0 - 10 5 1 4 0 1\nend\n", "line 4");
-	refused("v3-f-min-missing", "hwprof-data 3\njob 3 0\nevent 0 1 1 0 0 0 - e\n"
-		"f 0 0 - 10 5 1 4 0 2\nend\n", "line 4");
-	refused("v3-fr-zero", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 0\nend\n", "line 6");
-	refused("v3-fr-above-max", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 6\nend\n", "line 6");
-	refused("v3-fr-twice", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+	refused("v3-f-min-not-all",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 0 1\nend\n",
+		"line 4");
+	refused("v3-f-min-missing",
+		"hwprof-data 3\njob 3 0\nevent 0 1 1 0 0 0 - e\n"
+		"f 0 0 - 10 5 1 4 0 2\nend\n",
+		"line 4");
+	refused("v3-fr-zero",
+		"hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 0\nend\n",
+		"line 6");
+	refused("v3-fr-above-max",
+		"hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 5 0 5 0 1\nfr 0 0 6\nend\n",
+		"line 6");
+	refused("v3-fr-twice",
+		"hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 running 0 - c\nf 0 0 - 10 10 5 5 0 2\nfr 0 0 5\nfr 0 0 5\nend\n",
 		"fr) given twice");
-	refused("v3-fr-sum", "hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
+	refused("v3-fr-sum",
+		"hwprof-data 3\njob 2 1\nevent 0 1 1 0 0 0 - e\n"
 		"process 0 1 0 0 running 0 - c\nprocess 1 2 0 1 running 0 - c\n"
-		"f 0 0 - 10 6 0 5 0 1\nfr 0 0 5\nfr 0 1 4\nend\n", "above its sum");
-	refused("v3-rank-twice", "hwprof-data 3\njob 2 0\nprocess 0 1 0 1 running 0 - c\n"
-		"process 1 2 0 1 running 0 - c\nend\n", "rank given twice");
-	refused("v3-rank-outside", "hwprof-data 3\njob 2 0\nprocess 0 1 0 5 running 0 - c\n"
-		"end\n", "not one of the job's");
-	refused("v3-rank-none", "hwprof-data 3\njob 2 0\nprocess 0 1 0 -1 running 0 - c\n"
-		"end\n", "not one of the job's");
-	refused("v3-rt-twice", "hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
-		"process 0 1 0 0 running 0 - c\nrt 0 0 5 1\nrt 0 0 5 1\nend\n", "rt) given twice");
+		"f 0 0 - 10 6 0 5 0 1\nfr 0 0 5\nfr 0 1 4\nend\n",
+		"above its sum");
+	refused("v3-rank-twice",
+		"hwprof-data 3\njob 2 0\nprocess 0 1 0 1 running 0 - c\n"
+		"process 1 2 0 1 running 0 - c\nend\n",
+		"rank given twice");
+	refused("v3-rank-outside",
+		"hwprof-data 3\njob 2 0\nprocess 0 1 0 5 running 0 - c\n"
+		"end\n",
+		"not one of the job's");
+	refused("v3-rank-none",
+		"hwprof-data 3\njob 2 0\nprocess 0 1 0 -1 running 0 - c\n"
+		"end\n",
+		"not one of the job's");
+	refused("v3-rt-twice",
+		"hwprof-data 3\njob 2 0\nevent 0 1 1 0 0 0 - e\n"
+		"process 0 1 0 0 running 0 - c\nrt 0 0 5 1\nrt 0 0 5 1\nend\n",
+		"rt) given twice");
 	refused("v2-job", "hwprof-data 2\njob 2 0\nend\n", "line 2");
 	/* the wall clock in MPI: version 4, job files, indexes in range,
 	 * min <= max <= total, each (rank) and (site, rank) once */
-	refused("v3-mt", "hwprof-data 3\njob 2 0\nprocess 0 1 0 0 running 0 - c\n"
-		"mt 0 10 5 1\nend\n", "line 4");
-	refused("v4-mt-not-job", "hwprof-data 4\nprocess 0 1 0 -1 exit 0 - c\nmt 0 10 5 1\nend\n",
-		"line 3");
-	refused("v4-mt-proc", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nmt 1 10 5 1\nend\n", "line 6");
-	refused("v4-mt-zero-app", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nmt 0 0 5 1\nend\n", "line 6");
-	refused("v4-mt-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nmt 0 10 5 1\nmt 0 10 5 1\nend\n", "mt) given twice");
-	refused("v4-ms-index", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 1 0 10 MPI_Send\nend\n", "line 6");
-	refused("v4-ms-no-call", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 0 10\nend\n", "line 6");
-	refused("v4-ms-none-addr", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 - 10 MPI_Send\nend\n", "line 6");
-	refused("v4-ms-object", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 1 10 MPI_Send\nend\n", "line 6");
-	refused("v4-msr-site", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 1 0 1 5 5 5\nend\n", "line 7");
-	refused("v4-msr-zero", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 0 5 5 5\nend\n", "line 7");
-	refused("v4-msr-min", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 9 6 5\nend\n", "line 7");
-	refused("v4-msr-max", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
-		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 5 1 6\nend\n", "line 7");
-	refused("v4-msr-twice", "hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+	refused("v3-mt",
+		"hwprof-data 3\njob 2 0\nprocess 0 1 0 0 running 0 - c\n"
+		"mt 0 10 5 1\nend\n",
+		"line 4");
+	refused("v4-mt-not-job",
+		"hwprof-data 4\nprocess 0 1 0 -1 exit 0 - c\nmt 0 10 5 1\nend\n", "line 3");
+	refused("v4-mt-proc",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 1 10 5 1\nend\n",
+		"line 6");
+	refused("v4-mt-zero-app",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 0 0 5 1\nend\n",
+		"line 6");
+	refused("v4-mt-twice",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nmt 0 10 5 1\nmt 0 10 5 1\nend\n",
+		"mt) given twice");
+	refused("v4-ms-index",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 1 0 10 MPI_Send\nend\n",
+		"line 6");
+	refused("v4-ms-no-call",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10\nend\n",
+		"line 6");
+	refused("v4-ms-none-addr",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 - 10 MPI_Send\nend\n",
+		"line 6");
+	refused("v4-ms-object",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 1 10 MPI_Send\nend\n",
+		"line 6");
+	refused("v4-msr-site",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 1 0 1 5 5 5\nend\n",
+		"line 7");
+	refused("v4-msr-zero",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 0 5 5 5\nend\n",
+		"line 7");
+	refused("v4-msr-min",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 9 6 5\nend\n",
+		"line 7");
+	refused("v4-msr-max",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
+		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 2 5 1 6\nend\n",
+		"line 7");
+	refused("v4-msr-twice",
+		"hwprof-data 4\njob 2 0\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 0 running 0 - c\n"
 		"object 0 - 5 /x\nms 0 0 10 MPI_Send\nmsr 0 0 1 5 5 5\n"
-		"msr 0 0 1 5 5 5\nend\n", "msr) given twice");
+		"msr 0 0 1 5 5 5\nend\n",
+		"msr) given twice");
 	refused("v3-program", "hwprof-data 3\nprogram abc\nend\n", "line 2");
 	refused("v3-program-size", "hwprof-data 3\nprogram abc 12x /p\nend\n", "line 2");
 	refused("v3-object-no-size", "hwprof-data 3\nobject 0 abc /x\nend\n", "line 2");
 	refused("v3-object-size", "hwprof-data 3\nobject 0 abc -5 /x\nend\n", "line 2");
-	refused("v4-sym-not-kept", "hwprof-data 4\nobject 0 - - /x\nsym 0 10 20 f\nend\n", "line 3");
+	refused("v4-sym-not-kept", "hwprof-data 4\nobject 0 - - /x\nsym 0 10 20 f\nend\n",
+		"line 3");
 	refused("v4-sym-empty", "hwprof-data 4\nobject 0 - - /x\nkept 0\nsym 0 10 10 f\nend\n",
 		"line 4");
 	refused("v4-sym-no-name", "hwprof-data 4\nobject 0 - - /x\nkept 0\nsym 0 10 20\nend\n",
@@ -690,23 +766,38 @@ int main(void)
 	refused("v4-node-twice", "hwprof-data 4\nn 0 - - 10\nn 1 - - 10\nend\n",
 		"node given twice");
 	refused("v4-node-object", "hwprof-data 4\nn 0 - 3 10\nend\n", "line 2");
-	refused("v4-c-no-paths", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "n 0 - - 10\nc 0 0 0 5\nend\n",
+	refused("v4-c-no-paths",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n"
+		"n 0 - - 10\nc 0 0 0 5\nend\n",
 		"without its paths line");
-	refused("v4-c-node", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\nn 0 - - 10\nc 0 0 1 5\nend\n",
+	refused("v4-c-node",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n"
+		"paths 0 fp 5 0\nn 0 - - 10\nc 0 0 1 5\nend\n",
 		"line 7");
-	refused("v4-paths-kind", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 lbr 5 0\nend\n", "line 5");
-	refused("v4-paths-cut", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 6\nend\n", "line 5");
-	refused("v4-paths-twice", "hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n" "paths 0 fp 5 0\npaths 0 fp 5 0\nend\n",
+	refused("v4-paths-kind",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n"
+		"paths 0 lbr 5 0\nend\n",
+		"line 5");
+	refused("v4-paths-cut",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n"
+		"paths 0 fp 5 6\nend\n",
+		"line 5");
+	refused("v4-paths-twice",
+		"hwprof-data 4\nevent 0 1 1 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\nthread 0 0 1 t\n"
+		"paths 0 fp 5 0\npaths 0 fp 5 0\nend\n",
 		"given twice");
 	refused("v3-n", "hwprof-data 3\nn 0 - - 10\nend\n", "malformed");
 	/* counts that disagree: refused, never a share above 100 % */
-	refused("v4-c-above-chains", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+	refused("v4-c-above-chains",
+		"hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
 		"thread 0 0 1 t\ns 0 0 - 10 9\npaths 0 fp 1 0\nn 0 - - 10\nc 0 0 0 5\nend\n",
 		"event 0: its call-path samples (c lines: 5) exceed the samples with a path of its paths line (1)");
-	refused("v4-c-above-s", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+	refused("v4-c-above-s",
+		"hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
 		"thread 0 0 1 t\ns 0 0 - 10 2\npaths 0 fp 9 0\nn 0 - - 10\nc 0 0 0 5\nend\n",
 		"event 0: its call-path samples (c lines: 5) exceed its samples (s lines: 2)");
-	refused("v4-c-saturated", "hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
+	refused("v4-c-saturated",
+		"hwprof-data 4\nevent 0 1 9 0 0 0 - e\nprocess 0 1 0 -1 exit 0 - c\n"
 		"thread 0 0 1 t\ns 0 0 - 10 18446744073709551615\npaths 0 fp 9 0\nn 0 - - 10\n"
 		"n 1 - - 20\nc 0 0 0 18446744073709551615\nc 0 0 1 1\nend\n",
 		"(c lines: 18446744073709551615) exceed the samples with a path of its paths line (9)");
@@ -717,13 +808,16 @@ int main(void)
 
 		len = (size_t)snprintf(t, cap, "hwprof-data 4\nn 0 - - 10\n");
 		for (int i = 1; i <= 1024; i++)
-			len += (size_t)snprintf(t + len, cap - len, "n %d %d - 10\n", i, i - 1);
+			len += (size_t)snprintf(t + len, cap - len, "n %d %d - 10\n", i,
+						i - 1);
 		snprintf(t + len, cap - len, "end\n");
 		refused("v4-too-deep", t, "line 1026: a call path deeper than 1024 frames");
 		free(t);
 	}
 	refused("v1-no-name", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1\nend\n", "line 2");
-	refused("v1-bucket", "hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
-		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n", "line 4");
+	refused("v1-bucket",
+		"hwprof-data 1\nevent 0 1 1 0 0 0 0 0 0 1 e\n"
+		"object 0 0x2000 0x3000 0x1000 - 1 1 /x\n5\nend\n",
+		"line 4");
 	return t_done("data");
 }

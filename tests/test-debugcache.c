@@ -24,7 +24,9 @@
 #include "../lib/perf/elfsym.h"
 #include "../lib/profile/symbols.h"
 
-enum { N = 3000 };
+enum {
+	N = 3000
+};
 
 struct res {
 	char *file, *fn;
@@ -77,7 +79,8 @@ static void compare(const char *what, const struct res *want, const struct res *
 		if (want[i].ok)
 			ok++;
 		if (want[i].ok != got[i].ok || !same(want[i].file, got[i].file) ||
-		    !same(want[i].fn, got[i].fn) || (want[i].ok && want[i].line != got[i].line))
+		    !same(want[i].fn, got[i].fn) ||
+		    (want[i].ok && want[i].line != got[i].line))
 			bad++;
 	}
 	printf("%s: %zu of %d addresses with a line, %zu differ\n", what, ok, N, bad);
@@ -120,7 +123,7 @@ int main(int argc, char **argv)
 		return T_ERROR;
 	if (snprintf(copy, sizeof(copy), "%s/%s.debug", used, bid) >= (int)sizeof(copy))
 		return T_ERROR;
-	unlink(copy);		/* a copy of an earlier run */
+	unlink(copy); /* a copy of an earlier run */
 
 	sym_debug_cache = 0;
 	lines(argv[1], plain, NULL, 0);

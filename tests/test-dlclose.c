@@ -16,7 +16,7 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define NPF	256
+#define NPF 256
 
 typedef int (*profil_fn)(unsigned short *, size_t, size_t, unsigned int);
 

@@ -29,7 +29,7 @@ __attribute__((noinline, used)) int elfsym_probe_target(int x)
 static int main_base(struct dl_phdr_info *info, size_t size, void *arg)
 {
 	(void)size;
-	*(uint64_t *)arg = info->dlpi_addr;	/* the first one: the program */
+	*(uint64_t *)arg = info->dlpi_addr; /* the first one: the program */
 	return 1;
 }
 

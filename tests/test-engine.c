@@ -56,7 +56,7 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define NPAGES	300
+#define NPAGES 300
 
 #if defined(__SANITIZE_THREAD__)
 static const int tsan = 1;
@@ -96,12 +96,18 @@ static uint32_t fnbuf[1024], bin[1];
 static struct hwprof_hist *hist_fn_bin(void)
 {
 	struct hwprof_region r[2] = {
-		{ .base = fnbuf, .size = sizeof(fnbuf),
-		  .offset = (uint64_t)(uintptr_t)touch_pages, .scale = 0x20000, .width = 32 },
+		{ .base = fnbuf,
+		  .size = sizeof(fnbuf),
+		  .offset = (uint64_t)(uintptr_t)touch_pages,
+		  .scale = 0x20000,
+		  .width = 32 },
 		{ .base = bin, .size = sizeof(bin), .offset = 0, .scale = 2, .width = 32 },
 	};
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = r, .nregions = 2, .index = HWPROF_INDEX_PAPI,
+		.sz = sizeof(o),
+		.regions = r,
+		.nregions = 2,
+		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_hist *h = NULL;
 
@@ -132,7 +138,7 @@ static void self_session(unsigned int mode, const char *what)
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
 	T_EQ(hwprof_session_start(s), 0);
 	touch_pages(p, NPAGES, psz);
-	T_EQ(hwprof_session_read(s) >= 0, 1);	/* a read while running */
+	T_EQ(hwprof_session_read(s) >= 0, 1); /* a read while running */
 	T_EQ(hwprof_session_stop(s), 0);
 	T_EQ(hwprof_session_stats(s, 0, &st), 0);
 	T_CHECK(fn_sum() == NPAGES, "%s: %llu samples in touch_pages, want %d", what,
@@ -143,8 +149,8 @@ static void self_session(unsigned int mode, const char *what)
 		 * program's, so only the function's count is exact here */
 		printf("%s: %u samples elsewhere (TSan's shadow faults)\n", what, bin[0]);
 	} else {
-		T_CHECK(bin[0] == 0, "%s: %u samples of hwprof's making (overflow bin)",
-			what, bin[0]);
+		T_CHECK(bin[0] == 0, "%s: %u samples of hwprof's making (overflow bin)", what,
+			bin[0]);
 		T_EQ(st.samples, NPAGES);
 	}
 	T_EQ(st.missed, 0);
@@ -166,9 +172,13 @@ static void self_sprofil(void)
 	setenv("HWPROF_EVENT", "page-faults", 1);
 	setenv("HWPROF_PERIOD", "1", 1);
 	/* sprofil: index ((pc - off) / 2 * scale) >> 16 for 16-bit buckets */
-	pr[0] = (struct prof){ .pr_base = fn16, .pr_size = sizeof(fn16),
-			       .pr_off = (size_t)(uintptr_t)touch_pages, .pr_scale = 0x10000 };
-	pr[1] = (struct prof){ .pr_base = bin16, .pr_size = sizeof(bin16), .pr_off = 0,
+	pr[0] = (struct prof){ .pr_base = fn16,
+			       .pr_size = sizeof(fn16),
+			       .pr_off = (size_t)(uintptr_t)touch_pages,
+			       .pr_scale = 0x10000 };
+	pr[1] = (struct prof){ .pr_base = bin16,
+			       .pr_size = sizeof(bin16),
+			       .pr_off = 0,
 			       .pr_scale = 2 };
 	T_EQ(sprofil(pr, 2, &tv, 0), 0);
 	touch_pages(p, NPAGES, psz);
@@ -216,7 +226,8 @@ static int capture_stderr(int (*child)(void), char *buf, size_t len)
 		_exit(child());
 	}
 	close(pfd[1]);
-	while (got < (ssize_t)len - 1 && (n = read(pfd[0], buf + got, len - 1 - (size_t)got)) > 0)
+	while (got < (ssize_t)len - 1 &&
+	       (n = read(pfd[0], buf + got, len - 1 - (size_t)got)) > 0)
 		got += n;
 	buf[got] = 0;
 	close(pfd[0]);
@@ -260,17 +271,18 @@ static int case_bp_off(void)
 	r = capture_stderr(classic_bp, err, sizeof(err));
 	T_CHECK(r == 0, "profil with HWPROF_EVENT=mem:fn_a:x: child status %d", r);
 	T_CHECK(strstr(err, "HWPROF_EVENT=mem:fn_a:x") &&
-		strstr(err, "execute breakpoints do not fire on this machine") &&
-		strchr(err, '\n') == err + strlen(err) - 1, "stderr: '%s'", err);
+			strstr(err, "execute breakpoints do not fire on this machine") &&
+			strchr(err, '\n') == err + strlen(err) - 1,
+		"stderr: '%s'", err);
 	return t_done("bp-off");
 }
 
 /* ------------------------------------------------------------------ */
 /* Unprivileged                                                         */
 
-#define NTHREADS	1024
+#define NTHREADS 1024
 
-#define TPAGES		4
+#define TPAGES 4
 
 static pthread_barrier_t bar;
 static char *tpages;
@@ -279,9 +291,9 @@ static void *fault_worker(void *arg)
 {
 	size_t i = (size_t)(uintptr_t)arg;
 
-	pthread_barrier_wait(&bar);		/* every thread is covered */
+	pthread_barrier_wait(&bar); /* every thread is covered */
 	touch_pages(tpages + i * TPAGES * psz, TPAGES, psz);
-	pthread_barrier_wait(&bar);		/* all done: none exits early */
+	pthread_barrier_wait(&bar); /* all done: none exits early */
 	return NULL;
 }
 
@@ -329,7 +341,7 @@ static int case_threads(char **argv)
 	h = hist_fn_bin();
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, h), 0);
-	base = t_count_tasks();	/* main, and a sanitizer's thread if any */
+	base = t_count_tasks(); /* main, and a sanitizer's thread if any */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_init(&bar, NULL, NTHREADS + 1);
 	if (make_workers(t, &made) != NTHREADS)
@@ -360,10 +372,11 @@ static int case_threads(char **argv)
 			(unsigned long long)fn_sum(), NTHREADS - st.missed, TPAGES);
 	} else {
 		T_EQ(st.missed, 0);
-		T_CHECK(st.threads >= NTHREADS + (unsigned)base, "threads covered %u", st.threads);
+		T_CHECK(st.threads >= NTHREADS + (unsigned)base, "threads covered %u",
+			st.threads);
 		T_CHECK(fn_sum() == (uint64_t)NTHREADS * TPAGES,
-			"%llu samples in touch_pages, want %d",
-			(unsigned long long)fn_sum(), NTHREADS * TPAGES);
+			"%llu samples in touch_pages, want %d", (unsigned long long)fn_sum(),
+			NTHREADS * TPAGES);
 	}
 	/* creating 1024 threads faults in bursts that one-page rings may not
 	 * hold while the drain thread waits for a CPU: those are counted */
@@ -416,8 +429,9 @@ static int case_parked(char **argv)
 	       (unsigned long long)st.lost, (unsigned long long)fn_sum());
 	T_EQ(st.missed, 0);
 	T_CHECK(st.threads >= NTHREADS + 1, "threads covered %u", st.threads);
-	T_CHECK(fn_sum() == (uint64_t)NTHREADS * TPAGES, "%llu samples in touch_pages, want %d",
-		(unsigned long long)fn_sum(), NTHREADS * TPAGES);
+	T_CHECK(fn_sum() == (uint64_t)NTHREADS * TPAGES,
+		"%llu samples in touch_pages, want %d", (unsigned long long)fn_sum(),
+		NTHREADS * TPAGES);
 	T_EQ(st.lost, 0);
 	if (!layout && ncpu <= 8) {
 		T_CHECK(st.ring_pages > 1, "rings of %u pages", st.ring_pages);
@@ -432,7 +446,7 @@ static int case_parked(char **argv)
 /* ------------------------------------------------------------------ */
 /* Samples per thread (hwp_tids_enable(), libhwprof-mpi's)      */
 
-#define TIDS_N	8
+#define TIDS_N 8
 
 static pid_t ttid[TIDS_N];
 static char *tidpages;
@@ -453,12 +467,12 @@ static void *tids_worker(void *arg)
 
 	warm_stack();
 	ttid[i] = (pid_t)syscall(SYS_gettid);
-	pthread_barrier_wait(&bar);		/* made */
-	pthread_barrier_wait(&bar);		/* the session runs */
+	pthread_barrier_wait(&bar); /* made */
+	pthread_barrier_wait(&bar); /* the session runs */
 	touch_pages(tidpages + at * psz, (i + 1) * TPAGES, psz);
-	pthread_barrier_wait(&bar);		/* all done */
-	pthread_barrier_wait(&bar);		/* the session stopped: the
-						 * thread's exit is not counted */
+	pthread_barrier_wait(&bar); /* all done */
+	pthread_barrier_wait(&bar); /* the session stopped: the
+				     * thread's exit is not counted */
 	return NULL;
 }
 
@@ -512,8 +526,9 @@ static int case_tids(void)
 		for (size_t k = 0; k < n; k++)
 			if (v[k].tid == ttid[i])
 				got = v[k].samples;
-		T_CHECK(got == (uint64_t)(i + 1) * TPAGES, "thread %d (tid %d): %llu samples, want %d",
-			i, (int)ttid[i], (unsigned long long)got, (i + 1) * TPAGES);
+		T_CHECK(got == (uint64_t)(i + 1) * TPAGES,
+			"thread %d (tid %d): %llu samples, want %d", i, (int)ttid[i],
+			(unsigned long long)got, (i + 1) * TPAGES);
 	}
 	printf("tids: %zu threads with samples, %llu samples\n", n, (unsigned long long)sum);
 	free(v);
@@ -626,7 +641,7 @@ static size_t sink(void *arg, const uint64_t *ips, size_t n)
 
 	(void)ips;
 	sink_calls++;
-	T_EQ(hwprof_session_stats(arg, 0, &st), 0);	/* the lock is free */
+	T_EQ(hwprof_session_stats(arg, 0, &st), 0); /* the lock is free */
 	return n;
 }
 
@@ -658,8 +673,8 @@ static int case_unlocked(void)
 		T_EQ(hwprof_session_add(s, "cycles", 100000, NULL), 1);
 		T_CHECK(hwprof_session_start(s) < 0, "cycles started without a PMU");
 	}
-	T_CHECK(cb_calls >= 1 && cb_stats_ok == cb_calls, "log callback: %d calls, %d could read",
-		cb_calls, cb_stats_ok);
+	T_CHECK(cb_calls >= 1 && cb_stats_ok == cb_calls,
+		"log callback: %d calls, %d could read", cb_calls, cb_stats_ok);
 	cb_session = NULL;
 	hwprof_session_free(s);
 	hwprof_set_log(NULL, NULL, 0);

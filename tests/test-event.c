@@ -33,10 +33,10 @@ static int basic(void)
 
 	T_EQ(hwp_event_resolve("task-clock", &ev, why, sizeof(why)), 0);
 	T_CHECK(ev.attr.type == PERF_TYPE_SOFTWARE &&
-		ev.attr.config == PERF_COUNT_SW_TASK_CLOCK && ev.kind == HWP_EV_CLOCK,
+			ev.attr.config == PERF_COUNT_SW_TASK_CLOCK && ev.kind == HWP_EV_CLOCK,
 		"task-clock");
 	T_EQ(ev.default_period, 1000000);
-	T_EQ(hwp_event_resolve(NULL, &ev, why, sizeof(why)), 0);	/* default */
+	T_EQ(hwp_event_resolve(NULL, &ev, why, sizeof(why)), 0); /* default */
 	T_EQ(ev.attr.config, PERF_COUNT_SW_TASK_CLOCK);
 	T_EQ(hwp_event_resolve("cpu-clock", &ev, why, sizeof(why)), 0);
 	T_EQ(ev.attr.config, PERF_COUNT_SW_CPU_CLOCK);
@@ -56,13 +56,13 @@ static int basic(void)
 	printf("breakpoints %s here\n", bp ? "do not fire" : "fire");
 	snprintf(name, sizeof(name), "mem:%p:x", (void *)ev_target);
 	T_EQ(hwp_event_resolve(name, &ev, why, sizeof(why)), bp);
-	T_CHECK(ev.attr.type == PERF_TYPE_BREAKPOINT &&
-		ev.attr.bp_type == HW_BREAKPOINT_X &&
-		ev.attr.bp_addr == (uint64_t)(uintptr_t)ev_target &&
-		ev.attr.bp_len == sizeof(long) && ev.attr.exclude_kernel, "%s", name);
+	T_CHECK(ev.attr.type == PERF_TYPE_BREAKPOINT && ev.attr.bp_type == HW_BREAKPOINT_X &&
+			ev.attr.bp_addr == (uint64_t)(uintptr_t)ev_target &&
+			ev.attr.bp_len == sizeof(long) && ev.attr.exclude_kernel,
+		"%s", name);
 	if (bp)
-		T_CHECK(strstr(why, "execute breakpoints do not fire on this machine"),
-			"%s", why);
+		T_CHECK(strstr(why, "execute breakpoints do not fire on this machine"), "%s",
+			why);
 	T_EQ(hwp_event_resolve("mem:ev_target:x", &ev, why, sizeof(why)), bp);
 	T_EQ(ev.attr.bp_addr, (uint64_t)(uintptr_t)ev_target);
 	/* a function of a shared object: libc's; again from the cache */
@@ -74,7 +74,7 @@ static int basic(void)
 	/* the kernel's generic hardware events need no libpfm4 */
 	T_EQ(hwp_event_resolve("instructions", &ev, why, sizeof(why)), 0);
 	T_CHECK(ev.attr.type == PERF_TYPE_HARDWARE &&
-		ev.attr.config == PERF_COUNT_HW_INSTRUCTIONS && ev.attr.exclude_kernel,
+			ev.attr.config == PERF_COUNT_HW_INSTRUCTIONS && ev.attr.exclude_kernel,
 		"instructions");
 	T_EQ(hwp_event_resolve("branch-misses", &ev, why, sizeof(why)), 0);
 	T_EQ(ev.attr.config, PERF_COUNT_HW_BRANCH_MISSES);
@@ -126,8 +126,8 @@ static int pmu_known(const char *pmu)
 	for (int p = 0; p < PFM_PMU_MAX; p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.name && !strcmp(info.name, pmu))
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS && info.name &&
+		    !strcmp(info.name, pmu))
 			return 1;
 	}
 	return 0;
@@ -160,14 +160,16 @@ static int one_pmu(const char *pmu)
 			memset(&arg, 0, sizeof(arg));
 			arg.size = sizeof(arg);
 			arg.attr = &a;
-			if (!strncmp(term, "perf::", 6)) {	/* the kernel's: no libpfm4 */
+			if (!strncmp(term, "perf::", 6)) { /* the kernel's: no libpfm4 */
 				T_EQ(hwp_event_resolve(term, &ev, why, sizeof(why)), 0);
 				a = ev.attr;
 			} else {
 				T_CHECK(!strncmp(term, pmu, strlen(pmu)), "%s: %s", pmu, term);
 				T_CHECK(pfm_get_os_event_encoding(term, PFM_PLM3,
-					PFM_OS_PERF_EVENT_EXT, &arg) == PFM_SUCCESS,
-					"events/presets.h: %s: %s does not encode", r->preset, term);
+								  PFM_OS_PERF_EVENT_EXT,
+								  &arg) == PFM_SUCCESS,
+					"events/presets.h: %s: %s does not encode", r->preset,
+					term);
 			}
 			if (!k)
 				want = a;
@@ -185,10 +187,11 @@ static int one_pmu(const char *pmu)
 		}
 		T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), 0);
 		T_CHECK(ev.attr.type == want.type && ev.attr.config == want.config &&
-			ev.attr.config1 == want.config1 &&
-			(ev.kind == HWP_EV_HARDWARE || !strncmp(r->event, "perf::", 6)),
-			"%s under %s: type %u config %#llx, want %#llx",
-			r->preset, pmu, ev.attr.type, (unsigned long long)ev.attr.config,
+				ev.attr.config1 == want.config1 &&
+				(ev.kind == HWP_EV_HARDWARE ||
+				 !strncmp(r->event, "perf::", 6)),
+			"%s under %s: type %u config %#llx, want %#llx", r->preset, pmu,
+			ev.attr.type, (unsigned long long)ev.attr.config,
 			(unsigned long long)want.config);
 	}
 	T_CHECK(rows >= 6, "%s: only %d rows", pmu, rows);
@@ -212,8 +215,8 @@ static int family(const char *self, const char *fam)
 				       pmu);
 				return T_SKIP;
 			}
-			snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' pmu %s",
-				 pmu, self, pmu);
+			snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' pmu %s", pmu,
+				 self, pmu);
 			st = system(cmd);
 			T_CHECK(st == 0, "%s: rows failed", pmu);
 		}
@@ -240,16 +243,19 @@ static int rows(void)
 
 	r = hwp_preset_row("PAPI_TOT_CYC", "amd64_fam15h", src, sizeof(src));
 	T_CHECK(r && !strcmp(r->pmu, "perf") && !strcmp(r->event, "perf::CYCLES"), "unknown");
-	T_CHECK(!strcmp(src, "kernel generic events: no PAPI_TOT_CYC row for libpfm4 PMU amd64_fam15h"),
+	T_CHECK(!strcmp(src,
+			"kernel generic events: no PAPI_TOT_CYC row for libpfm4 PMU amd64_fam15h"),
 		"%s", src);
 	/* a preset PAPI has no Zen 4 row for: none, as PAPI (no generic one) */
 	r = hwp_preset_row("PAPI_L3_TCM", "amd64_fam19h_zen4", src, sizeof(src));
 	T_CHECK(!r, "zen4 L3");
-	T_CHECK(!strcmp(src, "no PAPI_L3_TCM row for libpfm4 PMU amd64_fam19h_zen4"), "%s", src);
+	T_CHECK(!strcmp(src, "no PAPI_L3_TCM row for libpfm4 PMU amd64_fam19h_zen4"), "%s",
+		src);
 
 	r = hwp_preset_row("PAPI_TOT_CYC", NULL, src, sizeof(src));
 	T_CHECK(r && !strcmp(r->event, "perf::CYCLES"), "none");
-	T_CHECK(!strcmp(src, "kernel generic events: libpfm4 does not know this CPU"), "%s", src);
+	T_CHECK(!strcmp(src, "kernel generic events: libpfm4 does not know this CPU"), "%s",
+		src);
 	/* no generic event for it: no row */
 	T_CHECK(!hwp_preset_row("PAPI_L2_DCM", NULL, src, sizeof(src)), "L2 none");
 	T_CHECK(!hwp_preset_row("PAPI_NOPE", "skl", src, sizeof(src)), "nope");
@@ -260,9 +266,10 @@ static int rows(void)
 	if (r) {
 		T_EQ(hwp_event_resolve(r->event, &ev, src, sizeof(src)), 0);
 		T_CHECK(ev.attr.type == PERF_TYPE_HW_CACHE &&
-			ev.attr.config == (PERF_COUNT_HW_CACHE_L1D |
-					   PERF_COUNT_HW_CACHE_OP_READ << 8 |
-					   PERF_COUNT_HW_CACHE_RESULT_MISS << 16), "L1 encoding");
+				ev.attr.config == (PERF_COUNT_HW_CACHE_L1D |
+						   PERF_COUNT_HW_CACHE_OP_READ << 8 |
+						   PERF_COUNT_HW_CACHE_RESULT_MISS << 16),
+			"L1 encoding");
 	}
 	return t_done("event-rows");
 }
@@ -284,12 +291,21 @@ static int chooser(const char *self)
 		{ "Cascade Lake", "clx", { { "ix86arch", 1 }, { "clx", 0 } }, 2 },
 		{ "Ice Lake-SP", "icx", { { "ix86arch", 1 }, { "icx", 0 } }, 2 },
 		{ "Sapphire Rapids", "spr", { { "ix86arch", 1 }, { "spr", 0 } }, 2 },
-		{ "Alder Lake", "adl_glc", { { "ix86arch", 1 }, { "adl_glc", 0 }, { "adl_grt", 0 } }, 3 },
-		{ "Zen 1", "amd64_fam17h_zen1", { { "amd64_fam17h", 0 }, { "amd64_fam17h_zen1", 0 } }, 2 },
+		{ "Alder Lake",
+		  "adl_glc",
+		  { { "ix86arch", 1 }, { "adl_glc", 0 }, { "adl_grt", 0 } },
+		  3 },
+		{ "Zen 1",
+		  "amd64_fam17h_zen1",
+		  { { "amd64_fam17h", 0 }, { "amd64_fam17h_zen1", 0 } },
+		  2 },
 		{ "Zen 2", "amd64_fam17h_zen2", { { "amd64_fam17h_zen2", 0 } }, 1 },
 		{ "Zen 3", "amd64_fam19h_zen3", { { "amd64_fam19h_zen3", 0 } }, 1 },
 		{ "Neoverse N1", "arm_n1", { { "arm_n1", 0 } }, 1 },
-		{ "a VM with architectural perfmon only", "ix86arch", { { "ix86arch", 1 } }, 1 },
+		{ "a VM with architectural perfmon only",
+		  "ix86arch",
+		  { { "ix86arch", 1 } },
+		  1 },
 	};
 	const struct hwp_preset_row *r;
 	char src[128], ev[256];
@@ -312,7 +328,8 @@ static int chooser(const char *self)
 		char want[32];
 
 		r = hwp_preset_row("PAPI_TOT_CYC", pmu, src, sizeof(src));
-		T_CHECK(r && (!strcmp(r->pmu, pmu) || !strcmp(r->pmu, "skl")), "%s: %s", pmu, src);
+		T_CHECK(r && (!strcmp(r->pmu, pmu) || !strcmp(r->pmu, "skl")), "%s: %s", pmu,
+			src);
 		if (!r)
 			continue;
 		hwp_preset_term(r, pmu, 0, ev, sizeof(ev));
@@ -334,10 +351,12 @@ static int chooser(const char *self)
 
 		pfm_initialize();
 		if (!pmu_known(pmu)) {
-			printf("the libpfm4 on this host has no %s tables: encodings not checked\n", pmu);
+			printf("the libpfm4 on this host has no %s tables: encodings not checked\n",
+			       pmu);
 			continue;
 		}
-		snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' alias %s", pmu, self, pmu);
+		snprintf(cmd, sizeof(cmd), "LIBPFM_FORCE_PMU=%s '%s' alias %s", pmu, self,
+			 pmu);
 		T_CHECK(system(cmd) == 0, "%s: presets do not resolve", pmu);
 	}
 	return t_done("event-chooser");
@@ -357,13 +376,13 @@ static int alias(const char *pmu)
 
 		if (strcmp(r->pmu, "skl"))
 			continue;
-		if (r->derived) {	/* PAPI's sums: not one event to sample */
+		if (r->derived) { /* PAPI's sums: not one event to sample */
 			T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), -EOPNOTSUPP);
 			continue;
 		}
 		T_EQ(hwp_event_resolve(r->preset, &ev, why, sizeof(why)), 0);
-		T_CHECK(ev.kind == HWP_EV_HARDWARE && strstr(ev.src, pmu),
-			"%s under %s: %s", r->preset, pmu, ev.src);
+		T_CHECK(ev.kind == HWP_EV_HARDWARE && strstr(ev.src, pmu), "%s under %s: %s",
+			r->preset, pmu, ev.src);
 		n++;
 	}
 	T_CHECK(n >= 6, "only %d skl rows", n);

@@ -59,8 +59,8 @@ static long psz;
 /* Two pages, the second unmapped: returns the end of the first. */
 static char *edge(void)
 {
-	char *p = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
 
 	if (p == MAP_FAILED) {
 		perror("mmap");
@@ -119,7 +119,7 @@ static void tmpdir(char *dir, size_t len, mode_t mode)
 static int setuid_child(void)
 {
 	if (geteuid() != 0 || getuid() == 0)
-		return 3;	/* not the set-user-ID situation we meant */
+		return 3; /* not the set-user-ID situation we meant */
 	setenv("HWPROF_EVENT", "task-clock", 1);
 	if (monstartup((caddr_t_)-1, 0))
 		return 4;
@@ -139,8 +139,8 @@ static int case_setuid(const char *self)
 		printf("SKIP: setting up a setuid-root program needs root\n");
 		return T_SKIP;
 	}
-	tmpdir(priv, sizeof(priv), 0700);	/* root's */
-	tmpdir(pub, sizeof(pub), 0777);		/* nobody's cwd and program */
+	tmpdir(priv, sizeof(priv), 0700); /* root's */
+	tmpdir(pub, sizeof(pub), 0777);	  /* nobody's cwd and program */
 	snprintf(victim, sizeof(victim), "%s/secret", priv);
 	snprintf(victim2, sizeof(victim2), "%s/secret2", priv);
 	snprintf(prog, sizeof(prog), "%s/test-harden", pub);
@@ -152,8 +152,8 @@ static int case_setuid(const char *self)
 		}
 		close(fd);
 	}
-	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown 0:0 '%s' && chmod 4755 '%s'",
-		 self, prog, prog, prog);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && chown 0:0 '%s' && chmod 4755 '%s'", self,
+		 prog, prog, prog);
 	if (system(cmd)) {
 		printf("ERROR: %s failed\n", cmd);
 		return T_ERROR;
@@ -171,7 +171,8 @@ static int case_setuid(const char *self)
 	if (pid < 0 || waitpid(pid, &st, 0) != pid)
 		return T_ERROR;
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 3) {
-		printf("SKIP: the set-user-ID bit has no effect in %s (a nosuid mount)\n", pub);
+		printf("SKIP: the set-user-ID bit has no effect in %s (a nosuid mount)\n",
+		       pub);
 		snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s'", priv, pub);
 		return system(cmd) ? T_ERROR : T_SKIP;
 	}
@@ -203,8 +204,10 @@ static int sprofil_edge(void)
 	int ret;
 
 	/* entry 0 is the last thing on the page; entry 1 is not mapped */
-	*pr = (struct prof){ .pr_base = buf, .pr_size = sizeof(buf),
-			     .pr_off = 0x1000, .pr_scale = 0x10000 };
+	*pr = (struct prof){ .pr_base = buf,
+			     .pr_size = sizeof(buf),
+			     .pr_off = 0x1000,
+			     .pr_scale = 0x10000 };
 	errno = 0;
 	ret = sprofil(pr, 2, NULL, PROF_UINT);
 	printf("sprofil(array into an unmapped page): %d %s\n", ret, strerror(errno));
@@ -224,8 +227,10 @@ static int no_vm_readv(void)
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
 	static uint32_t buf[64];
-	struct prof good = { .pr_base = buf, .pr_size = sizeof(buf),
-			     .pr_off = 0x1000, .pr_scale = 0x10000 };
+	struct prof good = { .pr_base = buf,
+			     .pr_size = sizeof(buf),
+			     .pr_off = 0x1000,
+			     .pr_scale = 0x10000 };
 	struct iovec l = { .iov_base = buf, .iov_len = 4 }, r = l;
 	int bad = 0;
 
@@ -233,7 +238,7 @@ static int no_vm_readv(void)
 	    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
 		return 2;
 	if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != -1 || errno != EPERM)
-		return 3;	/* the filter is not in force */
+		return 3; /* the filter is not in force */
 	bad += sprofil_edge();
 	if (sprofil(&good, 1, NULL, PROF_UINT)) {
 		printf("FAIL: sprofil of a good array: %s\n", strerror(errno));
@@ -251,7 +256,9 @@ static int case_no_vm_readv(void)
 	setenv("HWPROF_EVENT", "task-clock", 1);
 	st = in_child(no_vm_readv, 30);
 	T_CHECK(st == 0, "without process_vm_readv: status %d (%s)", st,
-		st == 128 + SIGSEGV ? "SIGSEGV" : st == 2 || st == 3 ? "no filter" : "failures above");
+		st == 128 + SIGSEGV ? "SIGSEGV" :
+		st == 2 || st == 3  ? "no filter" :
+				      "failures above");
 	return t_done("no-vm-readv");
 }
 
@@ -262,7 +269,9 @@ static int case_sprofil_unmapped(void)
 	setenv("HWPROF_EVENT", "task-clock", 1);
 	st = in_child(sprofil_edge, 20);
 	T_CHECK(st == 0, "sprofil: status %d (%s)", st,
-		st == 128 + SIGSEGV ? "SIGSEGV" : st == 1 ? "not EFAULT" : "?");
+		st == 128 + SIGSEGV ? "SIGSEGV" :
+		st == 1		    ? "not EFAULT" :
+				      "?");
 	return t_done("sprofil-unmapped");
 }
 
@@ -271,27 +280,35 @@ static int case_hist_readonly(void)
 	char *ro = mmap(NULL, psz, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	char *gone = edge();
 	static uint16_t ok[64];
-	struct hwprof_region r = { .size = 128, .offset = 0x1000, .scale = 0x10000,
+	struct hwprof_region r = { .size = 128,
+				   .offset = 0x1000,
+				   .scale = 0x10000,
 				   .width = 16 };
-	struct hwprof_hist_opts o = { .sz = sizeof(o), .regions = &r, .nregions = 1,
+	struct hwprof_hist_opts o = { .sz = sizeof(o),
+				      .regions = &r,
+				      .nregions = 1,
 				      .index = HWPROF_INDEX_PAPI };
 	struct hwprof_region two[2] = {
-		{ .base = ok, .size = sizeof(ok), .offset = 0x1000, .scale = 0x10000, .width = 16 },
-		{ .base = ro, .size = 2, .offset = 0, .scale = 2, .width = 16 },	/* bin */
+		{ .base = ok,
+		  .size = sizeof(ok),
+		  .offset = 0x1000,
+		  .scale = 0x10000,
+		  .width = 16 },
+		{ .base = ro, .size = 2, .offset = 0, .scale = 2, .width = 16 }, /* bin */
 	};
 	struct hwprof_hist *h = NULL;
 
 	r.base = ro;
 	T_EQ(hwprof_hist_new(&o, &h), -EFAULT);
 	T_CHECK(!h, "a histogram was returned");
-	r.base = gone;		/* unmapped */
+	r.base = gone; /* unmapped */
 	T_EQ(hwprof_hist_new(&o, &h), -EFAULT);
-	r.base = gone - 64;	/* runs off the end of the mapping */
+	r.base = gone - 64; /* runs off the end of the mapping */
 	T_EQ(hwprof_hist_new(&o, &h), -EFAULT);
-	o.regions = two;	/* a read-only overflow bin */
+	o.regions = two; /* a read-only overflow bin */
 	o.nregions = 2;
 	T_EQ(hwprof_hist_new(&o, &h), -EFAULT);
-	two[1].base = ok;	/* the same writable buffer: fine */
+	two[1].base = ok; /* the same writable buffer: fine */
 	two[1].offset = 0;
 	T_EQ(hwprof_hist_new(&o, &h), 0);
 	hwprof_hist_free(h);
@@ -317,11 +334,11 @@ static int case_pcsample_overflow(void)
 	long ret;
 
 	setenv("HWPROF_EVENT", "task-clock", 1);
-	setenv("HWPROF_PERIOD", "100000", 1);	/* 100 us */
+	setenv("HWPROF_PERIOD", "100000", 1); /* 100 us */
 	errno = 0;
-	ret = pcsample(s.a, (1L << 61) + 16);	/* 16 * 8 bytes once wrapped */
-	T_CHECK(ret == -1 && errno == EFAULT, "pcsample(16 entries, 2^61 + 16): %ld %s",
-		ret, strerror(errno));
+	ret = pcsample(s.a, (1L << 61) + 16); /* 16 * 8 bytes once wrapped */
+	T_CHECK(ret == -1 && errno == EFAULT, "pcsample(16 entries, 2^61 + 16): %ld %s", ret,
+		strerror(errno));
 	sink = spin_hot(100000000);
 	pcsample(NULL, 0);
 	for (size_t i = 0; i < sizeof(s.canary) / sizeof(s.canary[0]); i++)
@@ -342,13 +359,27 @@ static int case_period(void)
 {
 	static const struct {
 		const char *s;
-		uint64_t want;	/* 0: refused */
+		uint64_t want; /* 0: refused */
 	} t[] = {
-		{ "010", 10 }, { "10", 10 }, { "0x10", 16 }, { "0X1f", 31 },
-		{ "007", 7 }, { "08", 8 }, { "9223372036854775807", INT64_MAX },
-		{ "9223372036854775808", 0 }, { "0", 0 }, { "-1", 0 }, { " 5", 0 },
-		{ "+5", 0 }, { "5 ", 0 }, { "1e3", 0 }, { "0x", 0 }, { "x10", 0 },
-		{ "0x-1", 0 }, { "0x 1", 0 }, { "18446744073709551617", 0 },
+		{ "010", 10 },
+		{ "10", 10 },
+		{ "0x10", 16 },
+		{ "0X1f", 31 },
+		{ "007", 7 },
+		{ "08", 8 },
+		{ "9223372036854775807", INT64_MAX },
+		{ "9223372036854775808", 0 },
+		{ "0", 0 },
+		{ "-1", 0 },
+		{ " 5", 0 },
+		{ "+5", 0 },
+		{ "5 ", 0 },
+		{ "1e3", 0 },
+		{ "0x", 0 },
+		{ "x10", 0 },
+		{ "0x-1", 0 },
+		{ "0x 1", 0 },
+		{ "18446744073709551617", 0 },
 	};
 	struct hwp_env env;
 
@@ -363,8 +394,8 @@ static int case_period(void)
 				"HWPROF_PERIOD=\"%s\": %d, %llu (want %llu)", t[i].s, ret,
 				(unsigned long long)env.period, (unsigned long long)t[i].want);
 		else
-			T_CHECK(ret == -EINVAL, "HWPROF_PERIOD=\"%s\" accepted: %llu",
-				t[i].s, (unsigned long long)env.period);
+			T_CHECK(ret == -EINVAL, "HWPROF_PERIOD=\"%s\" accepted: %llu", t[i].s,
+				(unsigned long long)env.period);
 	}
 	return t_done("period");
 }
@@ -393,8 +424,8 @@ static int case_gmon_pct(void)
 	st = gmon_run();
 	T_EQ(st, 0);
 	snprintf(want, sizeof(want), "%s/g.%d.%d-%d", gdir, pid, pid, pid);
-	T_CHECK(!stat(want, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 20,
-		"no data file %s", want);
+	T_CHECK(!stat(want, &sb) && S_ISREG(sb.st_mode) && sb.st_size > 20, "no data file %s",
+		want);
 	/* a lone % and %% are kept as they are */
 	snprintf(path, sizeof(path), "%s/h%%%%q%%", gdir);
 	setenv("HWPROF_GMON_OUT", path, 1);
@@ -538,8 +569,8 @@ static HISTCOUNTER mbuf[1024];
 
 static int mon_huge_range(void)
 {
-	return monitor((caddr_t_)0x1000, (caddr_t_)(uintptr_t)(UINTPTR_MAX - 0x1000),
-		       mbuf, 1024, 0);
+	return monitor((caddr_t_)0x1000, (caddr_t_)(uintptr_t)(UINTPTR_MAX - 0x1000), mbuf,
+		       1024, 0);
 }
 
 static int mon_huge_start(void)
@@ -556,8 +587,10 @@ static int mon_edge_array(void)
 {
 	struct aix_prof *pr = (struct aix_prof *)(void *)(edge() - sizeof(struct aix_prof));
 
-	*pr = (struct aix_prof){ .p_low = (caddr_t_)0x1000, .p_high = (caddr_t_)0x2000,
-			     .p_buff = mbuf, .p_bufsize = 1024 };
+	*pr = (struct aix_prof){ .p_low = (caddr_t_)0x1000,
+				 .p_high = (caddr_t_)0x2000,
+				 .p_buff = mbuf,
+				 .p_bufsize = 1024 };
 	return monitor((caddr_t_)1, NULL, (HISTCOUNTER *)(void *)pr, -1, 0);
 }
 
@@ -568,7 +601,7 @@ static int mon_bad_frag(void)
 
 static int mon_edge_frag(void)
 {
-	caddr_t_ (*frag)[2] = (void *)(edge() - sizeof(*frag));
+	caddr_t_(*frag)[2] = (void *)(edge() - sizeof(*frag));
 
 	frag[0][0] = (caddr_t_)0x1000;
 	frag[0][1] = (caddr_t_)0x2000;
@@ -584,9 +617,11 @@ static int mon_cases(void)
 		{ mon_huge_range, "monitor, huge range", "too large" },
 		{ mon_huge_start, "monstartup, huge range", "too large" },
 		{ mon_bad_array, "monitor, unmapped prof array", "not readable" },
-		{ mon_edge_array, "monitor, prof array into an unmapped page", "not readable" },
+		{ mon_edge_array, "monitor, prof array into an unmapped page",
+		  "not readable" },
 		{ mon_bad_frag, "monstartup, unmapped pair array", "not readable" },
-		{ mon_edge_frag, "monstartup, pair array into an unmapped page", "not readable" },
+		{ mon_edge_frag, "monstartup, pair array into an unmapped page",
+		  "not readable" },
 	};
 	int bad = 0;
 
@@ -594,8 +629,10 @@ static int mon_cases(void)
 	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
 		int ret = catch_err(t[i].fn);
 
-		if (ret != -1 || !strstr(errbuf, t[i].want) || strstr(errbuf, "out of memory")) {
-			printf("FAIL: %s: %d, want -1 and \"%s\"\n", t[i].name, ret, t[i].want);
+		if (ret != -1 || !strstr(errbuf, t[i].want) ||
+		    strstr(errbuf, "out of memory")) {
+			printf("FAIL: %s: %d, want -1 and \"%s\"\n", t[i].name, ret,
+			       t[i].want);
 			bad++;
 		}
 	}
@@ -606,7 +643,8 @@ static int case_monitor_bad(void)
 {
 	int st = in_child(mon_cases, 60);
 
-	T_CHECK(st == 0, "status %d (%s)", st, st == 128 + SIGSEGV ? "SIGSEGV" : "failures above");
+	T_CHECK(st == 0, "status %d (%s)", st,
+		st == 128 + SIGSEGV ? "SIGSEGV" : "failures above");
 	return t_done("monitor-bad");
 }
 
@@ -625,10 +663,11 @@ static void first_profile(struct prof *a)
 {
 	memset(cold, 0, sizeof(cold));
 	cold_bin = 0;
-	a[0] = (struct prof){ .pr_base = cold, .pr_size = sizeof(cold),
-			      .pr_off = (size_t)(uintptr_t)spin_cold, .pr_scale = 0x10000 };
-	a[1] = (struct prof){ .pr_base = &cold_bin, .pr_size = 4, .pr_off = 0,
-			      .pr_scale = 2 };
+	a[0] = (struct prof){ .pr_base = cold,
+			      .pr_size = sizeof(cold),
+			      .pr_off = (size_t)(uintptr_t)spin_cold,
+			      .pr_scale = 0x10000 };
+	a[1] = (struct prof){ .pr_base = &cold_bin, .pr_size = 4, .pr_off = 0, .pr_scale = 2 };
 	T_EQ(sprofil(a, 2, NULL, PROF_UINT), 0);
 	sink = spin_hot(30000000);
 }
@@ -658,7 +697,7 @@ static int case_failed_keeps(void)
 	if (t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock") != T_PASS)
 		return T_SKIP;
 	setenv("HWPROF_EVENT", "task-clock", 1);
-	setenv("HWPROF_PERIOD", "1000000", 1);	/* 1 ms */
+	setenv("HWPROF_PERIOD", "1000000", 1); /* 1 ms */
 	/* the first profile's descriptors are the lowest free ones, top and
 	 * up: with the limit at top + 1, a call can open one (the event's
 	 * probe does) but not a profile's */
@@ -689,7 +728,7 @@ static int case_failed_keeps(void)
 
 	/* a bad buffer (EFAULT) and bad flags (EINVAL) leave it running too */
 	first_profile(a);
-	b.pr_base = (void *)(uintptr_t)case_failed_keeps;	/* text: read-only */
+	b.pr_base = (void *)(uintptr_t)case_failed_keeps; /* text: read-only */
 	errno = 0;
 	T_EQ(sprofil(&b, 1, NULL, PROF_UINT), -1);
 	T_EQ(errno, EFAULT);
@@ -712,8 +751,10 @@ int main(int argc, char **argv)
 	 * probes page-faults */
 	if (strcmp(c, "hist-readonly") && strcmp(c, "opts-size")) {
 		int t = strcmp(c, "period") ?
-			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock") :
-			t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, "page-faults");
+				t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
+					  "task-clock") :
+				t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+					  "page-faults");
 
 		if (t != T_PASS)
 			return t;

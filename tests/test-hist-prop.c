@@ -13,14 +13,14 @@
 #include "hwprof.h"
 #include "harness.h"
 
-#define MAXR	24
-#define NIPS	3000
+#define MAXR 24
+#define NIPS 3000
 
 typedef unsigned __int128 u128;
 
 static uint64_t rng_state;
 
-static uint64_t rnd(void)	/* splitmix64 */
+static uint64_t rnd(void) /* splitmix64 */
 {
 	uint64_t z = (rng_state += 0x9e3779b97f4a7c15ull);
 
@@ -35,15 +35,14 @@ static uint64_t below(uint64_t n)
 }
 
 /* The reference: the rules as the man page states them, one pc at a time. */
-static long ref_bucket(const struct hwprof_region *r, unsigned int index,
-		       uint64_t pc, unsigned int flags)
+static long ref_bucket(const struct hwprof_region *r, unsigned int index, uint64_t pc,
+		       unsigned int flags)
 {
 	unsigned int e = r->width / 8;
 	uint64_t n = r->size / e, d;
 	u128 idx;
 
-	if (r->scale < 2 || (r->offset == 0 && r->scale == 2) || !n ||
-	    pc < r->offset)
+	if (r->scale < 2 || (r->offset == 0 && r->scale == 2) || !n || pc < r->offset)
 		return -1;
 	d = pc - r->offset;
 	if (index == HWPROF_INDEX_PAPI)
@@ -61,7 +60,7 @@ static uint64_t get(const struct hwprof_region *r, uint64_t i)
 	const unsigned char *p = (const unsigned char *)r->base + i * (r->width / 8);
 	uint64_t v = 0;
 
-	memcpy(&v, p, r->width / 8);	/* little-endian host */
+	memcpy(&v, p, r->width / 8); /* little-endian host */
 	return v;
 }
 
@@ -80,10 +79,9 @@ static uint32_t lcg(uint32_t *x)
 	return *x & 0xffff;
 }
 
-static void ref_fold(const struct hwprof_region *t, size_t nt,
-		     unsigned int index, unsigned int fold, uint64_t thr,
-		     const uint64_t *ips, const uint64_t *w, size_t n,
-		     uint32_t *x, struct ref_stats *rs)
+static void ref_fold(const struct hwprof_region *t, size_t nt, unsigned int index,
+		     unsigned int fold, uint64_t thr, const uint64_t *ips, const uint64_t *w,
+		     size_t n, uint32_t *x, struct ref_stats *rs)
 {
 	for (size_t k = 0; k < n; k++) {
 		long best = -1, bi = -1, bin = -1;
@@ -151,8 +149,8 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 	static uint64_t ips[NIPS], w[NIPS];
 	uint64_t base = below(4) == 0 ? UINT64_MAX - 0x10000 : 0x7f0000000000ull;
 	size_t nt = 1 + below(MAXR), nbin = 0;
-	unsigned int flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP |
-			     HWPROF_HIST_PARTIAL | HWPROF_HIST_SKIP_OFF;
+	unsigned int flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP | HWPROF_HIST_PARTIAL |
+			     HWPROF_HIST_SKIP_OFF;
 	uint32_t x1 = (uint32_t)rnd(), x2 = x1;
 	uint64_t thr = 1 + below(3000);
 	struct hwprof_hist_stats st = { .sz = sizeof(st) };
@@ -173,9 +171,9 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 			r->scale = 0x4321;
 		r->offset = base + below(0x8000);
 		if (below(10) == 0)
-			r->scale = (uint32_t)below(2);	/* skipped */
+			r->scale = (uint32_t)below(2); /* skipped */
 		if (below(8) == 0 && !nbin) {
-			r->offset = 0;		/* the overflow bin */
+			r->offset = 0; /* the overflow bin */
 			r->scale = 2;
 			nbin++;
 		}
@@ -194,10 +192,10 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 		const struct hwprof_region *r = &a[below(nt)];
 
 		switch (below(4)) {
-		case 0:	/* anywhere */
+		case 0: /* anywhere */
 			ips[k] = rnd();
 			break;
-		case 1:	/* runs: same as the previous pc */
+		case 1: /* runs: same as the previous pc */
 			ips[k] = k ? ips[k - 1] : r->offset;
 			break;
 		default: /* near a region, edges included */
@@ -208,8 +206,13 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 	}
 
 	o = (struct hwprof_hist_opts){
-		.sz = sizeof(o), .regions = a, .nregions = nt, .index = index,
-		.fold = fold, .flags = flags, .threshold = thr,
+		.sz = sizeof(o),
+		.regions = a,
+		.nregions = nt,
+		.index = index,
+		.fold = fold,
+		.flags = flags,
+		.threshold = thr,
 	};
 	ret = hwprof_hist_new(&o, &h);
 	if (ret) {
@@ -218,30 +221,29 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 	}
 	/* in two batches, to cross a batch boundary mid-run */
 	hwprof_hist_fold(h, ips, use_w ? w : NULL, NIPS / 3, &x1);
-	hwprof_hist_fold(h, ips + NIPS / 3, use_w ? w + NIPS / 3 : NULL,
-			 NIPS - NIPS / 3, &x1);
+	hwprof_hist_fold(h, ips + NIPS / 3, use_w ? w + NIPS / 3 : NULL, NIPS - NIPS / 3, &x1);
 	ref_fold(b, nt, index, fold, thr, ips, use_w ? w : NULL, NIPS, &x2, &rs);
 	hwprof_hist_stats(h, &st);
 	hwprof_hist_free(h);
 
 	for (size_t i = 0; i < nt; i++) {
 		if (memcmp(mine[i], theirs[i], sizeof(mine[i]))) {
-			printf("FAIL iter %d index %u fold %u: region %zu differs\n",
-			       iter, index, fold, i);
+			printf("FAIL iter %d index %u fold %u: region %zu differs\n", iter,
+			       index, fold, i);
 			return 1;
 		}
 	}
-	if (st.samples != NIPS || st.folded != rs.folded ||
-	    st.outside != rs.outside || st.saturated != rs.saturated ||
-	    st.dropped != rs.dropped || st.refused != rs.refused ||
-	    x1 != x2) {
+	if (st.samples != NIPS || st.folded != rs.folded || st.outside != rs.outside ||
+	    st.saturated != rs.saturated || st.dropped != rs.dropped ||
+	    st.refused != rs.refused || x1 != x2) {
 		printf("FAIL iter %d index %u fold %u: stats %llu/%llu %llu/%llu "
-		       "%llu/%llu %llu/%llu %llu/%llu\n", iter, index, fold,
-		       (unsigned long long)st.folded, (unsigned long long)rs.folded,
-		       (unsigned long long)st.outside, (unsigned long long)rs.outside,
-		       (unsigned long long)st.saturated, (unsigned long long)rs.saturated,
-		       (unsigned long long)st.dropped, (unsigned long long)rs.dropped,
-		       (unsigned long long)st.refused, (unsigned long long)rs.refused);
+		       "%llu/%llu %llu/%llu %llu/%llu\n",
+		       iter, index, fold, (unsigned long long)st.folded,
+		       (unsigned long long)rs.folded, (unsigned long long)st.outside,
+		       (unsigned long long)rs.outside, (unsigned long long)st.saturated,
+		       (unsigned long long)rs.saturated, (unsigned long long)st.dropped,
+		       (unsigned long long)rs.dropped, (unsigned long long)st.refused,
+		       (unsigned long long)rs.refused);
 		return 1;
 	}
 	return 0;
@@ -250,7 +252,9 @@ static int one_case(unsigned int index, unsigned int fold, int iter)
 int main(int argc, char **argv)
 {
 	static const unsigned int folds[] = {
-		HWPROF_FOLD_POSIX, HWPROF_FOLD_RANDOM, HWPROF_FOLD_WEIGHTED,
+		HWPROF_FOLD_POSIX,
+		HWPROF_FOLD_RANDOM,
+		HWPROF_FOLD_WEIGHTED,
 		HWPROF_FOLD_COMPRESS,
 		HWPROF_FOLD_RANDOM | HWPROF_FOLD_COMPRESS | HWPROF_FOLD_WEIGHTED,
 	};
@@ -258,10 +262,9 @@ int main(int argc, char **argv)
 	int iters = argc > 2 ? atoi(argv[2]) : 300, bad = 0;
 
 	rng_state = seed;
-	printf("seed %llu, %d iterations per formula and mode\n",
-	       (unsigned long long)seed, iters);
-	for (unsigned int index = HWPROF_INDEX_PAPI;
-	     index <= HWPROF_INDEX_SPROFIL; index++)
+	printf("seed %llu, %d iterations per formula and mode\n", (unsigned long long)seed,
+	       iters);
+	for (unsigned int index = HWPROF_INDEX_PAPI; index <= HWPROF_INDEX_SPROFIL; index++)
 		for (size_t f = 0; f < sizeof(folds) / sizeof(folds[0]); f++)
 			for (int i = 0; i < iters && bad < 5; i++)
 				bad += one_case(index, folds[f], i);

@@ -10,8 +10,8 @@
 #include "hwprof.h"
 #include "harness.h"
 
-#define O	0x400000ull	/* region offset used throughout */
-#define GUARD	64		/* canary bytes on each side of a buffer */
+#define O     0x400000ull /* region offset used throughout */
+#define GUARD 64	  /* canary bytes on each side of a buffer */
 
 /* A caller buffer between two canaries, to prove nothing is written outside. */
 struct gbuf {
@@ -46,9 +46,15 @@ static uint64_t bucket(const void *base, uint32_t width, size_t i)
 	uint64_t c;
 
 	switch (width) {
-	case 16: memcpy(&a, p + 2 * i, 2); return a;
-	case 32: memcpy(&b, p + 4 * i, 4); return b;
-	default: memcpy(&c, p + 8 * i, 8); return c;
+	case 16:
+		memcpy(&a, p + 2 * i, 2);
+		return a;
+	case 32:
+		memcpy(&b, p + 4 * i, 4);
+		return b;
+	default:
+		memcpy(&c, p + 8 * i, 8);
+		return c;
 	}
 }
 
@@ -59,19 +65,29 @@ static void set_bucket(void *base, uint32_t width, size_t i, uint64_t v)
 	uint32_t b = (uint32_t)v;
 
 	switch (width) {
-	case 16: memcpy(p + 2 * i, &a, 2); break;
-	case 32: memcpy(p + 4 * i, &b, 4); break;
-	default: memcpy(p + 8 * i, &v, 8); break;
+	case 16:
+		memcpy(p + 2 * i, &a, 2);
+		break;
+	case 32:
+		memcpy(p + 4 * i, &b, 4);
+		break;
+	default:
+		memcpy(p + 8 * i, &v, 8);
+		break;
 	}
 }
 
-static struct hwprof_hist *mk(const struct hwprof_region *r, size_t n,
-			      unsigned int index, unsigned int fold,
-			      unsigned int flags, uint64_t threshold)
+static struct hwprof_hist *mk(const struct hwprof_region *r, size_t n, unsigned int index,
+			      unsigned int fold, unsigned int flags, uint64_t threshold)
 {
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = r, .nregions = n, .index = index,
-		.fold = fold, .flags = flags, .threshold = threshold,
+		.sz = sizeof(o),
+		.regions = r,
+		.nregions = n,
+		.index = index,
+		.fold = fold,
+		.flags = flags,
+		.threshold = threshold,
 	};
 	struct hwprof_hist *h = NULL;
 	int ret = hwprof_hist_new(&o, &h);
@@ -102,7 +118,7 @@ static const struct edge {
 	{ HWPROF_INDEX_PAPI, 16, 2, 0x3ffff, 3 },
 	{ HWPROF_INDEX_PAPI, 16, 0x4000, 31, 3 },
 	{ HWPROF_INDEX_PAPI, 16, 0x8000, 15, 3 },
-	{ HWPROF_INDEX_PAPI, 16, 0xffff, 8, 3 },	/* 8*0xffff < 4<<17 */
+	{ HWPROF_INDEX_PAPI, 16, 0xffff, 8, 3 }, /* 8*0xffff < 4<<17 */
 	{ HWPROF_INDEX_PAPI, 16, 0x10000, 7, 3 },
 	{ HWPROF_INDEX_PAPI, 16, 0x20000, 3, 3 },
 	{ HWPROF_INDEX_PAPI, 32, 2, 0x3ffff, 3 },
@@ -121,7 +137,7 @@ static const struct edge {
 	{ HWPROF_INDEX_PROFIL, 16, 2, 0x3ffff, 3 },
 	{ HWPROF_INDEX_PROFIL, 16, 0x4000, 31, 3 },
 	{ HWPROF_INDEX_PROFIL, 16, 0x8000, 15, 3 },
-	{ HWPROF_INDEX_PROFIL, 16, 0xffff, 9, 3 },	/* 4*0xffff < 4<<16 */
+	{ HWPROF_INDEX_PROFIL, 16, 0xffff, 9, 3 }, /* 4*0xffff < 4<<16 */
 	{ HWPROF_INDEX_PROFIL, 16, 0x10000, 7, 3 },
 	{ HWPROF_INDEX_PROFIL, 16, 0x20000, 3, 2 },
 	{ HWPROF_INDEX_PROFIL, 32, 0x10000, 7, 3 },
@@ -153,8 +169,10 @@ static void test_edges(void)
 		const struct edge *e = &edges[k];
 		static struct gbuf g;
 		struct hwprof_region r = {
-			.size = 4 * e->width / 8, .offset = O,
-			.scale = e->scale, .width = e->width,
+			.size = 4 * e->width / 8,
+			.offset = O,
+			.scale = e->scale,
+			.width = e->width,
 		};
 		uint64_t ips[] = { O, O + e->last_d, O + e->last_d + 1, O - 1 };
 		struct hwprof_hist_stats st;
@@ -166,19 +184,17 @@ static void test_edges(void)
 		h = mk(&r, 1, e->index, HWPROF_FOLD_POSIX, 0, 0);
 		if (!h)
 			continue;
-		T_CHECK(hwprof_hist_fold(h, ips, NULL, 4, NULL) == 2,
-			"row %zu", k);
+		T_CHECK(hwprof_hist_fold(h, ips, NULL, 4, NULL) == 2, "row %zu", k);
 		T_CHECK(bucket(r.base, e->width, 0) == 1, "row %zu: first byte", k);
-		T_CHECK(bucket(r.base, e->width, e->last_bucket) ==
-			1 + (e->last_bucket == 0), "row %zu: last byte", k);
+		T_CHECK(bucket(r.base, e->width, e->last_bucket) == 1 + (e->last_bucket == 0),
+			"row %zu: last byte", k);
 		st = stats(h);
 		T_CHECK(st.samples == 4 && st.folded == 2 && st.outside == 2,
-			"row %zu: stats %llu %llu %llu", k,
-			(unsigned long long)st.samples,
-			(unsigned long long)st.folded,
-			(unsigned long long)st.outside);
-		T_CHECK(hwprof_hist_locate(h, O + e->last_d, &reg, &b) == 1 &&
-			reg == 0 && b == e->last_bucket, "row %zu: locate", k);
+			"row %zu: stats %llu %llu %llu", k, (unsigned long long)st.samples,
+			(unsigned long long)st.folded, (unsigned long long)st.outside);
+		T_CHECK(hwprof_hist_locate(h, O + e->last_d, &reg, &b) == 1 && reg == 0 &&
+				b == e->last_bucket,
+			"row %zu: locate", k);
 		T_CHECK(hwprof_hist_locate(h, O + e->last_d + 1, NULL, NULL) == 0,
 			"row %zu: one past the end", k);
 		T_CHECK(gbuf_intact(&g), "row %zu: write outside the buffer", k);
@@ -194,13 +210,13 @@ static void test_points(void)
 		uint32_t width, scale;
 		uint64_t d, want;
 	} pt[] = {
-		{ HWPROF_INDEX_PAPI, 16, 0xffff, 2, 0 },	/* 131070 >> 17 */
+		{ HWPROF_INDEX_PAPI, 16, 0xffff, 2, 0 }, /* 131070 >> 17 */
 		{ HWPROF_INDEX_PAPI, 16, 0xffff, 3, 1 },
-		{ HWPROF_INDEX_PAPI, 32, 0x20000, 5, 5 },	/* one byte each */
+		{ HWPROF_INDEX_PAPI, 32, 0x20000, 5, 5 }, /* one byte each */
 		{ HWPROF_INDEX_PAPI, 64, 0x10000, 9, 4 },
-		{ HWPROF_INDEX_PAPI, 16, 2, 0xffff, 0 },	/* d >> 16 */
+		{ HWPROF_INDEX_PAPI, 16, 2, 0xffff, 0 }, /* d >> 16 */
 		{ HWPROF_INDEX_PAPI, 16, 2, 0x10000, 1 },
-		{ HWPROF_INDEX_PROFIL, 16, 0x20000, 5, 4 },	/* halves first */
+		{ HWPROF_INDEX_PROFIL, 16, 0x20000, 5, 4 }, /* halves first */
 		{ HWPROF_INDEX_PROFIL, 16, 0x8000, 5, 1 },
 		{ HWPROF_INDEX_SPROFIL, 32, 0x10000, 9, 2 },
 		{ HWPROF_INDEX_SPROFIL, 64, 0x10000, 9, 1 },
@@ -209,8 +225,10 @@ static void test_points(void)
 	for (size_t k = 0; k < sizeof(pt) / sizeof(pt[0]); k++) {
 		static struct gbuf g;
 		struct hwprof_region r = {
-			.size = 16 * pt[k].width / 8, .offset = O,
-			.scale = pt[k].scale, .width = pt[k].width,
+			.size = 16 * pt[k].width / 8,
+			.offset = O,
+			.scale = pt[k].scale,
+			.width = pt[k].width,
 		};
 		uint64_t ip = O + pt[k].d;
 		struct hwprof_hist *h;
@@ -230,7 +248,10 @@ static void test_partial(void)
 {
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 3, .offset = O, .scale = 0x10000, .width = 16,
+		.size = 3,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 16,
 	};
 	uint64_t ips[] = { O, O + 1, O + 2, O + 3 };
 	struct hwprof_hist_stats st;
@@ -239,7 +260,9 @@ static void test_partial(void)
 
 	r.base = gbuf_init(&g, 3);
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = &r, .nregions = 1,
+		.sz = sizeof(o),
+		.regions = &r,
+		.nregions = 1,
 		.index = HWPROF_INDEX_PAPI,
 	};
 	T_EQ(hwprof_hist_check(&o, &where), HWPROF_HIST_EPARTIAL);
@@ -252,7 +275,7 @@ static void test_partial(void)
 	hwprof_hist_fold(h, ips, NULL, 4, NULL);
 	st = stats(h);
 	T_EQ(bucket(r.base, 16, 0), 2);
-	T_EQ(((unsigned char *)r.base)[2], 0);		/* the partial byte */
+	T_EQ(((unsigned char *)r.base)[2], 0); /* the partial byte */
 	T_EQ(st.outside, 2);
 	T_CHECK(gbuf_intact(&g), "write outside a 3-byte buffer");
 	hwprof_hist_free(h);
@@ -264,18 +287,27 @@ static void test_bin(void)
 	for (int pos = 0; pos < 3; pos++) {
 		static struct gbuf gb, g1, g2;
 		struct hwprof_region a = {
-			.size = 8, .offset = O, .scale = 0x10000, .width = 16,
+			.size = 8,
+			.offset = O,
+			.scale = 0x10000,
+			.width = 16,
 		};
 		struct hwprof_region b = {
-			.size = 8, .offset = O + 0x100, .scale = 0x10000, .width = 16,
+			.size = 8,
+			.offset = O + 0x100,
+			.scale = 0x10000,
+			.width = 16,
 		};
 		struct hwprof_region bin = {
-			.size = 4, .offset = 0, .scale = 2, .width = 32,
+			.size = 4,
+			.offset = 0,
+			.scale = 2,
+			.width = 32,
 		};
 		struct hwprof_region t[3];
 		/* below, in a, a's end, between, in b, above, 0, top */
-		uint64_t ips[] = { O - 1, O + 1, O + 8, O + 0x80, O + 0x107,
-				   O + 0x108, 0, UINT64_MAX };
+		uint64_t ips[] = { O - 1,     O + 1,	 O + 8, O + 0x80,
+				   O + 0x107, O + 0x108, 0,	UINT64_MAX };
 		struct hwprof_hist_stats st;
 		struct hwprof_hist *h;
 		size_t reg = 9, binpos;
@@ -298,8 +330,8 @@ static void test_bin(void)
 		st = stats(h);
 		T_EQ(st.outside, 0);
 		T_EQ(st.folded, 8);
-		T_CHECK(hwprof_hist_locate(h, O - 1, &reg, NULL) == 2 &&
-			reg == binpos, "locate bin at %d", pos);
+		T_CHECK(hwprof_hist_locate(h, O - 1, &reg, NULL) == 2 && reg == binpos,
+			"locate bin at %d", pos);
 		T_CHECK(gbuf_intact(&gb) && gbuf_intact(&g1) && gbuf_intact(&g2),
 			"write outside at %d", pos);
 		hwprof_hist_free(h);
@@ -358,11 +390,16 @@ static uint32_t lcg_next(uint32_t *x)
 
 static void test_random(void)
 {
-	enum { N = 4000 };
+	enum {
+		N = 4000
+	};
 	static uint64_t ips[N];
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 64, .offset = O, .scale = 0x10000, .width = 64,
+		.size = 64,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 64,
 	};
 	uint32_t ref = HWPROF_LCG_SEED, mine = HWPROF_LCG_SEED;
 	uint64_t want[8] = { 0 }, kept = 0;
@@ -385,11 +422,11 @@ static void test_random(void)
 	T_EQ(hwprof_hist_fold(h, ips, NULL, N, &mine), kept);
 	for (int b = 0; b < 8; b++)
 		T_CHECK(bucket(r.base, 64, b) == want[b], "bucket %d", b);
-	T_EQ(mine, ref);		/* one draw per sample that reached a bucket */
+	T_EQ(mine, ref); /* one draw per sample that reached a bucket */
 	T_EQ(stats(h).dropped, N - N / 3 - kept);
 	/* about a quarter dropped */
-	T_CHECK(kept * 100 > 70 * (N - N / 3) && kept * 100 < 80 * (N - N / 3),
-		"kept %llu", (unsigned long long)kept);
+	T_CHECK(kept * 100 > 70 * (N - N / 3) && kept * 100 < 80 * (N - N / 3), "kept %llu",
+		(unsigned long long)kept);
 
 	/* NULL state: the histogram's own, seeded like PAPI, so reproducible */
 	memset(r.base, 0, 64);
@@ -401,11 +438,16 @@ static void test_random(void)
 
 static void test_compress(void)
 {
-	enum { N = 3000 };
+	enum {
+		N = 3000
+	};
 	static uint64_t ips[N];
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 8, .offset = O, .scale = 0x10000, .width = 32,
+		.size = 8,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 32,
 	};
 	uint32_t ref = 777, mine = 777;
 	uint64_t v0 = 60000, v1 = 0, refused = 0;
@@ -444,11 +486,16 @@ static void test_compress(void)
 /* RANDOM then COMPRESS: two draws per sample, in that order. */
 static void test_random_compress(void)
 {
-	enum { N = 500 };
+	enum {
+		N = 500
+	};
 	static uint64_t ips[N];
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 2, .offset = O, .scale = 0x10000, .width = 16,
+		.size = 2,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 16,
 	};
 	uint32_t ref = HWPROF_LCG_SEED, mine = HWPROF_LCG_SEED;
 	uint64_t v = 30000;
@@ -464,8 +511,7 @@ static void test_random_compress(void)
 			continue;
 		v++;
 	}
-	h = mk(&r, 1, HWPROF_INDEX_PAPI,
-	       HWPROF_FOLD_RANDOM | HWPROF_FOLD_COMPRESS, 0, 0);
+	h = mk(&r, 1, HWPROF_INDEX_PAPI, HWPROF_FOLD_RANDOM | HWPROF_FOLD_COMPRESS, 0, 0);
 	if (!h)
 		return;
 	hwprof_hist_fold(h, ips, NULL, N, &mine);
@@ -479,34 +525,35 @@ static void test_weighted(void)
 	static const struct {
 		uint64_t threshold, excess, inc;
 	} wt[] = {
-		{ 1000, 0, 1 }, { 1000, 1, 1 },
-		{ 1000, 2, 1 },		/* 2 / 3 is 0 in PAPI; at least 1 here */
-		{ 1000, 500, 166 },	/* 500 / (1000 / 255) */
-		{ 1000, 1000, 255 },	/* 333, kept within 255 */
-		{ 1000, 1001, 255 },	/* above the threshold */
-		{ 100, 50, 50 },	/* PAPI divides by 100 / 255 = 0 here */
-		{ 100, 100, 100 },
-		{ 100, 101, 255 },
+		{ 1000, 0, 1 },	     { 1000, 1, 1 },
+		{ 1000, 2, 1 },	     /* 2 / 3 is 0 in PAPI; at least 1 here */
+		{ 1000, 500, 166 },  /* 500 / (1000 / 255) */
+		{ 1000, 1000, 255 }, /* 333, kept within 255 */
+		{ 1000, 1001, 255 }, /* above the threshold */
+		{ 100, 50, 50 },     /* PAPI divides by 100 / 255 = 0 here */
+		{ 100, 100, 100 },   { 100, 101, 255 },
 		{ 255, 254, 254 },
 	};
 
 	for (size_t k = 0; k < sizeof(wt) / sizeof(wt[0]); k++) {
 		static struct gbuf g;
 		struct hwprof_region r = {
-			.size = 8, .offset = O, .scale = 0x10000, .width = 64,
+			.size = 8,
+			.offset = O,
+			.scale = 0x10000,
+			.width = 64,
 		};
 		uint64_t ip = O, ex = wt[k].excess;
 		struct hwprof_hist *h;
 
 		r.base = gbuf_init(&g, 8);
-		h = mk(&r, 1, HWPROF_INDEX_PAPI, HWPROF_FOLD_WEIGHTED, 0,
-		       wt[k].threshold);
+		h = mk(&r, 1, HWPROF_INDEX_PAPI, HWPROF_FOLD_WEIGHTED, 0, wt[k].threshold);
 		if (!h)
 			continue;
 		hwprof_hist_fold(h, &ip, &ex, 1, NULL);
 		T_CHECK(bucket(r.base, 64, 0) == wt[k].inc, "row %zu: %llu", k,
 			(unsigned long long)bucket(r.base, 64, 0));
-		hwprof_hist_fold(h, &ip, NULL, 1, NULL);	/* no excess: 1 */
+		hwprof_hist_fold(h, &ip, NULL, 1, NULL); /* no excess: 1 */
 		T_EQ(bucket(r.base, 64, 0), wt[k].inc + 1);
 		hwprof_hist_free(h);
 	}
@@ -517,7 +564,10 @@ static void test_weights(void)
 {
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 8, .offset = O, .scale = 0x10000, .width = 32,
+		.size = 8,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 32,
 	};
 	uint64_t ips[] = { O, O, O + 2, O + 0x1000 };
 	uint64_t w[] = { 5, 0, 7, 9 };
@@ -540,13 +590,21 @@ static void test_overlap(void)
 {
 	static struct gbuf g1, g2, g3;
 	struct hwprof_region t[3] = {
-		{ .size = 64, .offset = O, .scale = 0x10000, .width = 16 },	   /* [O, O+64) */
-		{ .size = 8, .offset = O + 16, .scale = 0x10000, .width = 16 },	   /* [O+16, O+24) */
-		{ .size = 8, .offset = O + 16, .scale = 0x10000, .width = 16 },	   /* tie: loses */
+		{ .size = 64, .offset = O, .scale = 0x10000, .width = 16 }, /* [O, O+64) */
+		{ .size = 8,
+		  .offset = O + 16,
+		  .scale = 0x10000,
+		  .width = 16 }, /* [O+16, O+24) */
+		{ .size = 8,
+		  .offset = O + 16,
+		  .scale = 0x10000,
+		  .width = 16 }, /* tie: loses */
 	};
 	uint64_t ips[] = { O + 15, O + 16, O + 23, O + 24, O + 63 };
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = t, .nregions = 3,
+		.sz = sizeof(o),
+		.regions = t,
+		.nregions = 3,
 		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_hist *h;
@@ -561,11 +619,11 @@ static void test_overlap(void)
 	if (!h)
 		return;
 	hwprof_hist_fold(h, ips, NULL, 5, NULL);
-	T_EQ(bucket(t[0].base, 16, 7), 1);	/* O+15 */
-	T_EQ(bucket(t[1].base, 16, 0), 1);	/* O+16 */
-	T_EQ(bucket(t[1].base, 16, 3), 1);	/* O+23 */
-	T_EQ(bucket(t[0].base, 16, 12), 1);	/* O+24: back in the long one */
-	T_EQ(bucket(t[0].base, 16, 31), 1);	/* O+63 */
+	T_EQ(bucket(t[0].base, 16, 7), 1);  /* O+15 */
+	T_EQ(bucket(t[1].base, 16, 0), 1);  /* O+16 */
+	T_EQ(bucket(t[1].base, 16, 3), 1);  /* O+23 */
+	T_EQ(bucket(t[0].base, 16, 12), 1); /* O+24: back in the long one */
+	T_EQ(bucket(t[0].base, 16, 31), 1); /* O+63 */
 	for (int i = 0; i < 4; i++)
 		T_EQ(bucket(t[2].base, 16, i), 0);
 	hwprof_hist_free(h);
@@ -582,7 +640,9 @@ static void test_sort_and_skip(void)
 		{ .base = NULL, .size = 0, .offset = O, .scale = 1, .width = 16 },
 	};
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = t, .nregions = 2,
+		.sz = sizeof(o),
+		.regions = t,
+		.nregions = 2,
 		.index = HWPROF_INDEX_SPROFIL,
 	};
 	struct hwprof_hist *h;
@@ -594,18 +654,15 @@ static void test_sort_and_skip(void)
 	T_EQ(where, 1);
 	o.flags = HWPROF_HIST_SORT;
 	o.nregions = 3;
-	T_EQ(hwprof_hist_check(&o, &where), HWPROF_HIST_ESCALE);	/* scale 1 */
+	T_EQ(hwprof_hist_check(&o, &where), HWPROF_HIST_ESCALE); /* scale 1 */
 	T_EQ(where, 2);
 	o.flags |= HWPROF_HIST_SKIP_OFF;
 	T_EQ(hwprof_hist_check(&o, &where), HWPROF_HIST_OK);
-	h = mk(t, 3, HWPROF_INDEX_SPROFIL, 0,
-	       HWPROF_HIST_SORT | HWPROF_HIST_SKIP_OFF, 0);
+	h = mk(t, 3, HWPROF_INDEX_SPROFIL, 0, HWPROF_HIST_SORT | HWPROF_HIST_SKIP_OFF, 0);
 	if (!h)
 		return;
-	T_CHECK(hwprof_hist_locate(h, O + 0x101, &reg, NULL) == 1 && reg == 0,
-		"reg %zu", reg);
-	T_CHECK(hwprof_hist_locate(h, O + 1, &reg, NULL) == 1 && reg == 1,
-		"reg %zu", reg);
+	T_CHECK(hwprof_hist_locate(h, O + 0x101, &reg, NULL) == 1 && reg == 0, "reg %zu", reg);
+	T_CHECK(hwprof_hist_locate(h, O + 1, &reg, NULL) == 1 && reg == 1, "reg %zu", reg);
 	hwprof_hist_free(h);
 }
 
@@ -614,20 +671,31 @@ static void test_faults(void)
 {
 	static uint16_t buf[64];
 	const struct hwprof_region ok = {
-		.base = buf, .size = 8, .offset = O, .scale = 0x10000, .width = 16,
+		.base = buf,
+		.size = 8,
+		.offset = O,
+		.scale = 0x10000,
+		.width = 16,
 	};
 	const struct hwprof_region ok2 = {
-		.base = buf + 8, .size = 8, .offset = O + 0x100, .scale = 0x10000,
+		.base = buf + 8,
+		.size = 8,
+		.offset = O + 0x100,
+		.scale = 0x10000,
 		.width = 16,
 	};
 	const struct hwprof_region bin = {
-		.base = buf + 16, .size = 2, .offset = 0, .scale = 2, .width = 16,
+		.base = buf + 16,
+		.size = 2,
+		.offset = 0,
+		.scale = 2,
+		.width = 16,
 	};
 	static const struct {
 		int fault;
 		size_t where;
 		unsigned int index;
-		int field;	/* which field of region 1 to spoil */
+		int field; /* which field of region 1 to spoil */
 		uint64_t value;
 	} rows[] = {
 		{ HWPROF_HIST_EWIDTH, 1, HWPROF_INDEX_PAPI, 'w', 8 },
@@ -648,14 +716,16 @@ static void test_faults(void)
 		{ HWPROF_HIST_EBASE, 1, HWPROF_INDEX_PAPI, 'b', UINT64_MAX - 3 },
 		{ HWPROF_HIST_EUNSORTED, 1, HWPROF_INDEX_PAPI, 'o', O - 0x100 },
 		{ HWPROF_HIST_EOVERLAP, 1, HWPROF_INDEX_PAPI, 'o', O + 7 },
-		{ HWPROF_HIST_OK, 0, HWPROF_INDEX_PAPI, 'o', O + 8 },	/* touching */
+		{ HWPROF_HIST_OK, 0, HWPROF_INDEX_PAPI, 'o', O + 8 }, /* touching */
 		{ HWPROF_HIST_EBIN, 2, HWPROF_INDEX_PAPI, 'B', 0 },
 	};
 
 	for (size_t k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
 		struct hwprof_region t[3] = { ok, ok2, bin };
 		struct hwprof_hist_opts o = {
-			.sz = sizeof(o), .regions = t, .nregions = 2,
+			.sz = sizeof(o),
+			.regions = t,
+			.nregions = 2,
 			.index = rows[k].index,
 		};
 		struct hwprof_hist *h = NULL;
@@ -663,17 +733,30 @@ static void test_faults(void)
 		int f, ret;
 
 		switch (rows[k].field) {
-		case 'w': t[1].width = (uint32_t)rows[k].value; break;
-		case 's': t[1].scale = (uint32_t)rows[k].value; break;
-		case 'z': t[1].size = (size_t)rows[k].value; break;
-		case 'b': t[1].base = (void *)(uintptr_t)rows[k].value;
-			  t[1].size = 8; break;
-		case 'o': t[1].offset = rows[k].value; break;
-		case 'B': t[1] = bin; o.nregions = 3; break;
+		case 'w':
+			t[1].width = (uint32_t)rows[k].value;
+			break;
+		case 's':
+			t[1].scale = (uint32_t)rows[k].value;
+			break;
+		case 'z':
+			t[1].size = (size_t)rows[k].value;
+			break;
+		case 'b':
+			t[1].base = (void *)(uintptr_t)rows[k].value;
+			t[1].size = 8;
+			break;
+		case 'o':
+			t[1].offset = rows[k].value;
+			break;
+		case 'B':
+			t[1] = bin;
+			o.nregions = 3;
+			break;
 		}
 		f = hwprof_hist_check(&o, &where);
-		T_CHECK(f == rows[k].fault, "row %zu: fault %d (%s), want %d", k,
-			f, hwprof_hist_strfault(f), rows[k].fault);
+		T_CHECK(f == rows[k].fault, "row %zu: fault %d (%s), want %d", k, f,
+			hwprof_hist_strfault(f), rows[k].fault);
 		T_CHECK(where == rows[k].where, "row %zu: where %zu", k, where);
 		ret = hwprof_hist_new(&o, &h);
 		T_CHECK(rows[k].fault ? ret == -EINVAL && !h : ret == 0 && h,
@@ -684,7 +767,9 @@ static void test_faults(void)
 	/* options themselves */
 	struct hwprof_region t1[1] = { ok };
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = t1, .nregions = 1,
+		.sz = sizeof(o),
+		.regions = t1,
+		.nregions = 1,
 		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_hist *h = NULL;
@@ -754,9 +839,9 @@ static void test_empty(void)
 	T_EQ(hwprof_hist_locate(h, 5, NULL, NULL), 0);
 	T_EQ(hwprof_hist_locate(NULL, 5, NULL, NULL), 0);
 	st.outside = 12345;
-	T_EQ(hwprof_hist_stats(h, &st), 0);	/* old, shorter struct */
+	T_EQ(hwprof_hist_stats(h, &st), 0); /* old, shorter struct */
 	T_EQ(st.samples, 3);
-	T_EQ(st.outside, 12345);		/* beyond its sz: untouched */
+	T_EQ(st.outside, 12345); /* beyond its sz: untouched */
 	st.sz = 0;
 	T_EQ(hwprof_hist_stats(h, &st), -EINVAL);
 	T_EQ(hwprof_hist_stats(NULL, &st), -EINVAL);
@@ -768,7 +853,9 @@ static void test_top(void)
 {
 	static struct gbuf g;
 	struct hwprof_region r = {
-		.size = 64, .offset = UINT64_MAX - 7, .scale = 0x20000,
+		.size = 64,
+		.offset = UINT64_MAX - 7,
+		.scale = 0x20000,
 		.width = 16,
 	};
 	uint64_t ips[] = { UINT64_MAX, UINT64_MAX - 7, 0 };

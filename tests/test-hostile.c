@@ -131,7 +131,8 @@ static void *toucher(void *arg)
 
 static int case_fds(void)
 {
-	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+	struct hwprof_session_opts o = { .sz = sizeof(o),
+					 .mode = HWPROF_SESSION_PROCESS,
 					 .drain_ms = 20 };
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	struct hwprof_session *s;
@@ -190,7 +191,8 @@ static int case_fds(void)
 
 	/* nothing of the program's was touched */
 	memset(buf, 0, sizeof(buf));
-	T_CHECK(fcntl(pipefd[0], F_SETFL, O_NONBLOCK) == 0, "pipe closed: %s", strerror(errno));
+	T_CHECK(fcntl(pipefd[0], F_SETFL, O_NONBLOCK) == 0, "pipe closed: %s",
+		strerror(errno));
 	T_EQ(read(pipefd[0], buf, sizeof(buf)), sizeof(msg));
 	T_CHECK(!memcmp(buf, msg, sizeof(msg)), "pipe content changed");
 	T_CHECK(fstat(pipefd[1], &sb) == 0, "pipe write end closed: %s", strerror(errno));
@@ -223,8 +225,8 @@ static void *iterator(void *arg)
 	return arg;
 }
 
-#define NCHILD	200
-#define BATCH	10
+#define NCHILD 200
+#define BATCH  10
 
 static int child(int i)
 {
@@ -233,9 +235,9 @@ static int child(int i)
 	struct timespec ts = { 0, 30000000 };
 
 	touch_pages(fresh(8), 8, psz);
-	nanosleep(&ts, NULL);	/* a few drains (drain_ms 5) */
+	nanosleep(&ts, NULL); /* a few drains (drain_ms 5) */
 	if (i % 2)
-		return 0;	/* exit() with the session running */
+		return 0; /* exit() with the session running */
 	if (hwprof_session_stop(s) || hwprof_session_stats(s, 0, &st))
 		return 1;
 	hwprof_session_free(s);
@@ -244,7 +246,8 @@ static int child(int i)
 
 static int case_fork_loader(void)
 {
-	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+	struct hwprof_session_opts o = { .sz = sizeof(o),
+					 .mode = HWPROF_SESSION_PROCESS,
 					 .drain_ms = 5 };
 	pthread_t t;
 	int r, hung = 0, bad = 0;
@@ -299,8 +302,8 @@ static int case_fork_loader(void)
 	return t_done("fork-loader");
 }
 
-#define NTHR	8
-#define NPG	50
+#define NTHR 8
+#define NPG  50
 
 static uint32_t fnbuf[1024];
 
@@ -315,11 +318,17 @@ static int case_static_threads(void)
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS };
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	struct hwprof_region reg = {
-		.base = fnbuf, .size = sizeof(fnbuf),
-		.offset = (uint64_t)(uintptr_t)touch_pages, .scale = 0x20000, .width = 32,
+		.base = fnbuf,
+		.size = sizeof(fnbuf),
+		.offset = (uint64_t)(uintptr_t)touch_pages,
+		.scale = 0x20000,
+		.width = 32,
 	};
 	struct hwprof_hist_opts ho = {
-		.sz = sizeof(ho), .regions = &reg, .nregions = 1, .index = HWPROF_INDEX_PAPI,
+		.sz = sizeof(ho),
+		.regions = &reg,
+		.nregions = 1,
+		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_hist *h;
 	struct hwprof_session *s;
@@ -354,9 +363,9 @@ static int case_static_threads(void)
 	return t_done("static-threads");
 }
 
-#ifndef HOSTILE_STATIC	/* no dlopen in the static copy */
-#define CYCLES	20
-#define DPG	10
+#ifndef HOSTILE_STATIC /* no dlopen in the static copy */
+#define CYCLES 20
+#define DPG    10
 
 static int case_dlopen_cycles(const char *self)
 {
@@ -372,8 +381,8 @@ static int case_dlopen_cycles(const char *self)
 		return r;
 	snprintf(path, sizeof(path), "%s", self);
 	slash = strrchr(path, '/');
-	snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ? slash + 1 - path : 0),
-		 "libdlo.so");
+	snprintf(slash ? slash + 1 : path,
+		 sizeof(path) - (size_t)(slash ? slash + 1 - path : 0), "libdlo.so");
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
 	T_EQ(hwprof_session_start(s), 0);
@@ -392,7 +401,7 @@ static int case_dlopen_cycles(const char *self)
 			return T_ERROR;
 		}
 		touch(fresh(DPG), DPG, psz);
-		T_CHECK(hwprof_session_read(s) >= 0, "read");	/* folded while loaded */
+		T_CHECK(hwprof_session_read(s) >= 0, "read"); /* folded while loaded */
 		if (c < 3)
 			printf("cycle %d: libdlo.so at %p\n", c, di.dli_fbase);
 		dlclose(lib);
@@ -514,7 +523,8 @@ static int case_sample_cost(void)
 	else if (speed > 0.9)
 		T_EQ(nwarn_cost, 0);
 	else
-		printf("between 30%% and 90%%: a warning may or may not come (%d)\n", nwarn_cost);
+		printf("between 30%% and 90%%: a warning may or may not come (%d)\n",
+		       nwarn_cost);
 	return t_done("sample-cost");
 }
 
@@ -534,6 +544,7 @@ int main(int argc, char **argv)
 		return case_static_threads();
 	if (argc == 2 && !strcmp(argv[1], "fork-loader"))
 		return case_fork_loader();
-	fprintf(stderr, "usage: test-hostile fds|fork-loader|static-threads|dlopen-cycles|sample-cost\n");
+	fprintf(stderr,
+		"usage: test-hostile fds|fork-loader|static-threads|dlopen-cycles|sample-cost\n");
 	return T_ERROR;
 }

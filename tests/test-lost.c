@@ -21,8 +21,8 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define MANY	6000	/* faults: far more than a 16-page ring holds */
-#define FEW	100
+#define MANY 6000 /* faults: far more than a 16-page ring holds */
+#define FEW  100
 
 static int err_fd = -1, saved_fd = -1;
 
@@ -75,7 +75,8 @@ static void fault_locked(struct t_pages *pool, size_t n)
 /* hwp_lost_tell(): the line holds the count hwprof_session_stats() gives. */
 static int case_stats(void)
 {
-	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = HWPROF_SESSION_THREAD,
+	struct hwprof_session_opts o = { .sz = sizeof(o),
+					 .mode = HWPROF_SESSION_THREAD,
 					 .ring_pages = 1 };
 	struct hwprof_session_stats st = { .sz = sizeof(st) };
 	struct hwprof_session *s;
@@ -108,7 +109,7 @@ static int case_profil(int many)
 	static unsigned short buf[64];
 	uint64_t off = t_store_pc(touch_a) - (uint64_t)(uintptr_t)touch_a;
 	size_t n = many ? MANY : FEW;
-	static unsigned short dummy[1];	/* scale 0 turns it off */
+	static unsigned short dummy[1]; /* scale 0 turns it off */
 	struct t_pages pool;
 	long long lost;
 	int r = t_require_pf();
@@ -134,7 +135,8 @@ static int case_profil(int many)
 	if (many) {
 		T_CHECK(lost > 0, "no line after %zu faults with the drain held", n);
 		/* the line may count a few faults outside touch_a too */
-		T_CHECK(buf[off / 2] + lost >= (long long)n && buf[off / 2] + lost <= (long long)n + 64,
+		T_CHECK(buf[off / 2] + lost >= (long long)n &&
+				buf[off / 2] + lost <= (long long)n + 64,
 			"%u in the buffer + %lld lost, %zu faults", buf[off / 2], lost, n);
 	} else {
 		T_EQ(lost, 0);
@@ -163,10 +165,11 @@ static int case_exit(void)
 		if (profil(buf, sizeof(buf), (size_t)(uintptr_t)touch_a, 0x10000))
 			_exit(T_ERROR);
 		fault_locked(&pool, MANY);
-		exit(0);	/* profiling still on */
+		exit(0); /* profiling still on */
 	}
 	T_CHECK(pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) &&
-		WEXITSTATUS(st) == 0, "child");
+			WEXITSTATUS(st) == 0,
+		"child");
 	lost = said_lost();
 	printf("%lld said lost at exit\n", lost);
 	T_CHECK(lost > 0, "no line at exit after %d faults with the drain held", MANY);
@@ -189,7 +192,8 @@ static int case_papi(void)
 	T_EQ(PAPI_event_name_to_code("perf::PAGE-FAULTS", &code), PAPI_OK);
 	T_EQ(PAPI_add_event(es, code), PAPI_OK);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, 65536, es, code, 1,
-			 PAPI_PROFIL_POSIX), PAPI_OK);
+			 PAPI_PROFIL_POSIX),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	fault_locked(&pool, MANY);
 	if ((r = catch_stderr()))

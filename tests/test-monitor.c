@@ -20,7 +20,6 @@
 #include "harness.h"
 #include "tlib.h"
 
-
 extern char __executable_start, etext;
 static char out[4096];
 
@@ -150,7 +149,7 @@ static int case_monstartup(const char *self)
 			_exit(3);
 		sink = spin_hot(150000000);
 		(void)sink;
-		exit(0);		/* writes gmon.out */
+		exit(0); /* writes gmon.out */
 	}
 	waitpid(pid, &status, 0);
 	T_CHECK(WIFEXITED(status) && !WEXITSTATUS(status), "child %#x", status);
@@ -172,13 +171,13 @@ static int case_exact(void)
 
 	if (r || (r = t_pages_new(&pool, 4096)))
 		return r;
-	at = (store_a - (uintptr_t)touch_a) / 2;	/* 64 bytes, 32 bins */
+	at = (store_a - (uintptr_t)touch_a) / 2; /* 64 bytes, 32 bins */
 	if (at >= 32) {
 		printf("ERROR: touch_a's store at +%zu\n", store_a - (uintptr_t)touch_a);
 		return T_ERROR;
 	}
 	use("page-faults", "1");
-	_mondata.prof_type = _PROF_TYPE_IS_NONE;	/* nothing set it: -p */
+	_mondata.prof_type = _PROF_TYPE_IS_NONE; /* nothing set it: -p */
 	for (int k = 0; k < 2; k++) {
 		uint64_t bin, total;
 		int records;
@@ -192,7 +191,8 @@ static int case_exact(void)
 			ns[k], buf[8 + at]);
 		for (size_t i = 8; i < 40; i++)
 			if (i != 8 + at)
-				T_CHECK(buf[i] == 0, "n %d: counter %zu = %u", ns[k], i, buf[i]);
+				T_CHECK(buf[i] == 0, "n %d: counter %zu = %u", ns[k], i,
+					buf[i]);
 		T_EQ(read_gmon(at, &records, &bin, &total), 0);
 		T_EQ(bin, ns[k]);
 		T_EQ(total, ns[k]);
@@ -212,7 +212,9 @@ static int case_multi(void)
 	caddr_t a = (caddr_t)touch_a, b = (caddr_t)touch_b;
 	caddr_t lo = a < b ? a : b, hi = a < b ? b : a;
 	struct prof pb[3] = {
-		{ .p_low = lo, .p_high = hi - lo < 64 ? hi : lo + 64, .p_buff = buf,
+		{ .p_low = lo,
+		  .p_high = hi - lo < 64 ? hi : lo + 64,
+		  .p_buff = buf,
 		  .p_bufsize = 16 + 32 },
 		{ .p_low = hi, .p_high = hi + 64, .p_buff = buf + 48, .p_bufsize = 32 },
 		{ .p_high = 0 },
@@ -231,7 +233,7 @@ static int case_multi(void)
 	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)pb, -1, 2), 0);
 	t_touch_n(touch_b, &pool, 300);
 	T_EQ(moncontrol(0), 0);
-	t_touch_n(touch_b, &pool, 50);		/* paused: not counted */
+	t_touch_n(touch_b, &pool, 50); /* paused: not counted */
 	T_EQ(moncontrol(1), 0);
 	t_touch_n(touch_b, &pool, 20);
 	T_EQ(monitor((caddr_t)0), 0);
@@ -244,7 +246,7 @@ static int case_multi(void)
 			i, buf[i], from, to - 1);
 	}
 	T_EQ(nonzero, 1);
-	T_EQ(buf[0], 0xffff);			/* the reserved space is untouched */
+	T_EQ(buf[0], 0xffff); /* the reserved space is untouched */
 	T_EQ(buf[15], 0xffff);
 	t_pages_free(&pool);
 	return t_done("multi");
@@ -279,8 +281,8 @@ static int case_adjacent(void)
 			continue;
 		nonzero++;
 		T_CHECK(i >= 48 && buf[i] == 150,
-			"counter %d = %u (touch_b's range starts at counter 48, want 150)",
-			i, buf[i]);
+			"counter %d = %u (touch_b's range starts at counter 48, want 150)", i,
+			buf[i]);
 	}
 	T_EQ(nonzero, 1);
 	t_pages_free(&pool);
@@ -291,27 +293,35 @@ static int case_errors(void)
 {
 	HISTCOUNTER buf[32];
 	struct prof bad[3] = {
-		{ .p_low = (caddr_t)0x2000, .p_high = (caddr_t)0x3000, .p_buff = buf,
+		{ .p_low = (caddr_t)0x2000,
+		  .p_high = (caddr_t)0x3000,
+		  .p_buff = buf,
 		  .p_bufsize = 16 },
-		{ .p_low = (caddr_t)0x1000, .p_high = (caddr_t)0x1800, .p_buff = buf + 16,
+		{ .p_low = (caddr_t)0x1000,
+		  .p_high = (caddr_t)0x1800,
+		  .p_buff = buf + 16,
 		  .p_bufsize = 16 },
 		{ .p_high = 0 },
 	};
 
 	use("task-clock", "1000000");
-	T_EQ(monitor((caddr_t)0), -1);			/* nothing started */
+	T_EQ(monitor((caddr_t)0), -1); /* nothing started */
 	T_EQ(moncontrol(1), -1);
 	_mondata.prof_type = 5;
 	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, buf, 32, 0), -1);
 	_mondata.prof_type = _PROF_TYPE_IS_P;
-	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a, buf, 32, 0), -1);	/* empty */
-	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, buf, 32, 100), -1);	/* no room */
-	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, (HISTCOUNTER *)(uintptr_t)"ro", 32, 0), -1);
-	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)bad, -1, 0), -1);	/* not ascending */
+	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a, buf, 32, 0), -1);	    /* empty */
+	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, buf, 32, 100), -1); /* no room */
+	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, (HISTCOUNTER *)(uintptr_t) "ro", 32,
+		     0),
+	     -1);
+	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)bad, -1, 0),
+	     -1); /* not ascending */
 	bad[1].p_low = (caddr_t)0x4000;
 	bad[1].p_high = (caddr_t)0x5000;
 	bad[1].p_buff = buf + 20;
-	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)bad, -1, 0), -1);	/* not contiguous */
+	T_EQ(monitor((caddr_t)1, (caddr_t)1, (HISTCOUNTER *)(void *)bad, -1, 0),
+	     -1); /* not contiguous */
 	setenv("HWPROF_PERIOD", "x", 1);
 	T_EQ(monitor((caddr_t)fn_a, (caddr_t)fn_a + 64, buf, 32, 0), -1);
 	return t_done("errors");

@@ -32,7 +32,9 @@
 #include "../lib/perf/elfsym.h"
 #include "../lib/profile/symbols.h"
 
-enum { PER = 400 };		/* addresses an object */
+enum {
+	PER = 400
+}; /* addresses an object */
 
 static const char *dir, *tmp;
 static char **objs;
@@ -64,14 +66,17 @@ static void build(struct hd_file *d, int part)
 		step = span / PER + 1;
 		/* every step-th byte of the functions laid end to end */
 		for (size_t i = 0; i < o.nsyms; i++) {
-			uint64_t len = o.syms[i].hi > o.syms[i].lo ? o.syms[i].hi - o.syms[i].lo : 0;
+			uint64_t len = o.syms[i].hi > o.syms[i].lo ?
+					       o.syms[i].hi - o.syms[i].lo :
+					       0;
 
 			for (; want < at + len && n < PER; want += step, n++) {
 				uint64_t a = o.syms[i].lo + (want - at);
 
 				if (!part || part == 10 ||
 				    (part == 9 ? n % 2 == 0 : n % 8 == (size_t)part - 1))
-					hd_count(d, 0, 0, (uint32_t)obj, part == 10 ? a + 2 : a, 1);
+					hd_count(d, 0, 0, (uint32_t)obj,
+						 part == 10 ? a + 2 : a, 1);
 			}
 			at += len;
 		}
@@ -95,7 +100,11 @@ static void dump(const struct hd_file *d, FILE *f)
 			d->lines[i].line, d->lines[i].func ? d->lines[i].func : "-");
 }
 
-enum { AS_ME, AS_NOBODY, FULL };
+enum {
+	AS_ME,
+	AS_NOBODY,
+	FULL
+};
 
 /* One recording's naming in a child: its names into tmp/NAME.names, its
  * stderr into tmp/NAME.err. cache NULL: off. 0 when it went well. */
@@ -114,8 +123,9 @@ static pid_t start(const char *name, const char *cache, int part, int verbose, i
 		snprintf(path, sizeof(path), "%s/%s.err", tmp, name);
 		if (!freopen(path, "w", stderr))
 			_exit(3);
-		if (how == AS_NOBODY && (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
-					 setresuid(65534, 65534, 65534)))
+		if (how == AS_NOBODY &&
+		    (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		     setresuid(65534, 65534, 65534)))
 			_exit(4);
 		build(&d, part);
 		sym_cache_verbose = verbose;
@@ -204,7 +214,8 @@ static void counts(const char *name, long *hits, long *total, long *written)
 
 	*hits = *total = *written = -1;
 	if (p && (p = strstr(p + 19, ": ")) &&
-	    sscanf(p, ": %ld of %ld addresses of %*d objects from the cache, %ld files written",
+	    sscanf(p,
+		   ": %ld of %ld addresses of %*d objects from the cache, %ld files written",
 		   hits, total, written) != 3)
 		*hits = *total = *written = -1;
 	free(err);
@@ -287,7 +298,7 @@ static void damage(const char *path, const char *how)
 		T_CHECK(pwrite(fd, &c, 1, st.st_size * 3 / 4) == 1, "write");
 	} else if (!strcmp(how, "junk")) {
 		T_CHECK(!ftruncate(fd, 0) && write(fd, "junk\n", 5) == 5, "junk");
-	} else {	/* stale: the DWARF build-id of the header, another */
+	} else { /* stale: the DWARF build-id of the header, another */
 		T_CHECK(pwrite(fd, "00", 2, 8 + 4 + 4 + 8 + 8 + 129) == 2, "stale");
 	}
 	close(fd);
@@ -332,8 +343,9 @@ int main(int argc, char **argv)
 	nf = files(f, 8);
 	T_CHECK(nf >= 1, "no cache file written in %s", dir);
 	for (int i = 0; i < nf; i++)
-		T_CHECK(!stat(f[i], &st) && S_ISREG(st.st_mode) && (st.st_mode & 0777) == 0600 &&
-			st.st_uid == geteuid(), "%s: mode %o", f[i], st.st_mode);
+		T_CHECK(!stat(f[i], &st) && S_ISREG(st.st_mode) &&
+				(st.st_mode & 0777) == 0600 && st.st_uid == geteuid(),
+			"%s: mode %o", f[i], st.st_mode);
 	clear();
 	T_EQ(run("cold", dir, 0, 1, AS_ME), 0);
 	same_names("cold");
@@ -386,14 +398,16 @@ int main(int argc, char **argv)
 		T_CHECK(h < total && w == 1, "%s: %ld of %ld, %ld written", hows[i], h, t, w);
 		if (i < 3) {
 			T_EQ(nerr(hows[i]), 2);
-			T_CHECK(contains(hows[i], "damaged: ignored and written anew"), "%s", hows[i]);
-		} else {	/* stale is no damage: the report only */
+			T_CHECK(contains(hows[i], "damaged: ignored and written anew"), "%s",
+				hows[i]);
+		} else { /* stale is no damage: the report only */
 			T_EQ(nerr(hows[i]), 1);
 			T_CHECK(contains(hows[i], ", 1 stale"), "stale not counted");
 		}
 		T_EQ(run("again", dir, 0, 1, AS_ME), 0);
 		counts("again", &h, &t, &w);
-		T_CHECK(h == total && w == 0, "after %s, written anew: %ld of %ld", hows[i], h, t);
+		T_CHECK(h == total && w == 0, "after %s, written anew: %ld of %ld", hows[i], h,
+			t);
 	}
 
 	/* 8 at once, each its eighth: whole files, no temp left */
@@ -410,7 +424,8 @@ int main(int argc, char **argv)
 	T_EQ(run("after-race", dir, 0, 1, AS_ME), 0);
 	same_names("after-race");
 	counts("after-race", &h, &t, &w);
-	T_CHECK(h > 0 && !contains("after-race", "damaged"), "after the race: %ld of %ld", h, t);
+	T_CHECK(h > 0 && !contains("after-race", "damaged"), "after the race: %ld of %ld", h,
+		t);
 	T_EQ(nerr("after-race"), 1);
 
 	/* 8 at once, the same addresses (the ranks of a job naming the same
@@ -443,8 +458,10 @@ int main(int argc, char **argv)
 			sh += h1;
 			sw += w1;
 		}
-		T_CHECK(sh == 7 * t && sw == w, "8 at once: %ld of %ld from the cache, %ld files "
-			"written (want %ld, %ld)", sh, 8 * t, sw, 7 * t, w);
+		T_CHECK(sh == 7 * t && sw == w,
+			"8 at once: %ld of %ld from the cache, %ld files "
+			"written (want %ld, %ld)",
+			sh, 8 * t, sw, 7 * t, w);
 	}
 	T_EQ(temps_left(), 0);
 
@@ -469,7 +486,8 @@ int main(int argc, char **argv)
 		T_EQ(run("nobody", dir, 0, 1, AS_NOBODY), 0);
 		same_names("nobody");
 		T_EQ(nerr("nobody"), 1);
-		T_CHECK(contains("nobody", "not a directory of this user's"), "nobody: not said");
+		T_CHECK(contains("nobody", "not a directory of this user's"),
+			"nobody: not said");
 		/* nobody's own directory, read-only */
 		{
 			char ro[4300];

@@ -28,7 +28,8 @@ static void bare(const char *name, const char *want, const char *want_nt)
 {
 	char *a = nm_bare(name, 1), *b = nm_bare(name, 0);
 
-	T_CHECK(a && !strcmp(a, want), "%s: got '%s', want '%s'", name, a ? a : "(null)", want);
+	T_CHECK(a && !strcmp(a, want), "%s: got '%s', want '%s'", name, a ? a : "(null)",
+		want);
 	T_CHECK(b && !strcmp(b, want_nt), "%s (no templates): got '%s', want '%s'", name,
 		b ? b : "(null)", want_nt);
 	free(a);
@@ -47,7 +48,8 @@ int main(void)
 	fits("shapes::Widget<unsigned long>::spin(long)", 41,
 	     "shapes::Widget<unsigned long>::spin(long)");
 	/* the parameters first, and only they when that is enough */
-	fits("shapes::Widget<unsigned long>::spin(long)", 40, "shapes::Widget<unsigned long>::spin()");
+	fits("shapes::Widget<unsigned long>::spin(long)", 40,
+	     "shapes::Widget<unsigned long>::spin()");
 	fits("ns::f(int) const", 13, "ns::f() const");
 	fits("ns::f(int) const", 12, "...f() const");
 	/* then the template arguments, every top-level list */
@@ -67,7 +69,7 @@ int main(void)
 	memset(big, 'a', 100);
 	big[100] = 0;
 	fits(big, 20, "...aaaaaaaaaaaaaaaaa");
-	fits(big, 3, "...aaaaa");		/* at least 8 */
+	fits(big, 3, "...aaaaa"); /* at least 8 */
 	bare("void std::__introsort_loop<int*, long, __gnu_cxx::__ops::_Iter_less_iter>(int*, int*, long, __gnu_cxx::__ops::_Iter_less_iter)",
 	     "std::__introsort_loop<int*, long, __gnu_cxx::__ops::_Iter_less_iter>",
 	     "std::__introsort_loop");
@@ -78,8 +80,8 @@ int main(void)
 	bare("operator new(unsigned long)", "operator new", "operator new");
 	bare("std::ostream& std::operator<< <std::char_traits<char> >(std::ostream&, char const*)",
 	     "std::operator<< <std::char_traits<char> >", "std::operator<<");
-	bare("shapes::Widget<unsigned long>::spin(long)", "shapes::Widget<unsigned long>::spin",
-	     "shapes::Widget::spin");
+	bare("shapes::Widget<unsigned long>::spin(long)",
+	     "shapes::Widget<unsigned long>::spin", "shapes::Widget::spin");
 	/* a lambda's, a local class's, a clone's, a namespace's parentheses */
 	bare("foo()::{lambda()#1}::operator()() const", "foo()::{lambda()#1}::operator()",
 	     "foo()::{lambda()#1}::operator()");

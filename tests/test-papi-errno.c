@@ -29,23 +29,15 @@
 static const struct row {
 	int err, query, use;
 } rows[] = {
-	{ EPERM,	PAPI_EPERM,	PAPI_EPERM },
-	{ EACCES,	PAPI_EPERM,	PAPI_EPERM },
-	{ ENOENT,	PAPI_ENOEVNT,	PAPI_ENOEVNT },
-	{ ENODEV,	PAPI_ENOEVNT,	PAPI_ENOSUPP },
-	{ EOPNOTSUPP,	PAPI_ENOEVNT,	PAPI_ENOSUPP },
-	{ EINVAL,	PAPI_ENOEVNT,	PAPI_EINVAL },
-	{ ENOMEM,	PAPI_ENOMEM,	PAPI_ENOMEM },
-	{ EMFILE,	PAPI_ENOEVNT,	PAPI_ECOUNT },
-	{ ENFILE,	PAPI_ENOEVNT,	PAPI_ECOUNT },
-	{ E2BIG,	PAPI_ENOEVNT,	PAPI_ECOUNT },
-	{ EBUSY,	PAPI_ENOEVNT,	PAPI_ECNFLCT },
-	{ ENOSPC,	PAPI_ENOEVNT,	PAPI_ECNFLCT },
-	{ ESRCH,	PAPI_ENOEVNT,	PAPI_ESYS },
-	{ ENOSYS,	PAPI_ENOEVNT,	PAPI_ESYS },
-	{ EAGAIN,	PAPI_ENOEVNT,	PAPI_ESYS },
-	{ EBADF,	PAPI_ENOEVNT,	PAPI_ESYS },
-	{ EXDEV,	PAPI_ENOEVNT,	PAPI_ESYS },	/* not listed: the default */
+	{ EPERM, PAPI_EPERM, PAPI_EPERM },	    { EACCES, PAPI_EPERM, PAPI_EPERM },
+	{ ENOENT, PAPI_ENOEVNT, PAPI_ENOEVNT },	    { ENODEV, PAPI_ENOEVNT, PAPI_ENOSUPP },
+	{ EOPNOTSUPP, PAPI_ENOEVNT, PAPI_ENOSUPP }, { EINVAL, PAPI_ENOEVNT, PAPI_EINVAL },
+	{ ENOMEM, PAPI_ENOMEM, PAPI_ENOMEM },	    { EMFILE, PAPI_ENOEVNT, PAPI_ECOUNT },
+	{ ENFILE, PAPI_ENOEVNT, PAPI_ECOUNT },	    { E2BIG, PAPI_ENOEVNT, PAPI_ECOUNT },
+	{ EBUSY, PAPI_ENOEVNT, PAPI_ECNFLCT },	    { ENOSPC, PAPI_ENOEVNT, PAPI_ECNFLCT },
+	{ ESRCH, PAPI_ENOEVNT, PAPI_ESYS },	    { ENOSYS, PAPI_ENOEVNT, PAPI_ESYS },
+	{ EAGAIN, PAPI_ENOEVNT, PAPI_ESYS },	    { EBADF, PAPI_ENOEVNT, PAPI_ESYS },
+	{ EXDEV, PAPI_ENOEVNT, PAPI_ESYS }, /* not listed: the default */
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -60,7 +52,7 @@ static int table(void)
 			hwp_papi_errno(-rows[i].err, HWP_PAPI_AT_USE));
 	}
 	T_EQ(hwp_papi_errno(0, HWP_PAPI_AT_USE), PAPI_OK);
-	T_EQ(hwp_papi_errno(7, HWP_PAPI_AT_QUERY), PAPI_OK);	/* an fd */
+	T_EQ(hwp_papi_errno(7, HWP_PAPI_AT_QUERY), PAPI_OK); /* an fd */
 	T_EQ(hwp_papi_errno(-EPERM, HWP_PAPI_NAT), PAPI_EBUG);
 	return t_done("papi-errno table");
 }
@@ -74,7 +66,8 @@ static int deny_perf(int err, int not_self)
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_perf_event_open, 0, 3),
 		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[1])),
 		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 0, (unsigned char)not_self, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)(err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K,
+			 SECCOMP_RET_ERRNO | (unsigned)(err & SECCOMP_RET_DATA)),
 		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
 	};
 	struct sock_fprog prog = { .len = sizeof(f) / sizeof(f[0]), .filter = f };
@@ -95,18 +88,18 @@ static int one(const struct row *r, int session)
 
 	if (pid)
 		return pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ?
-		       T_ERROR : WEXITSTATUS(st);
-	t_failed = 0;	/* the parent's count came along */
+			       T_ERROR :
+			       WEXITSTATUS(st);
+	t_failed = 0; /* the parent's count came along */
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT ||
-	    PAPI_create_eventset(&es) ||
-	    PAPI_event_name_to_code("perf::TASK-CLOCK", &code))
+	    PAPI_create_eventset(&es) || PAPI_event_name_to_code("perf::TASK-CLOCK", &code))
 		_exit(T_ERROR);
 	if (PAPI_add_event(es, code)) {
 		printf("SKIP: task-clock cannot be counted here\n");
 		_exit(T_SKIP);
 	}
-	if (session && PAPI_profil(buf, sizeof(buf), 0, 65536, es, code, 1000000,
-				   PAPI_PROFIL_POSIX))
+	if (session &&
+	    PAPI_profil(buf, sizeof(buf), 0, 65536, es, code, 1000000, PAPI_PROFIL_POSIX))
 		_exit(T_ERROR);
 	if (deny_perf(r->err, session)) {
 		printf("SKIP: no seccomp filter here\n");

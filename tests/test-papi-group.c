@@ -43,9 +43,9 @@ static struct {
 	uint32_t type;
 } opens[64];
 static int nopens;
-static int hw_as_faults;	/* hardware opens count page faults instead */
-static int empty_read_fd = -1;	/* reads of this fd return 0 bytes */
-static int half_run_fd = -1;	/* reads of this fd halve time_running */
+static int hw_as_faults;       /* hardware opens count page faults instead */
+static int empty_read_fd = -1; /* reads of this fd return 0 bytes */
+static int half_run_fd = -1;   /* reads of this fd halve time_running */
 
 long syscall(long n, ...)
 {
@@ -65,8 +65,8 @@ long syscall(long n, ...)
 		struct perf_event_attr at = *(struct perf_event_attr *)a[0];
 		uint32_t type = at.type;
 
-		if (hw_as_faults && type != PERF_TYPE_SOFTWARE && type != PERF_TYPE_TRACEPOINT &&
-		    type != PERF_TYPE_BREAKPOINT) {
+		if (hw_as_faults && type != PERF_TYPE_SOFTWARE &&
+		    type != PERF_TYPE_TRACEPOINT && type != PERF_TYPE_BREAKPOINT) {
 			at.type = PERF_TYPE_SOFTWARE;
 			at.config = PERF_COUNT_SW_PAGE_FAULTS;
 			at.config1 = at.config2 = 0;
@@ -89,7 +89,7 @@ ssize_t read(int fd, void *buf, size_t len)
 	static ssize_t (*real)(int, void *, size_t);
 
 	if (!real)
-		real = (ssize_t (*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
+		real = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
 	ssize_t r;
 
 	if (fd >= 0 && fd == empty_read_fd)
@@ -140,8 +140,8 @@ static int group(void)
 	T_EQ(nopens, 2);
 	T_CHECK(opens[0].group == -1 && opens[0].pinned, "leader: group %d pinned %u",
 		opens[0].group, opens[0].pinned);
-	T_CHECK(opens[1].group == opens[0].fd && !opens[1].pinned, "member: group %d pinned %u",
-		opens[1].group, opens[1].pinned);
+	T_CHECK(opens[1].group == opens[0].fd && !opens[1].pinned,
+		"member: group %d pinned %u", opens[1].group, opens[1].pinned);
 	/* twice, from a reset: the counts start again at the start */
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N / 2);
@@ -173,22 +173,24 @@ static int group(void)
 	T_FAULTS(v[0], N);
 	T_EQ(nopens, 2);
 	T_CHECK(opens[0].group == -1 && !opens[0].pinned && opens[1].group == -1 &&
-		!opens[1].pinned, "multiplexed: groups %d %d pinned %u %u", opens[0].group,
-		opens[1].group, opens[0].pinned, opens[1].pinned);
+			!opens[1].pinned,
+		"multiplexed: groups %d %d pinned %u %u", opens[0].group, opens[1].group,
+		opens[0].pinned, opens[1].pinned);
 
 	/* the scaling branch: a count that ran half the time it was enabled
 	 * (the kernel's answer when it rotated the event out; injected) is
 	 * doubled in a multiplexed set, and never in a pinned group */
-	half_run_fd = dup(0);	/* the first fd the set opens */
+	half_run_fd = dup(0); /* the first fd the set opens */
 	close(half_run_fd);
 	nopens = 0;
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(set, v), PAPI_OK);
 	T_EQ(opens[0].fd, half_run_fd);
-	T_CHECK(v[0] >= 2 * N - 1 && (T_SANITIZED || v[0] <= 2 * N + 1), "multiplexed, half the time: %lld", v[0]);
+	T_CHECK(v[0] >= 2 * N - 1 && (T_SANITIZED || v[0] <= 2 * N + 1),
+		"multiplexed, half the time: %lld", v[0]);
 	T_EQ(PAPI_cleanup_eventset(set), PAPI_OK);
-	T_EQ(PAPI_add_named_event(set, "perf::PAGE-FAULTS"), PAPI_OK);	/* not multiplexed */
+	T_EQ(PAPI_add_named_event(set, "perf::PAGE-FAULTS"), PAPI_OK); /* not multiplexed */
 	nopens = 0;
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
@@ -243,7 +245,10 @@ static int ecnflct(void)
 
 static void handler(int set, void *pc, long long vec, void *ctx)
 {
-	(void)set; (void)pc; (void)vec; (void)ctx;
+	(void)set;
+	(void)pc;
+	(void)vec;
+	(void)ctx;
 }
 
 static int derived(const char *pmu)
@@ -283,8 +288,8 @@ static int derived(const char *pmu)
 	T_EQ(PAPI_get_event_info(code, &info), PAPI_OK);
 	T_EQ(info.count, 4);
 	T_CHECK(!strcmp(info.derived, "DERIVED_POSTFIX") &&
-		!strcmp(info.postfix, "N0|N1|2|*|+|N2|4|*|+|N3|8|*|+|"), "%s %s", info.derived,
-		info.postfix);
+			!strcmp(info.postfix, "N0|N1|2|*|+|N2|4|*|+|N3|8|*|+|"),
+		"%s %s", info.derived, info.postfix);
 	/* a single-event preset: one native, NOT_DERIVED */
 	T_EQ(PAPI_get_event_info(PAPI_TOT_CYC, &info), PAPI_OK);
 	T_EQ(info.count, 1);
@@ -294,10 +299,10 @@ static int derived(const char *pmu)
 
 	/* counted as PAPI does: every term here counts the same N faults */
 	T_EQ(PAPI_create_eventset(&set), PAPI_OK);
-	T_EQ(PAPI_add_named_event(set, "PAPI_TLB_DM"), PAPI_OK);	/* ADD */
-	T_EQ(PAPI_add_named_event(set, "PAPI_L2_DCM"), PAPI_OK);	/* SUB */
-	T_EQ(PAPI_add_named_event(set, "PAPI_DP_OPS"), PAPI_OK);	/* POSTFIX */
-	T_EQ(PAPI_add_event(set, PAPI_TOT_CYC), PAPI_OK);		/* one event */
+	T_EQ(PAPI_add_named_event(set, "PAPI_TLB_DM"), PAPI_OK); /* ADD */
+	T_EQ(PAPI_add_named_event(set, "PAPI_L2_DCM"), PAPI_OK); /* SUB */
+	T_EQ(PAPI_add_named_event(set, "PAPI_DP_OPS"), PAPI_OK); /* POSTFIX */
+	T_EQ(PAPI_add_event(set, PAPI_TOT_CYC), PAPI_OK);	 /* one event */
 	nopens = 0;
 	T_EQ(PAPI_start(set), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
@@ -306,23 +311,27 @@ static int derived(const char *pmu)
 	T_EQ(v[1], 0);
 	T_FAULTS(v[2], 15 * N);
 	T_FAULTS(v[3], N);
-	T_EQ(nopens, 2 + 2 + 4 + 1);	/* one group of nine */
+	T_EQ(nopens, 2 + 2 + 4 + 1); /* one group of nine */
 	for (int i = 1; i < nopens; i++)
 		T_CHECK(opens[i].group == opens[0].fd && opens[i].type != PERF_TYPE_SOFTWARE,
 			"open %d: group %d type %u", i, opens[i].group, opens[i].type);
 
 	/* sampling a derived preset: PAPI_EINVAL, as PAPI 7.0 (not FORCE_SW) */
 	T_EQ(PAPI_event_name_to_code("PAPI_TLB_DM", &code), PAPI_OK);
-	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, code, 1000, PAPI_PROFIL_POSIX),
+	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, code, 1000,
+			 PAPI_PROFIL_POSIX),
 	     PAPI_EINVAL);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, code, 1000,
-			 PAPI_PROFIL_FORCE_SW), PAPI_EINVAL);
+			 PAPI_PROFIL_FORCE_SW),
+	     PAPI_EINVAL);
 	T_EQ(PAPI_overflow(set, code, 1000, 0, handler), PAPI_EINVAL);
 	/* the one-event preset in the same set may be profiled */
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, PAPI_TOT_CYC, 1000,
-			 PAPI_PROFIL_POSIX), PAPI_OK);
+			 PAPI_PROFIL_POSIX),
+	     PAPI_OK);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, PAPI_TOT_CYC, 0,
-			 PAPI_PROFIL_POSIX), PAPI_OK);
+			 PAPI_PROFIL_POSIX),
+	     PAPI_OK);
 	hw_as_faults = 0;
 	t_pages_free(&pool);
 	return t_done(pmu);

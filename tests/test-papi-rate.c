@@ -72,7 +72,7 @@ static int nopmu(void)
 		return T_SKIP;
 	}
 	T_EQ(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED | PAPI_THREAD_LEVEL_INITED);
-	for (int i = 0; i < 3; i++) {	/* again and again: the same answer */
+	for (int i = 0; i < 3; i++) { /* again and again: the same answer */
 		T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_ENOEVNT);
 		T_EQ(PAPI_flops_rate(PAPI_FP_OPS, &rt, &pt, &n, &r), PAPI_ENOEVNT);
 		T_EQ(PAPI_flops_rate(PAPI_DP_OPS, &rt, &pt, &n, &r), PAPI_ENOEVNT);
@@ -138,10 +138,11 @@ static int seam(void)
 
 	/* the first call: started, every output 0 */
 	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
-	T_CHECK(rt == 0 && pt == 0 && n == 0 && r == 0, "first call: %g %g %lld %g", rt, pt, n, r);
+	T_CHECK(rt == 0 && pt == 0 && n == 0 && r == 0, "first call: %g %g %lld %g", rt, pt, n,
+		r);
 	T_EQ(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED | PAPI_THREAD_LEVEL_INITED);
 	T_EQ(t_count_perf_fds(), 2);
-	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);	/* warm: the library's own pages */
+	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK); /* warm: the library's own pages */
 	/* each later call: what was counted since the call before */
 	for (int k = 1; k <= 3; k++) {
 		long long r0 = PAPI_get_real_usec(), p0 = PAPI_get_virt_usec();
@@ -151,11 +152,12 @@ static int seam(void)
 		burn_usec(20000);
 		usleep(30000);
 		T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
-		T_FAULTS(n, 20 * k);	/* PAPI_TOT_INS's stand-in: the faults */
+		T_FAULTS(n, 20 * k); /* PAPI_TOT_INS's stand-in: the faults */
 		T_CHECK(r == 1.0f, "ipc %g: both stand-ins count the same faults", r);
 		T_CHECK(rt >= 0.049f && rt * 1e6f <= (float)(PAPI_get_real_usec() - r0) + 1,
 			"real time %g s: 20 ms of CPU and 30 ms asleep", rt);
-		T_CHECK(pt >= 0.019f && pt < rt && pt * 1e6f <= (float)(PAPI_get_virt_usec() - p0) + 1,
+		T_CHECK(pt >= 0.019f && pt < rt &&
+				pt * 1e6f <= (float)(PAPI_get_virt_usec() - p0) + 1,
 			"processor time %g s of real %g s", pt, rt);
 	}
 
@@ -204,7 +206,7 @@ static int seam(void)
 		T_EQ(PAPI_flops_rate(PAPI_FP_OPS, &rt, &pt, &n, &r), PAPI_OK);
 		T_FAULTS(n, 40);
 		T_CHECK(pt > 0 && r > 0 && r * pt * 1e6f > (float)n * 0.999f &&
-			r * pt * 1e6f < (float)n * 1.001f,
+				r * pt * 1e6f < (float)n * 1.001f,
 			"mflops %g: %lld per %g s of processor time", r, n, pt);
 	} else {
 		printf("note: PAPI_FP_OPS does not map to an event here (%s): PAPI_ENOEVNT\n",
@@ -231,7 +233,7 @@ static int seam(void)
 		T_EQ(PAPI_flips_rate(PAPI_FP_INS, &rt, &pt, &n, &r), PAPI_OK);
 		T_FAULTS(n, 8 * terms);
 		T_CHECK(pt > 0 && r > 0 && r * pt * 1e6f > (float)n * 0.999f &&
-			r * pt * 1e6f < (float)n * 1.001f,
+				r * pt * 1e6f < (float)n * 1.001f,
 			"mflips %g: %lld per %g s of processor time", r, n, pt);
 	} else {
 		printf("note: PAPI_FP_INS does not map to an event here (%s): PAPI_ENOEVNT\n",
@@ -254,9 +256,11 @@ static int seam(void)
 	T_EQ(pthread_create(&b, NULL, th_main, &tb), 0);
 	pthread_join(a, NULL);
 	pthread_join(b, NULL);
-	T_CHECK(ta.r1 == PAPI_OK && ta.r2 == PAPI_OK && (ta.ins == 10 || (T_SANITIZED && ta.ins > 10)),
+	T_CHECK(ta.r1 == PAPI_OK && ta.r2 == PAPI_OK &&
+			(ta.ins == 10 || (T_SANITIZED && ta.ins > 10)),
 		"thread a: %d %d %lld", ta.r1, ta.r2, ta.ins);
-	T_CHECK(tb.r1 == PAPI_OK && tb.r2 == PAPI_OK && (tb.ins == 25 || (T_SANITIZED && tb.ins > 25)),
+	T_CHECK(tb.r1 == PAPI_OK && tb.r2 == PAPI_OK &&
+			(tb.ins == 25 || (T_SANITIZED && tb.ins > 25)),
 		"thread b: %d %d %lld", tb.r1, tb.r2, tb.ins);
 	/* this thread's set ran on: its own faults (creating the threads
 	 * faults here too), the raw counter's, none of the threads' */
@@ -281,7 +285,8 @@ static int seam(void)
 		T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);
 		T_CHECK(n == 0 && r == 0, "a first call after PAPI_shutdown(): %lld %g", n, r);
 		T_EQ(PAPI_state(es, &st), PAPI_OK);
-		T_CHECK(st & PAPI_RUNNING, "the user's EventSet %d runs on (state %#x)", es, st);
+		T_CHECK(st & PAPI_RUNNING, "the user's EventSet %d runs on (state %#x)", es,
+			st);
 		T_EQ(PAPI_rate_stop(), PAPI_OK);
 		T_EQ(PAPI_stop(es, &v), PAPI_OK);
 		T_CHECK(v >= 0, "the user's count %lld", v);
@@ -294,13 +299,13 @@ static int seam(void)
 	 * running high-level set (its output goes to a directory of ours) */
 	if (!mkdtemp(hl_dir))
 		return T_ERROR;
-	atexit(hl_clean);	/* before the HL's own: runs after it */
+	atexit(hl_clean); /* before the HL's own: runs after it */
 	setenv("PAPI_OUTPUT_DIRECTORY", hl_dir, 1);
 	setenv("PAPI_EVENTS", "PAPI_TOT_INS", 1);
 	T_EQ(PAPI_hl_region_begin("r"), PAPI_OK);
 	T_EQ(PAPI_rate_stop(), PAPI_ENOEVNT);
 	T_EQ(PAPI_hl_region_end("r"), PAPI_OK);
-	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK);	/* stops the HL set */
+	T_EQ(PAPI_ipc(&rt, &pt, &n, &r), PAPI_OK); /* stops the HL set */
 	T_CHECK(n == 0, "a first call after the high-level API's: %lld", n);
 	T_EQ(PAPI_hl_read("r"), PAPI_ENOTRUN);
 	T_EQ(PAPI_hl_stop(), PAPI_ENOTRUN);

@@ -27,7 +27,7 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define PF	"perf::PAGE-FAULTS"
+#define PF "perf::PAGE-FAULTS"
 
 /* Under TSan a first store also faults TSan's shadow pages, and TSan
  * handles async signals late and merges those of one number: there the
@@ -45,10 +45,12 @@
 #endif
 /* ASan's shadow pages fault too: page-fault counts are lower bounds
  * under any sanitizer (tlib.h) */
-#define PF_EQ(a, b) T_CHECK(EXACT && !T_SANITIZED ? (a) == (b) : (a) >= (b), "%s: %lld, want %lld", #a, \
-			    (long long)(a), (long long)(b))
-#define SIG_EQ(a, b) T_CHECK(EXACT ? (a) == (b) : (a) >= 1, "%s: %lld, want %lld", #a, \
-			     (long long)(a), (long long)(b))
+#define PF_EQ(a, b)                                                                         \
+	T_CHECK(EXACT && !T_SANITIZED ? (a) == (b) : (a) >= (b), "%s: %lld, want %lld", #a, \
+		(long long)(a), (long long)(b))
+#define SIG_EQ(a, b)                                                                      \
+	T_CHECK(EXACT ? (a) == (b) : (a) >= 1, "%s: %lld, want %lld", #a, (long long)(a), \
+		(long long)(b))
 
 static long psz;
 
@@ -101,7 +103,8 @@ static int case_hwinfo(void)
 	       hw->mem_hierarchy.levels, hw->mem_hierarchy.level[0].cache[0].size);
 	T_EQ(hw->totalcpus, sysconf(_SC_NPROCESSORS_ONLN));
 	T_EQ(hw->sockets * hw->cores * hw->threads, hw->totalcpus);
-	T_CHECK(!strcmp(hw->vendor_string, vendor), "vendor %s vs %s", hw->vendor_string, vendor);
+	T_CHECK(!strcmp(hw->vendor_string, vendor), "vendor %s vs %s", hw->vendor_string,
+		vendor);
 	if (!strcmp(vendor, "AuthenticAMD"))
 		T_EQ(hw->vendor, PAPI_VENDOR_AMD);
 	if (!strcmp(vendor, "GenuineIntel"))
@@ -117,7 +120,7 @@ static int case_hwinfo(void)
 			if (ci->type == PAPI_MH_TYPE_EMPTY)
 				continue;
 			T_CHECK(ci->size > 0 && ci->line_size > 0 &&
-				ci->num_lines == ci->size / ci->line_size,
+					ci->num_lines == ci->size / ci->line_size,
 				"L%d cache %d: %d bytes, %d lines of %d", l + 1, c, ci->size,
 				ci->num_lines, ci->line_size);
 		}
@@ -169,7 +172,7 @@ static int case_enum(void)
 	do
 		n++;
 	while (PAPI_enum_event(&code, PAPI_ENUM_EVENTS) == PAPI_OK);
-	T_EQ(n, 108);		/* PAPI 7.0's presets, PAPI_L1_DCM to PAPI_REF_CYC */
+	T_EQ(n, 108); /* PAPI 7.0's presets, PAPI_L1_DCM to PAPI_REF_CYC */
 	code = PAPI_PRESET_MASK;
 	T_EQ(PAPI_enum_event(&code, PAPI_ENUM_FIRST), PAPI_OK);
 	n = PAPI_query_event(code) == PAPI_OK;
@@ -213,7 +216,7 @@ static int case_component(void)
 	PAPI_option_t o;
 	int es = PAPI_NULL;
 
-	c = PAPI_get_component_info(0);	/* described before init, as PAPI */
+	c = PAPI_get_component_info(0); /* described before init, as PAPI */
 	T_CHECK(c && !strcmp(c->name, "perf_event") && !c->disabled, "before init");
 	T_EQ(PAPI_get_component_index("perf_event"), 0);
 	if (init())
@@ -221,12 +224,12 @@ static int case_component(void)
 	T_EQ(PAPI_num_components(), 1);
 	c = PAPI_get_component_info(0);
 	T_CHECK(c && !strcmp(c->name, "perf_event") && !c->disabled && c->num_cntrs > 0 &&
-		c->CmpIdx == 0 && c->kernel_multiplex && c->attach && c->inherit,
+			c->CmpIdx == 0 && c->kernel_multiplex && c->attach && c->inherit,
 		"component 0");
 	T_CHECK(PAPI_get_component_info(1) == NULL, "component 1");
 	T_EQ(PAPI_get_component_index("perf_event"), 0);
 	T_EQ(PAPI_get_component_index("cuda"), PAPI_ENOCMP);
-	T_EQ(PAPI_disable_component(0), PAPI_ENOINIT);	/* only before init */
+	T_EQ(PAPI_disable_component(0), PAPI_ENOINIT); /* only before init */
 	T_EQ(PAPI_get_cmp_opt(PAPI_COMPONENTINFO, &o, 0), PAPI_OK);
 	T_CHECK(o.cmp_info == c, "COMPONENTINFO");
 	T_EQ(PAPI_get_opt(PAPI_COMPONENTINFO, &o), PAPI_OK);
@@ -340,7 +343,7 @@ static int case_inherit(void)
 }
 
 struct victim {
-	int phase;	/* atomic: 1 ready, 2 go, 3 done, 4 exit */
+	int phase; /* atomic: 1 ready, 2 go, 3 done, 4 exit */
 	pid_t tid;
 	char *pages;
 };
@@ -356,14 +359,14 @@ static void *victim_main(void *arg)
 	struct victim *v = arg;
 	char *warm = t_fresh(1);
 
-	touch_pages(warm, 1, (size_t)psz);	/* its first call faults its stack */
+	touch_pages(warm, 1, (size_t)psz); /* its first call faults its stack */
 	wait_phase(&v->phase, 0);
 	v->tid = gettid();
 	__atomic_store_n(&v->phase, 1, __ATOMIC_RELEASE);
 	wait_phase(&v->phase, 2);
 	touch_pages(v->pages, 8, (size_t)psz);
 	__atomic_store_n(&v->phase, 3, __ATOMIC_RELEASE);
-	wait_phase(&v->phase, 4);	/* exiting faults: after the count */
+	wait_phase(&v->phase, 4); /* exiting faults: after the count */
 	return NULL;
 }
 
@@ -383,13 +386,13 @@ static int case_attach(void)
 	es = pf_set();
 	T_EQ(PAPI_attach(es, 0), PAPI_EINVAL);
 	T_EQ(PAPI_attach(es, (unsigned long)vic.tid), PAPI_OK);
-	T_EQ(PAPI_attach(es, (unsigned long)vic.tid), PAPI_EINVAL);	/* detach first */
+	T_EQ(PAPI_attach(es, (unsigned long)vic.tid), PAPI_EINVAL); /* detach first */
 	T_EQ(PAPI_state(es, &st), PAPI_OK);
 	T_CHECK(st & PAPI_ATTACHED, "state %#x", st);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	touch_pages(mine, 4, (size_t)psz);
 	T_EQ(PAPI_read(es, &v), PAPI_OK);
-	T_EQ(v, 0);		/* our own faults are not the victim's */
+	T_EQ(v, 0); /* our own faults are not the victim's */
 	__atomic_store_n(&vic.phase, 2, __ATOMIC_RELEASE);
 	wait_phase(&vic.phase, 3);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
@@ -470,7 +473,7 @@ static int case_overflow_read(void)
 
 	if (r || init())
 		return r ? r : T_ERROR;
-	alarm(60);	/* a deadlock fails the test, it does not hang it */
+	alarm(60); /* a deadlock fails the test, it does not hang it */
 	/* a round first, not checked: the counter counts this thread's
 	 * faults from the end of PAPI_start to the start of PAPI_stop, and
 	 * the first time through, a stack page or a page of hwprof's code
@@ -501,14 +504,15 @@ static int case_overflow_read(void)
 			touch_a(p + (size_t)i * (size_t)psz);
 		T_EQ(PAPI_stop(ov_es, &v), PAPI_OK);
 		printf("flags %#x: %d handler calls, %d at the store, last read %lld, "
-		       "final %lld\n", flags[f], ov_calls, ov_at, ov_last, v);
+		       "final %lld\n",
+		       flags[f], ov_calls, ov_at, ov_last, v);
 		PF_EQ(v, 16);
 		/* one call per store, at it; the sampling engine's own first
 		 * touches while it starts may add calls elsewhere (more under
 		 * ASan), which the counter, enabled later, does not see */
 		if (flags[f] && EXACT)
 			SIG_EQ(ov_at, 16);
-		else if (flags[f])	/* TSan: late, merged signals, anywhere */
+		else if (flags[f]) /* TSan: late, merged signals, anywhere */
 			T_CHECK(ov_calls >= 1, "FORCE_SW: no handler call");
 		else
 			T_EQ(ov_at, 16);
@@ -551,7 +555,8 @@ static int case_force_sw_rate(void)
 	T_EQ(PAPI_event_name_to_code("perf::TASK-CLOCK", &code), PAPI_OK);
 	T_EQ(PAPI_add_event(es, code), PAPI_OK);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)spin_hot, 0x10000, es, code, 1000000,
-			 PAPI_PROFIL_FORCE_SW), PAPI_OK);
+			 PAPI_PROFIL_FORCE_SW),
+	     PAPI_OK);
 	T_EQ(PAPI_overflow(es, code, 1000000, PAPI_OVERFLOW_FORCE_SW, sw_count), PAPI_OK);
 	t0 = PAPI_get_virt_nsec();
 	T_EQ(PAPI_start(es), PAPI_OK);
@@ -580,13 +585,14 @@ static int case_force_sw_rate(void)
 	T_EQ(PAPI_event_name_to_code(PF, &code), PAPI_OK);
 	T_EQ(PAPI_add_event(es, code), PAPI_OK);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, 0x10000, es, code, 1,
-			 PAPI_PROFIL_FORCE_SW | PAPI_PROFIL_BUCKET_16), PAPI_OK);
+			 PAPI_PROFIL_FORCE_SW | PAPI_PROFIL_BUCKET_16),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	for (int i = 0; i < 32; i++)
 		touch_a(p + (size_t)i * (size_t)psz);
 	T_EQ(PAPI_stop(es, &v), PAPI_OK);
 	sum = 0;
-	for (int i = 0; i < 64; i++)	/* touch_a is well within 128 bytes */
+	for (int i = 0; i < 64; i++) /* touch_a is well within 128 bytes */
 		sum += buf[i];
 	PF_EQ(v, 32);
 	SIG_EQ(sum, 32);
@@ -677,7 +683,7 @@ static int case_threads(void)
 
 	if (init())
 		return T_ERROR;
-	T_EQ(PAPI_thread_id(), (unsigned long)PAPI_EMISC);	/* no PAPI_thread_init */
+	T_EQ(PAPI_thread_id(), (unsigned long)PAPI_EMISC); /* no PAPI_thread_init */
 	T_EQ(PAPI_thread_init(my_id), PAPI_OK);
 	T_EQ(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED | PAPI_THREAD_LEVEL_INITED);
 	T_EQ(PAPI_thread_id(), (unsigned long)pthread_self());
@@ -694,11 +700,11 @@ static int case_threads(void)
 	all = (PAPI_all_thr_spec_t){ .num = 8, .id = ids, .data = data };
 	T_EQ(PAPI_get_thr_specific(PAPI_USR1_TLS | PAPI_TLS_ALL_THREADS, (void **)&all),
 	     PAPI_OK);
-	T_EQ(all.num, 1);	/* the other thread has exited */
+	T_EQ(all.num, 1); /* the other thread has exited */
 	T_CHECK(data[0] == &a && ids[0] == (unsigned long)pthread_self(), "all threads");
 	T_EQ(PAPI_list_threads(ids, &n), PAPI_OK);
 	T_EQ(n, 1);
-	T_EQ(PAPI_unregister_thread(), PAPI_OK);	/* forgets us and our data */
+	T_EQ(PAPI_unregister_thread(), PAPI_OK); /* forgets us and our data */
 	n = 8;
 	T_EQ(PAPI_list_threads(ids, &n), PAPI_OK);
 	T_EQ(n, 0);
@@ -778,7 +784,7 @@ static int case_hl(void)
 		touch_pages(p + 5 * psz, 3, (size_t)psz);
 		if (PAPI_hl_region_end("touch") || PAPI_hl_region_end("nope") != PAPI_EINVAL)
 			_exit(4);
-		exit(0);	/* atexit writes the file */
+		exit(0); /* atexit writes the file */
 	}
 	waitpid(pid, &st, 0);
 	T_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child status %#x", st);
@@ -794,12 +800,13 @@ static int case_hl(void)
 	/* PAPI 7.0's schema: the pass of the region, id 0, no parent
 	 * (tests/test-papi-hl-json.py checks the whole of it) */
 	T_CHECK(strstr(json, "\"0\":{\n          \"name\":\"touch\",\n"
-			"          \"parent_region_id\":\"-1\","), "the region, once");
+			     "          \"parent_region_id\":\"-1\","),
+		"the region, once");
 	{
 		/* the region's 8 faults and the read's 5: exactly, or at
 		 * least where a sanitizer's runtime may fault inside it
 		 * (tests/tlib.h) */
-		const char *t = strstr(json, "\"threads\":{");	/* past the definitions */
+		const char *t = strstr(json, "\"threads\":{"); /* past the definitions */
 		const char *c = t ? strstr(t, "\"" PF "\":{") : NULL;
 		const char *v = c ? strstr(c, "\"region_value\":\"") : NULL;
 		const char *r1 = c ? strstr(c, "\"read_1\":\"") : NULL;
@@ -822,14 +829,20 @@ int main(int argc, char **argv)
 		const char *name;
 		int (*fn)(void);
 	} cases[] = {
-		{ "hwinfo", case_hwinfo }, { "event-info", case_event_info },
-		{ "enum", case_enum }, { "component", case_component },
-		{ "domain", case_domain }, { "inherit", case_inherit },
-		{ "attach", case_attach }, { "multiplex", case_multiplex },
+		{ "hwinfo", case_hwinfo },
+		{ "event-info", case_event_info },
+		{ "enum", case_enum },
+		{ "component", case_component },
+		{ "domain", case_domain },
+		{ "inherit", case_inherit },
+		{ "attach", case_attach },
+		{ "multiplex", case_multiplex },
 		{ "overflow-read", case_overflow_read },
 		{ "force-sw-rate", case_force_sw_rate },
-		{ "profil-zero", case_profil_zero }, { "threads", case_threads },
-		{ "process", case_process }, { "hl", case_hl },
+		{ "profil-zero", case_profil_zero },
+		{ "threads", case_threads },
+		{ "process", case_process },
+		{ "hl", case_hl },
 	};
 	const char *c = argc > 1 ? argv[1] : "";
 

@@ -22,8 +22,8 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define N	1000
-#define NPF	1400	/* page faults per exact run: a multiple of 7 */
+#define N   1000
+#define NPF 1400 /* page faults per exact run: a multiple of 7 */
 
 /* Where touch_a's and touch_b's stores are, in bytes from each function
  * and from touch_a; a raw fault counter for the window from start to
@@ -107,14 +107,16 @@ static int case_exact(void)
 
 		for (int k = 1; k <= 7; k += 6) {
 			for (unsigned scale = 0x10000; scale <= 0x20000; scale += 0x10000) {
-				uint64_t ia = (off_a * scale) >> 17, ib = (off_ba * scale) >> 17;
+				uint64_t ia = (off_a * scale) >> 17,
+					 ib = (off_ba * scale) >> 17;
 				uint64_t want = NPF / k;
 				long long v, nwin, nloop, extra;
 
 				memset(buf, 0, sizeof(buf));
 				t_pages_zap(&pool);
-				T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, scale, es, code, k,
-						 PAPI_PROFIL_POSIX | flags[w]), PAPI_OK);
+				T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, scale, es,
+						 code, k, PAPI_PROFIL_POSIX | flags[w]),
+				     PAPI_OK);
 				t_faults_start(win);
 				T_EQ(PAPI_start(es), PAPI_OK);
 				t_faults_start(loop);
@@ -132,14 +134,16 @@ static int case_exact(void)
 					int hit = (uint64_t)b == ia || (uint64_t)b == ib;
 
 					T_NEAR(got, hit ? want : 0, hit ? extra : 0,
-					       "width %d k %d scale %#x: bucket %d", widths[w], k,
-					       scale, b);
+					       "width %d k %d scale %#x: bucket %d", widths[w],
+					       k, scale, b);
 				}
 				/* it counted every fault */
-				T_CHECK(v >= 2 * NPF && v <= nwin, "count %lld, %d faults (%lld from start to stop)",
-					v, 2 * NPF, nwin);
-				T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, scale, es, code, 0,
-						 0), PAPI_OK);	/* off, no leak */
+				T_CHECK(v >= 2 * NPF && v <= nwin,
+					"count %lld, %d faults (%lld from start to stop)", v,
+					2 * NPF, nwin);
+				T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, scale, es,
+						 code, 0, 0),
+				     PAPI_OK); /* off, no leak */
 			}
 		}
 	}
@@ -167,7 +171,8 @@ static int case_bp(void)
 
 		memset(buf, 0, sizeof(buf));
 		T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x20000, es, code, k,
-				 PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+				 PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32),
+		     PAPI_OK);
 		T_EQ(PAPI_start(es), PAPI_OK);
 		call_n(fn_a, N);
 		call_n(fn_b, N);
@@ -190,7 +195,7 @@ static int case_bp(void)
 static int case_flags(void)
 {
 	static uint32_t buf[16];
-	uint32_t x = 0x0dedbeef, keep = 0;	/* PAPI's seed */
+	uint32_t x = 0x0dedbeef, keep = 0; /* PAPI's seed */
 	struct t_pages pool;
 	int es, code, r = need_pf();
 
@@ -203,7 +208,8 @@ static int case_flags(void)
 	}
 	memset(buf, 0, sizeof(buf));
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, 0x10000, es, code, 1,
-			 PAPI_PROFIL_RANDOM | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+			 PAPI_PROFIL_RANDOM | PAPI_PROFIL_BUCKET_32),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
@@ -213,7 +219,8 @@ static int case_flags(void)
 	memset(buf, 0, sizeof(buf));
 	t_pages_zap(&pool);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, 0x10000, es, code, 1,
-			 PAPI_PROFIL_WEIGHTED | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+			 PAPI_PROFIL_WEIGHTED | PAPI_PROFIL_BUCKET_32),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
@@ -222,12 +229,13 @@ static int case_flags(void)
 	buf[off_a / 2] = 60000;
 	t_pages_zap(&pool);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)touch_a, 0x10000, es, code, 1,
-			 PAPI_PROFIL_COMPRESS | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+			 PAPI_PROFIL_COMPRESS | PAPI_PROFIL_BUCKET_32),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	t_touch_n(touch_a, &pool, N);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
-	T_CHECK(buf[off_a / 2] > 60000 && buf[off_a / 2] < 60000 + N / 4, "COMPRESS at 60000: %u",
-		buf[off_a / 2]);
+	T_CHECK(buf[off_a / 2] > 60000 && buf[off_a / 2] < 60000 + N / 4,
+		"COMPRESS at 60000: %u", buf[off_a / 2]);
 	t_pages_free(&pool);
 	PAPI_shutdown();
 	return t_done("flags");
@@ -252,7 +260,8 @@ static int case_two(void)
 	warm_up(es);
 	T_EQ(PAPI_profil(ba, sizeof(ba), (vptr_t)touch_a, 0x10000, es, ca, 1, 0), PAPI_OK);
 	T_EQ(PAPI_profil(bb, sizeof(bb), (vptr_t)touch_b, 0x10000, es, cb, 1,
-			 PAPI_PROFIL_BUCKET_16), PAPI_OK);
+			 PAPI_PROFIL_BUCKET_16),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	t_touch_n(touch_a, &pool, 300);
 	t_touch_n(touch_b, &pool, 500);
@@ -341,11 +350,12 @@ static int case_self(void)
 	}
 	for (int i = 0; i < 64; i++)
 		n += reg[i];
-	T_CHECK(n == 300, "%llu samples in touch_b's buckets, want 300", (unsigned long long)n);
+	T_CHECK(n == 300, "%llu samples in touch_b's buckets, want 300",
+		(unsigned long long)n);
 	/* a sanitizer's runtime faults on the thread's behalf: those land in
 	 * the bin, and are the program's (tlib.h) */
-	T_CHECK(bin[0] == 0 || T_SANITIZED, "%u samples of hwprof's making in the overflow bin",
-		bin[0]);
+	T_CHECK(bin[0] == 0 || T_SANITIZED,
+		"%u samples of hwprof's making in the overflow bin", bin[0]);
 	t_pages_free(&pool);
 	PAPI_shutdown();
 	return t_done("self");
@@ -419,7 +429,7 @@ static int case_stop_in_handler(void)
 {
 	struct t_pages pool;
 	long long v[1];
-	int es, code, st = 0, r = t_require_pf();	/* no bucket offsets here */
+	int es, code, st = 0, r = t_require_pf(); /* no bucket offsets here */
 
 	if (r || (r = setup(&es, "page-faults", &code)) || (r = t_pages_new(&pool, 400)))
 		return r;
@@ -438,7 +448,7 @@ static int case_stop_in_handler(void)
 	T_EQ(PAPI_state(es, &st), PAPI_OK);
 	T_EQ(st & (PAPI_RUNNING | PAPI_STOPPED), PAPI_STOPPED);
 	T_EQ(PAPI_stop(es, v), PAPI_ENOTRUN);
-	t_touch_n(touch_a, &pool, 100);		/* not counted: stopped */
+	t_touch_n(touch_a, &pool, 100); /* not counted: stopped */
 	T_EQ(PAPI_read(es, v), PAPI_OK);
 	T_EQ(v[0], hs_count);
 	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);
@@ -475,8 +485,9 @@ static int case_sw_restore(void)
 	sigemptyset(&sa.sa_mask);
 	T_EQ(sigaction(SIGRTMIN + 6, &sa, NULL), 0);
 	for (int round = 0; round < 2; round++) {
-		T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)spin_hot, 0x10000, es, code, 1000000,
-				 PAPI_PROFIL_FORCE_SW), PAPI_OK);
+		T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)spin_hot, 0x10000, es, code,
+				 1000000, PAPI_PROFIL_FORCE_SW),
+		     PAPI_OK);
 		T_EQ(PAPI_start(es), PAPI_OK);
 		T_EQ(sigaction(SIGRTMIN + 6, NULL, &cur), 0);
 		T_CHECK(cur.sa_handler != own_handler, "FORCE_SW runs on its own handler");
@@ -484,8 +495,8 @@ static int case_sw_restore(void)
 		T_EQ(PAPI_stop(es, NULL), PAPI_OK);
 		(void)sink;
 		T_EQ(sigaction(SIGRTMIN + 6, NULL, &cur), 0);
-		T_CHECK(cur.sa_handler == own_handler, "round %d: the program's handler is not back",
-			round);
+		T_CHECK(cur.sa_handler == own_handler,
+			"round %d: the program's handler is not back", round);
 		T_EQ(PAPI_profil(NULL, 0, 0, 0, es, code, 0, PAPI_PROFIL_POSIX), PAPI_OK);
 	}
 	own_hits = 0;
@@ -505,7 +516,8 @@ static int case_force_sw(void)
 	if (r || (r = setup(&es, "perf::TASK-CLOCK", &code)))
 		return r;
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)spin_hot, 0x10000, es, code, 1000000,
-			 PAPI_PROFIL_FORCE_SW | PAPI_PROFIL_WEIGHTED), PAPI_OK);
+			 PAPI_PROFIL_FORCE_SW | PAPI_PROFIL_WEIGHTED),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	sink = spin_hot(150000000);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
@@ -555,7 +567,8 @@ static int case_seed(void)
 	printf("seed example: %llu samples in the text\n", (unsigned long long)sum);
 	T_CHECK(sum > 100, "only %llu", (unsigned long long)sum);
 	T_EQ(PAPI_profil(profbuf, (unsigned)length, prginfo->address_info.text_start, 65536,
-			 EventSet, code, 0, PAPI_PROFIL_POSIX), PAPI_OK);
+			 EventSet, code, 0, PAPI_PROFIL_POSIX),
+	     PAPI_OK);
 	free(profbuf);
 	PAPI_shutdown();
 	return t_done("seed");
@@ -588,7 +601,7 @@ static int case_count(void)
 	t_touch_n(touch_a, &pool, 7);
 	T_EQ(PAPI_stop(es, v), PAPI_OK);
 	T_FAULTS(v[0], 7);
-	T_EQ(PAPI_read(es, v), PAPI_OK);	/* stopped: the last counts */
+	T_EQ(PAPI_read(es, v), PAPI_OK); /* stopped: the last counts */
 	T_FAULTS(v[0], 7);
 	T_EQ(PAPI_reset(es), PAPI_OK);
 	T_EQ(PAPI_read(es, v), PAPI_OK);
@@ -619,20 +632,20 @@ static int case_count(void)
  * 64 x FPT samples (PAPI_reset clears no buffer). FORCE_SW, whose
  * signal and pc are the starting thread's, is refused (PAPI_ENOSUPP).
  */
-#define NTHR	1024
-#define FPT	50
+#define NTHR 1024
+#define FPT  50
 
-static char *ipages, *istacks;	/* istacks: NTHR x ISTACK, faulted in */
+static char *ipages, *istacks; /* istacks: NTHR x ISTACK, faulted in */
 static size_t ipsz;
-#define ISTACK	(64 * 1024)
+#define ISTACK (64 * 1024)
 static pthread_barrier_t ibar;
-static uint64_t ov_calls, ov_store;	/* on the drain thread */
+static uint64_t ov_calls, ov_store; /* on the drain thread */
 
 static void *inherit_worker(void *arg)
 {
 	char *p = ipages + (size_t)(uintptr_t)arg * FPT * ipsz;
 
-	pthread_barrier_wait(&ibar);	/* all made: none is reused */
+	pthread_barrier_wait(&ibar); /* all made: none is reused */
 	for (int i = 0; i < FPT; i++)
 		touch_a(p + (size_t)i * ipsz);
 	return NULL;
@@ -684,7 +697,8 @@ static int run_workers(int n)
 
 /* stderr caught from catch_begin() to catch_end(), which passes it on
  * and returns the samples hwprof said were lost (0 when it said nothing). */
-struct catch {
+struct catch
+{
 	FILE *f;
 	int saved;
 };
@@ -748,7 +762,7 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 
 	if (r >= 0)
 		return r;
-	if (small_rings)	/* rings of one data page: a burst overflows them */
+	if (small_rings) /* rings of one data page: a burst overflows them */
 		setenv("HWPROF_MMAP_PAGES", "1", 1);
 	if ((r = need_pf()) || (r = setup(&es, "page-faults", &code)))
 		return r;
@@ -772,7 +786,8 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 	warm_up(es);
 	/* FORCE_SW cannot follow the threads: refused at start */
 	T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 1,
-			 PAPI_PROFIL_POSIX | PAPI_PROFIL_FORCE_SW), PAPI_OK);
+			 PAPI_PROFIL_POSIX | PAPI_PROFIL_FORCE_SW),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_ENOSUPP);
 	T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 0, 0), PAPI_OK);
 
@@ -806,7 +821,8 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 		kept += in_a;
 	}
 	printf("inherit%s (uid %d): counter %lld; kept %llu (%llu at touch_a's store, %llu elsewhere), lost %llu; the main thread faulted %lld times\n",
-	       overflow ? " (overflow)" : "", (int)geteuid(), v, kept, in_a, kept - in_a, lost, m);
+	       overflow ? " (overflow)" : "", (int)geteuid(), v, kept, in_a, kept - in_a, lost,
+	       m);
 	/* every sample the counter counted: kept or lost (a sanitizer's
 	 * runtime may fault on the main thread inside PAPI_start/stop,
 	 * between the counters and the sampling) */
@@ -814,16 +830,17 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 	/* every worker's every store, the ones lost aside (a fault a
 	 * sanitizer's process takes twice can add one) */
 	T_CHECK((T_SANITIZED || in_a <= (unsigned long long)NTHR * FPT) &&
-		in_a + lost >= (unsigned long long)NTHR * FPT,
+			in_a + lost >= (unsigned long long)NTHR * FPT,
 		"%llu at touch_a's store (%llu lost), want %d", in_a, lost, NTHR * FPT);
 	if (!lost)
 		T_FAULTS(in_a, (unsigned long long)NTHR * FPT);
-	if (small_rings)	/* the losses of the inherited threads are counted */
+	if (small_rings) /* the losses of the inherited threads are counted */
 		T_CHECK(lost > 0, "nothing lost from rings of one page");
 	/* the rest is the main thread's own faults: the count is the
 	 * workers' stores and those (a sanitizer's runtime faults in the
 	 * workers too: then at least) */
-	T_FAULTS((unsigned long long)v, (unsigned long long)NTHR * FPT + (unsigned long long)m);
+	T_FAULTS((unsigned long long)v,
+		 (unsigned long long)NTHR * FPT + (unsigned long long)m);
 	T_CHECK(kept - in_a + lost >= (unsigned long long)m,
 		"%llu samples elsewhere (+%llu lost), the main thread alone faulted %lld times",
 		kept - in_a, lost, m);
@@ -838,7 +855,8 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 		T_EQ(PAPI_sprofil(NULL, 0, es, code, 0, 0), PAPI_OK);
 		memset(reg, 0, sizeof(reg));
 		T_EQ(PAPI_profil(reg, sizeof(reg), (vptr_t)touch_a, 0x10000, es, code, 1,
-				 PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32), PAPI_OK);
+				 PAPI_PROFIL_POSIX | PAPI_PROFIL_BUCKET_32),
+		     PAPI_OK);
 	}
 	T_EQ(PAPI_start(es), PAPI_OK);
 	if (run_workers(64))
@@ -854,7 +872,8 @@ static int case_inherit(char **argv, int overflow, int small_rings)
 		in_a += reg[i];
 	if (overflow)
 		in_a = ov_store;
-	printf("after reset: counter %lld; %llu at touch_a's store, %llu lost\n", v, in_a, lost);
+	printf("after reset: counter %lld; %llu at touch_a's store, %llu lost\n", v, in_a,
+	       lost);
 	T_CHECK(in_a <= 64 * FPT && in_a + lost >= 64 * FPT,
 		"%llu at touch_a's store (%llu lost), want %d", in_a, lost, 64 * FPT);
 	if (!lost)
@@ -877,14 +896,14 @@ static int case_inherit(char **argv, int overflow, int small_rings)
  * and the 8 threads' 8 x FPT, not the outsider's 16 threads' 16 x FPT,
  * and what was kept plus lost is the count.
  */
-#define CHILD_PF	100
+#define CHILD_PF 100
 
 static pthread_barrier_t go;
 
 static void *outsider(void *arg)
 {
 	(void)arg;
-	pthread_barrier_wait(&go);	/* the set runs */
+	pthread_barrier_wait(&go); /* the set runs */
 	return (void *)(intptr_t)run_workers(16);
 }
 
@@ -950,7 +969,7 @@ static int case_inherit_tree(char **argv)
 	/* under a sanitizer, a fault taken twice can add one, but never
 	 * the outsider's 16 x FPT */
 	T_CHECK(in_a <= 8 * FPT + CHILD_PF + (T_SANITIZED ? 16 * FPT - 1 : 0) &&
-		in_a + lost >= 8 * FPT + CHILD_PF,
+			in_a + lost >= 8 * FPT + CHILD_PF,
 		"%llu at touch_a's store (%llu lost), want %d: the outsider's %d are not in",
 		in_a, lost, 8 * FPT + CHILD_PF, 16 * FPT);
 	PAPI_shutdown();
@@ -970,7 +989,7 @@ static int case_errors(void)
 	T_EQ(PAPI_create_eventset(&es), PAPI_ENOINIT);
 	T_EQ(PAPI_library_init(0x06000000), PAPI_EINVAL);
 	T_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);
-	T_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT);	/* again: fine */
+	T_EQ(PAPI_library_init(PAPI_VER_CURRENT), PAPI_VER_CURRENT); /* again: fine */
 	T_EQ(PAPI_is_initialized(), PAPI_LOW_LEVEL_INITED);
 	T_EQ(PAPI_create_eventset(&es), PAPI_OK);
 	T_EQ(PAPI_event_name_to_code("no::SUCH", &code), PAPI_ENOEVNT);
@@ -990,19 +1009,22 @@ static int case_errors(void)
 	T_EQ(PAPI_sprofil(&p, 1, es, code, 1000, 0), PAPI_EINVAL);
 	p.pr_scale = 0x10000;
 	T_EQ(PAPI_sprofil(&p, 1, es, code, -1, 0), PAPI_EINVAL);
-	T_EQ(PAPI_sprofil(&p, 1, es, code, 0, 0), PAPI_EINVAL);	/* not profiling */
+	T_EQ(PAPI_sprofil(&p, 1, es, code, 0, 0), PAPI_EINVAL); /* not profiling */
 	T_EQ(PAPI_sprofil(&p, 1, es, code, 1000, 0x200), PAPI_EINVAL);
 	T_EQ(PAPI_sprofil(&p, 1, es, code, 1000,
-			  PAPI_PROFIL_BUCKET_16 | PAPI_PROFIL_BUCKET_32), PAPI_EINVAL);
+			  PAPI_PROFIL_BUCKET_16 | PAPI_PROFIL_BUCKET_32),
+	     PAPI_EINVAL);
 	T_EQ(PAPI_sprofil(&p, 1, es, code, 1000, PAPI_PROFIL_DATA_EAR), PAPI_ENOSUPP);
 	/* PAPI bug B1: a late failure then a disable must not double-free */
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 1000, 0x200),
 	     PAPI_EINVAL);
-	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 0, 0), PAPI_EINVAL);
+	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 0, 0),
+	     PAPI_EINVAL);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 1000, 0), PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_EISRUN);
-	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 0, 0), PAPI_EISRUN);
+	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, 0, 0),
+	     PAPI_EISRUN);
 	T_EQ(PAPI_add_event(es, other), PAPI_EISRUN);
 	T_EQ(PAPI_cleanup_eventset(es), PAPI_EISRUN);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
@@ -1010,7 +1032,7 @@ static int case_errors(void)
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)fn_a, 0x10000, es, code, -1, 0), PAPI_OK);
 	T_EQ(PAPI_overflow(es, code, 100, 0, NULL), PAPI_EINVAL);
 	T_EQ(PAPI_overflow(es, code, 0, 0, NULL), PAPI_EINVAL);
-	T_EQ(PAPI_destroy_eventset(&es), PAPI_EINVAL);		/* not cleaned up */
+	T_EQ(PAPI_destroy_eventset(&es), PAPI_EINVAL); /* not cleaned up */
 	T_CHECK(!strcmp(PAPI_strerror(PAPI_EINVAL), "Invalid argument"), "strerror");
 	T_CHECK(PAPI_strerror(1) == NULL && PAPI_strerror(-28) == NULL, "strerror range");
 	T_EQ(PAPI_cleanup_eventset(es), PAPI_OK);

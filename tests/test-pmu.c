@@ -45,7 +45,7 @@ static int seam_on(void)
 
 /* Threads that wait while a process session starts: more than the
  * engine opens one by one, so its parallel openers run too (threads.c). */
-#define WAITERS	80
+#define WAITERS 80
 
 static int gate[2];
 
@@ -87,8 +87,8 @@ static int session(unsigned int mode, int want)
 		spin_hot(40000000);
 		T_EQ(hwprof_session_stop(s), 0);
 		T_EQ(hwprof_session_stats(s, ev, &st), 0);
-		T_CHECK(st.precise == (uint32_t)want, "mode %u: precise %u, want %d",
-			mode, st.precise, want);
+		T_CHECK(st.precise == (uint32_t)want, "mode %u: precise %u, want %d", mode,
+			st.precise, want);
 		T_CHECK(st.threads >= 1 + nth && !st.missed && st.samples > 0,
 			"mode %u: %u threads (%u missed), %llu samples", mode, st.threads,
 			st.missed, (unsigned long long)st.samples);
@@ -113,7 +113,8 @@ static int papi_count(int want_ok)
 	T_EQ(PAPI_create_eventset(&es), PAPI_OK);
 	r = PAPI_add_event(es, PAPI_TOT_CYC);
 	if (!want_ok) {
-		T_CHECK(r == PAPI_ENOEVNT, "PAPI_add_event(PAPI_TOT_CYC): %d, want PAPI_ENOEVNT", r);
+		T_CHECK(r == PAPI_ENOEVNT,
+			"PAPI_add_event(PAPI_TOT_CYC): %d, want PAPI_ENOEVNT", r);
 		PAPI_destroy_eventset(&es);
 		return 0;
 	}
@@ -139,7 +140,8 @@ static int papi_profil(int want)
 	T_EQ(PAPI_create_eventset(&es), PAPI_OK);
 	T_EQ(PAPI_add_event(es, PAPI_TOT_CYC), PAPI_OK);
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)(uintptr_t)spin_hot, 65536, es,
-			 PAPI_TOT_CYC, 100000, PAPI_PROFIL_POSIX), PAPI_OK);
+			 PAPI_TOT_CYC, 100000, PAPI_PROFIL_POSIX),
+	     PAPI_OK);
 	T_EQ(PAPI_start(es), PAPI_OK);
 	spin_hot(40000000);
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
@@ -150,8 +152,8 @@ static int papi_profil(int want)
 		sum += buf[i];
 	T_CHECK(sum > 0, "PAPI_profil: no sample in spin_hot");
 	printf("PAPI_profil: precise_ip %d, %llu samples in spin_hot\n", last, sum);
-	PAPI_profil(buf, sizeof(buf), (vptr_t)(uintptr_t)spin_hot, 65536, es,
-		    PAPI_TOT_CYC, 0, PAPI_PROFIL_POSIX);
+	PAPI_profil(buf, sizeof(buf), (vptr_t)(uintptr_t)spin_hot, 65536, es, PAPI_TOT_CYC, 0,
+		    PAPI_PROFIL_POSIX);
 	PAPI_cleanup_eventset(es);
 	PAPI_destroy_eventset(&es);
 	return 0;
@@ -163,7 +165,8 @@ static int lib(int want)
 
 	if (!seam_on())
 		return T_ERROR;
-	if ((r = session(HWPROF_SESSION_THREAD, want)) || (r = session(HWPROF_SESSION_PROCESS, want)))
+	if ((r = session(HWPROF_SESSION_THREAD, want)) ||
+	    (r = session(HWPROF_SESSION_PROCESS, want)))
 		return r;
 	if (PAPI_library_init(PAPI_VER_CURRENT) != PAPI_VER_CURRENT)
 		return T_ERROR;
@@ -253,7 +256,8 @@ static int put(const char *root, const char *pmu, const char *type)
 {
 	char cmd[1024];
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/sys/bus/event_source/devices/%s' && echo %s > '%s/sys/bus/event_source/devices/%s/type'",
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p '%s/sys/bus/event_source/devices/%s' && echo %s > '%s/sys/bus/event_source/devices/%s/type'",
 		 root, pmu, type, root, pmu);
 	return system(cmd);
 }
@@ -295,7 +299,8 @@ static int hybrid(void)
 	if (put(root, "cpu_core", "4") || put(root, "cpu_atom", "10"))
 		return T_ERROR;
 	T_EQ(start_once(), 1);
-	T_CHECK(!strcmp(logged, "hwprof: hybrid CPU: each event samples on one kind of core (cycles on cpu_core): a thread's time on the other kind is not sampled"),
+	T_CHECK(!strcmp(logged,
+			"hwprof: hybrid CPU: each event samples on one kind of core (cycles on cpu_core): a thread's time on the other kind is not sampled"),
 		"said: %s", logged);
 	printf("said: %s\n", logged);
 	/* an event of cpu_atom's own type samples there */

@@ -35,7 +35,8 @@ static const struct {
 	{ "spr", "LLC_MISSES", "spr::LONGEST_LAT_CACHE:MISS" },
 	/* libpfm4's perf::PERF_COUNT_HW_CACHE_L1D:ACCESS (READ is the default
 	 * op): the kernel's L1-dcache-loads */
-	{ "amd64_fam17h_zen2", "perf::PERF_COUNT_HW_CACHE_L1D:ACCESS", "perf::L1-DCACHE-LOADS" },
+	{ "amd64_fam17h_zen2", "perf::PERF_COUNT_HW_CACHE_L1D:ACCESS",
+	  "perf::L1-DCACHE-LOADS" },
 };
 
 /* Rows hwprof has that PAPI's file for that CPU lacks: icx takes icl's
@@ -65,7 +66,7 @@ static void term_of(const char *pmu, const char *papi, char *out, size_t len)
 	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
 		if (strcmp(same[i].table, table) || strcmp(same[i].papi, papi))
 			continue;
-		if (!strncmp(same[i].hwprof, table, strlen(table)))	/* the alias's prefix */
+		if (!strncmp(same[i].hwprof, table, strlen(table))) /* the alias's prefix */
 			snprintf(out, len, "%s%s", pmu, same[i].hwprof + strlen(table));
 		else
 			snprintf(out, len, "%s", same[i].hwprof);
@@ -99,7 +100,8 @@ static void load(const char *path)
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		T_CHECK(sscanf(line, "%15s %31s %31s %31s %127s %511s", x->ver, x->pmu,
-			       x->preset, x->kind, x->postfix, x->events) == 6, "%s", line);
+			       x->preset, x->kind, x->postfix, x->events) == 6,
+			"%s", line);
 		nfacts++;
 	}
 	fclose(f);
@@ -121,11 +123,12 @@ static void check_fact(const struct fact *x)
 		T_CHECK(!r->derived, "%s %s: PAPI counts one event, the row is %s", x->pmu,
 			x->preset, r->derived);
 	else
-		T_CHECK(r->derived && !strcmp(r->derived, x->kind), "%s %s: PAPI %s, the row %s",
-			x->pmu, x->preset, x->kind, r->derived ? r->derived : "one event");
+		T_CHECK(r->derived && !strcmp(r->derived, x->kind),
+			"%s %s: PAPI %s, the row %s", x->pmu, x->preset, x->kind,
+			r->derived ? r->derived : "one event");
 	if (strcmp(x->postfix, "-"))
-		T_CHECK(r->postfix && !strcmp(r->postfix, x->postfix), "%s %s: postfix %s", x->pmu,
-			x->preset, r->postfix ? r->postfix : "none");
+		T_CHECK(r->postfix && !strcmp(r->postfix, x->postfix), "%s %s: postfix %s",
+			x->pmu, x->preset, r->postfix ? r->postfix : "none");
 	else
 		T_CHECK(!r->postfix, "%s %s: postfix", x->pmu, x->preset);
 	snprintf(ev, sizeof(ev), "%s", x->events);
@@ -208,17 +211,19 @@ int main(int argc, char **argv)
 
 		if (i && !strcmp(pmu, facts[i - 1].pmu))
 			continue;
-		for (size_t j = 0; j < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]); j++) {
+		for (size_t j = 0; j < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]);
+		     j++) {
 			int l;
 
 			if (strcmp(hwp_preset_rows[j].pmu, table_of(pmu)))
 				continue;
 			l = listed(pmu, hwp_preset_rows[j].preset);
-			T_CHECK(l, "%s %s: a row PAPI's file lacks", pmu, hwp_preset_rows[j].preset);
+			T_CHECK(l, "%s %s: a row PAPI's file lacks", pmu,
+				hwp_preset_rows[j].preset);
 			extras += l == 2;
 		}
 	}
-	T_EQ(extras, (int)(sizeof(extra) / sizeof(extra[0])));	/* no stale exception */
+	T_EQ(extras, (int)(sizeof(extra) / sizeof(extra[0]))); /* no stale exception */
 	T_EQ(pmus, 10);
 	/* the same encodings: PAPI's architectural names and the model's */
 	if (enc_under(argv[0], "ix86arch", "ix86arch::LLC_REFERENCES") == ~0ULL) {

@@ -11,7 +11,7 @@
 #include "../lib/engine/internal.h"
 #include "harness.h"
 
-#define AREA	256		/* data bytes: a power of two */
+#define AREA 256 /* data bytes: a power of two */
 
 static struct {
 	struct perf_event_mmap_page page;
@@ -22,7 +22,7 @@ static struct hwp_ring ring;
 
 static void reset(void)
 {
-	free(ring.copy);	/* a straddling record's copy, from the last test */
+	free(ring.copy); /* a straddling record's copy, from the last test */
 	memset(&fake, 0, sizeof(fake));
 	memset(&ring, 0, sizeof(ring));
 	ring.page = &fake.page;
@@ -42,7 +42,7 @@ static int put(uint32_t type, const uint64_t *w, unsigned int nw)
 	uint64_t pos = head(), slot;
 
 	if (pos + h.size - fake.page.data_tail > AREA)
-		return 0;	/* full: the kernel would drop it */
+		return 0; /* full: the kernel would drop it */
 	memcpy(&slot, &h, sizeof(slot));
 	memcpy(fake.data + (pos & (AREA - 1)), &slot, 8);
 	for (unsigned int i = 0; i < nw; i++)
@@ -128,7 +128,7 @@ static void test_bad_sizes(void)
 		T_EQ(ips[0], 0x1);
 		T_EQ(ring.stats.corrupt, 1);
 		T_EQ(fake.page.data_tail, fake.page.data_head);
-		sample(0x2);		/* and goes on after the resync */
+		sample(0x2); /* and goes on after the resync */
 		T_EQ(hwp_ring_read_ips(&ring, ips, 8), 1);
 		T_EQ(ips[0], 0x2);
 	}
@@ -146,7 +146,9 @@ static void test_fuzz(void)
 	for (int step = 0; step < 200000 && nw < 190000; step++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		switch ((x >> 33) % 5) {
-		case 0: case 1: case 2:
+		case 0:
+		case 1:
+		case 2:
 			if (sample(x))
 				want[nw++] = x;
 			break;
@@ -197,8 +199,7 @@ static void test_fuzz(void)
  * whole, and a LOST record of an inherited event, whose body carries the
  * child event's own id, is attributed through its sample_id trailer.
  */
-#define REC_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-		  PERF_SAMPLE_TIME)
+#define REC_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 
 static void test_straddle_and_trailer(void)
 {
@@ -229,7 +230,7 @@ static void test_straddle_and_trailer(void)
 			seen |= 1;
 		} else if (h->type == PERF_RECORD_LOST) {
 			T_EQ(h->size, 48);
-			T_EQ(id.id, 0xabc);	/* the trailer's, not 0x999 */
+			T_EQ(id.id, 0xabc); /* the trailer's, not 0x999 */
 			T_EQ(id.tid, 9);
 			T_EQ(id.time, 1001);
 			T_EQ(hwp_ring_lost(h), 42);
@@ -270,9 +271,9 @@ static void tid_chain(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip)
 static void test_tids(void)
 {
 	const uint64_t a[2] = { 0x401000, 7 | (uint64_t)8 << 32 };
-	const uint64_t b[1] = { 0x402000 };	/* too short for its thread */
+	const uint64_t b[1] = { 0x402000 }; /* too short for its thread */
 	const uint64_t c[5] = { 0x403000, 7 | (uint64_t)9 << 32, 2, 0x1, 0x2 };
-	const uint64_t d[4] = { 0x404000, 7 | (uint64_t)10 << 32, 5, 0x1 };	/* nr lies */
+	const uint64_t d[4] = { 0x404000, 7 | (uint64_t)10 << 32, 5, 0x1 }; /* nr lies */
 	uint64_t ips[8];
 	uint32_t tids[8];
 
@@ -304,6 +305,6 @@ int main(void)
 	test_fuzz();
 	test_straddle_and_trailer();
 	test_tids();
-	reset();	/* frees the last copy */
+	reset(); /* frees the last copy */
 	return t_done("test-ring");
 }

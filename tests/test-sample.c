@@ -74,7 +74,8 @@ static void cut_short(const struct hwp_sample_desc *d, const char *what)
 	for (size_t n = 0; n < len; n++) {
 		/* malloc's blocks are 16-byte aligned: the arrays stay aligned */
 		unsigned char *copy = malloc(n < sizeof(struct perf_event_header) ?
-					     sizeof(struct perf_event_header) : n);
+						     sizeof(struct perf_event_header) :
+						     n);
 		struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, (uint16_t)n };
 
 		memcpy(copy, rec.b, n < sizeof(h) ? sizeof(h) : n);
@@ -136,10 +137,10 @@ static void test_record(void)
 	unsigned char stack[64];
 
 	begin();
-	put64(0xabc);			/* IDENTIFIER */
-	put64(0x401000);		/* IP */
-	put32x2(7, 8);			/* pid, tid */
-	put64(123456789);		/* TIME */
+	put64(0xabc);	  /* IDENTIFIER */
+	put64(0x401000);  /* IP */
+	put32x2(7, 8);	  /* pid, tid */
+	put64(123456789); /* TIME */
 	T_EQ(hwp_sample_parse(end(), &d, &s), 0);
 	T_EQ(s.id, 0xabc);
 	T_EQ(s.ip, 0x401000);
@@ -231,47 +232,47 @@ static void build_all(struct hwp_sample_desc *d)
 	d->nregs_user = 3;
 	d->nregs_intr = 2;
 	begin();
-	put64(0x11);				/* IDENTIFIER */
-	put64(0x401000);			/* IP */
-	put32x2(100, 101);			/* TID */
-	put64(1000);				/* TIME */
-	put64(0xdead0000);			/* ADDR */
-	put64(0x11);				/* ID */
-	put64(0x22);				/* STREAM_ID */
-	put32x2(3, 0);				/* CPU */
-	put64(4000);				/* PERIOD */
-	put64(2);				/* READ: nr */
-	put64(500);				/*   time_enabled */
-	put64(400);				/*   time_running */
-	put64(10), put64(0x11), put64(0);	/*   value, id, lost */
+	put64(0x11);			  /* IDENTIFIER */
+	put64(0x401000);		  /* IP */
+	put32x2(100, 101);		  /* TID */
+	put64(1000);			  /* TIME */
+	put64(0xdead0000);		  /* ADDR */
+	put64(0x11);			  /* ID */
+	put64(0x22);			  /* STREAM_ID */
+	put32x2(3, 0);			  /* CPU */
+	put64(4000);			  /* PERIOD */
+	put64(2);			  /* READ: nr */
+	put64(500);			  /*   time_enabled */
+	put64(400);			  /*   time_running */
+	put64(10), put64(0x11), put64(0); /*   value, id, lost */
 	put64(20), put64(0x12), put64(1);
-	put64(2);				/* CALLCHAIN */
+	put64(2); /* CALLCHAIN */
 	put64(PERF_CONTEXT_USER);
 	put64(0x401100);
-	put32x2(12, 0x61626364);		/* RAW: size 12 (4 + 12 = 16) */
+	put32x2(12, 0x61626364); /* RAW: size 12 (4 + 12 = 16) */
 	put64(0x6566676869707172ull);
-	put64(2);				/* BRANCH_STACK: nr */
-	put64(7);				/*   hw_idx */
+	put64(2); /* BRANCH_STACK: nr */
+	put64(7); /*   hw_idx */
 	memset(br, 0, sizeof(br));
 	br[0].from = 0x401200, br[0].to = 0x401300;
 	br[1].from = 0x401400, br[1].to = 0x401500;
 	put(br, sizeof(br));
-	put64(0x31), put64(0x32);		/*   counters */
-	put64(PERF_SAMPLE_REGS_ABI_64);		/* REGS_USER */
+	put64(0x31), put64(0x32);	/*   counters */
+	put64(PERF_SAMPLE_REGS_ABI_64); /* REGS_USER */
 	put64(0x51), put64(0x52), put64(0x53);
-	put64(16);				/* STACK_USER */
+	put64(16); /* STACK_USER */
 	put64(0x0101010101010101ull), put64(0x0202020202020202ull);
-	put64(16);				/*   dyn_size */
-	put64(0x0003000200000001ull);		/* WEIGHT_STRUCT */
-	put64(0x44);				/* DATA_SRC */
-	put64(0x55);				/* TRANSACTION */
-	put64(PERF_SAMPLE_REGS_ABI_64);		/* REGS_INTR */
+	put64(16);			/*   dyn_size */
+	put64(0x0003000200000001ull);	/* WEIGHT_STRUCT */
+	put64(0x44);			/* DATA_SRC */
+	put64(0x55);			/* TRANSACTION */
+	put64(PERF_SAMPLE_REGS_ABI_64); /* REGS_INTR */
 	put64(0x61), put64(0x62);
-	put64(0x7000);				/* PHYS_ADDR */
-	put64(0x77);				/* CGROUP */
-	put64(4096);				/* DATA_PAGE_SIZE */
-	put64(2 << 20);				/* CODE_PAGE_SIZE */
-	put64(8);				/* AUX */
+	put64(0x7000);	/* PHYS_ADDR */
+	put64(0x77);	/* CGROUP */
+	put64(4096);	/* DATA_PAGE_SIZE */
+	put64(2 << 20); /* CODE_PAGE_SIZE */
+	put64(8);	/* AUX */
 	put64(0x8888888888888888ull);
 }
 
@@ -297,7 +298,8 @@ static void test_every_bit(void)
 	T_EQ(s.read.time_running, 400);
 	T_EQ(s.read.stride, 3);
 	T_CHECK(s.read.values && s.read.values[3] == 20 && s.read.values[4] == 0x12 &&
-		s.read.values[5] == 1, "group values");
+			s.read.values[5] == 1,
+		"group values");
 	T_EQ(s.nchain, 2);
 	T_EQ(s.chain[1], 0x401100);
 	T_EQ(s.raw_size, 12);
@@ -312,8 +314,8 @@ static void test_every_bit(void)
 	T_EQ(s.stack_size, 16);
 	T_EQ(s.stack_dyn_size, 16);
 	T_EQ(s.stack[8], 2);
-	T_EQ(s.weight & 0xffffffff, 1);		/* var1_dw */
-	T_EQ(s.weight >> 48, 3);		/* var3_w */
+	T_EQ(s.weight & 0xffffffff, 1); /* var1_dw */
+	T_EQ(s.weight >> 48, 3);	/* var3_w */
 	T_EQ(s.data_src, 0x44);
 	T_EQ(s.transaction, 0x55);
 	T_EQ(s.nregs_intr, 2);
@@ -357,14 +359,14 @@ static void test_refused(void)
 
 	/* each count of the every-bit record set past the record */
 	static const struct {
-		size_t word;		/* u64 index in rec.w, after the header */
+		size_t word; /* u64 index in rec.w, after the header */
 		uint64_t v;
 	} lie[] = {
-		{ 10, 1000 },			/* READ nr: entries of 3 words */
-		{ 10, UINT64_MAX / 8 },		/* ... 24 * nr wraps */
-		{ 19, 100 },			/* CALLCHAIN nr */
-		{ 19, 1ull << 61 },		/* ... 8 * nr wraps */
-		{ 24, 100 },			/* BRANCH_STACK nr */
+		{ 10, 1000 },		/* READ nr: entries of 3 words */
+		{ 10, UINT64_MAX / 8 }, /* ... 24 * nr wraps */
+		{ 19, 100 },		/* CALLCHAIN nr */
+		{ 19, 1ull << 61 },	/* ... 8 * nr wraps */
+		{ 24, 100 },		/* BRANCH_STACK nr */
 		{ 24, UINT64_MAX / 16 },
 	};
 	for (size_t i = 0; i < sizeof(lie) / sizeof(lie[0]); i++) {
@@ -377,7 +379,7 @@ static void test_refused(void)
 	memcpy(rec.b + 8 * 22, &(uint32_t){ 0xfffffff0 }, 4);
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 	build_all(&d);
-	at = len - 8 - 8;			/* AUX size */
+	at = len - 8 - 8; /* AUX size */
 	rec.w[at / 8] = 16;
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 	rec.w[at / 8] = UINT64_MAX;
@@ -416,7 +418,7 @@ static void test_refused(void)
 		memcpy(skew, rec.b, len);
 		memcpy(skew, &h, sizeof(h));
 		T_EQ(hwp_sample_parse((const void *)skew, &d, &s), -EINVAL);
-		d = desc(PERF_SAMPLE_IP);	/* no array: read in place */
+		d = desc(PERF_SAMPLE_IP); /* no array: read in place */
 		T_EQ(hwp_sample_parse((const void *)skew, &d, &s), 0);
 		T_EQ(s.ip, 0x401000);
 		free(block);
@@ -438,7 +440,7 @@ static void test_last_lies(void)
 	d.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_ID;
 	begin();
 	put64(0x401000);
-	put64(2), put64(1), put64(0x11);	/* nr 2, one entry */
+	put64(2), put64(1), put64(0x11); /* nr 2, one entry */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 	rec.w[2] = 1;
 	T_EQ(hwp_sample_parse(end(), &d, &s), 0);
@@ -446,25 +448,25 @@ static void test_last_lies(void)
 	d = desc(PERF_SAMPLE_IP | PERF_SAMPLE_BRANCH_STACK);
 	begin();
 	put64(0x401000);
-	put64(2), put64(1), put64(2), put64(3);	/* nr 2, one entry */
+	put64(2), put64(1), put64(2), put64(3); /* nr 2, one entry */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 	rec.w[2] = 1;
 	T_EQ(hwp_sample_parse(end(), &d, &s), 0);
-	d.branch_sample_type = HWP_SAMPLE_BRANCH_COUNTERS;	/* and its counter */
+	d.branch_sample_type = HWP_SAMPLE_BRANCH_COUNTERS; /* and its counter */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 
 	d = desc(PERF_SAMPLE_IP | PERF_SAMPLE_RAW);
 	begin();
 	put64(0x401000);
-	put32x2(5, 0);			/* 4 bytes of 5 */
+	put32x2(5, 0); /* 4 bytes of 5 */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 
 	d = desc(PERF_SAMPLE_IP | PERF_SAMPLE_STACK_USER);
 	begin();
 	put64(0x401000);
-	put64(16), put64(0);		/* 8 bytes of 16, no dyn_size */
+	put64(16), put64(0); /* 8 bytes of 16, no dyn_size */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
-	put64(0);			/* 16 bytes, no dyn_size */
+	put64(0); /* 16 bytes, no dyn_size */
 	T_EQ(hwp_sample_parse(end(), &d, &s), -EINVAL);
 	put64(16);
 	T_EQ(hwp_sample_parse(end(), &d, &s), 0);
@@ -499,13 +501,13 @@ static void test_trailer(void)
 	struct hwp_sample_id id;
 
 	begin();
-	put64(0x999), put64(42);		/* LOST body: id, lost */
-	put32x2(7, 9);				/* TID */
-	put64(1001);				/* TIME */
-	put64(0x998);				/* ID */
-	put64(0x33);				/* STREAM_ID */
-	put32x2(2, 0);				/* CPU */
-	put64(0xabc);				/* IDENTIFIER */
+	put64(0x999), put64(42); /* LOST body: id, lost */
+	put32x2(7, 9);		 /* TID */
+	put64(1001);		 /* TIME */
+	put64(0x998);		 /* ID */
+	put64(0x33);		 /* STREAM_ID */
+	put32x2(2, 0);		 /* CPU */
+	put64(0xabc);		 /* IDENTIFIER */
 	h.size = (uint16_t)len;
 	memcpy(rec.b, &h, sizeof(h));
 	T_EQ(hwp_sample_id_parse((const void *)rec.b, all, &s), 0);
@@ -515,7 +517,7 @@ static void test_trailer(void)
 	T_EQ(s.time, 1001);
 	T_EQ(s.stream_id, 0x33);
 	T_EQ(s.cpu, 2);
-	T_EQ(s.id, 0xabc);			/* IDENTIFIER's, written last */
+	T_EQ(s.id, 0xabc); /* IDENTIFIER's, written last */
 	T_EQ(hwp_sample_trailer(all, 1), 48);
 	T_EQ(hwp_sample_id((const void *)rec.b, all, 1, &id), 0);
 	T_EQ(id.id, 0xabc);

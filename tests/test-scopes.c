@@ -43,8 +43,8 @@ extern char **environ;
 
 struct probe {
 	uint64_t addr;
-	const char *fn;		/* hwprof's, NULL: none */
-	int lined;		/* sym_obj_line() found a line */
+	const char *fn; /* hwprof's, NULL: none */
+	int lined;	/* sym_obj_line() found a line */
 };
 
 /* The innermost function at addr as dwarf_getscopes() gives it. */
@@ -63,9 +63,10 @@ static const char *by_getscopes(struct sym_obj *o, uint64_t addr)
 
 		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
 			continue;
-		if (!(fn = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name,
-								 &at))))
-			fn = dwarf_formstring(dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
+		if (!(fn = dwarf_formstring(
+			      dwarf_attr_integrate(&scopes[i], DW_AT_linkage_name, &at))))
+			fn = dwarf_formstring(
+				dwarf_attr_integrate(&scopes[i], DW_AT_name, &at));
 		if (!fn)
 			fn = "";
 	}
@@ -200,7 +201,7 @@ int main(int argc, char **argv)
 	}
 	snprintf(obj, sizeof(obj), "--obj=%s", argv[1]);
 	if (run_symbolizer(sym, p, n, &llvm))
-		llvm = NULL;	/* not installed */
+		llvm = NULL; /* not installed */
 	for (size_t i = 0; i < n; i++) {
 		const char *want = theirs[i] && strcmp(theirs[i], "??") ? theirs[i] : NULL;
 		const char *want2 = llvm && llvm[i] && strcmp(llvm[i], "??") ? llvm[i] : NULL;
@@ -210,19 +211,22 @@ int main(int argc, char **argv)
 			"0x%" PRIx64 ": hwprof says %s, dwarf_getscopes %s", p[i].addr,
 			p[i].fn ? p[i].fn : "(none)", old ? old : "(none)");
 		if (!p[i].fn)
-			continue;	/* no line here: nothing kept */
+			continue; /* no line here: nothing kept */
 		named++;
-		if (sym_obj_sym(&o, p[i].addr) && strcmp(sym_obj_sym(&o, p[i].addr)->name, p[i].fn))
+		if (sym_obj_sym(&o, p[i].addr) &&
+		    strcmp(sym_obj_sym(&o, p[i].addr)->name, p[i].fn))
 			inl++;
 		if ((want && (!strcmp(want, p[i].fn) || aliases(&o, want, p[i].fn))) ||
 		    (want2 && (!strcmp(want2, p[i].fn) || aliases(&o, want2, p[i].fn))))
 			agree++;
 		else if (named - agree <= 5)
-			printf("0x%" PRIx64 ": hwprof says %s, addr2line -i %s, llvm-symbolizer %s\n",
+			printf("0x%" PRIx64
+			       ": hwprof says %s, addr2line -i %s, llvm-symbolizer %s\n",
 			       p[i].addr, p[i].fn, want ? want : "??", want2 ? want2 : "-");
 	}
 	printf("%zu addresses, %zu named by hwprof (%zu inlined), %zu agree with addr2line%s "
-	       "(or an alias)\n", n, named, inl, agree, llvm ? " or llvm-symbolizer" : "");
+	       "(or an alias)\n",
+	       n, named, inl, agree, llvm ? " or llvm-symbolizer" : "");
 	T_CHECK(named > n / 4, "only %zu of %zu addresses named", named, n);
 	T_CHECK(agree * 100 >= named * 95, "addr2line%s agrees on %zu of %zu",
 		llvm ? " or llvm-symbolizer" : "", agree, named);

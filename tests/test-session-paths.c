@@ -34,10 +34,10 @@ void path_deep(struct t_pages *p, int depth);
  * to its caller's caller (hwprof_session_paths(3), BUGS). Not instrumented
  * by a sanitizer, as touch_a (tlib.h).
  */
-__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread")))
-void path_leaf(volatile char *p)
+__attribute__((noinline, used, no_sanitize_address, no_sanitize("thread"))) void
+path_leaf(volatile char *p)
 {
-	__asm__ volatile("" :: "r"(__builtin_frame_address(0)));
+	__asm__ volatile("" ::"r"(__builtin_frame_address(0)));
 	*p = 1;
 }
 
@@ -45,7 +45,7 @@ void path_leaf(volatile char *p)
 __attribute__((noinline)) void path_mid_a(struct t_pages *p)
 {
 	path_leaf(t_page(p));
-	__asm__ volatile("" ::: "memory");	/* not a tail call */
+	__asm__ volatile("" ::: "memory"); /* not a tail call */
 }
 
 __attribute__((noinline)) void path_mid_b(struct t_pages *p)
@@ -87,10 +87,10 @@ static const char *fn_name(uint64_t pc)
 }
 
 struct tally {
-	uint64_t a, b;		/* samples at path_leaf's store by way of mid_a, mid_b */
-	uint64_t store;		/* samples at path_leaf's store */
-	uint64_t sum;		/* samples of every node */
-	uint64_t deep;		/* of path_leaf's, with 100 path_deep frames above it */
+	uint64_t a, b;	/* samples at path_leaf's store by way of mid_a, mid_b */
+	uint64_t store; /* samples at path_leaf's store */
+	uint64_t sum;	/* samples of every node */
+	uint64_t deep;	/* of path_leaf's, with 100 path_deep frames above it */
 };
 
 /* Checks the tree's shape (parents first, depths) and counts the paths. */
@@ -106,8 +106,9 @@ static struct tally tally(const struct hwprof_path_node *nd, size_t n)
 		} else {
 			T_CHECK(x->parent < i, "node %zu: parent %u after it", i, x->parent);
 			if (x->parent < i)
-				T_CHECK(x->depth == nd[x->parent].depth + 1, "node %zu: depth %u under %u",
-					i, x->depth, nd[x->parent].depth);
+				T_CHECK(x->depth == nd[x->parent].depth + 1,
+					"node %zu: depth %u under %u", i, x->depth,
+					nd[x->parent].depth);
 		}
 		t.sum += x->samples;
 		if (x->pc != store_pc || !x->samples)
@@ -124,7 +125,8 @@ static struct tally tally(const struct hwprof_path_node *nd, size_t n)
 			uint32_t up = x->parent;
 			int k = 0;
 
-			while (up != HWPROF_NO_NODE && !strcmp(fn_name(nd[up].pc - 1), "path_deep")) {
+			while (up != HWPROF_NO_NODE &&
+			       !strcmp(fn_name(nd[up].pc - 1), "path_deep")) {
 				k++;
 				up = nd[up].parent;
 			}
@@ -145,7 +147,9 @@ static struct tally tally(const struct hwprof_path_node *nd, size_t n)
 static struct hwprof_session *callchain_session(unsigned int mode)
 {
 	struct hwprof_session_opts o = {
-		.sz = sizeof(o), .mode = mode, .flags = HWPROF_SESSION_CALLCHAIN,
+		.sz = sizeof(o),
+		.mode = mode,
+		.flags = HWPROF_SESSION_CALLCHAIN,
 	};
 	struct hwprof_session *s = NULL;
 
@@ -188,8 +192,9 @@ static struct tally check_tree(struct hwprof_session *s, const char *what)
 	t = tally(nd, n);
 	if (getenv("DUMP"))
 		for (size_t i = 0; i < n; i++)
-			printf("%zu: parent %u depth %u pc %#llx %s samples %llu\n", i, nd[i].parent, nd[i].depth,
-			       (unsigned long long)nd[i].pc, fn_name(nd[i].pc - 1), (unsigned long long)nd[i].samples);
+			printf("%zu: parent %u depth %u pc %#llx %s samples %llu\n", i,
+			       nd[i].parent, nd[i].depth, (unsigned long long)nd[i].pc,
+			       fn_name(nd[i].pc - 1), (unsigned long long)nd[i].samples);
 	printf("%s: %zu nodes; %llu samples, %llu with paths, %llu cut, %llu lost; at path_leaf's store %llu: by mid_a %llu, by mid_b %llu\n",
 	       what, n, (unsigned long long)st.samples, (unsigned long long)st.paths,
 	       (unsigned long long)st.paths_cut, (unsigned long long)st.lost,
@@ -289,7 +294,8 @@ static int case_deep(void)
 	t = check_tree(s, "deep");
 	st = stats_of(s);
 	T_EQ(t.deep, 50);
-	T_CHECK(st.paths_cut >= 50, "cut %llu, want 50 or more", (unsigned long long)st.paths_cut);
+	T_CHECK(st.paths_cut >= 50, "cut %llu, want 50 or more",
+		(unsigned long long)st.paths_cut);
 	hwprof_session_free(s);
 	t_pages_free(&pool);
 	return t_done("session-paths deep");
@@ -334,11 +340,11 @@ static int case_errors(void)
 	struct hwprof_session *s = NULL;
 	size_t n;
 
-	T_EQ(hwprof_session_new(&o, &s), -EINVAL);	/* an unknown flag */
+	T_EQ(hwprof_session_new(&o, &s), -EINVAL); /* an unknown flag */
 	o.flags = 0;
 	T_EQ(hwprof_session_new(&o, &s), 0);
 	T_EQ(hwprof_session_add(s, "page-faults", 1, NULL), 0);
-	T_EQ(hwprof_session_paths(s, 0, &nd, &n), -ENOENT);	/* no CALLCHAIN */
+	T_EQ(hwprof_session_paths(s, 0, &nd, &n), -ENOENT); /* no CALLCHAIN */
 	hwprof_session_free(s);
 	s = callchain_session(HWPROF_SESSION_THREAD);
 	T_EQ(hwprof_session_paths(s, 1, &nd, &n), -EINVAL);
@@ -346,7 +352,7 @@ static int case_errors(void)
 	T_EQ(hwprof_session_paths(s, 0, NULL, &n), -EINVAL);
 	T_EQ(hwprof_session_paths(s, 0, &nd, NULL), -EINVAL);
 	T_EQ(hwprof_session_paths(NULL, 0, &nd, &n), -EINVAL);
-	T_EQ(hwprof_session_paths(s, 0, &nd, &n), 0);	/* before start: empty */
+	T_EQ(hwprof_session_paths(s, 0, &nd, &n), 0); /* before start: empty */
 	T_EQ(n, 0);
 	hwprof_session_free(s);
 	return t_done("session-paths errors");

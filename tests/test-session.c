@@ -25,8 +25,8 @@
 #include "harness.h"
 #include "tlib.h"
 
-#define N	2000		/* breakpoint hits per case */
-#define NPF	2100		/* page faults per case: a multiple of 7 and 100 */
+#define N   2000 /* breakpoint hits per case */
+#define NPF 2100 /* page faults per case: a multiple of 7 and 100 */
 
 /* One 32-bit bucket per byte from the function's address (PAPI 0x20000). */
 static uint32_t fbuf[64];
@@ -34,11 +34,16 @@ static uint32_t fbuf[64];
 static struct hwprof_hist *hist_at(void *fn, uint32_t *buf, size_t n)
 {
 	struct hwprof_region r = {
-		.base = buf, .size = n * sizeof(*buf),
-		.offset = (uint64_t)(uintptr_t)fn, .scale = 0x20000, .width = 32,
+		.base = buf,
+		.size = n * sizeof(*buf),
+		.offset = (uint64_t)(uintptr_t)fn,
+		.scale = 0x20000,
+		.width = 32,
 	};
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = &r, .nregions = 1,
+		.sz = sizeof(o),
+		.regions = &r,
+		.nregions = 1,
 		.index = HWPROF_INDEX_PAPI,
 	};
 	struct hwprof_hist *h = NULL;
@@ -48,8 +53,8 @@ static struct hwprof_hist *hist_at(void *fn, uint32_t *buf, size_t n)
 	return h;
 }
 
-static struct hwprof_session *session(unsigned int mode, const char *ev,
-				      uint64_t thr, struct hwprof_hist *h)
+static struct hwprof_session *session(unsigned int mode, const char *ev, uint64_t thr,
+				      struct hwprof_hist *h)
 {
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = mode };
 	struct hwprof_session *s = NULL;
@@ -110,8 +115,8 @@ static void warm_up(unsigned int mode)
 	struct hwprof_session_opts o = { .sz = sizeof(o), .mode = mode };
 	struct hwprof_session *s = NULL;
 
-	if (hwprof_session_new(&o, &s) == 0 && hwprof_session_add(s, "page-faults", 1, NULL) >= 0 &&
-	    hwprof_session_start(s) == 0)
+	if (hwprof_session_new(&o, &s) == 0 &&
+	    hwprof_session_add(s, "page-faults", 1, NULL) >= 0 && hwprof_session_start(s) == 0)
 		hwprof_session_stop(s);
 	hwprof_session_free(s);
 }
@@ -143,7 +148,7 @@ static int case_bp_exact(void)
 			s = session(HWPROF_SESSION_THREAD, name, ks[i], h);
 			T_EQ(hwprof_session_start(s), 0);
 			call_n(fn_a, N);
-			call_n(fn_b, N);	/* not watched */
+			call_n(fn_b, N); /* not watched */
 			T_EQ(hwprof_session_stop(s), 0);
 			st = sstats(s);
 			T_CHECK(fbuf[0] == N / ks[i], "%s k=%llu: bucket 0 = %u, want %llu",
@@ -178,7 +183,7 @@ static int case_pf_exact(void)
 
 	if (r || (r = t_pages_new(&pool, 2 * NPF)))
 		return r;
-	off_b = t_store_pc(touch_b) - (uint64_t)(uintptr_t)touch_a;	/* maybe >= 64 */
+	off_b = t_store_pc(touch_b) - (uint64_t)(uintptr_t)touch_a; /* maybe >= 64 */
 	loop = t_faults_open();
 	win = t_faults_open();
 	if (loop < 0 || win < 0)
@@ -238,8 +243,7 @@ static int case_pf_exact(void)
 	return t_done("pf-exact");
 }
 
-static uint64_t count_in(const struct hwprof_object *o, size_t n,
-			 uint64_t lo, uint64_t hi)
+static uint64_t count_in(const struct hwprof_object *o, size_t n, uint64_t lo, uint64_t hi)
 {
 	uint64_t sum = 0;
 
@@ -259,8 +263,7 @@ static int case_task_clock(void)
 	struct hwprof_session *s;
 	uint64_t hot, total = 0, sink;
 	size_t n = 0;
-	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-			  "task-clock");
+	int r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock");
 
 	if (r)
 		return r;
@@ -295,13 +298,13 @@ static int case_task_clock(void)
 static pthread_barrier_t go;
 
 /* Each thread touches NT fresh pages of its own pool. */
-#define NT	1000
+#define NT 1000
 
 static void *worker_before(void *arg)
 {
-	pthread_barrier_wait(&go);	/* the session has started */
+	pthread_barrier_wait(&go); /* the session has started */
 	t_touch_n(touch_a, arg, NT);
-	pthread_barrier_wait(&go);	/* done */
+	pthread_barrier_wait(&go); /* done */
 	return NULL;
 }
 
@@ -344,11 +347,11 @@ static int case_process(void)
 	pthread_create(&b1, NULL, worker_before, &pool[0]);
 	pthread_create(&b2, NULL, worker_before, &pool[1]);
 	pthread_create(&c, NULL, creator, &pool[2]);
-	ntask = t_count_tasks();		/* a sanitizer may have threads too */
+	ntask = t_count_tasks(); /* a sanitizer may have threads too */
 	T_EQ(hwprof_session_start(s), 0);
 	pthread_barrier_wait(&go);
-	t_touch_n(touch_a, &pool[3], NT);		/* main */
-	pthread_create(&a1, NULL, worker, &pool[4]);	/* after start */
+	t_touch_n(touch_a, &pool[3], NT);	     /* main */
+	pthread_create(&a1, NULL, worker, &pool[4]); /* after start */
 	pthread_create(&a2, NULL, worker, &pool[5]);
 	pthread_join(a1, NULL);
 	pthread_join(a2, NULL);
@@ -454,8 +457,8 @@ static int case_fork(void)
 static int case_exec(const char *self)
 {
 	struct hwprof_session *s;
-	int status = 0, r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-				      "task-clock");
+	int status = 0,
+	    r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock");
 	pid_t pid;
 
 	if (r)
@@ -469,10 +472,10 @@ static int case_exec(const char *self)
 		_exit(99);
 	}
 	waitpid(pid, &status, 0);
-	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		"after exec: %d perf fds", WEXITSTATUS(status));
+	T_CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0, "after exec: %d perf fds",
+		WEXITSTATUS(status));
 	T_EQ(hwprof_session_stop(s), 0);
-	T_EQ(t_count_perf_fds(), 0);	/* stop released them all */
+	T_EQ(t_count_perf_fds(), 0); /* stop released them all */
 	hwprof_session_free(s);
 	return t_done("exec");
 }
@@ -484,8 +487,11 @@ static int case_exec(const char *self)
 static int case_lost(void)
 {
 	struct hwprof_session_opts o = {
-		.sz = sizeof(o), .mode = HWPROF_SESSION_THREAD, .ring_pages = 1,
-		.drain_ms = 60000, .flags = HWPROF_SESSION_NO_WAKEUP,
+		.sz = sizeof(o),
+		.mode = HWPROF_SESSION_THREAD,
+		.ring_pages = 1,
+		.drain_ms = 60000,
+		.flags = HWPROF_SESSION_NO_WAKEUP,
 	};
 	struct hwprof_session_stats st;
 	struct hwprof_session *s = NULL;
@@ -512,7 +518,7 @@ static int case_lost(void)
 	       (unsigned long long)st.samples, (unsigned long long)st.lost, nwin);
 	T_CHECK(st.lost > 0, "nothing lost from a one-page ring");
 	T_CHECK(st.samples + st.lost >= 5 * N &&
-		st.samples + st.lost <= (unsigned long long)nwin,
+			st.samples + st.lost <= (unsigned long long)nwin,
 		"samples + lost = %llu, want 5N = %d (%lld faults from start to stop)",
 		(unsigned long long)(st.samples + st.lost), 5 * N, nwin);
 	T_EQ(fbuf[off_a] + st.outside, st.samples);
@@ -591,7 +597,8 @@ static int case_mmap_pages(void)
 	T_EQ(pages_with("4", NULL), 4);
 	T_EQ(pages_with("64", NULL), 64);
 	T_EQ(stderr_of(pages_with, "3", NULL), -EINVAL);
-	T_CHECK(!strcmp(said, "hwprof: HWPROF_MMAP_PAGES=3: not a power of two from 1 to 65536\n"),
+	T_CHECK(!strcmp(said,
+			"hwprof: HWPROF_MMAP_PAGES=3: not a power of two from 1 to 65536\n"),
 		"stderr: %s", said);
 	T_EQ(stderr_of(pages_with, "3", NULL), -EINVAL);
 	T_CHECK(!said[0], "said twice: %s", said);
@@ -650,7 +657,8 @@ static int case_rings(void)
 	if (r)
 		return r;
 	getrlimit(RLIMIT_NOFILE, &nf);
-	shared = ncpu <= 8 && (nf.rlim_max == RLIM_INFINITY || nf.rlim_max >= (rlim_t)ncpu * 1024 + 64);
+	shared = ncpu <= 8 &&
+		 (nf.rlim_max == RLIM_INFINITY || nf.rlim_max >= (rlim_t)ncpu * 1024 + 64);
 	thr = rings_with("thread", NULL);
 	T_CHECK(thr >= 1 && thr <= 16, "thread rings of %d pages", thr);
 	if (geteuid() == 0)
@@ -662,7 +670,8 @@ static int case_rings(void)
 	hwprof_set_log(capture, NULL, HWPROF_LOG_WARN);
 	logged[0] = 0;
 	T_EQ(stderr_of(rings_with, "percpu", NULL), -EINVAL);
-	T_CHECK(strstr(logged, "HWPROF_RINGS=percpu: not thread, cpu or auto"), "log: %s", logged);
+	T_CHECK(strstr(logged, "HWPROF_RINGS=percpu: not thread, cpu or auto"), "log: %s",
+		logged);
 	T_CHECK(!strcmp(said, "hwprof: HWPROF_RINGS=percpu: not thread, cpu or auto\n"),
 		"stderr: %s", said);
 	hwprof_set_log(NULL, NULL, 0);
@@ -690,7 +699,7 @@ static int case_errors(void)
 	T_EQ(hwprof_session_add(s, "mem:fn_a:w", 1, NULL), -EINVAL);
 	T_EQ(hwprof_session_add(s, "PAPI_NOT_A_PRESET", 0, NULL), -ENOENT);
 	T_EQ(hwprof_session_add(s, "task-clock", (uint64_t)INT64_MAX + 1, NULL), -EINVAL);
-	T_EQ(hwprof_session_start(s), -ENOENT);	/* no event added */
+	T_EQ(hwprof_session_start(s), -ENOENT); /* no event added */
 	T_EQ(hwprof_session_stop(s), -EALREADY);
 
 	/* a hardware event on a machine without its PMU: the probe bypasses
@@ -725,7 +734,7 @@ static int case_errors(void)
 	T_EQ(hwprof_session_start(s), 0);
 	T_EQ(hwprof_session_start(s), -EBUSY);
 	T_EQ(hwprof_session_add(s, "page-faults", 0, NULL), -EBUSY);
-	hwprof_session_free(s);		/* frees a running session */
+	hwprof_session_free(s); /* frees a running session */
 	T_EQ(t_count_perf_fds(), 0);
 	return t_done("errors");
 }
@@ -740,16 +749,16 @@ static int case_dlopen(const char *self)
 	struct hwprof_session *s;
 	uint64_t (*spin)(uint64_t), in_lib = 0, total = 0;
 	size_t n = 0;
-	int found = 0, r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK,
-				     "task-clock");
+	int found = 0,
+	    r = t_require(PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, "task-clock");
 	void *lib;
 
 	if (r)
 		return r;
 	snprintf(path, sizeof(path), "%s", self);
 	slash = strrchr(path, '/');
-	snprintf(slash ? slash + 1 : path, sizeof(path) - (size_t)(slash ? slash + 1 - path : 0),
-		 "libdlo.so");
+	snprintf(slash ? slash + 1 : path,
+		 sizeof(path) - (size_t)(slash ? slash + 1 - path : 0), "libdlo.so");
 	s = session(HWPROF_SESSION_THREAD, "task-clock", 100000, NULL);
 	T_EQ(hwprof_session_start(s), 0);
 	lib = dlopen(path, RTLD_NOW);
@@ -757,11 +766,11 @@ static int case_dlopen(const char *self)
 		printf("ERROR: dlopen %s: %s\n", path, dlerror());
 		return T_ERROR;
 	}
-	spin = (uint64_t (*)(uint64_t))dlsym(lib, "dlo_spin");
+	spin = (uint64_t(*)(uint64_t))dlsym(lib, "dlo_spin");
 	T_CHECK(spin && spin(150000000) != 1, "dlo_spin");
 	T_EQ(hwprof_session_stop(s), 0);
 	dlclose(lib);
-	T_EQ(hwprof_session_read(s), 0);	/* refreshes the list: unloaded */
+	T_EQ(hwprof_session_read(s), 0); /* refreshes the list: unloaded */
 	T_EQ(hwprof_session_objects(s, 0, &objs, &n), 0);
 	for (size_t i = 0; i < n; i++) {
 		uint64_t sum = 0;
@@ -804,7 +813,7 @@ static int case_period(void)
 	s = session(HWPROF_SESSION_THREAD, "task-clock", 5000, NULL);
 	T_CHECK(strstr(logged, "below the kernel's minimum"), "log: %s", logged);
 	T_CHECK(strstr(logged, "task-clock"), "log: %s", logged);
-	T_EQ(sstats(s).period, 10000);		/* what the kernel applies */
+	T_EQ(sstats(s).period, 10000); /* what the kernel applies */
 	hwprof_session_free(s);
 
 	logged[0] = 0;
@@ -841,9 +850,10 @@ static int case_read_reset(void)
 		T_EQ(hwprof_session_reset(s), 0);
 		T_EQ(hwprof_session_start(s), 0);
 		t_touch_n(touch_a, &pool, 300);
-		ret = hwprof_session_read(s);	/* what this call folded: */
-		T_CHECK(ret >= 0 && ret <= 300, "read %d", ret);	/* the drainer may have been first */
-		T_EQ(fbuf[off_a], 300);		/* current before stop */
+		ret = hwprof_session_read(s); /* what this call folded: */
+		T_CHECK(ret >= 0 && ret <= 300, "read %d",
+			ret);		/* the drainer may have been first */
+		T_EQ(fbuf[off_a], 300); /* current before stop */
 		/* and the statistics too. Taking the session's lock, the
 		 * call also orders the read of fbuf above before the drain
 		 * thread folds the 20 faults below: the kernel's ring
@@ -857,7 +867,7 @@ static int case_read_reset(void)
 		T_EQ(hwprof_session_stop(s), 0);
 		T_EQ(fbuf[off_a], 320);
 		only_store("read-reset");
-		T_EQ(sstats(s).folded, 320);	/* reset zeroed the last round's */
+		T_EQ(sstats(s).folded, 320); /* reset zeroed the last round's */
 	}
 	hwprof_session_free(s);
 	hwprof_hist_free(h);

@@ -76,8 +76,8 @@ int main(int argc, char **argv)
 				continue;
 			done[nd++] = u;
 			n = 0;
-			T_CHECK(!sym_obj_unit_pieces(&o, u, put, NULL), "%s: unit %llx not cut",
-				argv[k], (unsigned long long)u);
+			T_CHECK(!sym_obj_unit_pieces(&o, u, put, NULL),
+				"%s: unit %llx not cut", argv[k], (unsigned long long)u);
 			for (size_t p = 0; p < n; p++) {
 				T_CHECK(v[p].lo < v[p].hi && (!p || v[p].lo >= v[p - 1].hi),
 					"%s: piece %zu out of order", argv[k], p);
@@ -85,20 +85,23 @@ int main(int argc, char **argv)
 					const char *file = NULL, *fn = NULL;
 					int line = -1;
 
-					if (sym_obj_line(&o, a, &file, &line, &fn) || line < 0 || !file ||
-					    !*file)
+					if (sym_obj_line(&o, a, &file, &line, &fn) ||
+					    line < 0 || !file || !*file)
 						file = NULL;
 					if (fn && !*fn)
 						fn = NULL;
 					addrs++;
 					if (!same(file, v[p].file) ||
-					    (file && (line != v[p].line || !same(fn, v[p].fn)))) {
+					    (file &&
+					     (line != v[p].line || !same(fn, v[p].fn)))) {
 						if (bad++ < 5)
 							printf("%s: %#llx: piece %s:%d %s, line %s:%d %s\n",
 							       argv[k], (unsigned long long)a,
-							       v[p].file ? v[p].file : "-", v[p].line,
-							       v[p].fn ? v[p].fn : "-", file ? file : "-",
-							       line, fn ? fn : "-");
+							       v[p].file ? v[p].file : "-",
+							       v[p].line,
+							       v[p].fn ? v[p].fn : "-",
+							       file ? file : "-", line,
+							       fn ? fn : "-");
 					}
 				}
 			}

@@ -83,8 +83,8 @@ int t_pages_new(struct t_pages *tp, size_t n)
 	tp->psz = (size_t)sysconf(_SC_PAGESIZE);
 	tp->n = n;
 	tp->next = 0;
-	tp->base = mmap(NULL, n * tp->psz, PROT_READ | PROT_WRITE,
-			MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	tp->base = mmap(NULL, n * tp->psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+			-1, 0);
 	if (tp->base == MAP_FAILED) {
 		printf("ERROR: mmap of %zu pages: %s\n", n, strerror(errno));
 		tp->base = NULL;
@@ -141,9 +141,12 @@ __attribute__((noinline)) void t_prefault_stack(void)
 int t_faults_open(void)
 {
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS, .disabled = 1,
-		.exclude_kernel = 1, .exclude_hv = 1,
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
 
 	return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
@@ -183,8 +186,8 @@ int t_count_tasks(void)
 char *t_fresh(size_t n)
 {
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
-	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p = mmap(NULL, n * psz, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+		       0);
 
 	if (p == MAP_FAILED)
 		return NULL;
@@ -223,8 +226,12 @@ static int probe(struct perf_event_attr *a, const char *what)
 		return T_PASS;
 	}
 	switch (errno) {
-	case ENOENT: case ENODEV: case EOPNOTSUPP: case ENOSYS:
-	case EACCES: case EPERM:
+	case ENOENT:
+	case ENODEV:
+	case EOPNOTSUPP:
+	case ENOSYS:
+	case EACCES:
+	case EPERM:
 		printf("SKIP: %s: %s\n", what, strerror(errno));
 		return T_SKIP;
 	}
@@ -235,9 +242,14 @@ static int probe(struct perf_event_attr *a, const char *what)
 int t_require(uint32_t type, uint64_t config, const char *what)
 {
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = type, .config = config,
-		.sample_period = 1000000, .sample_type = PERF_SAMPLE_IP,
-		.disabled = 1, .exclude_kernel = 1, .exclude_hv = 1,
+		.size = sizeof(a),
+		.type = type,
+		.config = config,
+		.sample_period = 1000000,
+		.sample_type = PERF_SAMPLE_IP,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
 
 	return probe(&a, what);
@@ -248,10 +260,14 @@ int t_require(uint32_t type, uint64_t config, const char *what)
 uint64_t t_store_pc(void (*touch)(volatile char *))
 {
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_PAGE_FAULTS, .sample_period = 1,
-		.sample_type = PERF_SAMPLE_IP, .disabled = 1,
-		.exclude_kernel = 1, .exclude_hv = 1,
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_PAGE_FAULTS,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_IP,
+		.disabled = 1,
+		.exclude_kernel = 1,
+		.exclude_hv = 1,
 	};
 	size_t psz = (size_t)sysconf(_SC_PAGESIZE);
 	uint64_t lo = (uint64_t)(uintptr_t)touch, pc = 0, head, pos;
@@ -262,8 +278,8 @@ uint64_t t_store_pc(void (*touch)(volatile char *))
 	if (t_pages_new(&tp, 1))
 		return 0;
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	pg = fd < 0 ? MAP_FAILED : mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE, MAP_SHARED,
-					fd, 0);
+	pg = fd < 0 ? MAP_FAILED :
+		      mmap(NULL, 2 * psz, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (pg == MAP_FAILED) {
 		printf("t_store_pc: perf_event ring: %s\n", strerror(errno));
 		goto out;
@@ -316,9 +332,13 @@ int t_require_pf(void)
 int t_require_bp(void)
 {
 	struct perf_event_attr a = {
-		.size = sizeof(a), .type = PERF_TYPE_BREAKPOINT,
-		.bp_type = HW_BREAKPOINT_X, .bp_addr = (uintptr_t)fn_a,
-		.bp_len = sizeof(long), .disabled = 1, .exclude_kernel = 1,
+		.size = sizeof(a),
+		.type = PERF_TYPE_BREAKPOINT,
+		.bp_type = HW_BREAKPOINT_X,
+		.bp_addr = (uintptr_t)fn_a,
+		.bp_len = sizeof(long),
+		.disabled = 1,
+		.exclude_kernel = 1,
 		.exclude_hv = 1,
 	};
 	const char *off = getenv("HWPROF_TEST_BP_BROKEN");
@@ -331,10 +351,11 @@ int t_require_bp(void)
 	}
 	fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)
-		return probe(&a, "execute breakpoints");	/* says why */
+		return probe(&a, "execute breakpoints"); /* says why */
 	if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) == 0) {
 		fn_a();
-		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) || read(fd, &n, sizeof(n)) != sizeof(n))
+		if (ioctl(fd, PERF_EVENT_IOC_DISABLE, 0) ||
+		    read(fd, &n, sizeof(n)) != sizeof(n))
 			n = -1;
 	}
 	close(fd);

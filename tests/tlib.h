@@ -40,9 +40,9 @@ struct t_pages {
 	size_t n, psz, next;
 };
 
-int t_pages_new(struct t_pages *tp, size_t n);	/* T_PASS or T_ERROR */
+int t_pages_new(struct t_pages *tp, size_t n); /* T_PASS or T_ERROR */
 char *t_page(struct t_pages *tp);
-void t_pages_zap(struct t_pages *tp);		/* every page fresh again */
+void t_pages_zap(struct t_pages *tp); /* every page fresh again */
 void t_pages_free(struct t_pages *tp);
 
 /* n calls of touch, each on a fresh page of tp: exactly n faults, all at
@@ -93,7 +93,6 @@ int t_require_bp(void);
  * cannot be found (the caller fails). */
 uint64_t t_store_pc(void (*touch)(volatile char *));
 
-
 /* Built with a sanitizer, whose runtime may fault in its shadow memory on
  * the test's thread at any time: a count of page faults is then a lower
  * bound, and the plain and clang builds check it exactly. */
@@ -108,22 +107,24 @@ uint64_t t_store_pc(void (*touch)(volatile char *));
 #define T_SANITIZED 0
 #endif
 /* Equal, or at least b under a sanitizer (see above). */
-#define T_FAULTS(a, b)							\
+#define T_FAULTS(a, b)                                                             \
 	T_CHECK(T_SANITIZED ? (unsigned long long)(a) >= (unsigned long long)(b) : \
-		(unsigned long long)(a) == (unsigned long long)(b),	\
+			      (unsigned long long)(a) == (unsigned long long)(b),  \
 		"%llu, want %llu", (unsigned long long)(a), (unsigned long long)(b))
 /* The faults a sanitizer's runtime added to a loop that should have made
  * exactly `made`: 0 in the plain and clang builds, where T_FAULTS(n, made)
  * has already checked n == made. */
-#define T_EXTRA(n, made) (T_SANITIZED && (long long)(n) > (long long)(made) ? \
-			  (long long)(n) - (long long)(made) : 0LL)
+#define T_EXTRA(n, made)                                     \
+	(T_SANITIZED && (long long)(n) > (long long)(made) ? \
+		 (long long)(n) - (long long)(made) :        \
+		 0LL)
 /* A sample count within `extra` of `want`: each fault the sanitizer added
  * to the loop shifts the threshold's phase by one event, so it moves at
  * most one sample into or out of a bucket (exact when extra is 0). */
-#define T_NEAR(got, want, extra, fmt, ...)				\
-	T_CHECK((long long)(got) >= (long long)(want) - (extra) &&	\
-		(long long)(got) <= (long long)(want) + (extra),	\
-		fmt ": %lld, want %lld (+-%lld)", __VA_ARGS__,		\
-		(long long)(got), (long long)(want), (long long)(extra))
+#define T_NEAR(got, want, extra, fmt, ...)                                       \
+	T_CHECK((long long)(got) >= (long long)(want) - (extra) &&               \
+			(long long)(got) <= (long long)(want) + (extra),         \
+		fmt ": %lld, want %lld (+-%lld)", __VA_ARGS__, (long long)(got), \
+		(long long)(want), (long long)(extra))
 
 #endif /* HWPROF_TEST_TLIB_H */

@@ -11,8 +11,7 @@
 
 #include "cli.h"
 
-__attribute__((format(printf, 1, 0)))
-static void say(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static void say(const char *fmt, va_list ap)
 {
 	fputs("hwprof: ", stderr);
 	vfprintf(stderr, fmt, ap);

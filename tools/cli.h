@@ -10,17 +10,14 @@
 /* One line "hwprof: ..." on stderr, then exit status 1 (hwprof(1)). For
  * an error that leaves nothing to undo: no child started, no temp file,
  * no thread. */
-__attribute__((noreturn, format(printf, 1, 2)))
-void die(const char *fmt, ...);
+__attribute__((noreturn, format(printf, 1, 2))) void die(const char *fmt, ...);
 /* The same line, but returns: 1, the exit status, for a caller that has
  * something to undo first (a child to kill, a temp directory to remove,
  * a data file to keep). */
-__attribute__((format(printf, 1, 2)))
-int cli_error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int cli_error(const char *fmt, ...);
 /* The same line for a usage error; returns 2, the exit status every
  * --help gives for it. */
-__attribute__((format(printf, 1, 2)))
-int usage_error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
 
 /* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
  * when argv[*i] is not that option; *bad is set when the value is missing. */

@@ -24,7 +24,8 @@ static void usage(FILE *f)
 	      "  diff       two profiles compared function by function\n"
 	      "  list       the events and PAPI presets, and which this machine has\n"
 	      "  help CMD   every option of a command\n"
-	      "see hwprof(1); exit status 0, 1 on an error, 2 on bad usage\n", f);
+	      "see hwprof(1); exit status 0, 1 on an error, 2 on bad usage\n",
+	      f);
 }
 
 static int help(const char *cmd, FILE *f)
@@ -50,7 +51,8 @@ static int help(const char *cmd, FILE *f)
 		usage(f);
 		return 0;
 	}
-	return usage_error("help: no command '%s' (record, report, annotate, diff, list)", cmd);
+	return usage_error("help: no command '%s' (record, report, annotate, diff, list)",
+			   cmd);
 }
 
 int main(int argc, char **argv)
@@ -82,5 +84,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	return usage_error("unknown command '%s' (record, report, annotate, diff, list, help; "
-			   "see hwprof(1))", cmd);
+			   "see hwprof(1))",
+			   cmd);
 }

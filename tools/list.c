@@ -22,8 +22,8 @@ static void row_as(const char *name, const char *probe, const char *desc)
 	if (r)
 		printf("  %-24s %-11s %s -- %s\n", name, "no", desc, colon ? colon + 2 : why);
 	else if (!strncmp(why, "ok (", 4))
-		printf("  %-24s %-11s %s [%.*s]\n", name, "yes", desc,
-		       (int)strlen(why) - 5, why + 4);
+		printf("  %-24s %-11s %s [%.*s]\n", name, "yes", desc, (int)strlen(why) - 5,
+		       why + 4);
 	else
 		printf("  %-24s %-11s %s\n", name, "yes", desc);
 }
@@ -52,7 +52,8 @@ int cmd_list(int argc, char **argv)
 		      "  lists the event names and PAPI presets, whether this machine can\n"
 		      "  sample each (it opens them to see), and why not when it cannot\n"
 		      "  -h, --help   this help\n"
-		      "exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n", stdout);
+		      "exit status: 0; 1 after one line on stderr; 2 on a usage error (see hwprof(1))\n",
+		      stdout);
 		return 0;
 	}
 	if (argc > 1)

@@ -23,23 +23,23 @@ typedef char *caddr_t;
 #endif
 
 typedef unsigned short HISTCOUNTER;
-#define HIST_COUNTER_SIZE	sizeof(HISTCOUNTER)
-#define HIST_CNT_MAX		65535
+#define HIST_COUNTER_SIZE sizeof(HISTCOUNTER)
+#define HIST_CNT_MAX	  65535
 /* One counter per 4 bytes of text, as glibc's -pg histogram. */
-#define HIST_BYTES_PER_COUNTER	4
+#define HIST_BYTES_PER_COUNTER 4
 #define NUM_HIST_COUNTERS(range) \
 	(((range) + HIST_BYTES_PER_COUNTER - 1) / HIST_BYTES_PER_COUNTER)
 
-#define _PROF_TYPE_IS_P		(-1)	/* -p profiling */
-#define _PROF_TYPE_IS_PG	1	/* -pg profiling */
-#define _PROF_TYPE_IS_NONE	0	/* nothing set it: taken as -p */
+#define _PROF_TYPE_IS_P	   (-1) /* -p profiling */
+#define _PROF_TYPE_IS_PG   1	/* -pg profiling */
+#define _PROF_TYPE_IS_NONE 0	/* nothing set it: taken as -p */
 
 struct prof {
-	caddr_t p_low;		/* low sampling address */
-	caddr_t p_high;		/* high sampling address; 0 ends the array */
-	HISTCOUNTER *p_buff;	/* sampling buffer */
-	int p_bufsize;		/* its size in HISTCOUNTERs */
-	unsigned int p_scale;	/* ignored by monitor */
+	caddr_t p_low;	      /* low sampling address */
+	caddr_t p_high;	      /* high sampling address; 0 ends the array */
+	HISTCOUNTER *p_buff;  /* sampling buffer */
+	int p_bufsize;	      /* its size in HISTCOUNTERs */
+	unsigned int p_scale; /* ignored by monitor */
 };
 
 /* -p call-count record, for sizing the function-count space. */
@@ -49,7 +49,7 @@ struct poutcnt {
 };
 
 struct monglobal {
-	int prof_type;		/* _PROF_TYPE_IS_* */
+	int prof_type; /* _PROF_TYPE_IS_* */
 };
 
 /* Set by a program to choose -p or -pg profiling before monitor(). */

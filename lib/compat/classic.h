@@ -11,7 +11,7 @@
 
 enum hwp_classic_kind {
 	HWP_CLASSIC_NONE,
-	HWP_CLASSIC_PROFIL,	/* profil and sprofil */
+	HWP_CLASSIC_PROFIL, /* profil and sprofil */
 	HWP_CLASSIC_PCSAMPLE,
 	HWP_CLASSIC_MONITOR,
 };

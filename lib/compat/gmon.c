@@ -21,8 +21,8 @@
 
 struct main_obj {
 	uint64_t bias;
-	uint64_t lo, hi;	/* its executable text */
-	uint64_t img_lo, img_hi;	/* all it loaded */
+	uint64_t lo, hi;	 /* its executable text */
+	uint64_t img_lo, img_hi; /* all it loaded */
 	int found;
 };
 
@@ -96,9 +96,8 @@ static int gmon_open(struct hwp_out *o, const char *path)
 	return ret ? ret : hwp_out_temp(o);
 }
 
-int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
-		   size_t nr, uint32_t bytes_per_bin, const struct hwp_env *env,
-		   size_t *written)
+int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r, size_t nr,
+		   uint32_t bytes_per_bin, const struct hwp_env *env, size_t *written)
 {
 	static const char cookie[4] = { 'g', 'm', 'o', 'n' };
 	char spare[12] = { 0 }, dimen[15];
@@ -157,7 +156,9 @@ int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
 			ret = ret ? ret : put(f, dimen, sizeof(dimen));
 			ret = ret ? ret : put(f, &abbrev, 1);
 			for (size_t b = 0; !ret && b < g->nbins; b++) {
-				uint64_t c = g->counts[b] > k * 65535 ? g->counts[b] - k * 65535 : 0;
+				uint64_t c = g->counts[b] > k * 65535 ?
+						     g->counts[b] - k * 65535 :
+						     0;
 				uint16_t v = (uint16_t)(c > 65535 ? 65535 : c);
 
 				ret = put(f, &v, 2);

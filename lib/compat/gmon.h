@@ -6,7 +6,7 @@
 #include "../engine/internal.h"
 
 struct hwp_gmon_range {
-	uint64_t lo;		/* run-time address of bin 0 */
+	uint64_t lo; /* run-time address of bin 0 */
 	size_t nbins;
 	const uint32_t *counts;
 };
@@ -20,9 +20,8 @@ int hwp_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias);
  * path names something other than a regular file (a FIFO, a device),
  * which is left as it is. A symbolic link is not followed (-ELOOP); in a
  * set-user-ID program an existing file is not replaced (-EEXIST). */
-#define HWP_GMON_NOTREG	1
-int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r,
-		   size_t nr, uint32_t bytes_per_bin, const struct hwp_env *env,
-		   size_t *written);
+#define HWP_GMON_NOTREG 1
+int hwp_gmon_write(const char *path, const struct hwp_gmon_range *r, size_t nr,
+		   uint32_t bytes_per_bin, const struct hwp_env *env, size_t *written);
 
 #endif /* HWPROF_COMPAT_GMON_H */

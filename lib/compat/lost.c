@@ -14,7 +14,7 @@
 
 #include "lost.h"
 
-#define WATCHED	64	/* running sessions told at exit; more are not */
+#define WATCHED 64 /* running sessions told at exit; more are not */
 
 static pthread_mutex_t lk = PTHREAD_MUTEX_INITIALIZER;
 static struct hwprof_session *watched[WATCHED];
@@ -31,14 +31,17 @@ uint64_t hwp_lost_tell(struct hwprof_session *s)
 		lost += st.lost;
 	}
 	if (lost)
-		fprintf(stderr, "hwprof: %llu samples lost (ring full): "
-			"raise HWPROF_MMAP_PAGES or the period\n", (unsigned long long)lost);
+		fprintf(stderr,
+			"hwprof: %llu samples lost (ring full): "
+			"raise HWPROF_MMAP_PAGES or the period\n",
+			(unsigned long long)lost);
 	/* threads never sampled: their events are in no count at all */
 	if (s && st.missed)
 		fprintf(stderr, "hwprof: %u threads not covered (%s): %s\n", st.missed,
 			strerror(-st.missed_err),
 			st.missed_err == -EPERM ? "locked memory is used up: raise ulimit -l, "
-			"or lower HWPROF_MMAP_PAGES" : "raise ulimit -n");
+						  "or lower HWPROF_MMAP_PAGES" :
+						  "raise ulimit -n");
 	return lost;
 }
 

@@ -18,30 +18,30 @@
 #include "classic.h"
 #include "gmon.h"
 
-#define MAX_RANGES	1024
-#define MAX_BIN_BYTES	0x10000u	/* widest bin: 64 KiB of text */
+#define MAX_RANGES    1024
+#define MAX_BIN_BYTES 0x10000u /* widest bin: 64 KiB of text */
 /* monstartup's buffer: one counter per 4 bytes of text, at most this
  * many per range (32 MiB); wider ranges get wider bins */
-#define MAX_START_COUNTERS	(1u << 24)
+#define MAX_START_COUNTERS (1u << 24)
 
 HWPROF_API struct monglobal _mondata;
 
 struct mrange {
 	uint64_t lo, hi;
-	HISTCOUNTER *user;	/* the caller's counters for this range */
+	HISTCOUNTER *user; /* the caller's counters for this range */
 	size_t nuser;
-	uint32_t *counts;	/* ours: nbins */
+	uint32_t *counts; /* ours: nbins */
 	size_t nbins;
 };
 
 static struct {
 	struct mrange r[MAX_RANGES];
 	size_t nr;
-	uint32_t bytes;		/* text bytes per bin, a power of two, >= 2 */
+	uint32_t bytes; /* text bytes per bin, a power of two, >= 2 */
 	struct hwp_env env;
-	int set;		/* monitor() set the ranges up */
+	int set; /* monitor() set the ranges up */
 	int sampling;
-	HISTCOUNTER *owned;	/* monstartup's buffer */
+	HISTCOUNTER *owned; /* monstartup's buffer */
 } mon;
 
 static int say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -74,16 +74,21 @@ static int sample(void)
 	 * that reaches into the next range: the next range's own bins win
 	 * there (the largest offset not above the pc) */
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = reg, .nregions = mon.nr,
-		.index = HWPROF_INDEX_PAPI, .flags = HWPROF_HIST_OVERLAP,
+		.sz = sizeof(o),
+		.regions = reg,
+		.nregions = mon.nr,
+		.index = HWPROF_INDEX_PAPI,
+		.flags = HWPROF_HIST_OVERLAP,
 	};
 	struct hwprof_hist *h;
 	int ret;
 
 	for (size_t i = 0; i < mon.nr; i++)
 		reg[i] = (struct hwprof_region){
-			.base = mon.r[i].counts, .size = mon.r[i].nbins * 4,
-			.offset = mon.r[i].lo, .scale = 0x20000u / mon.bytes,
+			.base = mon.r[i].counts,
+			.size = mon.r[i].nbins * 4,
+			.offset = mon.r[i].lo,
+			.scale = 0x20000u / mon.bytes,
 			.width = 32,
 		};
 	ret = hwprof_hist_new(&o, &h);
@@ -101,8 +106,8 @@ static void copy_out(void *arg)
 	struct mrange *m = arg;
 
 	for (size_t b = 0; b < m->nbins && b < m->nuser; b++)
-		m->user[b] = (HISTCOUNTER)(m->counts[b] > HIST_CNT_MAX ?
-					   HIST_CNT_MAX : m->counts[b]);
+		m->user[b] = (HISTCOUNTER)(m->counts[b] > HIST_CNT_MAX ? HIST_CNT_MAX :
+									 m->counts[b]);
 }
 
 static int owns(const void *ctx, uintptr_t addr)
@@ -132,10 +137,10 @@ static void halt(void)
 		if (!hwp_guard_write(copy_out, m, owns, m, m->user,
 				     m->nuser * HIST_COUNTER_SIZE, &at))
 			continue;
-		snprintf(what, sizeof(what), "range %zu buffer %p (%zu counters)",
-			 i, (void *)m->user, m->nuser);
+		snprintf(what, sizeof(what), "range %zu buffer %p (%zu counters)", i,
+			 (void *)m->user, m->nuser);
 		hwp_guard_say("monitor", what, at, 0);
-		m->user = NULL;	/* never written again */
+		m->user = NULL; /* never written again */
 	}
 }
 
@@ -184,7 +189,8 @@ static int finish(void)
 	halt();
 	for (size_t i = 0; i < mon.nr; i++)
 		g[i] = (struct hwp_gmon_range){
-			.lo = mon.r[i].lo, .nbins = mon.r[i].nbins,
+			.lo = mon.r[i].lo,
+			.nbins = mon.r[i].nbins,
 			.counts = mon.r[i].counts,
 		};
 	path = out_path(buf, sizeof(buf));
@@ -199,7 +205,8 @@ static int finish(void)
 	if (ret)
 		return say("%s: %s", path, strerror(-ret));
 	if (!written)
-		return say("%s: no range lies in the main program, whose symbols gprof reads", path);
+		return say("%s: no range lies in the main program, whose symbols gprof reads",
+			   path);
 	return 0;
 }
 
@@ -214,22 +221,20 @@ static uint32_t bin_bytes(uint64_t range, size_t counters)
 	return b;
 }
 
-static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
-		 int nfunc)
+static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize, int nfunc)
 {
-	static struct prof pr[MAX_RANGES];	/* under hwp_classic_lock */
+	static struct prof pr[MAX_RANGES]; /* under hwp_classic_lock */
 	size_t reserve, n = 0;
 	int type = _mondata.prof_type;
 
-	if (type != _PROF_TYPE_IS_NONE && type != _PROF_TYPE_IS_P &&
-	    type != _PROF_TYPE_IS_PG)
+	if (type != _PROF_TYPE_IS_NONE && type != _PROF_TYPE_IS_P && type != _PROF_TYPE_IS_PG)
 		return say("_mondata.prof_type is %d, not -1 (-p) or 1 (-pg)", type);
 	if (nfunc < 0)
 		return say("NFunction %d is negative", nfunc);
 	/* the function-count space AIX reserves at the start of the first
 	 * buffer: -p counts records, -pg gives bytes; never written here */
 	reserve = type == _PROF_TYPE_IS_PG ? (size_t)nfunc :
-		  (size_t)nfunc * sizeof(struct poutcnt);
+					     (size_t)nfunc * sizeof(struct poutcnt);
 	reserve = (reserve + HIST_COUNTER_SIZE - 1) / HIST_COUNTER_SIZE;
 
 	if (bufsize == -1) {
@@ -247,12 +252,16 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 			if (n && pr[n].p_low < pr[n - 1].p_high)
 				return say("range %zu: ranges must ascend and not overlap", n);
 			/* in integers: the caller's pointers may be anything */
-			if (n && (uintptr_t)pr[n].p_buff != (uintptr_t)pr[n - 1].p_buff +
-			    (uintptr_t)(intptr_t)pr[n - 1].p_bufsize * HIST_COUNTER_SIZE)
-				return say("range %zu: the buffers must form one contiguous area", n);
+			if (n && (uintptr_t)pr[n].p_buff !=
+					 (uintptr_t)pr[n - 1].p_buff +
+						 (uintptr_t)(intptr_t)pr[n - 1].p_bufsize *
+							 HIST_COUNTER_SIZE)
+				return say("range %zu: the buffers must form one contiguous area",
+					   n);
 		}
 		if (n == MAX_RANGES)
-			return say("more than %d ranges, or no entry with p_high 0", MAX_RANGES - 1);
+			return say("more than %d ranges, or no entry with p_high 0",
+				   MAX_RANGES - 1);
 		if (!n)
 			return say("the prof array has no range");
 	} else {
@@ -265,7 +274,7 @@ static int setup(caddr_t low, caddr_t high, HISTCOUNTER *buffer, int bufsize,
 		n = 1;
 	}
 
-	if (mon.set)		/* a new setup replaces the old one */
+	if (mon.set) /* a new setup replaces the old one */
 		halt();
 	forget();
 	mon.bytes = 2;
@@ -389,12 +398,13 @@ HWPROF_API int monstartup(caddr_t lowpc, caddr_t highpc)
 		pr[n++] = (struct prof){ .p_low = (caddr_t)(uintptr_t)lo,
 					 .p_high = (caddr_t)(uintptr_t)hi };
 	} else if (lowpc == (caddr_t)-1) {
-		const caddr_t (*frag)[2] = (const caddr_t (*)[2])(void *)highpc;
+		const caddr_t(*frag)[2] = (const caddr_t(*)[2])(void *)highpc;
 		caddr_t pair[2];
 
 		for (; n < MAX_RANGES - 1; n++) {
 			if (hwp_user_read(pair, frag[n], sizeof(pair)))
-				return say("monstartup: pair %zu of the array is not readable memory", n);
+				return say("monstartup: pair %zu of the array is not readable memory",
+					   n);
 			if (!pair[1])
 				break;
 			pr[n] = (struct prof){ .p_low = pair[0], .p_high = pair[1] };

@@ -26,9 +26,9 @@
 #include "../profile/outfile.h"
 #include "papi_priv.h"
 
-#define HL_MAX_EVENTS	16
-#define HL_NVAL		(HL_MAX_EVENTS + 2)	/* cycles, real_time_nsec, events */
-#define HL_MAX_DEPTH	64	/* regions open at once in a thread */
+#define HL_MAX_EVENTS 16
+#define HL_NVAL	      (HL_MAX_EVENTS + 2) /* cycles, real_time_nsec, events */
+#define HL_MAX_DEPTH  64		  /* regions open at once in a thread */
 
 /* A value's PAPI_hl_read()s: each what was counted since the begin. */
 struct hl_reads {
@@ -48,7 +48,7 @@ struct hl_region {
 	int ended;
 	long long begin[HL_NVAL];
 	long long value[HL_NVAL];
-	struct hl_reads *reads;		/* HL_NVAL of them, after a read */
+	struct hl_reads *reads; /* HL_NVAL of them, after a read */
 };
 
 struct hl_thread {
@@ -56,9 +56,9 @@ struct hl_thread {
 	pid_t tid;
 	int es;
 	int running;
-	unsigned int begins;		/* the next region's id */
-	struct hl_region *regions, *last;	/* in the order begun */
-	struct hl_region *open[HL_MAX_DEPTH];	/* the stack of open regions */
+	unsigned int begins;		      /* the next region's id */
+	struct hl_region *regions, *last;     /* in the order begun */
+	struct hl_region *open[HL_MAX_DEPTH]; /* the stack of open regions */
 	int depth;
 };
 
@@ -67,7 +67,7 @@ static pthread_once_t hl_once = PTHREAD_ONCE_INIT;
 static char hl_names[HL_MAX_EVENTS][PAPI_2MAX_STR_LEN];
 static int hl_n;
 static int hl_failed;
-static struct hl_thread *hl_threads;	/* every thread's, for the report */
+static struct hl_thread *hl_threads; /* every thread's, for the report */
 static __thread struct hl_thread *me;
 
 static const char *const hl_default[] = {
@@ -139,7 +139,8 @@ static void hl_write_region(FILE *f, const struct hl_region *r)
 
 static int hl_tid_cmp(const void *a, const void *b)
 {
-	pid_t x = (*(struct hl_thread *const *)a)->tid, y = (*(struct hl_thread *const *)b)->tid;
+	pid_t x = (*(struct hl_thread *const *)a)->tid,
+	      y = (*(struct hl_thread *const *)b)->tid;
 
 	return (x > y) - (x < y);
 }
@@ -197,9 +198,9 @@ static void hl_write(FILE *f, unsigned long *open)
 		json_str(f, hl_names[i]);
 		fputs(":{", f);
 		json_nl(f, 3);
-		fputs("\"component\":\"perf_event\",", f);	/* the one component */
+		fputs("\"component\":\"perf_event\",", f); /* the one component */
 		json_nl(f, 3);
-		fputs("\"type\":\"delta\"", f);	/* all count up */
+		fputs("\"type\":\"delta\"", f); /* all count up */
 		json_nl(f, 2);
 		fputc('}', f);
 		if (i < hl_n - 1)
@@ -240,7 +241,7 @@ static void hl_write(FILE *f, unsigned long *open)
 	free(ts);
 }
 
-#define HL_DIR	"papi_hl_output"
+#define HL_DIR "papi_hl_output"
 
 /* PAPI_OUTPUT_DIRECTORY, read with secure_getenv(): a set-user-ID
  * program writes where it was started. */
@@ -260,7 +261,10 @@ static const char *hl_prefix(void)
 static int hl_file_id(void)
 {
 	static const char *const rank_vars[] = {
-		"OMPI_COMM_WORLD_RANK", "ALPS_APP_PE", "PMI_RANK", "SLURM_PROCID",
+		"OMPI_COMM_WORLD_RANK",
+		"ALPS_APP_PE",
+		"PMI_RANK",
+		"SLURM_PROCID",
 	};
 
 	for (size_t i = 0; i < sizeof(rank_vars) / sizeof(rank_vars[0]); i++) {
@@ -302,7 +306,7 @@ static void hl_rotate(void)
 	    st.st_uid == geteuid() && st.st_mtime < now && localtime_r(&now, &tm) &&
 	    strftime(name, sizeof(name), HL_DIR "-%Y%m%d-%H%M%S", &tm) &&
 	    renameat2(dir, HL_DIR, dir, name, RENAME_NOREPLACE) && errno == EINVAL)
-		renameat(dir, HL_DIR, dir, name);	/* no RENAME_NOREPLACE there */
+		renameat(dir, HL_DIR, dir, name); /* no RENAME_NOREPLACE there */
 	close(dir);
 }
 
@@ -352,7 +356,8 @@ static FILE *hl_create(void)
 		return NULL;
 	}
 	if (mkdirat(top, HL_DIR, 0700) && errno != EEXIST) {
-		fprintf(stderr, "PAPI-HL: cannot create %s/" HL_DIR ": %s\n", pre, strerror(errno));
+		fprintf(stderr, "PAPI-HL: cannot create %s/" HL_DIR ": %s\n", pre,
+			strerror(errno));
 		goto out;
 	}
 	dir = openat(top, HL_DIR, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
@@ -374,15 +379,17 @@ static FILE *hl_create(void)
 		goto out;
 	}
 	if (st.st_uid != geteuid()) {
-		fprintf(stderr, "PAPI-HL: %s/" HL_DIR ": owned by uid %u, not by this user "
-			"(uid %u): no output written\n", pre, (unsigned int)st.st_uid,
-			(unsigned int)geteuid());
+		fprintf(stderr,
+			"PAPI-HL: %s/" HL_DIR ": owned by uid %u, not by this user "
+			"(uid %u): no output written\n",
+			pre, (unsigned int)st.st_uid, (unsigned int)geteuid());
 		goto out;
 	}
 	for (int k = 0; k < 1000 && fd < 0 && err == EEXIST; k++) {
 		snprintf(name, sizeof(name), "rank_%06d.json", id + k);
-		fd = openat(dir, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY |
-			    O_CLOEXEC, 0644);
+		fd = openat(dir, name,
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC,
+			    0644);
 		err = fd < 0 ? errno : 0;
 	}
 	if (fd < 0)
@@ -410,13 +417,14 @@ static void hl_exit(void)
 	if (f) {
 		hl_write(f, &open);
 		if (fclose(f))
-			fprintf(stderr, "PAPI-HL: cannot write the output: %s\n", strerror(errno));
+			fprintf(stderr, "PAPI-HL: cannot write the output: %s\n",
+				strerror(errno));
 	}
 	if (getenv("PAPI_REPORT")) {
 		fputs("\n\nPAPI-HL Output:\n", stdout);
 		hl_write(stdout, f ? &ignored : &open);
 	}
-	if (open)	/* PAPI 7.0 then writes nothing at all */
+	if (open) /* PAPI 7.0 then writes nothing at all */
 		fprintf(stderr, "PAPI-HL: %lu region%s begun but not ended: left out\n", open,
 			open == 1 ? "" : "s");
 out:
@@ -523,7 +531,7 @@ static struct hl_region *hl_new(const char *name)
 	}
 	r->id = me->begins++;
 	r->parent = me->depth ? (int)me->open[me->depth - 1]->id : -1;
-	pthread_mutex_lock(&hl_lock);	/* hl_exit() walks the list */
+	pthread_mutex_lock(&hl_lock); /* hl_exit() walks the list */
 	if (me->last)
 		me->last->next = r;
 	else
@@ -555,7 +563,7 @@ HWPROF_API int PAPI_hl_region_begin(const char *region)
 	long long now[HL_NVAL];
 	int ret;
 
-	if (hwp_papi_rate_running()) {	/* PAPI 7.0 stops a rate call's set */
+	if (hwp_papi_rate_running()) { /* PAPI 7.0 stops a rate call's set */
 		ret = PAPI_rate_stop();
 		if (ret)
 			return ret;
@@ -605,7 +613,7 @@ static int hl_take(const char *region, int end)
 		return hwp_papi_err(PAPI_ENOTRUN);
 	r = me->depth ? me->open[me->depth - 1] : NULL;
 	if (!r || strcmp(r->name, region))
-		return hwp_papi_err(PAPI_EINVAL);	/* not the innermost open one */
+		return hwp_papi_err(PAPI_EINVAL); /* not the innermost open one */
 	ret = hl_now(now);
 	if (ret)
 		return ret;

@@ -19,17 +19,18 @@
 #include "papi_priv.h"
 
 static pthread_mutex_t plock = PTHREAD_MUTEX_INITIALIZER;
-static __thread int depth;		/* this thread holds plock */
+static __thread int depth; /* this thread holds plock */
 static __thread int last_error;
-static int init_level;			/* atomic */
-static unsigned int generation;		/* atomic: PAPI_shutdown()s so far */
+static int init_level;		/* atomic */
+static unsigned int generation; /* atomic: PAPI_shutdown()s so far */
 static int debug_level;
 static int defdom = PAPI_DOM_USER;
 static int defgrn = PAPI_GRN_THR;
 static unsigned long (*thread_id_fn)(void);
 
 static pthread_mutex_t user_lock[PAPI_NUM_LOCK] = {
-	PTHREAD_MUTEX_INITIALIZER, PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER,
+	PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* Thread-specific storage: one slot per tag per thread, and a list of
@@ -47,7 +48,7 @@ static void thread_forget(void);
 
 /* Handler calls a FORCE_SW signal could not make because it interrupted
  * this thread inside a PAPI call (holding the lock): made at unlock. */
-#define MAX_DEFER	64
+#define MAX_DEFER 64
 struct deferred {
 	int set;
 	void *pc;
@@ -161,7 +162,7 @@ HWPROF_API int PAPI_thread_init(unsigned long (*id_fn)(void))
 	hwp_papi_lock();
 	thread_id_fn = id_fn;
 	for (struct tls_node *n = tls_all; n; n = n->next)
-		if (n == my_tls)	/* ids from now on are the function's */
+		if (n == my_tls) /* ids from now on are the function's */
 			n->id = id_fn();
 	__atomic_or_fetch(&init_level, PAPI_THREAD_LEVEL_INITED, __ATOMIC_RELEASE);
 	hwp_papi_unlock();
@@ -412,24 +413,24 @@ HWPROF_API int PAPI_set_granularity(int granularity)
  */
 static const struct papi_errno {
 	int err;
-	int code[HWP_PAPI_NAT];		/* by enum hwp_papi_at */
+	int code[HWP_PAPI_NAT]; /* by enum hwp_papi_at */
 } errno_map[] = {
-	{ EPERM,	{ PAPI_EPERM,	PAPI_EPERM } },
-	{ EACCES,	{ PAPI_EPERM,	PAPI_EPERM } },
-	{ ENOENT,	{ PAPI_ENOEVNT,	PAPI_ENOEVNT } },
-	{ ENODEV,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
-	{ EOPNOTSUPP,	{ PAPI_ENOEVNT,	PAPI_ENOSUPP } },
-	{ EINVAL,	{ PAPI_ENOEVNT,	PAPI_EINVAL } },
-	{ ENOMEM,	{ PAPI_ENOMEM,	PAPI_ENOMEM } },
-	{ EMFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
-	{ ENFILE,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
-	{ E2BIG,	{ PAPI_ENOEVNT,	PAPI_ECOUNT } },
-	{ EBUSY,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
-	{ ENOSPC,	{ PAPI_ENOEVNT,	PAPI_ECNFLCT } },
-	{ ESRCH,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
-	{ ENOSYS,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
-	{ EAGAIN,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
-	{ EBADF,	{ PAPI_ENOEVNT,	PAPI_ESYS } },
+	{ EPERM, { PAPI_EPERM, PAPI_EPERM } },
+	{ EACCES, { PAPI_EPERM, PAPI_EPERM } },
+	{ ENOENT, { PAPI_ENOEVNT, PAPI_ENOEVNT } },
+	{ ENODEV, { PAPI_ENOEVNT, PAPI_ENOSUPP } },
+	{ EOPNOTSUPP, { PAPI_ENOEVNT, PAPI_ENOSUPP } },
+	{ EINVAL, { PAPI_ENOEVNT, PAPI_EINVAL } },
+	{ ENOMEM, { PAPI_ENOMEM, PAPI_ENOMEM } },
+	{ EMFILE, { PAPI_ENOEVNT, PAPI_ECOUNT } },
+	{ ENFILE, { PAPI_ENOEVNT, PAPI_ECOUNT } },
+	{ E2BIG, { PAPI_ENOEVNT, PAPI_ECOUNT } },
+	{ EBUSY, { PAPI_ENOEVNT, PAPI_ECNFLCT } },
+	{ ENOSPC, { PAPI_ENOEVNT, PAPI_ECNFLCT } },
+	{ ESRCH, { PAPI_ENOEVNT, PAPI_ESYS } },
+	{ ENOSYS, { PAPI_ENOEVNT, PAPI_ESYS } },
+	{ EAGAIN, { PAPI_ENOEVNT, PAPI_ESYS } },
+	{ EBADF, { PAPI_ENOEVNT, PAPI_ESYS } },
 };
 
 int hwp_papi_errno(int ret, enum hwp_papi_at at)
@@ -445,19 +446,32 @@ int hwp_papi_errno(int ret, enum hwp_papi_at at)
 }
 
 static char *const errstr[] = {
-	"No error", "Invalid argument", "Insufficient memory",
-	"A System/C library call failed", "Not supported by component",
+	"No error",
+	"Invalid argument",
+	"Insufficient memory",
+	"A System/C library call failed",
+	"Not supported by component",
 	"Access to the counters was lost or interrupted",
-	"Internal error, please send mail to the developers", "Event does not exist",
+	"Internal error, please send mail to the developers",
+	"Event does not exist",
 	"Event exists, but cannot be counted due to hardware resource limits",
-	"EventSet is currently not running", "EventSet is currently counting",
-	"No such EventSet available", "Event in argument is not a valid preset",
-	"Hardware does not support performance counters", "Unknown error code",
-	"Permission level does not permit operation", "PAPI hasn't been initialized yet",
-	"Component Index isn't set", "Not supported", "Not implemented",
-	"Buffer size exceeded", "EventSet domain is not supported for the operation",
-	"Invalid or missing event attributes", "Too many events or attributes",
-	"Bad combination of features", "Component containing event is disabled",
+	"EventSet is currently not running",
+	"EventSet is currently counting",
+	"No such EventSet available",
+	"Event in argument is not a valid preset",
+	"Hardware does not support performance counters",
+	"Unknown error code",
+	"Permission level does not permit operation",
+	"PAPI hasn't been initialized yet",
+	"Component Index isn't set",
+	"Not supported",
+	"Not implemented",
+	"Buffer size exceeded",
+	"EventSet domain is not supported for the operation",
+	"Invalid or missing event attributes",
+	"Too many events or attributes",
+	"Bad combination of features",
+	"Component containing event is disabled",
 	"Delayed initialization component",
 	"Event exists, but cannot be counted due to multiple passes required by hardware",
 };

@@ -21,14 +21,14 @@
 
 struct native {
 	char *name;
-	int pidx;	/* libpfm4 event index, -1 unknown, -2 not looked up */
-	int umask;	/* attribute index of the umask it names, or -1 */
+	int pidx;  /* libpfm4 event index, -1 unknown, -2 not looked up */
+	int umask; /* attribute index of the umask it names, or -1 */
 };
 
-static struct native *natives;	/* under the PAPI lock */
+static struct native *natives; /* under the PAPI lock */
 static int nnative, capnative;
-static int *enum_list;		/* native codes in libpfm4's order */
-static int nenum = -1;		/* -1: not built yet */
+static int *enum_list; /* native codes in libpfm4's order */
+static int nenum = -1; /* -1: not built yet */
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_ok;
@@ -204,8 +204,7 @@ int hwp_papi_probe(const char *name)
  * DERIVED_POSTFIX PAPI's formula ("N0|N1|2|*|+|": N<i> the i-th count,
  * numbers, + - * /, each token ended by '|'). A malformed formula gives 0.
  */
-long long hwp_papi_derive(const char *derived, const char *postfix,
-			  const long long *v, int n)
+long long hwp_papi_derive(const char *derived, const char *postfix, const long long *v, int n)
 {
 	long long st[HWP_PRESET_MAX_TERMS * 2];
 	int sp = 0;
@@ -228,7 +227,8 @@ long long hwp_papi_derive(const char *derived, const char *postfix,
 		if (*p == 'N') {
 			long i = strtol(p + 1, &end, 10);
 
-			if (end == p + 1 || i < 0 || i >= n || sp == (int)(sizeof(st) / sizeof(st[0])))
+			if (end == p + 1 || i < 0 || i >= n ||
+			    sp == (int)(sizeof(st) / sizeof(st[0])))
 				return 0;
 			st[sp++] = v[i];
 			p = end - 1;
@@ -246,11 +246,20 @@ long long hwp_papi_derive(const char *derived, const char *postfix,
 		b = st[--sp];
 		a = st[--sp];
 		switch (*p) {
-		case '+': st[sp++] = a + b; break;
-		case '-': st[sp++] = a - b; break;
-		case '*': st[sp++] = a * b; break;
-		case '/': st[sp++] = b ? a / b : 0; break;
-		default: return 0;
+		case '+':
+			st[sp++] = a + b;
+			break;
+		case '-':
+			st[sp++] = a - b;
+			break;
+		case '*':
+			st[sp++] = a * b;
+			break;
+		case '/':
+			st[sp++] = b ? a / b : 0;
+			break;
+		default:
+			return 0;
 		}
 	}
 	return sp == 1 ? st[0] : 0;
@@ -280,7 +289,7 @@ HWPROF_API int PAPI_event_code_to_name(int code, char *out)
 		return hwp_papi_err(PAPI_EINVAL);
 	hwp_papi_lock();
 	n = hwp_papi_code_name(code);
-	if (n)	/* PAPI writes the whole PAPI_MAX_STR_LEN buffer */
+	if (n) /* PAPI writes the whole PAPI_MAX_STR_LEN buffer */
 		snprintf(out, PAPI_MAX_STR_LEN, "%s", n);
 	hwp_papi_unlock();
 	return n ? PAPI_OK : hwp_papi_err(PAPI_ENOEVNT);
@@ -358,9 +367,11 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 	if (p)
 		snprintf(n, sizeof(n), "%s", p);
 	hwp_papi_unlock();
-	if (!p)	/* PAPI: past its preset table ENOTPRESET, a hole ENOEVNT */
+	if (!p) /* PAPI: past its preset table ENOTPRESET, a hole ENOEVNT */
 		return hwp_papi_err(IS_PRESET(code) && (int)(code & PAPI_PRESET_AND_MASK) >=
-				    PAPI_MAX_PRESET_EVENTS ? PAPI_ENOTPRESET : PAPI_ENOEVNT);
+							       PAPI_MAX_PRESET_EVENTS ?
+					    PAPI_ENOTPRESET :
+					    PAPI_ENOEVNT);
 	memset(info, 0, sizeof(*info));
 	info->event_code = (unsigned int)code;
 	snprintf(info->symbol, sizeof(info->symbol), "%s", n);
@@ -380,7 +391,8 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 		/* count: the native terms on this machine (the libpfm4 strings
 		 * hwprof opens, PMU prefix included), 0 if unavailable; derived
 		 * and postfix as PAPI's table has them */
-		int ok = !hwp_preset_terms(n, &t, NULL, 0) && t.n > 0 && t.n <= PAPI_MAX_INFO_TERMS;
+		int ok = !hwp_preset_terms(n, &t, NULL, 0) && t.n > 0 &&
+			 t.n <= PAPI_MAX_INFO_TERMS;
 
 		for (int i = 0; ok && i < t.n; i++)
 			ok = !hwp_papi_probe(t.ev[i]);
@@ -394,7 +406,8 @@ HWPROF_API int PAPI_get_event_info(int code, PAPI_event_info_t *info)
 					info->code[i] = (unsigned int)c;
 			}
 			if (t.postfix)
-				snprintf(info->postfix, sizeof(info->postfix), "%s", t.postfix);
+				snprintf(info->postfix, sizeof(info->postfix), "%s",
+					 t.postfix);
 		}
 		snprintf(info->derived, sizeof(info->derived), "%s",
 			 ok && t.derived ? t.derived : "NOT_DERIVED");
@@ -418,7 +431,7 @@ static int pmu_listed(pfm_pmu_t pmu, char *name, size_t len)
 	pi.size = sizeof(pi);
 	if (pfm_get_pmu_info(pmu, &pi) != PFM_SUCCESS || !pi.is_present)
 		return 0;
-	if (!strcmp(pi.name, "perf_raw"))	/* raw codes: nothing to list */
+	if (!strcmp(pi.name, "perf_raw")) /* raw codes: nothing to list */
 		return 0;
 	snprintf(name, len, "%s", pi.name);
 	return 1;
@@ -501,7 +514,7 @@ static int next_umask(int code, int *out)
 	if (pfm_get_event_info(nv->pidx, PFM_OS_NONE, &ei) != PFM_SUCCESS)
 		return PAPI_ENOEVNT;
 	snprintf(base, sizeof(base), "%s", nv->name);
-	if (nv->umask >= 0) {	/* strip ":UMASK" */
+	if (nv->umask >= 0) { /* strip ":UMASK" */
 		colon = strrchr(base, ':');
 		if (colon && colon > base && colon[-1] != ':')
 			*colon = 0;
@@ -525,7 +538,7 @@ static int next_umask(int code, int *out)
 		{
 			int pidx = nv->pidx, r = add_native(full, pidx, a, out);
 
-			return r;	/* nv may have moved: not used after */
+			return r; /* nv may have moved: not used after */
 		}
 	}
 	return PAPI_ENOEVNT;
@@ -604,7 +617,7 @@ static int enum_locked(int *code, int modifier)
 			return PAPI_ENOSUPP;
 		if ((int)(c & PAPI_NATIVE_AND_MASK) < nnative &&
 		    natives[(int)(c & PAPI_NATIVE_AND_MASK)].umask >= 0)
-			return PAPI_ENOEVNT;	/* enumerating events from a umask */
+			return PAPI_ENOEVNT; /* enumerating events from a umask */
 		for (int i = 0; i < nenum - 1; i++) {
 			if (enum_list[i] == c) {
 				*code = enum_list[i + 1];
@@ -629,7 +642,7 @@ HWPROF_API int PAPI_enum_cmp_event(int *code, int modifier, int cidx)
 	hwp_papi_lock();
 	r = enum_locked(code, modifier);
 	hwp_papi_unlock();
-	return r == PAPI_ENOEVNT ? r : hwp_papi_err(r);	/* the end is no error */
+	return r == PAPI_ENOEVNT ? r : hwp_papi_err(r); /* the end is no error */
 }
 
 HWPROF_API int PAPI_enum_event(int *code, int modifier)

@@ -108,7 +108,7 @@ static int set_opt(int option, PAPI_option_t *p)
 		break;
 	case PAPI_ATTACH:
 		if (s->attach || s->cpu >= 0)
-			ret = PAPI_EINVAL;	/* PAPI: detach first */
+			ret = PAPI_EINVAL; /* PAPI: detach first */
 		else if (!p->attach.tid || p->attach.tid > (unsigned long)INT32_MAX)
 			ret = PAPI_EINVAL;
 		else
@@ -129,7 +129,7 @@ static int set_opt(int option, PAPI_option_t *p)
 		break;
 	case PAPI_MULTIPLEX:
 		if (s->multiplex)
-			ret = PAPI_EINVAL;	/* PAPI: already multiplexed */
+			ret = PAPI_EINVAL; /* PAPI: already multiplexed */
 		else
 			s->multiplex = 1;
 		break;
@@ -239,7 +239,7 @@ HWPROF_API int PAPI_detach(int id)
 
 HWPROF_API int PAPI_set_opt(int option, PAPI_option_t *ptr)
 {
-	if (option == PAPI_DEBUG) {	/* allowed before init, as in PAPI */
+	if (option == PAPI_DEBUG) { /* allowed before init, as in PAPI */
 		if (!ptr)
 			return hwp_papi_err(PAPI_EINVAL);
 		return PAPI_set_debug(ptr->debug.level);

@@ -10,29 +10,35 @@
 
 #include "papi_priv.h"
 
-#define MAX_PROF	8	/* profiled events per EventSet */
+#define MAX_PROF 8 /* profiled events per EventSet */
 
 /* ------------------------------------------------------------------ */
 /* Profiling                                                            */
 
 /* The histogram of checked sprofil regions, in PAPI's index formula and
  * the bucket width flags asks for (PAPI_PROFIL_BUCKET_16 when none). */
-static int build_hist(const PAPI_sprofil_t *prof, int profcnt, int threshold,
-		      int flags, const char *api, struct hwprof_hist **h)
+static int build_hist(const PAPI_sprofil_t *prof, int profcnt, int threshold, int flags,
+		      const char *api, struct hwprof_hist **h)
 {
 	struct hwprof_region reg[64], *r = reg;
-	struct hwprof_hist_opts o = { .sz = sizeof(o), .index = HWPROF_INDEX_PAPI,
-		.flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP | HWPROF_HIST_PARTIAL };
+	struct hwprof_hist_opts o = { .sz = sizeof(o),
+				      .index = HWPROF_INDEX_PAPI,
+				      .flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP |
+					       HWPROF_HIST_PARTIAL };
 	int buckets = flags & PAPI_PROFIL_BUCKETS, ret, width;
 
-	width = buckets == PAPI_PROFIL_BUCKET_64 ? 64 : buckets == PAPI_PROFIL_BUCKET_32 ? 32 : 16;
+	width = buckets == PAPI_PROFIL_BUCKET_64 ? 64 :
+		buckets == PAPI_PROFIL_BUCKET_32 ? 32 :
+						   16;
 	if (profcnt > 64 && !(r = calloc((size_t)profcnt, sizeof(*r))))
 		return PAPI_ENOMEM;
 	for (int k = 0; k < profcnt; k++)
 		r[k] = (struct hwprof_region){
-			.base = prof[k].pr_base, .size = prof[k].pr_size,
+			.base = prof[k].pr_base,
+			.size = prof[k].pr_size,
 			.offset = (uint64_t)(uintptr_t)prof[k].pr_off,
-			.scale = prof[k].pr_scale, .width = (uint32_t)width,
+			.scale = prof[k].pr_scale,
+			.width = (uint32_t)width,
 		};
 	o.regions = r;
 	o.nregions = (size_t)profcnt;
@@ -41,7 +47,7 @@ static int build_hist(const PAPI_sprofil_t *prof, int profcnt, int threshold,
 	o.threshold = (uint64_t)threshold;
 	ret = hwp_papi_errno(hwprof_hist_new(&o, h), HWP_PAPI_AT_USE);
 	if (!ret)
-		hwp_hist_set_api(*h, api);	/* named if its buffers fault */
+		hwp_hist_set_api(*h, api); /* named if its buffers fault */
 	if (r != reg)
 		free(r);
 	return ret;
@@ -59,8 +65,8 @@ static int derived(const struct hwp_pevent *e)
 	return t.derived != NULL;
 }
 
-static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
-			  int threshold, int flags, int empty, const char *api)
+static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code, int threshold,
+			  int flags, int empty, const char *api)
 {
 	const int known = PAPI_PROFIL_POSIX | PAPI_PROFIL_RANDOM | PAPI_PROFIL_WEIGHTED |
 			  PAPI_PROFIL_COMPRESS | PAPI_PROFIL_BUCKETS | PAPI_PROFIL_FORCE_SW |
@@ -70,26 +76,26 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	struct hwp_pset *s;
 	int ret, i, nprof = 0, buckets;
 
-	ret = hwp_papi_stopped(id, &s);			/* 1, 2 */
+	ret = hwp_papi_stopped(id, &s); /* 1, 2 */
 	if (ret)
 		return ret;
 	i = hwp_papi_index(s, code);
-	if (i < 0)					/* 5 */
+	if (i < 0) /* 5 */
 		return PAPI_ENOEVNT;
 	e = &s->ev[i];
-	if (derived(e))					/* 6 */
+	if (derived(e)) /* 6 */
 		return PAPI_EINVAL;
-	if (!prof)					/* 7 */
+	if (!prof) /* 7 */
 		profcnt = 0;
-	for (int k = 0; k < profcnt; k++) {		/* 8 */
+	for (int k = 0; k < profcnt; k++) { /* 8 */
 		unsigned sc = prof[k].pr_scale;
 
 		if (sc != 0x20000 && (sc < 2 || sc > 0x10000))
 			return PAPI_EINVAL;
 	}
-	if (threshold < 0)				/* 9 */
+	if (threshold < 0) /* 9 */
 		return PAPI_EINVAL;
-	if (!threshold) {				/* 10, 12: turn off */
+	if (!threshold) { /* 10, 12: turn off */
 		if (!e->threshold)
 			return PAPI_EINVAL;
 		hwp_papi_unprofile(e);
@@ -97,29 +103,29 @@ static int sprofil_locked(PAPI_sprofil_t *prof, int profcnt, int id, int code,
 	}
 	for (int k = 0; k < s->nev; k++)
 		nprof += s->ev[k].threshold && k != i;
-	if (nprof >= MAX_PROF || i >= HWP_PAPI_MAX_OV)	/* 11 */
+	if (nprof >= MAX_PROF || i >= HWP_PAPI_MAX_OV) /* 11 */
 		return PAPI_ECNFLCT;
-	for (int k = 0; k < s->nev; k++)		/* 13 */
+	for (int k = 0; k < s->nev; k++) /* 13 */
 		if (k != i && s->ev[k].threshold &&
 		    (s->ev[k].flags & PAPI_PROFIL_FORCE_SW) != (flags & PAPI_PROFIL_FORCE_SW))
 			return PAPI_ECNFLCT;
-	if (flags & ~known)				/* 15 */
+	if (flags & ~known) /* 15 */
 		return PAPI_EINVAL;
-	buckets = flags & PAPI_PROFIL_BUCKETS;		/* 16 */
+	buckets = flags & PAPI_PROFIL_BUCKETS; /* 16 */
 	if (!buckets)
 		flags |= buckets = PAPI_PROFIL_BUCKET_16;
 	if (buckets & (buckets - 1))
 		return PAPI_EINVAL;
-	if (flags & (PAPI_PROFIL_DATA_EAR | PAPI_PROFIL_INST_EAR))	/* 18 */
+	if (flags & (PAPI_PROFIL_DATA_EAR | PAPI_PROFIL_INST_EAR)) /* 18 */
 		return PAPI_ENOSUPP;
 	if (empty)
 		goto set;
 	if (!profcnt)
-		return PAPI_EINVAL;	/* PAPI would dereference NULL at the first sample */
+		return PAPI_EINVAL; /* PAPI would dereference NULL at the first sample */
 	ret = build_hist(prof, profcnt, threshold, flags, api, &h);
 	if (ret)
 		return ret;
-set:	/* all checked: only now does the EventSet change */
+set: /* all checked: only now does the EventSet change */
 	hwprof_hist_free(e->hist);
 	e->hist = h;
 	e->threshold = threshold;
@@ -127,22 +133,21 @@ set:	/* all checked: only now does the EventSet change */
 	return PAPI_OK;
 }
 
-HWPROF_API int PAPI_sprofil(PAPI_sprofil_t *prof, int profcnt, int id, int code,
-			    int threshold, int flags)
+HWPROF_API int PAPI_sprofil(PAPI_sprofil_t *prof, int profcnt, int id, int code, int threshold,
+			    int flags)
 {
 	int ret;
 
 	if (!hwp_papi_inited())
 		return hwp_papi_err(PAPI_ENOINIT);
 	hwp_papi_lock();
-	ret = sprofil_locked(prof, profcnt, id, code, threshold, flags, 0,
-			     "PAPI_sprofil");
+	ret = sprofil_locked(prof, profcnt, id, code, threshold, flags, 0, "PAPI_sprofil");
 	hwp_papi_unlock();
 	return hwp_papi_err(ret);
 }
 
-HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned scale,
-			   int id, int code, int threshold, int flags)
+HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned scale, int id,
+			   int code, int threshold, int flags)
 {
 	PAPI_sprofil_t one = { buf, bufsiz, offset, scale };
 	struct hwp_pset *s;
@@ -150,7 +155,7 @@ HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned s
 
 	if (!hwp_papi_inited())
 		return hwp_papi_err(PAPI_ENOINIT);
-	if (threshold <= 0)	/* PAPI: a negative threshold turns off too */
+	if (threshold <= 0) /* PAPI: a negative threshold turns off too */
 		return PAPI_sprofil(NULL, 0, id, code, 0, flags);
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
@@ -158,7 +163,7 @@ HWPROF_API int PAPI_profil(void *buf, unsigned bufsiz, vptr_t offset, unsigned s
 		ret = PAPI_ENOEVST;
 	else if (hwp_papi_index(s, code) < 0)
 		ret = PAPI_ENOEVNT;
-	else	/* bufsiz 0: PAPI 7 accepts it and never writes */
+	else /* bufsiz 0: PAPI 7 accepts it and never writes */
 		ret = sprofil_locked(&one, 1, id, code, threshold, flags, bufsiz == 0,
 				     "PAPI_profil");
 	hwp_papi_unlock();
@@ -188,7 +193,7 @@ HWPROF_API int PAPI_overflow(int id, int code, int threshold, int flags,
 	    (flags & ~(PAPI_OVERFLOW_FORCE_SW | PAPI_OVERFLOW_HARDWARE)) ||
 	    (threshold && derived(e))) {
 		ret = PAPI_EINVAL;
-	} else if (!threshold) {	/* off: only what is on */
+	} else if (!threshold) { /* off: only what is on */
 		ret = e->handler ? PAPI_OK : PAPI_EINVAL;
 		e->handler = NULL;
 		e->ov_threshold = 0;

@@ -15,14 +15,20 @@
 
 #include "papi_priv.h"
 
-enum rate_mode { RATE_STOP, RATE_FLIP, RATE_FLOP, RATE_IPC, RATE_EPC };
+enum rate_mode {
+	RATE_STOP,
+	RATE_FLIP,
+	RATE_FLOP,
+	RATE_IPC,
+	RATE_EPC
+};
 
 struct rate_state {
 	int es;			/* the thread's EventSet, PAPI_NULL: none */
 	int event0;		/* the first event: a change starts anew */
 	enum rate_mode mode;	/* RATE_STOP: not running */
 	unsigned int gen;	/* the library's life it was made in */
-	long long real0, proc0;	/* usec at the last call */
+	long long real0, proc0; /* usec at the last call */
 };
 
 static __thread struct rate_state rs = { .es = PAPI_NULL };
@@ -159,7 +165,7 @@ static int rate_call(enum rate_mode mode, int *events, long long *values, float 
 		if (r != PAPI_OK)
 			return r;
 		if (PAPI_query_event(events[2]) == PAPI_OK)
-			n = 3;	/* reference cycles where this machine has them */
+			n = 3; /* reference cycles where this machine has them */
 		break;
 	default:
 		return PAPI_EINVAL;
@@ -227,8 +233,8 @@ HWPROF_API int PAPI_ipc(float *rtime, float *ptime, long long *ins, float *ipc)
 	return hwp_papi_err(rate_call(RATE_IPC, events, v, rtime, ptime, ins, ipc));
 }
 
-HWPROF_API int PAPI_epc(int event, float *rtime, float *ptime, long long *ref,
-			long long *core, long long *evt, float *epc)
+HWPROF_API int PAPI_epc(int event, float *rtime, float *ptime, long long *ref, long long *core,
+			long long *evt, float *epc)
 {
 	int events[3] = { event ? event : PAPI_TOT_INS, PAPI_TOT_CYC, PAPI_REF_CYC };
 	long long v[3] = { 0, 0, 0 };
@@ -237,7 +243,7 @@ HWPROF_API int PAPI_epc(int event, float *rtime, float *ptime, long long *ref,
 	if (!rtime || !ptime || !ref || !core || !evt || !epc)
 		return hwp_papi_err(PAPI_EINVAL);
 	r = rate_call(RATE_EPC, events, v, rtime, ptime, evt, epc);
-	*ref = v[2];	/* 0 without PAPI_REF_CYC, as on a first call */
+	*ref = v[2]; /* 0 without PAPI_REF_CYC, as on a first call */
 	*core = v[1];
 	return hwp_papi_err(r);
 }
@@ -250,7 +256,7 @@ HWPROF_API int PAPI_rate_stop(void)
 	if (!hwp_papi_rate_running())
 		return hwp_papi_err(PAPI_ENOEVNT);
 	r = PAPI_stop(rs.es, v);
-	rs.mode = RATE_STOP;	/* stopped, or the stop failed: not running */
+	rs.mode = RATE_STOP; /* stopped, or the stop failed: not running */
 	rate_drop();
 	return hwp_papi_err(r);
 }

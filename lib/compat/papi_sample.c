@@ -30,9 +30,9 @@
 #include "lost.h"
 #include "papi_priv.h"
 
-#define SW_SIGNAL	(SIGRTMIN + 6)
+#define SW_SIGNAL (SIGRTMIN + 6)
 
-static __thread struct hwp_pset *sw_set;	/* FORCE_SW signals here */
+static __thread struct hwp_pset *sw_set; /* FORCE_SW signals here */
 
 /* The program's own disposition of SW_SIGNAL, kept while any thread
  * has a FORCE_SW EventSet armed and given back when the last disarms. */
@@ -94,8 +94,7 @@ static void sw_fold(struct hwprof_hist *h, uint64_t *pc, uint64_t *weight)
 	uintptr_t at = 0;
 	char what[160];
 
-	if (hwp_hist_is_off(h) ||
-	    !hwp_guard_run(sw_fold_cb, &f, hwp_hist_owns, h, &at))
+	if (hwp_hist_is_off(h) || !hwp_guard_run(sw_fold_cb, &f, hwp_hist_owns, h, &at))
 		return;
 	hwp_hist_turn_off(h);
 	hwp_hist_describe(h, at, what, sizeof(what));
@@ -123,14 +122,15 @@ static void sw_tick(int sig, siginfo_t *si, void *ctx)
 #elif defined(__aarch64__)
 		pc = (uint64_t)((ucontext_t *)ctx)->uc_mcontext.pc;
 #else
-		pc = 0;		/* no pc: FORCE_SW samples land outside */
+		pc = 0; /* no pc: FORCE_SW samples land outside */
 #endif
 		/* one sample per signal; the next deadline stays on the
 		 * threshold's grid, as the kernel's overflows do */
 		excess = v[0] - (uint64_t)e->deadline;
 		e->deadline += (long long)(excess / (uint64_t)thr + 1) * thr;
 		if (sw_profiled(e) && e->hist)
-			sw_fold(e->hist, &pc, (e->flags & PAPI_PROFIL_WEIGHTED) ? &excess : NULL);
+			sw_fold(e->hist, &pc,
+				(e->flags & PAPI_PROFIL_WEIGHTED) ? &excess : NULL);
 		if (!sw_overflow(e))
 			continue;
 		if (!hwp_papi_in_call())
@@ -142,8 +142,7 @@ out:
 	errno = saved;
 }
 
-int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e,
-		     struct perf_event_attr *a)
+int hwp_papi_sw_attr(struct hwp_pset *s, const struct hwp_pevent *e, struct perf_event_attr *a)
 {
 	int thr = sw_threshold(e);
 
@@ -169,7 +168,7 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 	if (!any)
 		return PAPI_OK;
 	if (sw_set && sw_set != s)
-		return PAPI_ECNFLCT;	/* one FORCE_SW EventSet per thread */
+		return PAPI_ECNFLCT; /* one FORCE_SW EventSet per thread */
 	/* sw_fold()'s guard: in front of SIGSEGV and SIGBUS now, not in the
 	 * handler (sigaction there is safe, its lock is not); where it cannot
 	 * stay (a sanitizer's handler), faults are not caught */
@@ -192,8 +191,7 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 		e->deadline = sw_threshold(e);
 		fl = fcntl(e->fd, F_GETFL);
 		if (fl < 0 || fcntl(e->fd, F_SETOWN_EX, &own) ||
-		    fcntl(e->fd, F_SETSIG, SW_SIGNAL) ||
-		    fcntl(e->fd, F_SETFL, fl | O_ASYNC))
+		    fcntl(e->fd, F_SETSIG, SW_SIGNAL) || fcntl(e->fd, F_SETFL, fl | O_ASYNC))
 			return PAPI_ESYS;
 	}
 	sw_set = s;
@@ -204,7 +202,7 @@ int hwp_papi_sw_arm(struct hwp_pset *s)
 void hwp_papi_sw_disarm(struct hwp_pset *s)
 {
 	if (s->sw) {
-		s->sw = 0;	/* a signal still queued finds nothing to do */
+		s->sw = 0; /* a signal still queued finds nothing to do */
 		if (sw_set == s)
 			sw_set = NULL;
 	}
@@ -228,8 +226,8 @@ void hwp_papi_sw_disarm(struct hwp_pset *s)
 /* ------------------------------------------------------------------ */
 /* Kernel sampling                                                      */
 
-static __thread int in_handler;	/* this thread is in ov_sink's call */
-static struct hwp_psess *halted;	/* under the PAPI lock */
+static __thread int in_handler;	 /* this thread is in ov_sink's call */
+static struct hwp_psess *halted; /* under the PAPI lock */
 
 int hwp_papi_in_handler(void)
 {
@@ -255,7 +253,7 @@ void hwp_papi_psess_free(struct hwp_psess *ps)
 {
 	if (!ps)
 		return;
-	hwprof_session_free(ps->s);	/* stopped and drained: runs no handler */
+	hwprof_session_free(ps->s); /* stopped and drained: runs no handler */
 	free(ps);
 }
 
@@ -269,7 +267,7 @@ void hwp_papi_halt(struct hwp_pset *s)
 
 	hwp_session_halt(ps->s);
 	__atomic_store_n(&ps->halted, 1, __ATOMIC_RELEASE);
-	hwp_lost_unwatch(ps->s);	/* its fds are off: the count is final */
+	hwp_lost_unwatch(ps->s); /* its fds are off: the count is final */
 	ps->next = halted;
 	halted = ps;
 	s->ps = NULL;
@@ -307,7 +305,7 @@ int hwp_papi_session(struct hwp_pset *s)
 	if (!need)
 		return PAPI_OK;
 	if (s->attach || s->cpu >= 0)
-		return PAPI_ENOSUPP;	/* sessions sample the calling thread */
+		return PAPI_ENOSUPP; /* sessions sample the calling thread */
 	ps = calloc(1, sizeof(*ps) + (size_t)s->nev * sizeof(ps->ov[0]));
 	if (!ps)
 		return PAPI_ENOMEM;
@@ -323,7 +321,8 @@ int hwp_papi_session(struct hwp_pset *s)
 		int r = 0;
 
 		if (e->threshold && e->hist && !(e->flags & PAPI_PROFIL_FORCE_SW))
-			r = hwprof_session_add(ps->s, e->name, (uint64_t)e->threshold, e->hist);
+			r = hwprof_session_add(ps->s, e->name, (uint64_t)e->threshold,
+					       e->hist);
 		if (r >= 0 && e->handler && !(e->ov_flags & PAPI_OVERFLOW_FORCE_SW)) {
 			ps->ov[i] = (struct hwp_ov_arg){ s->id, i, e->handler, &ps->halted };
 			r = hwp_session_add(ps->s, e->name, (uint64_t)e->ov_threshold, NULL,
@@ -332,5 +331,5 @@ int hwp_papi_session(struct hwp_pset *s)
 		if (r < 0)
 			return hwp_papi_errno(r, HWP_PAPI_AT_USE);
 	}
-	return PAPI_OK;		/* started by PAPI_start() after the counters */
+	return PAPI_OK; /* started by PAPI_start() after the counters */
 }

@@ -23,7 +23,7 @@
 #include "lost.h"
 #include "papi_priv.h"
 
-static struct hwp_pset **sets;	/* id -> EventSet, under the PAPI lock */
+static struct hwp_pset **sets; /* id -> EventSet, under the PAPI lock */
 static int nsets;
 
 struct hwp_pset *hwp_papi_set(int id)
@@ -217,7 +217,7 @@ HWPROF_API int PAPI_add_events(int id, int *codes, int number)
 	for (int i = 0; i < number; i++) {
 		int r = PAPI_add_event(id, codes[i]);
 
-		if (r)	/* PAPI: how many went in, as a positive count */
+		if (r) /* PAPI: how many went in, as a positive count */
 			return i ? i : r;
 	}
 	return PAPI_OK;
@@ -272,7 +272,7 @@ HWPROF_API int PAPI_remove_events(int id, int *codes, int number)
 	for (int i = 0; i < number; i++) {
 		int r = PAPI_remove_event(id, codes[i]);
 
-		if (r)	/* as PAPI_add_events: how many went */
+		if (r) /* as PAPI_add_events: how many went */
 			return i ? i : r;
 	}
 	return PAPI_OK;
@@ -354,7 +354,7 @@ HWPROF_API int PAPI_destroy_eventset(int *id)
 	hwp_papi_lock();
 	ret = hwp_papi_stopped(*id, &s);
 	if (!ret && s->nev)
-		ret = PAPI_EINVAL;	/* PAPI: clean it up first */
+		ret = PAPI_EINVAL; /* PAPI: clean it up first */
 	else if (!ret) {
 		sets[*id] = NULL;
 		set_free(s);
@@ -422,8 +422,7 @@ static int open_term(struct hwp_pset *s, struct hwp_pevent *e, const char *name,
 	ev.attr.sample_period = 0;
 	ev.attr.sample_type = 0;
 	ev.attr.disabled = 1;
-	ev.attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED |
-			      PERF_FORMAT_TOTAL_TIME_RUNNING;
+	ev.attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	ev.attr.exclude_user = !(s->domain & PAPI_DOM_USER);
 	ev.attr.exclude_kernel = !(s->domain & PAPI_DOM_KERNEL);
 	ev.attr.exclude_hv = !(s->domain & PAPI_DOM_SUPERVISOR);
@@ -510,7 +509,7 @@ HWPROF_API int PAPI_start(int id)
 	struct hwp_pset *s;
 	int ret = PAPI_OK, late;
 
-	hwp_papi_thread_seen();	/* as PAPI, which registers the thread */
+	hwp_papi_thread_seen(); /* as PAPI, which registers the thread */
 	hwp_papi_reap();
 	hwp_papi_lock();
 	s = hwp_papi_set(id);
@@ -543,7 +542,7 @@ HWPROF_API int PAPI_start(int id)
 	 * engine does while it starts is not counted. */
 	s->draining = 1;
 	hwp_papi_unlock();
-	ret = hwp_papi_session(s);	/* kernel sampling, if asked */
+	ret = hwp_papi_session(s); /* kernel sampling, if asked */
 	/* started with this thread's sampling off: armed as the last step,
 	 * so none of this call's own work is in the profile */
 	if (!ret && s->ps)
@@ -562,14 +561,14 @@ HWPROF_API int PAPI_start(int id)
 
 				hwp_perf_ioctl(e->tfd[k], PERF_EVENT_IOC_RESET, 0);
 				(void)hwp_perf_read(e->tfd[k], v, 3);
-				e->en0[k] = v[1];	/* check_group()'s moment */
+				e->en0[k] = v[1]; /* check_group()'s moment */
 				e->run0[k] = v[2];
 				e->base[k] = 0;
 			}
 		}
 		ret = hwp_papi_sw_arm(s);
 	}
-	if (ret) {		/* nothing stays open */
+	if (ret) { /* nothing stays open */
 		hwp_papi_sw_disarm(s);
 		sess = s->ps;
 		s->ps = NULL;
@@ -586,7 +585,7 @@ HWPROF_API int PAPI_start(int id)
 	s->state |= PAPI_RUNNING;
 	if (s->ps) {
 		hwp_lost_watch(s->ps->s);
-		hwp_session_arm(s->ps->s);	/* runs no handler: safe under our lock */
+		hwp_session_arm(s->ps->s); /* runs no handler: safe under our lock */
 	}
 out:
 	hwp_papi_unlock();
@@ -698,7 +697,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		goto out;
 	}
 	if (s->ps)
-		hwp_session_disarm(s->ps->s);	/* first: the rest is not sampled */
+		hwp_session_disarm(s->ps->s); /* first: the rest is not sampled */
 	hwp_papi_sw_disarm(s);
 	for (int i = 0; i < s->nev; i++)
 		for (int k = 0; k < s->ev[i].nterm; k++)
@@ -717,8 +716,8 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 		sess = s->ps;
 		s->draining = 1;
 		hwp_papi_unlock();
-		hwprof_session_stop(sess->s);	/* drains: the buffers are exact */
-		hwp_lost_unwatch(sess->s);	/* one stderr line if any was lost */
+		hwprof_session_stop(sess->s); /* drains: the buffers are exact */
+		hwp_lost_unwatch(sess->s);    /* one stderr line if any was lost */
 		hwp_papi_lock();
 		s->draining = 0;
 		s->ps = NULL;
@@ -728,7 +727,7 @@ HWPROF_API int PAPI_stop(int id, long long *values)
 	s->state |= PAPI_STOPPED;
 out:
 	hwp_papi_unlock();
-	hwp_papi_psess_free(sess);	/* stopped and drained: runs no handler */
+	hwp_papi_psess_free(sess); /* stopped and drained: runs no handler */
 	return hwp_papi_err(ret);
 }
 

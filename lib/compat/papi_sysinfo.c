@@ -76,7 +76,8 @@ static void exe_init(void)
 				exe.address_info.data_end = (vptr_t)b;
 			}
 			after_exe = 1;
-		} else if (after_exe && !*path && perm[1] == 'w' && !exe.address_info.bss_start) {
+		} else if (after_exe && !*path && perm[1] == 'w' &&
+			   !exe.address_info.bss_start) {
 			exe.address_info.bss_start = (vptr_t)a;
 			exe.address_info.bss_end = (vptr_t)b;
 			after_exe = 0;
@@ -159,8 +160,8 @@ static void add_tlb(int type, int entries, int assoc)
  * 0x80000005 (L1 and its TLBs), 0x80000006 (L2, L3). */
 static void amd_legacy_caches(void)
 {
-	static const int ways[16] = { 0, 1, 2, 3, 4, 6, 8, 0, 16, 0, 32, 48, 64, 96, 128,
-				      SHRT_MAX };
+	static const int ways[16] = { 0,  1, 2,	 3,  4,	 6,  8,	  0,
+				      16, 0, 32, 48, 64, 96, 128, SHRT_MAX };
 	unsigned int a, b, c, d;
 	int w;
 
@@ -169,8 +170,8 @@ static void amd_legacy_caches(void)
 		add_cache(1, PAPI_MH_TYPE_DATA | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
 			  (int)(c >> 24) * 1024, (int)(c & 0xff), w == 0xff ? SHRT_MAX : w);
 		w = (int)(d >> 16 & 0xff);
-		add_cache(1, PAPI_MH_TYPE_INST | PAPI_MH_TYPE_LRU,
-			  (int)(d >> 24) * 1024, (int)(d & 0xff), w == 0xff ? SHRT_MAX : w);
+		add_cache(1, PAPI_MH_TYPE_INST | PAPI_MH_TYPE_LRU, (int)(d >> 24) * 1024,
+			  (int)(d & 0xff), w == 0xff ? SHRT_MAX : w);
 		w = (int)(b >> 24);
 		add_tlb(PAPI_MH_TYPE_DATA, (int)(b >> 16 & 0xff), w == 0xff ? SHRT_MAX : w);
 		w = (int)(b >> 8 & 0xff);
@@ -182,7 +183,8 @@ static void amd_legacy_caches(void)
 				  (int)(c >> 16) * 1024, (int)(c & 0xff), ways[c >> 12 & 0xf]);
 		if (d >> 18)
 			add_cache(3, PAPI_MH_TYPE_UNIFIED | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
-				  (int)(d >> 18) * 512 * 1024, (int)(d & 0xff), ways[d >> 12 & 0xf]);
+				  (int)(d >> 18) * 512 * 1024, (int)(d & 0xff),
+				  ways[d >> 12 & 0xf]);
 	}
 }
 #endif
@@ -200,8 +202,9 @@ static void caches_init(void)
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/type", i);
 		if (read_str(p, s, sizeof(s)))
 			break;
-		type = !strcmp(s, "Data") ? PAPI_MH_TYPE_DATA :
-		       !strcmp(s, "Instruction") ? PAPI_MH_TYPE_INST : PAPI_MH_TYPE_UNIFIED;
+		type = !strcmp(s, "Data")	 ? PAPI_MH_TYPE_DATA :
+		       !strcmp(s, "Instruction") ? PAPI_MH_TYPE_INST :
+						   PAPI_MH_TYPE_UNIFIED;
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/level", i);
 		level = (int)read_num(p, 0);
 		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu0/cache/index%d/size", i);
@@ -210,7 +213,8 @@ static void caches_init(void)
 			 "/sys/devices/system/cpu/cpu0/cache/index%d/coherency_line_size", i);
 		line = (int)read_num(p, 0);
 		snprintf(p, sizeof(p),
-			 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity", i);
+			 "/sys/devices/system/cpu/cpu0/cache/index%d/ways_of_associativity",
+			 i);
 		ways = (int)read_num(p, 0);
 		add_cache(level, type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU, size, line, ways);
 		found = 1;
@@ -225,15 +229,18 @@ static void caches_init(void)
 			if (!__get_cpuid_count(leaf, i, &a, &b, &c, &d) || !(a & 0x1f))
 				break;
 			type = (a & 0x1f) == 1 ? PAPI_MH_TYPE_DATA :
-			       (a & 0x1f) == 2 ? PAPI_MH_TYPE_INST : PAPI_MH_TYPE_UNIFIED;
+			       (a & 0x1f) == 2 ? PAPI_MH_TYPE_INST :
+						 PAPI_MH_TYPE_UNIFIED;
 			ways = (int)(b >> 22) + 1;
 			parts = (int)((b >> 12) & 0x3ff) + 1;
 			line = (int)(b & 0xfff) + 1;
 			sets = (int)c + 1;
-			if (a & (1u << 9))	/* fully associative */
+			if (a & (1u << 9)) /* fully associative */
 				ways = SHRT_MAX;
-			add_cache((int)((a >> 5) & 7), type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
-				  (ways == SHRT_MAX ? 1 : ways) * parts * line * sets, line, ways);
+			add_cache((int)((a >> 5) & 7),
+				  type | PAPI_MH_TYPE_WB | PAPI_MH_TYPE_LRU,
+				  (ways == SHRT_MAX ? 1 : ways) * parts * line * sets, line,
+				  ways);
 			found = 1;
 		}
 	}
@@ -298,9 +305,11 @@ static void cpuinfo_init(void)
 	}
 #endif
 	hw.cpu_max_mhz = (int)(read_num("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
-					(long)(mhz * 1000)) / 1000);
+					(long)(mhz * 1000)) /
+			       1000);
 	hw.cpu_min_mhz = (int)(read_num("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_min_freq",
-					(long)(mhz * 1000)) / 1000);
+					(long)(mhz * 1000)) /
+			       1000);
 	hw.mhz = (float)hw.cpu_max_mhz;
 	hw.clock_mhz = hw.cpu_max_mhz;
 }
@@ -318,14 +327,16 @@ static void topology_init(void)
 	for (int c = 0; c < hw.totalcpus; c++) {
 		int pk, seen = 0;
 
-		snprintf(p, sizeof(p), "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
+		snprintf(p, sizeof(p),
+			 "/sys/devices/system/cpu/cpu%d/topology/physical_package_id", c);
 		pk = (int)read_num(p, 0);
 		for (int i = 0; i < npkg; i++)
 			seen |= pkgs[i] == pk;
 		if (!seen && npkg < 256)
 			pkgs[npkg++] = pk;
 	}
-	if (!read_str("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", s, sizeof(s))) {
+	if (!read_str("/sys/devices/system/cpu/cpu0/topology/thread_siblings_list", s,
+		      sizeof(s))) {
 		/* "0-1" or "0,4" or "0" */
 		char *q = s;
 
@@ -346,7 +357,8 @@ static void topology_init(void)
 	}
 	d = opendir("/sys/devices/system/node");
 	while (d && (de = readdir(d)))
-		nodes += !strncmp(de->d_name, "node", 4) && isdigit((unsigned char)de->d_name[4]);
+		nodes += !strncmp(de->d_name, "node", 4) &&
+			 isdigit((unsigned char)de->d_name[4]);
 	if (d)
 		closedir(d);
 	hw.sockets = npkg ? npkg : 1;
@@ -366,7 +378,7 @@ static int shlib_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	(void)size;
 	(void)arg;
 	if (!info->dlpi_name || !info->dlpi_name[0])
-		return 0;	/* the program itself: PAPI_get_executable_info() */
+		return 0; /* the program itself: PAPI_get_executable_info() */
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 		uint64_t a = info->dlpi_addr + ph->p_vaddr;
@@ -463,7 +475,7 @@ HWPROF_API int PAPI_get_dmem_info(PAPI_dmem_info_t *d)
 	if (!f)
 		return hwp_papi_err(PAPI_ESYS);
 	for (size_t i = 0; i < sizeof(*d) / sizeof(long long); i++)
-		((long long *)d)[i] = PAPI_EINVAL;	/* PAPI: not available */
+		((long long *)d)[i] = PAPI_EINVAL; /* PAPI: not available */
 	while (fgets(line, sizeof(line), f)) {
 		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 			size_t n = strlen(keys[i].key);
@@ -483,7 +495,7 @@ HWPROF_API int PAPI_get_dmem_info(PAPI_dmem_info_t *d)
 /* Filled once, read-only afterwards. */
 static PAPI_component_info_t cmp;
 static int cmp_disabled;
-static int cmp_filled;		/* under the lock */
+static int cmp_filled; /* under the lock */
 
 static void cmp_init(void)
 {

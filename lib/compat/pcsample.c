@@ -15,8 +15,8 @@
 static struct {
 	uintptr_t *buf;
 	long cap;
-	long n;			/* stored so far in this run */
-} dest;			/* the caller's array being filled */
+	long n; /* stored so far in this run */
+} dest;		/* the caller's array being filled */
 
 struct store {
 	const uint64_t *ips;
@@ -51,10 +51,10 @@ static size_t take(void *arg, const uint64_t *ips, size_t n)
 	(void)arg;
 	if (!k)
 		return 0;
-	if (!hwp_guard_write(store, &a, owns, NULL, dest.buf + dest.n,
-			     k * sizeof(*dest.buf), &at)) {
+	if (!hwp_guard_write(store, &a, owns, NULL, dest.buf + dest.n, k * sizeof(*dest.buf),
+			     &at)) {
 		dest.n += (long)k;
-		return k;	/* the rest find the array full: counted, not kept */
+		return k; /* the rest find the array full: counted, not kept */
 	}
 	snprintf(what, sizeof(what), "array %p (%ld samples)", (void *)dest.buf, dest.cap);
 	hwp_guard_say("pcsample", what, at, 0);

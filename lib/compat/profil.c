@@ -22,7 +22,7 @@
 int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale);
 
 #ifndef PROF_UINT64
-#define PROF_UINT64	(1 << 2)	/* as <hwprof/profil.h> */
+#define PROF_UINT64 (1 << 2) /* as <hwprof/profil.h> */
 #endif
 
 pthread_mutex_t hwp_classic_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -31,7 +31,7 @@ static struct {
 	enum hwp_classic_kind kind;
 	struct hwprof_session *s;
 	struct hwprof_hist *h;
-} classic;	/* the one classic call profiling now */
+} classic; /* the one classic call profiling now */
 
 enum hwp_classic_kind hwp_classic_kind(void)
 {
@@ -48,13 +48,14 @@ int hwp_classic_replace(enum hwp_classic_kind kind, const struct hwp_env *env,
 			struct hwprof_hist *h, hwp_sink_fn sink, void *arg)
 {
 	struct hwprof_session_opts o = {
-		.sz = sizeof(o), .mode = HWPROF_SESSION_PROCESS,
+		.sz = sizeof(o),
+		.mode = HWPROF_SESSION_PROCESS,
 	};
 	struct hwprof_session *s = NULL;
 	int ret;
 
 	if (classic.s)
-		hwprof_session_stop(classic.s);	/* old buffers are exact */
+		hwprof_session_stop(classic.s); /* old buffers are exact */
 	hwp_lost_unwatch(classic.s);		/* then its losses are final */
 	hwprof_session_free(classic.s);
 	hwprof_hist_free(classic.h);
@@ -133,35 +134,40 @@ static int start_hist(const struct hwprof_hist_opts *o, const struct hwp_env *en
 	free(len);
 	if (!ret) {
 		ret = hwprof_hist_new(o, &h);
-		if (ret == -EINVAL)	/* which rule: the errno the call reports */
+		if (ret == -EINVAL) /* which rule: the errno the call reports */
 			ret = fault_errno(o);
-		if (!ret)	/* named in the line a buffer fault prints */
-			hwp_hist_set_api(h, o->index == HWPROF_INDEX_PROFIL ?
-					 "profil" : "sprofil");
+		if (!ret) /* named in the line a buffer fault prints */
+			hwp_hist_set_api(h, o->index == HWPROF_INDEX_PROFIL ? "profil" :
+									      "sprofil");
 	}
 	if (!ret)
 		ret = hwp_classic_replace(HWP_CLASSIC_PROFIL, env, h, NULL, NULL);
 	if (ret && ret != -EFAULT && ret != -E2BIG && ret != -ENOMEM)
-		ret = -EINVAL;	/* the event could not run: said on stderr */
+		ret = -EINVAL; /* the event could not run: said on stderr */
 	return ret;
 }
 
-HWPROF_API int profil(unsigned short *buf, size_t bufsiz, size_t offset,
-		      unsigned int scale)
+HWPROF_API int profil(unsigned short *buf, size_t bufsiz, size_t offset, unsigned int scale)
 {
 	struct hwprof_region r = {
-		.base = buf, .size = bufsiz, .offset = offset, .scale = scale,
+		.base = buf,
+		.size = bufsiz,
+		.offset = offset,
+		.scale = scale,
 		.width = 16,
 	};
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .regions = &r, .nregions = 1,
-		.index = HWPROF_INDEX_PROFIL, .flags = HWPROF_HIST_PARTIAL,
+		.sz = sizeof(o),
+		.regions = &r,
+		.nregions = 1,
+		.index = HWPROF_INDEX_PROFIL,
+		.flags = HWPROF_HIST_PARTIAL,
 	};
 	struct hwp_env env;
 	int ret;
 
 	pthread_mutex_lock(&hwp_classic_lock);
-	if (!buf || scale < 2) {	/* off, as Solaris and HP-UX say */
+	if (!buf || scale < 2) { /* off, as Solaris and HP-UX say */
 		ret = hwp_classic_replace(HWP_CLASSIC_NONE, NULL, NULL, NULL, NULL);
 	} else {
 		ret = hwp_env_get(&env);
@@ -179,9 +185,10 @@ HWPROF_API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 {
 	const unsigned int known = PROF_UINT | PROF_FAST | PROF_UINT64;
 	struct hwprof_hist_opts o = {
-		.sz = sizeof(o), .index = HWPROF_INDEX_SPROFIL,
-		.flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP |
-			 HWPROF_HIST_PARTIAL | HWPROF_HIST_SKIP_OFF,
+		.sz = sizeof(o),
+		.index = HWPROF_INDEX_SPROFIL,
+		.flags = HWPROF_HIST_SORT | HWPROF_HIST_OVERLAP | HWPROF_HIST_PARTIAL |
+			 HWPROF_HIST_SKIP_OFF,
 	};
 	struct hwprof_region *reg = NULL;
 	struct prof *p = NULL;
@@ -199,7 +206,7 @@ HWPROF_API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 	width = flags & PROF_UINT64 ? 64 : flags & PROF_UINT ? 32 : 16;
 
 	pthread_mutex_lock(&hwp_classic_lock);
-	if (!profcnt) {		/* off; tvp still told the period */
+	if (!profcnt) { /* off; tvp still told the period */
 		ret = hwp_classic_replace(HWP_CLASSIC_NONE, NULL, NULL, NULL, NULL);
 		if (tvp && !hwp_env_get(&env)) {
 			period_tv(&env, &tv);
@@ -227,16 +234,18 @@ HWPROF_API int sprofil(struct prof *profp, int profcnt, struct timeval *tvp,
 			goto out;
 		}
 		if (p[i].pr_scale >= 2 && !p[i].pr_size) {
-			ret = -EINVAL;	/* HP-UX: a pr_size of zero */
+			ret = -EINVAL; /* HP-UX: a pr_size of zero */
 			goto out;
 		}
 		reg[i] = (struct hwprof_region){
-			.base = p[i].pr_base, .size = p[i].pr_size,
-			.offset = p[i].pr_off, .scale = (uint32_t)p[i].pr_scale,
+			.base = p[i].pr_base,
+			.size = p[i].pr_size,
+			.offset = p[i].pr_off,
+			.scale = (uint32_t)p[i].pr_scale,
 			.width = width,
 		};
 	}
-	if (!live) {		/* every entry off: profiling off (IRIX) */
+	if (!live) { /* every entry off: profiling off (IRIX) */
 		ret = hwp_classic_replace(HWP_CLASSIC_NONE, NULL, NULL, NULL, NULL);
 	} else {
 		o.regions = reg;
@@ -251,7 +260,7 @@ out:
 	free(p);
 	free(reg);
 	if (!ret)
-		hwp_classic_arm();	/* last: none of this call is sampled */
+		hwp_classic_arm(); /* last: none of this call is sampled */
 	pthread_mutex_unlock(&hwp_classic_lock);
 	return ret ? hwp_fail(ret) : 0;
 }

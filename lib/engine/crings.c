@@ -103,7 +103,7 @@ void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 		e->percpu = s->mode == HWPROF_SESSION_PROCESS &&
 			    e->e.kind != HWP_EV_BREAKPOINT && want != 0 &&
 			    (want == 1 || s->ncpu <= HWP_CPU_RINGS_MAX) &&
-			    s->ncpu < HWP_CPU_IDS;	/* all of them listed */
+			    s->ncpu < HWP_CPU_IDS; /* all of them listed */
 		/* the kernel maps no ring of an inherited fd of one thread
 		 * on every CPU: an inherit session's fds are one per CPU,
 		 * whatever HWPROF_RINGS says (session.c checks they are
@@ -114,8 +114,8 @@ void hwp_crings_plan(struct hwprof_session *s, uint64_t budget_pages)
 	/* a thread costs an fd per shared event and CPU: where the hard
 	 * limit on open files cannot hold that for HWP_FIT_THREADS threads,
 	 * a ring per thread (one fd) covers twice as many or more */
-	if (shared && want != 1 && !s->inherit &&
-	    !getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_max != RLIM_INFINITY &&
+	if (shared && want != 1 && !s->inherit && !getrlimit(RLIMIT_NOFILE, &rl) &&
+	    rl.rlim_max != RLIM_INFINITY &&
 	    rl.rlim_max < (rlim_t)(shared * s->ncpu * HWP_FIT_THREADS + 64)) {
 		for (size_t i = 0; i < s->nev; i++)
 			s->ev[i].percpu = 0;
@@ -169,8 +169,8 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_DUMMY;
 	a.disabled = 1;
-	a.inherit = 0;		/* no copy of it in the threads made later */
-	a.bp_type = 0;		/* shares its bytes with nothing a dummy needs */
+	a.inherit = 0; /* no copy of it in the threads made later */
+	a.bp_type = 0; /* shares its bytes with nothing a dummy needs */
 	a.config1 = 0;
 	a.config2 = 0;
 	fd = hwp_attr_open(&a, 0, 0, s->cpu_id[cpu], -1, 0, NULL);
@@ -190,7 +190,7 @@ int hwp_cring_open(struct hwprof_session *s, size_t i, int cpu)
 	}
 	cr->fd = fd;
 	if (p < s->cpages)
-		s->cpages = p;	/* the budget is shorter than it looked */
+		s->cpages = p; /* the budget is shorter than it looked */
 	return 0;
 }
 

@@ -52,8 +52,8 @@ static void queue(struct hwp_sev *e, const uint64_t *ips, size_t n)
  * signal. Where it cannot be (a sanitizer's handler), the maps are read
  * before each batch instead, which a munmap() racing the batch can beat.
  */
-static int guard_state;		/* 0: check, 1: armed, -1: probe the maps */
-static int in_pass;		/* hwp_drain() is running */
+static int guard_state; /* 0: check, 1: armed, -1: probe the maps */
+static int in_pass;	/* hwp_drain() is running */
 
 struct fold_args {
 	struct hwprof_hist *h;
@@ -69,8 +69,7 @@ static void fold_cb(void *arg)
 	hwprof_hist_fold(a->h, a->ips, NULL, a->n, a->lcg);
 }
 
-static void fold_guarded(struct hwprof_hist *h, const uint64_t *ips, size_t n,
-			 uint32_t *lcg)
+static void fold_guarded(struct hwprof_hist *h, const uint64_t *ips, size_t n, uint32_t *lcg)
 {
 	struct fold_args a = { .h = h, .ips = ips, .n = n, .lcg = lcg };
 	uintptr_t at = 0;
@@ -96,11 +95,11 @@ static void fold_into(struct hwp_sev *e, uint32_t *lcg, const uint64_t *ips, siz
 		return;
 	}
 	if (!e->hist || hwp_hist_is_off(e->hist)) {
-		e->st.outside += n;	/* no buckets (any more) */
+		e->st.outside += n; /* no buckets (any more) */
 		return;
 	}
 	hwprof_hist_stats(e->hist, &a);
-	if (e->objs)		/* the buckets are ours */
+	if (e->objs) /* the buckets are ours */
 		hwprof_hist_fold(e->hist, ips, NULL, n, lcg);
 	else
 		fold_guarded(e->hist, ips, n, lcg);

@@ -22,9 +22,9 @@
 /* The drain thread: one while any session runs. */
 struct drainer {
 	pthread_t thread;
-	pid_t tid;		/* set by the thread itself, first thing */
-	int wake[2];		/* pipe: the running set changed, or stop */
-	uint64_t wdev, wino;	/* its identity (see wake_ours()) */
+	pid_t tid;	     /* set by the thread itself, first thing */
+	int wake[2];	     /* pipe: the running set changed, or stop */
+	uint64_t wdev, wino; /* its identity (see wake_ours()) */
 	int stop;
 };
 
@@ -113,7 +113,7 @@ static void *drain_main(void *arg)
 	size_t cap = 0, nhung, nwoke;
 
 	__atomic_store_n(&d->tid, hwp_sys_gettid(), __ATOMIC_RELEASE);
-	prctl(PR_SET_NAME, "hwprof-drain");	/* for top -H, ps -L */
+	prctl(PR_SET_NAME, "hwprof-drain"); /* for top -H, ps -L */
 	/* every signal stays blocked but the two a fold into a buffer the
 	 * program took away raises: blocked, they would kill the process
 	 * (lib/engine/drain.c fold_guarded()) */
@@ -164,7 +164,9 @@ static void *drain_main(void *arg)
 					pf[n++] = (struct pollfd){
 						.fd = s->slot[i].fd,
 						.events = s->flags & HWPROF_SESSION_NO_WAKEUP ?
-							  0 : POLLIN };
+								  0 :
+								  POLLIN
+					};
 		}
 		ms = drain_period();
 		hwp_unlock_engine();
@@ -263,7 +265,7 @@ void hwp_drainer_stop(void)
 		return;
 	drn = NULL;
 	d->stop = 1;
-	ring_bell(d);	/* without it, it sees stop within drain_ms */
+	ring_bell(d); /* without it, it sees stop within drain_ms */
 	pthread_mutex_unlock(&hwp_eng);
 	pthread_join(d->thread, NULL);
 	pthread_mutex_lock(&hwp_eng);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * HWPROF_EVENT and HWPROF_PERIOD, which drive profil, sprofil, pcsample
- * and monitor, and libhwprof-mpi's ranks. A bad value of any HWPROF_* variable is reported on stderr,
- * once, with the reason (hwp_env_complain()), because these calls have no
- * other way to say it, and the call fails with EINVAL.
+ * and monitor, and libhwprof-mpi's ranks. A bad value of any HWPROF_* variable is reported on
+ * stderr, once, with the reason (hwp_env_complain()), because these calls have no other way to
+ * say it, and the call fails with EINVAL.
  */
 #define _GNU_SOURCE
 #include <ctype.h>

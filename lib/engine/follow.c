@@ -78,11 +78,11 @@ static void fork_child(void)
 
 	/* hwp_eng is still held: the thread that forked took it in prepare,
 	 * and that is the thread running here */
-	hwp_drainer_forget();	/* its thread did not come along */
+	hwp_drainer_forget(); /* its thread did not come along */
 	hwp_loader_forked();
 	for (struct hwprof_session *s = hwp_running; s; s = s->next)
 		any |= fork_keeps(s);
-	if (any) {		/* made before any fd is enabled */
+	if (any) { /* made before any fd is enabled */
 		hwp_drainer_start();
 		hwp_loader_usable(0);
 	}
@@ -100,7 +100,7 @@ static void fork_child(void)
 		}
 		hwp_crings_forget(s);
 		for (size_t i = 0; i < s->nev; i++)
-			s->ev[i].npend = 0;	/* the parent's to deliver */
+			s->ev[i].npend = 0; /* the parent's to deliver */
 		s->nslot = 0;
 		s->threads = 0;
 		s->missed = 0;
@@ -116,7 +116,7 @@ static void fork_child(void)
 			hwp_nprocess--;
 		*pp = s->next;
 	}
-	hwp_drainer_stop();	/* if no session survived */
+	hwp_drainer_stop(); /* if no session survived */
 	hwp_unlock_engine();
 }
 

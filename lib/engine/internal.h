@@ -22,19 +22,19 @@ void hwp_spawn_hook(void (*fn)(void));
 int hwp_spawn_untracked(pthread_t *t, void *(*fn)(void *), void *arg);
 
 /* objects.c: loaded objects as regions with buckets of their own */
-struct hwp_objid {		/* what was loaded: file and segment */
-	uint64_t dev, ino;	/* 0, 0: unknown (vdso, file gone) */
-	uint64_t off;		/* the segment's file offset */
+struct hwp_objid {	   /* what was loaded: file and segment */
+	uint64_t dev, ino; /* 0, 0: unknown (vdso, file gone) */
+	uint64_t off;	   /* the segment's file offset */
 };
 
 struct hwp_objects {
 	struct hwprof_object *obj;
-	struct hwp_objid *id;	/* per object */
-	unsigned char *seen;	/* per object: found by the last scan */
+	struct hwp_objid *id; /* per object */
+	unsigned char *seen;  /* per object: found by the last scan */
 	size_t n, cap;
-	unsigned long long adds, subs;	/* loader generation last seen */
+	unsigned long long adds, subs; /* loader generation last seen */
 	int changed;
-	struct hwprof_hist *hist;	/* over the loaded ones */
+	struct hwprof_hist *hist; /* over the loaded ones */
 };
 
 int hwp_objects_refresh(struct hwp_objects *o);
@@ -48,19 +48,18 @@ void hwp_objects_free(struct hwp_objects *o);
  * It runs with no hwprof lock held, one call at a time per session, from
  * the drain thread or from a caller's read/stop. */
 typedef size_t (*hwp_sink_fn)(void *arg, const uint64_t *ips, size_t n);
-int hwp_session_add(struct hwprof_session *s, const char *event,
-		    uint64_t threshold, struct hwprof_hist *h,
-		    hwp_sink_fn sink, void *sink_arg);
+int hwp_session_add(struct hwprof_session *s, const char *event, uint64_t threshold,
+		    struct hwprof_hist *h, hwp_sink_fn sink, void *sink_arg);
 /* The same with an event already resolved (no name lookup again). */
 int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
-		       uint64_t threshold, struct hwprof_hist *h,
-		       hwp_sink_fn sink, void *sink_arg);
+		       uint64_t threshold, struct hwprof_hist *h, hwp_sink_fn sink,
+		       void *sink_arg);
 /* Start with the calling thread's fds off; hwp_session_arm() enables them
  * as the API's last step, so its own work after starting is not sampled. */
 int hwp_session_start_quiet(struct hwprof_session *s);
 void hwp_session_arm(struct hwprof_session *s);
 void hwp_session_disarm(struct hwprof_session *s);
-void hwp_session_halt(struct hwprof_session *s);	/* from a sink */
+void hwp_session_halt(struct hwprof_session *s); /* from a sink */
 /* Before start, a thread-mode session: its fds carry attr.inherit, so it
  * samples the threads and processes its thread creates (session.c). */
 int hwp_session_inherit(struct hwprof_session *s);
@@ -71,20 +70,20 @@ int hwp_session_inherit(struct hwprof_session *s);
 int hwp_tids_enable(struct hwprof_session *s);
 struct hwp_tid_count {
 	pid_t tid;
-	uint64_t samples;	/* sample records read from the rings */
+	uint64_t samples; /* sample records read from the rings */
 };
 /* A copy of event's counts (malloc'd, in no order) into *out; *untold the
  * samples counted under no thread (a record without a thread id, out of
  * memory). 0, -EINVAL, -ENOENT (not asked for) or -ENOMEM. */
-int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out,
-		     size_t *n, uint64_t *untold);
+int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out, size_t *n,
+		uint64_t *untold);
 
 /* env.c: HWPROF_EVENT and HWPROF_PERIOD for the classic interfaces */
 struct hwp_env {
 	char event[256];
-	struct hwp_event ev;	/* event, resolved */
-	uint64_t period;	/* events per sample; ns for the clocks */
-	int clock;		/* the period is time */
+	struct hwp_event ev; /* event, resolved */
+	uint64_t period;     /* events per sample; ns for the clocks */
+	int clock;	     /* the period is time */
 };
 /* The variables as given (period 0: unset), the event checked: 0, or
  * -EINVAL with the reason in why; nothing said. */

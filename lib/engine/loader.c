@@ -26,9 +26,13 @@
  * dl_iterate_phdr(): a helper left blocked costs one sleeping thread,
  * never a hang of the drain thread, of a stop or of the exit path.
  */
-enum { LDR_OK, LDR_DOUBT, LDR_PROBING };
+enum {
+	LDR_OK,
+	LDR_DOUBT,
+	LDR_PROBING
+};
 static int ldr_state = LDR_OK;
-static pid_t probe_tid;		/* -1 while its thread starts */
+static pid_t probe_tid; /* -1 while its thread starts */
 
 static int probe_cb(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -72,8 +76,8 @@ int hwp_loader_usable(unsigned int wait_ms)
 
 	if (__atomic_load_n(&ldr_state, __ATOMIC_ACQUIRE) == LDR_OK)
 		return 1;
-	if (__atomic_compare_exchange_n(&ldr_state, &st, LDR_PROBING, 0,
-					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	if (__atomic_compare_exchange_n(&ldr_state, &st, LDR_PROBING, 0, __ATOMIC_ACQ_REL,
+					__ATOMIC_ACQUIRE)) {
 		sigset_t all, old;
 		pthread_t t;
 		int ret;

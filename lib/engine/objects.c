@@ -14,7 +14,7 @@
 
 #include "engine.h"
 
-#define SCALE	0x4000u		/* PAPI index: 8 bytes of text a bucket */
+#define SCALE 0x4000u /* PAPI index: 8 bytes of text a bucket */
 
 /* ------------------------------------------------------------------ */
 /* Objects                                                              */
@@ -94,8 +94,7 @@ static int note(struct hwp_objects *o, const char *path, const struct hwp_objid 
 	o->id[o->n] = *id;
 	ob = &o->obj[o->n];
 	memset(ob, 0, sizeof(*ob));
-	ob->nbuckets = (size_t)((end - start + HWPROF_OBJECT_BYTES - 1) /
-				HWPROF_OBJECT_BYTES);
+	ob->nbuckets = (size_t)((end - start + HWPROF_OBJECT_BYTES - 1) / HWPROF_OBJECT_BYTES);
 	counts = calloc(ob->nbuckets ? ob->nbuckets : 1, sizeof(*counts));
 	ob->path = strdup(path);
 	if (!counts || !ob->path) {
@@ -136,8 +135,7 @@ static int scan_cb(struct dl_phdr_info *info, size_t size, void *arg)
 			continue;
 		start = info->dlpi_addr + ph->p_vaddr;
 		id.off = (uint64_t)ph->p_offset;
-		sc->err = note(sc->o, path, &id, info->dlpi_addr, start,
-			       start + ph->p_memsz);
+		sc->err = note(sc->o, path, &id, info->dlpi_addr, start, start + ph->p_memsz);
 	}
 	free(exe);
 	return sc->err;
@@ -151,7 +149,7 @@ static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		return 1;
 	g[0] = info->dlpi_adds;
 	g[1] = info->dlpi_subs;
-	return 1;	/* the first entry carries the counters */
+	return 1; /* the first entry carries the counters */
 }
 
 /*
@@ -201,7 +199,9 @@ int hwp_objects_refresh(struct hwp_objects *o)
 		reg[nreg++] = (struct hwprof_region){
 			.base = (void *)o->obj[i].counts,
 			.size = o->obj[i].nbuckets * sizeof(uint32_t),
-			.offset = o->obj[i].start, .scale = SCALE, .width = 32,
+			.offset = o->obj[i].start,
+			.scale = SCALE,
+			.width = 32,
 		};
 	}
 	opts.regions = reg;
@@ -220,8 +220,7 @@ int hwp_objects_refresh(struct hwp_objects *o)
 void hwp_objects_zero(struct hwp_objects *o)
 {
 	for (size_t i = 0; i < o->n; i++)
-		memset((void *)o->obj[i].counts, 0,
-		       o->obj[i].nbuckets * sizeof(uint32_t));
+		memset((void *)o->obj[i].counts, 0, o->obj[i].nbuckets * sizeof(uint32_t));
 }
 
 void hwp_objects_free(struct hwp_objects *o)

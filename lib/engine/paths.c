@@ -24,7 +24,7 @@ struct hwp_paths *hwp_paths_new(uint64_t max_stack)
 
 	if (!p)
 		return NULL;
-	p->cct.max = HWP_PATH_NODES;	/* and no depth limit */
+	p->cct.max = HWP_PATH_NODES; /* and no depth limit */
 	p->max_stack = max_stack;
 	return p;
 }
@@ -90,7 +90,7 @@ void hwp_paths_add(struct hwp_paths *p, const uint64_t *chain, uint64_t n, uint6
 		node = (uint32_t)x;
 	}
 	if (node == HWPROF_NO_NODE)
-		return;		/* not even its outermost frame fits */
+		return; /* not even its outermost frame fits */
 	p->samples[node] = hwp_add_sat(p->samples[node], 1);
 	p->chains = hwp_add_sat(p->chains, 1);
 	if (cut)
@@ -121,6 +121,7 @@ void hwp_paths_copy(const struct hwp_paths *p, struct hwprof_path_node *out)
 	for (size_t i = 0; i < p->cct.n; i++) {
 		const struct hwp_cct_node *x = &p->cct.node[i];
 
-		out[i] = (struct hwprof_path_node){ x->parent, x->depth, x->addr, p->samples[i] };
+		out[i] = (struct hwprof_path_node){ x->parent, x->depth, x->addr,
+						    p->samples[i] };
 	}
 }

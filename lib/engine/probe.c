@@ -11,8 +11,8 @@ HWPROF_API int hwprof_event_probe(const char *name, char *why, size_t len)
 	return hwp_attr_probe(name, why, len);
 }
 
-HWPROF_API int hwprof_preset_info(unsigned int i, const char **name,
-				  unsigned int *code, const char **desc)
+HWPROF_API int hwprof_preset_info(unsigned int i, const char **name, unsigned int *code,
+				  const char **desc)
 {
 	return hwp_preset_info(i, name, code, desc);
 }

@@ -36,7 +36,8 @@ static int env_pages(unsigned int *pages)
 	p = strtoul(v, &end, 10);
 	if (errno || *end || !p || (p & (p - 1)) || p > (1u << 16) || *v < '0' || *v > '9') {
 		snprintf(msg, sizeof(msg),
-			 "hwprof: HWPROF_MMAP_PAGES=%.40s: not a power of two from 1 to 65536", v);
+			 "hwprof: HWPROF_MMAP_PAGES=%.40s: not a power of two from 1 to 65536",
+			 v);
 		hwp_env_complain(msg);
 		hwp_log(HWPROF_LOG_ERR, "%s", msg);
 		return -EINVAL;
@@ -114,11 +115,11 @@ static void period_notes(const struct hwp_sev *e)
  * thread that runs at under half its speed gets one warning with the
  * measured cost of a sample.
  */
-#define HWP_COST_CHECK_NS	100000
-#define HWP_COST_SPIN_NS	2000000
+#define HWP_COST_CHECK_NS 100000
+#define HWP_COST_SPIN_NS  2000000
 
 static pthread_mutex_t cost_lock = PTHREAD_MUTEX_INITIALIZER;
-static uint64_t cost_checked[8];	/* periods measured already */
+static uint64_t cost_checked[8]; /* periods measured already */
 
 static uint64_t thread_ns(void)
 {
@@ -156,7 +157,7 @@ static void check_sample_cost(const struct hwp_sev *e)
 	pthread_mutex_lock(&cost_lock);
 	for (i = 0; i < 8 && cost_checked[i] && cost_checked[i] != period; i++)
 		;
-	if (i == 8 || cost_checked[i]) {	/* measured, or enough periods */
+	if (i == 8 || cost_checked[i]) { /* measured, or enough periods */
 		pthread_mutex_unlock(&cost_lock);
 		return;
 	}
@@ -174,7 +175,7 @@ static void check_sample_cost(const struct hwp_sev *e)
 		return;
 	}
 	base = loop_speed();
-	on = loop_speed();	/* the faster of two: the other may be preempted */
+	on = loop_speed(); /* the faster of two: the other may be preempted */
 	if (on > base)
 		base = on;
 	hwp_perf_ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
@@ -206,9 +207,8 @@ HWPROF_API int hwprof_session_add(struct hwprof_session *s, const char *event,
 
 /* hwprof_session_add(), or with a sink that takes the raw pcs instead of a
  * histogram (pcsample, PAPI_overflow). */
-int hwp_session_add(struct hwprof_session *s, const char *event,
-		    uint64_t threshold, struct hwprof_hist *h,
-		    hwp_sink_fn sink, void *sink_arg)
+int hwp_session_add(struct hwprof_session *s, const char *event, uint64_t threshold,
+		    struct hwprof_hist *h, hwp_sink_fn sink, void *sink_arg)
 {
 	struct hwp_event ev;
 	char why[256];
@@ -225,13 +225,13 @@ int hwp_session_add(struct hwprof_session *s, const char *event,
 }
 
 int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
-		       uint64_t threshold, struct hwprof_hist *h,
-		       hwp_sink_fn sink, void *sink_arg)
+		       uint64_t threshold, struct hwprof_hist *h, hwp_sink_fn sink,
+		       void *sink_arg)
 {
 	struct hwp_sev *ne, *e;
 	int ret;
 
-	if (!s || !ev || threshold > INT64_MAX)	/* the kernel's period is signed */
+	if (!s || !ev || threshold > INT64_MAX) /* the kernel's period is signed */
 		return -EINVAL;
 	if (s->running)
 		return -EBUSY;
@@ -261,8 +261,9 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 	e->period = threshold ? threshold : e->e.default_period;
 	if (s->flags & HWPROF_SESSION_CALLCHAIN) {
 		/* the kernel walks user frames up to its own limit */
-		e->paths = hwp_paths_new((uint64_t)hwp_sys_read_long(
-			"/proc/sys/kernel/perf_event_max_stack", PERF_MAX_STACK_DEPTH));
+		e->paths = hwp_paths_new(
+			(uint64_t)hwp_sys_read_long("/proc/sys/kernel/perf_event_max_stack",
+						    PERF_MAX_STACK_DEPTH));
 		if (!e->paths) {
 			hwp_objects_free(e->objs);
 			return -ENOMEM;
@@ -275,8 +276,9 @@ int hwp_session_add_ev(struct hwprof_session *s, const struct hwp_event *ev,
 		return -ENOMEM;
 	}
 	hwp_attr_sampling(&e->e, e->period,
-			   (e->paths ? PERF_SAMPLE_CALLCHAIN : 0) | (e->tids ? PERF_SAMPLE_TID : 0),
-			   !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
+			  (e->paths ? PERF_SAMPLE_CALLCHAIN : 0) |
+				  (e->tids ? PERF_SAMPLE_TID : 0),
+			  !!(s->flags & HWPROF_SESSION_NO_WAKEUP));
 	period_notes(e);
 	return (int)s->nev++;
 }
@@ -365,7 +367,7 @@ static int start(struct hwprof_session *s, int self_on)
 	s->nmissed_tid = 0;
 	hwp_threads_size_rings(s);
 	if (s->inherit && s->ncpu >= HWP_CPU_IDS) {
-		ret = -EOPNOTSUPP;	/* a CPU would have no fd */
+		ret = -EOPNOTSUPP; /* a CPU would have no fd */
 		goto out;
 	}
 	for (size_t i = 0; i < s->nev; i++)
@@ -389,7 +391,7 @@ static int start(struct hwprof_session *s, int self_on)
 				s->missed, s->missed + s->threads,
 				hwp_threads_missed_why(s->missed_err));
 		if (s->threads)
-			ret = 0;	/* the others are counted as missed */
+			ret = 0; /* the others are counted as missed */
 		else if (!ret)
 			ret = -ESRCH;
 	}
@@ -577,8 +579,7 @@ HWPROF_API int hwprof_session_stats(struct hwprof_session *s, int event,
 	struct hwprof_session_stats v = { .sz = sizeof(v) };
 	const struct hwp_sev *e;
 
-	if (!s || !st || st->sz < sizeof(size_t) || event < 0 ||
-	    (size_t)event >= s->nev)
+	if (!s || !st || st->sz < sizeof(size_t) || event < 0 || (size_t)event >= s->nev)
 		return -EINVAL;
 	hwp_lock_engine();
 	e = &s->ev[event];
@@ -627,8 +628,7 @@ static void *snapshot(void *snap, const void *from, size_t n, size_t sz)
 }
 
 HWPROF_API int hwprof_session_objects(struct hwprof_session *s, int event,
-				      const struct hwprof_object **objs,
-				      size_t *n)
+				      const struct hwprof_object **objs, size_t *n)
 {
 	struct hwp_objects *o;
 	struct hwprof_object *snap;
@@ -656,8 +656,7 @@ out:
 }
 
 HWPROF_API int hwprof_session_paths(struct hwprof_session *s, int event,
-				    const struct hwprof_path_node **nodes,
-				    size_t *n)
+				    const struct hwprof_path_node **nodes, size_t *n)
 {
 	struct hwprof_path_node *snap;
 	struct hwp_paths *p;

@@ -15,10 +15,10 @@
 
 #include "internal.h"
 
-typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *,
-				 void *(*)(void *), void *);
+typedef int (*pthread_create_fn)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+				 void *);
 static pthread_create_fn real_create;
-static __thread int no_trampoline;	/* set while making one of hwprof's own */
+static __thread int no_trampoline; /* set while making one of hwprof's own */
 
 /*
  * A program linked statically (with libhwprof.a and libc.a) has no
@@ -29,10 +29,10 @@ static __thread int no_trampoline;	/* set while making one of hwprof's own */
  * thrd_create is referenced too: its member calls __pthread_create. In a
  * dynamic link libc.so exports no __pthread_create and it stays NULL.
  */
-extern int __pthread_create(pthread_t *, const pthread_attr_t *,
-			    void *(*)(void *), void *) __attribute__((weak));
-__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t, void *) =
-	thrd_create;
+extern int __pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *)
+	__attribute__((weak));
+__attribute__((used)) static int (*const pull_libc_create)(thrd_t *, thrd_start_t,
+							   void *) = thrd_create;
 
 static pthread_create_fn create_fn(void)
 {
@@ -64,7 +64,7 @@ int hwp_spawn_untracked(pthread_t *t, void *(*fn)(void *), void *arg)
 struct tramp {
 	void *(*fn)(void *);
 	void *arg;
-	struct tramp *next;	/* on the spare list */
+	struct tramp *next; /* on the spare list */
 };
 
 /*
@@ -80,12 +80,12 @@ struct tramp {
  * next burst takes from; the blocks stay (as many as the most threads
  * ever waiting to start at once beyond the pool).
  */
-#define TRAMP_POOL	256
+#define TRAMP_POOL 256
 
 static struct tramp pool[TRAMP_POOL];
-static int pool_used[TRAMP_POOL];	/* atomic: 1 while a thread owns it */
-static unsigned int pool_next;		/* atomic: where the search starts */
-static struct tramp *spare;		/* under spare_lock */
+static int pool_used[TRAMP_POOL]; /* atomic: 1 while a thread owns it */
+static unsigned int pool_next;	  /* atomic: where the search starts */
+static struct tramp *spare;	  /* under spare_lock */
 static pthread_mutex_t spare_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct tramp *tramp_get(void)
@@ -93,7 +93,8 @@ static struct tramp *tramp_get(void)
 	struct tramp *t;
 
 	for (int k = 0; k < TRAMP_POOL; k++) {
-		unsigned int i = __atomic_fetch_add(&pool_next, 1, __ATOMIC_RELAXED) % TRAMP_POOL;
+		unsigned int i = __atomic_fetch_add(&pool_next, 1, __ATOMIC_RELAXED) %
+				 TRAMP_POOL;
 		int free_slot = 0;
 
 		if (__atomic_compare_exchange_n(&pool_used[i], &free_slot, 1, 0,

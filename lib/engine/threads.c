@@ -55,7 +55,8 @@ static uint64_t lost_ours(const struct hwp_slot *sl)
 
 uint64_t hwp_threads_slot_lost(const struct hwp_slot *sl)
 {
-	return sl->fmt_lost && !hwp_threads_slot_ours(sl) ? sl->ring.stats.lost : lost_ours(sl);
+	return sl->fmt_lost && !hwp_threads_slot_ours(sl) ? sl->ring.stats.lost :
+							    lost_ours(sl);
 }
 
 static int was_missed(const struct hwprof_session *s, pid_t tid);
@@ -139,7 +140,7 @@ int hwp_threads_now(void)
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	p = strrchr(buf, ')');	/* the name may hold spaces */
+	p = strrchr(buf, ')'); /* the name may hold spaces */
 	for (; p && *p && field < 20; p++)
 		if (*p == ' ' && p[1] != ' ')
 			field++;
@@ -220,8 +221,8 @@ void hwp_threads_enable(struct hwprof_session *s, pid_t tid, int on)
 			foreign = 1;
 			continue;
 		}
-		hwp_perf_ioctl(s->slot[i].fd, on ? PERF_EVENT_IOC_ENABLE :
-			       PERF_EVENT_IOC_DISABLE, 0);
+		hwp_perf_ioctl(s->slot[i].fd,
+			       on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
 	}
 	if (foreign)
 		hwp_threads_drop_foreign(s, NULL, 0);
@@ -330,7 +331,8 @@ void hwp_threads_size_rings(struct hwprof_session *s)
 	}
 	user_kb = hwp_sys_read_long("/proc/sys/kernel/perf_event_mlock_kb", 516);
 	pinned_kb = status_kb("VmPin");
-	budget = (uint64_t)(user_kb > 0 ? user_kb : 0) * (uint64_t)(ncpu > 0 ? ncpu : 1) * 1024;
+	budget = (uint64_t)(user_kb > 0 ? user_kb : 0) * (uint64_t)(ncpu > 0 ? ncpu : 1) *
+		 1024;
 	if (rl.rlim_cur / 1024 > (rlim_t)(pinned_kb > 0 ? pinned_kb : 0))
 		budget += rl.rlim_cur - (uint64_t)(pinned_kb > 0 ? pinned_kb : 0) * 1024;
 	pages = budget / (uint64_t)psz;
@@ -338,13 +340,14 @@ void hwp_threads_size_rings(struct hwprof_session *s)
 	for (size_t i = 0; i < s->nev; i++) {
 		if (s->ev[i].percpu)
 			pages -= pages >= (uint64_t)(s->cpages + 1) * s->ncpu ?
-				 (uint64_t)(s->cpages + 1) * s->ncpu : pages;
+					 (uint64_t)(s->cpages + 1) * s->ncpu :
+					 pages;
 		else
 			own++;
 	}
 	if (!own)
 		return;
-	per = pages / HWP_FIT_THREADS / own;		/* pages a ring may take */
+	per = pages / HWP_FIT_THREADS / own; /* pages a ring may take */
 	while (p > 1 && p + 1 > per)
 		p /= 2;
 	s->fit = p;
@@ -414,7 +417,7 @@ static void reserve_fds(size_t n)
 		return;
 	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < n + 64)
 		raise_nofile();
-	lo = fcntl(0, F_DUPFD_CLOEXEC, 0);	/* the lowest free fd */
+	lo = fcntl(0, F_DUPFD_CLOEXEC, 0); /* the lowest free fd */
 	if (lo < 0)
 		lo = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
 	if (lo < 0)
@@ -511,11 +514,10 @@ static int slot_init(struct hwp_slot *sl, int fd, size_t i, int cr, pid_t tid,
 
 /*
  * Opens tid's fd for event i on CPU number cpu (an index of s->cpu_id)
- * into sl, enabled if enable. With cpu -1 the fd gets a ring of its own. Else it writes into the event's
- * shared ring for cpu (made first if it is not there yet): born enabled
- * into it (no enable ioctl, and no window in which a sample has no ring),
- * or, where the kernel refuses PERF_FLAG_FD_OUTPUT, opened disabled and
- * redirected with PERF_EVENT_IOC_SET_OUTPUT.
+ * into sl, enabled if enable. With cpu -1 the fd gets a ring of its own. Else it writes into
+ * the event's shared ring for cpu (made first if it is not there yet): born enabled into it
+ * (no enable ioctl, and no window in which a sample has no ring), or, where the kernel refuses
+ * PERF_FLAG_FD_OUTPUT, opened disabled and redirected with PERF_EVENT_IOC_SET_OUTPUT.
  */
 static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int enable,
 		     struct hwp_slot *sl, char *why, size_t len)
@@ -531,7 +533,7 @@ static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int
 	if (fd == -EMFILE && raise_nofile())
 		fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	if (fd == -EINVAL && (e->e.attr.read_format & PERF_FORMAT_LOST)) {
-		e->e.attr.read_format = 0;	/* kernel before 6.0 */
+		e->e.attr.read_format = 0; /* kernel before 6.0 */
 		fd = hwp_attr_event_open(&e->e, tid, id, out, &precise, why, len);
 	}
 	if (fd == -EINVAL && out >= 0) {
@@ -541,7 +543,7 @@ static int open_slot(struct hwprof_session *s, size_t i, pid_t tid, int cpu, int
 	}
 	if (fd < 0)
 		return fd;
-	*why = 0;	/* what fails from here on is not the open's */
+	*why = 0; /* what fails from here on is not the open's */
 	ret = slot_init(sl, fd, i, cr ? (int)(cr - s->cring) : -1, tid, &e->e.attr);
 	if (ret) {
 		close(fd);
@@ -577,15 +579,16 @@ static void unopen(struct hwprof_session *s, size_t first)
 /* Slots for event i of tid: one per CPU into the shared rings, or, where
  * that fails (the open-file limit, which one fd a thread may still fit,
  * or any other refusal), one with a ring of its own. */
-static int attach_event(struct hwprof_session *s, size_t i, pid_t tid, int enable,
-			char *why, size_t len)
+static int attach_event(struct hwprof_session *s, size_t i, pid_t tid, int enable, char *why,
+			size_t len)
 {
 	size_t first = s->nslot;
 	int ret;
 
 	if (s->ev[i].percpu && s->cring) {
 		for (size_t c = 0; c < s->ncpu; c++) {
-			ret = open_slot(s, i, tid, (int)c, enable, &s->slot[s->nslot], why, len);
+			ret = open_slot(s, i, tid, (int)c, enable, &s->slot[s->nslot], why,
+					len);
 			if (ret)
 				break;
 			s->nslot++;
@@ -680,16 +683,16 @@ static int retire_tid(struct hwprof_session *s, pid_t tid)
  * of them. A thread any of whose fds failed goes through hwp_threads_attach()
  * again, which knows every fallback and counts what it cannot cover.
  */
-#define HWP_MANY	64
-#define HWP_OPENERS	4
+#define HWP_MANY    64
+#define HWP_OPENERS 4
 
 struct openers {
 	struct hwprof_session *s;
 	const pid_t *tid;
-	size_t n, per;			/* threads; fds a thread */
-	struct perf_event_attr *attr;	/* each event's, born enabled */
-	struct hwp_slot *sl;		/* n x per */
-	size_t next;			/* the next thread to open */
+	size_t n, per;		      /* threads; fds a thread */
+	struct perf_event_attr *attr; /* each event's, born enabled */
+	struct hwp_slot *sl;	      /* n x per */
+	size_t next;		      /* the next thread to open */
 };
 
 /* Opens thread t's fds into o->sl; 0, or the first error (the thread's
@@ -706,8 +709,9 @@ static int open_thread(struct openers *o, size_t t)
 			const struct hwp_cring *cr = &s->cring[i * s->ncpu + c];
 			struct perf_event_attr a = o->attr[i];
 			/* from the level the session's first open found */
-			int fd = hwp_attr_open(&a, (int)s->ev[i].precise, o->tid[t], s->cpu_id[c],
-					       cr->fd, PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
+			int fd = hwp_attr_open(&a, (int)s->ev[i].precise, o->tid[t],
+					       s->cpu_id[c], cr->fd,
+					       PERF_FLAG_FD_OUTPUT | PERF_FLAG_FD_NO_GROUP,
 					       NULL);
 
 			memset(&sl[k], 0, sizeof(sl[k]));
@@ -715,7 +719,8 @@ static int open_thread(struct openers *o, size_t t)
 				ret = fd;
 				break;
 			}
-			ret = slot_init(&sl[k], fd, i, (int)(i * s->ncpu + c), o->tid[t], &o->attr[i]);
+			ret = slot_init(&sl[k], fd, i, (int)(i * s->ncpu + c), o->tid[t],
+					&o->attr[i]);
 		}
 	}
 	if (ret)
@@ -762,7 +767,7 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	/* the first attaches as usual: it maps the shared rings */
 	while (first < n && !openers_fit(s)) {
 		r = hwp_threads_attach(s, tid[first++], 1);
-		if (r && r != -ESRCH && !ret)	/* ESRCH: exited meanwhile */
+		if (r && r != -ESRCH && !ret) /* ESRCH: exited meanwhile */
 			ret = r;
 		if (first == 1 && n < HWP_MANY)
 			break;
@@ -776,7 +781,9 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	o.sl = calloc(o.n * o.per, sizeof(*o.sl));
 	if (!o.attr || !o.sl || s->capslot - s->nslot < o.n * o.per) {
 		struct hwp_slot *ns = o.attr && o.sl ?
-			realloc(s->slot, (s->nslot + o.n * o.per) * sizeof(*ns)) : NULL;
+					      realloc(s->slot,
+						      (s->nslot + o.n * o.per) * sizeof(*ns)) :
+					      NULL;
 
 		if (!ns) {
 			free(o.attr);
@@ -793,7 +800,8 @@ static int attach_all(struct hwprof_session *s, const pid_t *tid, size_t n)
 	/* no signal of the program's lands on them (as the drain thread) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (long c = sysconf(_SC_NPROCESSORS_ONLN); nth + 1 < (size_t)c && nth + 1 < HWP_OPENERS; nth++)
+	for (long c = sysconf(_SC_NPROCESSORS_ONLN);
+	     nth + 1 < (size_t)c && nth + 1 < HWP_OPENERS; nth++)
 		if (hwp_spawn_untracked(&th[nth], opener, &o))
 			break;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -854,7 +862,7 @@ int hwp_threads_scan(struct hwprof_session *s, pid_t skip, pid_t last, int last_
 			pid_t *nt = realloc(tid, (cap ? 2 * cap : 64) * sizeof(*nt));
 
 			if (!nt) {
-				r = hwp_threads_attach(s, t, 1);	/* one by one, then */
+				r = hwp_threads_attach(s, t, 1); /* one by one, then */
 				if (r && r != -ESRCH && !ret)
 					ret = r;
 				continue;

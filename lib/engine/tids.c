@@ -16,10 +16,10 @@
 /* Open addressing on the tid (never 0: a record too short to hold one is
  * counted under 0 in z), grown at half full. */
 struct hwp_tids {
-	struct hwp_tid_count *e;	/* nslot entries, tid 0: empty */
+	struct hwp_tid_count *e; /* nslot entries, tid 0: empty */
 	size_t n, nslot;
-	uint64_t z;			/* samples without a thread id */
-	uint64_t dropped;		/* samples a full table could not take */
+	uint64_t z;	  /* samples without a thread id */
+	uint64_t dropped; /* samples a full table could not take */
 };
 
 static size_t slot_of(uint32_t tid, size_t nslot)
@@ -62,7 +62,8 @@ void hwp_tids_add(struct hwp_tids *t, const uint32_t *tids, size_t n)
 			t->dropped++;
 			continue;
 		}
-		for (k = slot_of(tids[i], t->nslot); t->e[k].tid && t->e[k].tid != (pid_t)tids[i];
+		for (k = slot_of(tids[i], t->nslot);
+		     t->e[k].tid && t->e[k].tid != (pid_t)tids[i];
 		     k = (k + 1) & (t->nslot - 1))
 			;
 		if (!t->e[k].tid) {
@@ -100,8 +101,8 @@ int hwp_tids_enable(struct hwprof_session *s)
 	return 0;
 }
 
-int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out,
-		     size_t *n, uint64_t *untold)
+int hwp_tids_of(struct hwprof_session *s, int event, struct hwp_tid_count **out, size_t *n,
+		uint64_t *untold)
 {
 	struct hwp_tids *t;
 	struct hwp_tid_count *v;

@@ -15,23 +15,23 @@
 
 #include "htab.h"
 
-#define HWP_CCT_ROOT	UINT32_MAX	/* the parent of an outermost frame */
+#define HWP_CCT_ROOT UINT32_MAX /* the parent of an outermost frame */
 
 struct hwp_cct_node {
-	uint32_t parent;	/* the caller's node, or HWP_CCT_ROOT */
-	uint32_t object;	/* where addr is: the tree's user's number for
-				 * it (0 where all are in one space) */
-	uint32_t depth;		/* frames from the outermost one: 1 for a root */
-	uint64_t addr;		/* the sampled pc where a path ends here, the
-				 * return address where it goes on to a callee */
+	uint32_t parent; /* the caller's node, or HWP_CCT_ROOT */
+	uint32_t object; /* where addr is: the tree's user's number for
+			  * it (0 where all are in one space) */
+	uint32_t depth;	 /* frames from the outermost one: 1 for a root */
+	uint64_t addr;	 /* the sampled pc where a path ends here, the
+			  * return address where it goes on to a callee */
 };
 
 struct hwp_cct {
-	struct hwp_cct_node *node;	/* parents before children */
+	struct hwp_cct_node *node; /* parents before children */
 	size_t n, cap;
-	size_t max;		/* nodes it takes at most; 0: no limit */
-	uint32_t max_depth;	/* depth of a node at most; 0: no limit */
-	struct hwp_htab index;	/* of (parent, object, addr) */
+	size_t max;	       /* nodes it takes at most; 0: no limit */
+	uint32_t max_depth;    /* depth of a node at most; 0: no limit */
+	struct hwp_htab index; /* of (parent, object, addr) */
 };
 
 /* the slow part of hwp_cct_node(), in cct.c */

@@ -23,8 +23,8 @@ struct guard {
 	sigjmp_buf jb;
 	hwp_owns_fn owns;
 	const void *ctx;
-	uintptr_t addr;		/* the faulting address, set by the handler */
-	struct guard *prev;	/* a guard on this thread further out */
+	uintptr_t addr;	    /* the faulting address, set by the handler */
+	struct guard *prev; /* a guard on this thread further out */
 };
 
 /* The innermost guard of this thread; read by the handler only while some
@@ -52,9 +52,8 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	struct sigaction dfl = { .sa_handler = SIG_DFL };
 	sigset_t old;
 
-	if (!(n->sa_flags & SA_SIGINFO) && n->sa_handler == SIG_IGN &&
-	    si->si_code <= 0)
-		return;		/* sent by kill() and ignored */
+	if (!(n->sa_flags & SA_SIGINFO) && n->sa_handler == SIG_IGN && si->si_code <= 0)
+		return; /* sent by kill() and ignored */
 	if (!(n->sa_flags & SA_SIGINFO) &&
 	    (n->sa_handler == SIG_DFL || n->sa_handler == SIG_IGN)) {
 		/* the default action: a fault happens again when the
@@ -101,12 +100,13 @@ static void on_fault(int sig, siginfo_t *si, void *uc)
 
 static int arm_one(int sig, struct sigaction *next)
 {
-	struct sigaction now, old, ours = {
-		.sa_sigaction = on_fault,
-		/* ONSTACK: a program that handles stack overflow on an
-		 * alternate stack must still get there */
-		.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART,
-	};
+	struct sigaction now, old,
+		ours = {
+			.sa_sigaction = on_fault,
+			/* ONSTACK: a program that handles stack overflow on an
+			 * alternate stack must still get there */
+			.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART,
+		};
 
 	if (sigaction(sig, NULL, &now))
 		return -errno;
@@ -117,7 +117,7 @@ static int arm_one(int sig, struct sigaction *next)
 	if (sigaction(sig, &ours, &old))
 		return -errno;
 	if (!is_ours(&old))
-		*next = old;	/* the program changed it in between */
+		*next = old; /* the program changed it in between */
 	/* a sanitizer may keep its own handler and say nothing */
 	if (sigaction(sig, NULL, &now) || !is_ours(&now))
 		return -ENOSYS;
@@ -149,8 +149,8 @@ int hwp_guard_arm(void)
  * SIGSEGV and SIGBUS (the kernel kills a thread that faults with them
  * blocked). May run in a signal handler.
  */
-int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns,
-		  const void *ctx, uintptr_t *addr)
+int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns, const void *ctx,
+		  uintptr_t *addr)
 {
 	struct guard g = { .owns = owns, .ctx = ctx, .prev = cur };
 
@@ -181,8 +181,8 @@ int hwp_guard_run(void (*fn)(void *), void *arg, hwp_owns_fn owns,
  * then (not per sample): where it cannot be installed, [base, base + len)
  * is checked against the maps first. Not in a signal handler.
  */
-int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns,
-		    const void *ctx, void *base, size_t len, uintptr_t *addr)
+int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns, const void *ctx,
+		    void *base, size_t len, uintptr_t *addr)
 {
 	if (hwp_guard_arm() && !hwp_user_writable(base, len)) {
 		if (addr)
@@ -198,8 +198,7 @@ int hwp_guard_write(void (*fn)(void *), void *arg, hwp_owns_fn owns,
  * lock, and safe in a signal handler. Also sent to the log callback when
  * not in a handler (in_handler 0).
  */
-void hwp_guard_say(const char *api, const char *what, uintptr_t addr,
-		   int in_handler)
+void hwp_guard_say(const char *api, const char *what, uintptr_t addr, int in_handler)
 {
 	char line[320];
 	int n;

@@ -10,8 +10,8 @@
 
 #include "hist.h"
 
-#define SEG_NONE	UINT32_MAX
-#define MAX_BUCKETS	(1ull << 46)	/* keeps every in-region product < 2^63 */
+#define SEG_NONE    UINT32_MAX
+#define MAX_BUCKETS (1ull << 46) /* keeps every in-region product < 2^63 */
 
 typedef unsigned __int128 u128;
 
@@ -19,12 +19,12 @@ typedef unsigned __int128 u128;
 struct hreg {
 	unsigned char *base;
 	uint64_t off;
-	uint64_t nbuckets;	/* whole buckets in the caller's size */
+	uint64_t nbuckets; /* whole buckets in the caller's size */
 	uint32_t scale;
-	uint8_t wshift;		/* log2 of the bucket bytes: 1, 2 or 3 */
-	uint8_t loop;		/* which specialised fold loop, see run() */
-	size_t user;		/* index in the caller's table */
-	u128 end;		/* first pc past the range, at most 2^64 */
+	uint8_t wshift; /* log2 of the bucket bytes: 1, 2 or 3 */
+	uint8_t loop;	/* which specialised fold loop, see run() */
+	size_t user;	/* index in the caller's table */
+	u128 end;	/* first pc past the range, at most 2^64 */
 };
 
 /*
@@ -39,7 +39,7 @@ struct hwprof_hist {
 	uint64_t threshold;
 	struct hreg *reg;
 	size_t nreg;
-	struct hreg bin;	/* overflow bin, valid when has_bin */
+	struct hreg bin; /* overflow bin, valid when has_bin */
 	int has_bin;
 	uint64_t *start;
 	uint32_t *owner;
@@ -50,16 +50,16 @@ struct hwprof_hist {
 	uint64_t fa, fspan;
 	unsigned int fshift;
 	uint32_t lcg;
-	int off;		/* a caller buffer faulted: nothing is written */
-	const char *api;	/* the call that gave the buffers, for messages */
+	int off;	 /* a caller buffer faulted: nothing is written */
+	const char *api; /* the call that gave the buffers, for messages */
 	struct hwprof_hist_stats st;
 };
 
 /* ------------------------------------------------------------------ */
 /* The index formula: idx = ((d >> pre) * scale) >> post, d = pc - off  */
 
-static void formula(unsigned int index, unsigned int wshift,
-		    unsigned int *pre, unsigned int *post)
+static void formula(unsigned int index, unsigned int wshift, unsigned int *pre,
+		    unsigned int *post)
 {
 	switch (index) {
 	case HWPROF_INDEX_PAPI:
@@ -70,7 +70,7 @@ static void formula(unsigned int index, unsigned int wshift,
 		*pre = 1;
 		*post = 16;
 		break;
-	default:		/* SPROFIL divides by the bucket bytes */
+	default: /* SPROFIL divides by the bucket bytes */
 		*pre = wshift;
 		*post = 16;
 		break;
@@ -92,16 +92,19 @@ static int is_bin(const struct hwprof_region *r)
 static int width_shift(uint32_t width)
 {
 	switch (width) {
-	case 16: return 1;
-	case 32: return 2;
-	case 64: return 3;
+	case 16:
+		return 1;
+	case 32:
+		return 2;
+	case 64:
+		return 3;
 	}
 	return -1;
 }
 
 /* First pc whose index is >= n: idx < n <=> (d >> pre) < ceil((n << post) / s). */
-static u128 range_end(uint64_t off, uint64_t n, uint32_t s,
-		      unsigned int pre, unsigned int post)
+static u128 range_end(uint64_t off, uint64_t n, uint32_t s, unsigned int pre,
+		      unsigned int post)
 {
 	u128 lim = ((u128)n << post);
 	u128 u = (lim + s - 1) / s;
@@ -111,8 +114,7 @@ static u128 range_end(uint64_t off, uint64_t n, uint32_t s,
 	return end > top ? top : end;
 }
 
-static int opts_copy(const struct hwprof_hist_opts *in,
-		     struct hwprof_hist_opts *o)
+static int opts_copy(const struct hwprof_hist_opts *in, struct hwprof_hist_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	if (!in || !hwp_user_opts_ok(in, in->sz, sizeof(*o)))
@@ -154,8 +156,7 @@ static int table_check(const struct hwprof_hist_opts *o, size_t *where,
 
 	*where = 0;
 	if (o->index < HWPROF_INDEX_PAPI || o->index > HWPROF_INDEX_SPROFIL ||
-	    (o->fold & ~fold) || (o->flags & ~known) ||
-	    (o->nregions && !o->regions))
+	    (o->fold & ~fold) || (o->flags & ~known) || (o->nregions && !o->regions))
 		return HWPROF_HIST_EOPTS;
 	if ((o->fold & HWPROF_FOLD_WEIGHTED) && !o->threshold)
 		return HWPROF_HIST_ETHRESHOLD;
@@ -192,8 +193,7 @@ static int table_check(const struct hwprof_hist_opts *o, size_t *where,
 			fault = HWPROF_HIST_EBASE;
 			goto out;
 		}
-		if ((r->size & ((1u << ws) - 1)) &&
-		    !(o->flags & HWPROF_HIST_PARTIAL)) {
+		if ((r->size & ((1u << ws) - 1)) && !(o->flags & HWPROF_HIST_PARTIAL)) {
 			fault = HWPROF_HIST_EPARTIAL;
 			goto out;
 		}
@@ -218,10 +218,9 @@ static int table_check(const struct hwprof_hist_opts *o, size_t *where,
 			bin = h;
 			continue;
 		}
-		if (!h.nbuckets)	/* PARTIAL, smaller than one bucket */
+		if (!h.nbuckets) /* PARTIAL, smaller than one bucket */
 			continue;
-		if (have_prev && h.off < prev_off &&
-		    !(o->flags & HWPROF_HIST_SORT)) {
+		if (have_prev && h.off < prev_off && !(o->flags & HWPROF_HIST_SORT)) {
 			fault = HWPROF_HIST_EUNSORTED;
 			goto out;
 		}
@@ -275,8 +274,7 @@ static int heap_above(const struct hreg *reg, uint32_t a, uint32_t b)
 	return reg[a].user < reg[b].user;
 }
 
-static void heap_push(const struct hreg *reg, uint32_t *hp, size_t *n,
-		      uint32_t v)
+static void heap_push(const struct hreg *reg, uint32_t *hp, size_t *n, uint32_t v)
 {
 	size_t i = (*n)++;
 
@@ -322,7 +320,7 @@ static void seg_add(struct hwprof_hist *h, uint64_t at, uint32_t owner)
 	if (h->nseg && h->owner[h->nseg - 1] == owner)
 		return;
 	if (h->nseg && h->start[h->nseg - 1] == at) {
-		h->owner[h->nseg - 1] = owner;	/* empty segment: replace */
+		h->owner[h->nseg - 1] = owner; /* empty segment: replace */
 		if (h->nseg > 1 && h->owner[h->nseg - 2] == owner)
 			h->nseg--;
 		return;
@@ -344,7 +342,7 @@ static int build_front(struct hwprof_hist *h)
 
 	h->fa = h->nseg > 1 ? h->start[1] : 0;
 	if (h->nseg < 3)
-		return 0;	/* fspan 0: the two checks in seg_find() decide */
+		return 0; /* fspan 0: the two checks in seg_find() decide */
 	h->fspan = h->start[h->nseg - 1] - h->fa;
 	while (nfront < h->nseg / 2 && nfront < (1u << 16))
 		nfront <<= 1;
@@ -416,8 +414,7 @@ static int build_segments(struct hwprof_hist *h)
 /* ------------------------------------------------------------------ */
 /* Public table calls                                                   */
 
-HWPROF_API int hwprof_hist_check(const struct hwprof_hist_opts *opts,
-				 size_t *where)
+HWPROF_API int hwprof_hist_check(const struct hwprof_hist_opts *opts, size_t *where)
 {
 	struct hwprof_hist_opts o;
 	size_t w = 0;
@@ -427,7 +424,7 @@ HWPROF_API int hwprof_hist_check(const struct hwprof_hist_opts *opts,
 		ret = HWPROF_HIST_EOPTS;
 	} else {
 		ret = table_check(&o, &w, NULL);
-		if (ret < 0)	/* no memory to finish the check */
+		if (ret < 0) /* no memory to finish the check */
 			ret = HWPROF_HIST_EOPTS;
 	}
 	if (where)
@@ -485,7 +482,7 @@ int hwp_hist_writable(const struct hwprof_hist *h)
 	}
 	if (h->has_bin && h->bin.nbuckets) {
 		base[n] = h->bin.base;
-		len[n++] = (size_t)1 << h->bin.wshift;	/* its first bucket */
+		len[n++] = (size_t)1 << h->bin.wshift; /* its first bucket */
 	}
 	ok = hwp_user_writable_all(base, len, n);
 	free(base);
@@ -493,8 +490,7 @@ int hwp_hist_writable(const struct hwprof_hist *h)
 	return ok ? 0 : -EFAULT;
 }
 
-HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts,
-			       struct hwprof_hist **out)
+HWPROF_API int hwprof_hist_new(const struct hwprof_hist_opts *opts, struct hwprof_hist **out)
 {
 	struct hwprof_hist_opts o;
 	struct hwprof_hist *h;
@@ -543,8 +539,7 @@ HWPROF_API void hwprof_hist_free(struct hwprof_hist *h)
 	free(h);
 }
 
-HWPROF_API int hwprof_hist_stats(const struct hwprof_hist *h,
-				 struct hwprof_hist_stats *st)
+HWPROF_API int hwprof_hist_stats(const struct hwprof_hist *h, struct hwprof_hist_stats *st)
 {
 	size_t sz;
 
@@ -567,7 +562,7 @@ static inline size_t seg_find(const struct hwprof_hist *h, uint64_t pc)
 	const uint64_t *base;
 	size_t lo, n;
 
-	if (d >= h->fspan)	/* also every pc when nseg < 3 */
+	if (d >= h->fspan) /* also every pc when nseg < 3 */
 		return pc < h->fa ? 0 : h->nseg - 1;
 	lo = h->front[d >> h->fshift];
 	n = h->front[(d >> h->fshift) + 1] - lo + 1;
@@ -589,8 +584,8 @@ static inline uint64_t seg_lenm1(const struct hwprof_hist *h, size_t s)
 	return next - h->start[s] - 1;
 }
 
-static inline uint64_t bucket_idx(const struct hreg *r, uint64_t d,
-				  unsigned int pre, unsigned int post)
+static inline uint64_t bucket_idx(const struct hreg *r, uint64_t d, unsigned int pre,
+				  unsigned int post)
 {
 	return ((d >> pre) * r->scale) >> post;
 }
@@ -602,9 +597,15 @@ static inline uint64_t load_w(const unsigned char *p, unsigned int wshift)
 	uint64_t c;
 
 	switch (wshift) {
-	case 1: memcpy(&a, p, 2); return a;
-	case 2: memcpy(&b, p, 4); return b;
-	default: memcpy(&c, p, 8); return c;
+	case 1:
+		memcpy(&a, p, 2);
+		return a;
+	case 2:
+		memcpy(&b, p, 4);
+		return b;
+	default:
+		memcpy(&c, p, 8);
+		return c;
 	}
 }
 
@@ -614,9 +615,15 @@ static inline void store_w(unsigned char *p, unsigned int wshift, uint64_t v)
 	uint32_t b = (uint32_t)v;
 
 	switch (wshift) {
-	case 1: memcpy(p, &a, 2); break;
-	case 2: memcpy(p, &b, 4); break;
-	default: memcpy(p, &v, 8); break;
+	case 1:
+		memcpy(p, &a, 2);
+		break;
+	case 2:
+		memcpy(p, &b, 4);
+		break;
+	default:
+		memcpy(p, &v, 8);
+		break;
 	}
 }
 
@@ -645,39 +652,41 @@ static inline int add_sat(unsigned char *p, unsigned int wshift, uint64_t inc)
  * the segment starts at the region's offset (always, unless an overlapping
  * region clipped it) one subtraction serves the range test and the index.
  */
-#define RUN_LOOP(T, PRE, POST, FROM, DELTA)				\
-	for (; i < n; i++) {						\
-		uint64_t d = ips[i] - (FROM), idx;			\
-		T v;							\
-									\
-		if (d > lenm1)						\
-			break;						\
-		idx = (((d + (DELTA)) >> (PRE)) * scale) >> (POST);	\
-		memcpy(&v, b + idx * sizeof(T), sizeof(T));		\
-		if (unlikely(v == (T)-1)) {				\
-			clipped++;					\
-			continue;					\
-		}							\
-		v++;							\
-		memcpy(b + idx * sizeof(T), &v, sizeof(T));		\
+#define RUN_LOOP(T, PRE, POST, FROM, DELTA)                         \
+	for (; i < n; i++) {                                        \
+		uint64_t d = ips[i] - (FROM), idx;                  \
+		T v;                                                \
+                                                                    \
+		if (d > lenm1)                                      \
+			break;                                      \
+		idx = (((d + (DELTA)) >> (PRE)) * scale) >> (POST); \
+		memcpy(&v, b + idx * sizeof(T), sizeof(T));         \
+		if (unlikely(v == (T)-1)) {                         \
+			clipped++;                                  \
+			continue;                                   \
+		}                                                   \
+		v++;                                                \
+		memcpy(b + idx * sizeof(T), &v, sizeof(T));         \
 	}
 
-#define DEFINE_RUN(name, T, PRE, POST)					\
-static inline __attribute__((always_inline)) size_t			\
-name(const uint64_t *ips, size_t i, size_t n, uint64_t lo,		\
-     uint64_t lenm1, const struct hreg *r, uint64_t *sat)		\
-{									\
-	unsigned char *b = r->base;					\
-	const uint64_t off = r->off, delta = lo - off, scale = r->scale; \
-	uint64_t clipped = 0;						\
-									\
-	if (likely(!delta))						\
-		RUN_LOOP(T, PRE, POST, off, 0)				\
-	else								\
-		RUN_LOOP(T, PRE, POST, lo, delta)			\
-	*sat += clipped;						\
-	return i;							\
-}
+#define DEFINE_RUN(name, T, PRE, POST)                                                        \
+	static inline __attribute__((always_inline)) size_t name(const uint64_t *ips,         \
+								 size_t i, size_t n,          \
+								 uint64_t lo, uint64_t lenm1, \
+								 const struct hreg *r,        \
+								 uint64_t *sat)               \
+	{                                                                                     \
+		unsigned char *b = r->base;                                                   \
+		const uint64_t off = r->off, delta = lo - off, scale = r->scale;              \
+		uint64_t clipped = 0;                                                         \
+                                                                                              \
+		if (likely(!delta))                                                           \
+			RUN_LOOP(T, PRE, POST, off, 0)                                        \
+		else                                                                          \
+			RUN_LOOP(T, PRE, POST, lo, delta)                                     \
+		*sat += clipped;                                                              \
+		return i;                                                                     \
+	}
 
 DEFINE_RUN(run_papi16, uint16_t, 0, 17)
 DEFINE_RUN(run_papi32, uint32_t, 0, 17)
@@ -690,20 +699,28 @@ DEFINE_RUN(run_sprofil32, uint32_t, 2, 16)
 DEFINE_RUN(run_sprofil64, uint64_t, 3, 16)
 
 /* hreg.loop = (index - 1) * 3 + (wshift - 1) picks the loop. */
-static inline size_t run(const uint64_t *ips, size_t i, size_t n,
-			 uint64_t lo, uint64_t lenm1, const struct hreg *r,
-			 uint64_t *sat)
+static inline size_t run(const uint64_t *ips, size_t i, size_t n, uint64_t lo, uint64_t lenm1,
+			 const struct hreg *r, uint64_t *sat)
 {
 	switch (r->loop) {
-	case 0: return run_papi16(ips, i, n, lo, lenm1, r, sat);
-	case 1: return run_papi32(ips, i, n, lo, lenm1, r, sat);
-	case 2: return run_papi64(ips, i, n, lo, lenm1, r, sat);
-	case 3: return run_profil16(ips, i, n, lo, lenm1, r, sat);
-	case 4: return run_profil32(ips, i, n, lo, lenm1, r, sat);
-	case 5: return run_profil64(ips, i, n, lo, lenm1, r, sat);
-	case 6: return run_sprofil16(ips, i, n, lo, lenm1, r, sat);
-	case 7: return run_sprofil32(ips, i, n, lo, lenm1, r, sat);
-	default: return run_sprofil64(ips, i, n, lo, lenm1, r, sat);
+	case 0:
+		return run_papi16(ips, i, n, lo, lenm1, r, sat);
+	case 1:
+		return run_papi32(ips, i, n, lo, lenm1, r, sat);
+	case 2:
+		return run_papi64(ips, i, n, lo, lenm1, r, sat);
+	case 3:
+		return run_profil16(ips, i, n, lo, lenm1, r, sat);
+	case 4:
+		return run_profil32(ips, i, n, lo, lenm1, r, sat);
+	case 5:
+		return run_profil64(ips, i, n, lo, lenm1, r, sat);
+	case 6:
+		return run_sprofil16(ips, i, n, lo, lenm1, r, sat);
+	case 7:
+		return run_sprofil32(ips, i, n, lo, lenm1, r, sat);
+	default:
+		return run_sprofil64(ips, i, n, lo, lenm1, r, sat);
 	}
 }
 
@@ -729,8 +746,8 @@ static inline uint64_t weighted_inc(uint64_t excess, uint64_t threshold)
 }
 
 /* Every mode and weights: one sample at a time. */
-static size_t fold_general(struct hwprof_hist *h, const uint64_t *ips,
-			   const uint64_t *weights, size_t n, uint32_t *lcg)
+static size_t fold_general(struct hwprof_hist *h, const uint64_t *ips, const uint64_t *weights,
+			   size_t n, uint32_t *lcg)
 {
 	struct hwprof_hist_stats *st = &h->st;
 	uint64_t lo = 1, lenm1 = 0;
@@ -785,8 +802,7 @@ static size_t fold_general(struct hwprof_hist *h, const uint64_t *ips,
 }
 
 HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
-				   const uint64_t *weights, size_t n,
-				   uint32_t *lcg)
+				   const uint64_t *weights, size_t n, uint32_t *lcg)
 {
 	struct hwprof_hist_stats *st;
 	size_t i = 0, folded = 0;
@@ -841,8 +857,8 @@ HWPROF_API size_t hwprof_hist_fold(struct hwprof_hist *h, const uint64_t *ips,
 	return folded;
 }
 
-HWPROF_API int hwprof_hist_locate(const struct hwprof_hist *h, uint64_t pc,
-				  size_t *region, uint64_t *bucket)
+HWPROF_API int hwprof_hist_locate(const struct hwprof_hist *h, uint64_t pc, size_t *region,
+				  uint64_t *bucket)
 {
 	size_t s;
 	uint32_t owner;
@@ -909,8 +925,7 @@ int hwp_hist_owns(const void *ctx, uintptr_t addr)
 
 /* "buffer 0x... (N bytes)", with the caller's region number when the
  * table has more than one. */
-void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr,
-		       char *buf, size_t len)
+void hwp_hist_describe(const struct hwprof_hist *h, uintptr_t addr, char *buf, size_t len)
 {
 	const struct hreg *r = NULL;
 	size_t bytes = 0;

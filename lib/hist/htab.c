@@ -23,7 +23,8 @@ int hwp_htab_grow(struct hwp_htab *t, size_t n)
 
 		if (!t->slot[i])
 			continue;
-		for (k = (size_t)(t->slot[i] >> 32) & (ns - 1); slot[k]; k = (k + 1) & (ns - 1))
+		for (k = (size_t)(t->slot[i] >> 32) & (ns - 1); slot[k];
+		     k = (k + 1) & (ns - 1))
 			;
 		slot[k] = t->slot[i];
 	}

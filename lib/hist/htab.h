@@ -28,13 +28,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define HWP_HTAB_MIN	1024	/* slots of a table's first index */
+#define HWP_HTAB_MIN 1024 /* slots of a table's first index */
 
 struct hwp_htab {
-	uint64_t *slot;		/* hash >> 32 << 32 | entry + 1; 0 empty */
-	size_t nslot;		/* a power of two, or 0 */
-	size_t mask;		/* nslot - 1 */
-	size_t room;		/* entries it takes before it grows: nslot / 2 */
+	uint64_t *slot; /* hash >> 32 << 32 | entry + 1; 0 empty */
+	size_t nslot;	/* a power of two, or 0 */
+	size_t mask;	/* nslot - 1 */
+	size_t room;	/* entries it takes before it grows: nslot / 2 */
 };
 
 /* The slot where a search for hash h begins. The table has slots. */

@@ -10,7 +10,7 @@
 
 #include "hist.h"
 
-#define QUEUED	8		/* messages kept while a lock is held */
+#define QUEUED 8 /* messages kept while a lock is held */
 
 static hwprof_log_fn log_fn;
 static void *log_arg;
@@ -19,7 +19,10 @@ static int log_level = HWPROF_LOG_WARN;
 static __thread struct {
 	int hold;
 	unsigned int n, dropped;
-	struct { int level; char msg[384]; } q[QUEUED];
+	struct {
+		int level;
+		char msg[384];
+	} q[QUEUED];
 } held;
 
 HWPROF_API void hwprof_set_log(hwprof_log_fn fn, void *arg, int level)

@@ -39,15 +39,14 @@ static int wmaps_load(struct wmaps *w, int mode)
 		unsigned long a, b;
 		char perm[5];
 
-		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3 ||
-		    perm[want] != "rw"[want])
+		if (sscanf(line, "%lx-%lx %4s", &a, &b, perm) != 3 || perm[want] != "rw"[want])
 			continue;
-		if (w->n && w->r[w->n - 1][1] == a) {	/* adjacent: merge */
+		if (w->n && w->r[w->n - 1][1] == a) { /* adjacent: merge */
 			w->r[w->n - 1][1] = b;
 			continue;
 		}
 		if (w->n == cap) {
-			uint64_t (*nr)[2] = realloc(w->r, (cap ? 2 * cap : 64) * sizeof(*nr));
+			uint64_t(*nr)[2] = realloc(w->r, (cap ? 2 * cap : 64) * sizeof(*nr));
 
 			if (!nr) {
 				fclose(f);
@@ -70,7 +69,7 @@ static int wmaps_holds(const struct wmaps *w, uintptr_t lo, size_t len)
 
 	if (lo + len < lo)
 		return 0;
-	while (a < b) {		/* the last mapping starting at or below lo */
+	while (a < b) { /* the last mapping starting at or below lo */
 		size_t m = (a + b) / 2;
 
 		if (w->r[m][0] <= lo)
@@ -93,7 +92,7 @@ int hwp_user_writable_all(void *const *p, const size_t *len, size_t n)
 		if (!p[i] && len[i])
 			return 0;
 	if (wmaps_load(&w, 2))
-		return 1;	/* cannot tell: let it be */
+		return 1; /* cannot tell: let it be */
 	for (size_t i = 0; ok && i < n; i++)
 		ok = !len[i] || wmaps_holds(&w, (uintptr_t)p[i], len[i]);
 	free(w.r);
@@ -132,9 +131,9 @@ int hwp_user_read(void *dst, const void *src, size_t len)
 	if (got == (ssize_t)len)
 		return 0;
 	if (got >= 0 || errno == EFAULT)
-		return -EFAULT;	/* short: the rest is not mapped */
+		return -EFAULT; /* short: the rest is not mapped */
 	if (wmaps_load(&w, 1))
-		return -EFAULT;	/* cannot tell: do not touch it */
+		return -EFAULT; /* cannot tell: do not touch it */
 	ok = wmaps_holds(&w, (uintptr_t)src, len);
 	free(w.r);
 	if (!ok)

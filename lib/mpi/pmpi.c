@@ -30,32 +30,32 @@
 #include "../profile/symbols.h"
 #include "hwpmpi.h"
 
-#define DEFAULT_TOP	64	/* functions whose per-rank counts are kept */
-#define MAX_TOP		1024	/* P x MAX_TOP x 8 bytes at rank 0 */
-#define DEFAULT_SITES	256	/* call sites whose per-rank times are kept */
-#define MAX_SITES	4096	/* P x MAX_SITES x 32 bytes at rank 0 */
-#define DEFAULT_THREADS	16	/* threads kept per rank */
-#define MAX_THREADS	1024	/* P x (MAX_THREADS + 1) x 32 bytes at rank 0 */
+#define DEFAULT_TOP	64   /* functions whose per-rank counts are kept */
+#define MAX_TOP		1024 /* P x MAX_TOP x 8 bytes at rank 0 */
+#define DEFAULT_SITES	256  /* call sites whose per-rank times are kept */
+#define MAX_SITES	4096 /* P x MAX_SITES x 32 bytes at rank 0 */
+#define DEFAULT_THREADS 16   /* threads kept per rank */
+#define MAX_THREADS	1024 /* P x (MAX_THREADS + 1) x 32 bytes at rank 0 */
 
 static struct {
 	struct hwprof_session *s;
 	int ev;
-	int err;		/* why this rank has no profile (-errno), or 0 */
+	int err; /* why this rank has no profile (-errno), or 0 */
 	char why[160];
 	char event[256];
-	uint64_t period;	/* HWPROF_PERIOD, 0: the event's default */
+	uint64_t period; /* HWPROF_PERIOD, 0: the event's default */
 	int started, finished;
-	int paused;		/* stopped by MPI_Pcontrol(0) */
-	const char *times;	/* HWPROF_MPI_TIMES: the clock only, into it */
-	int paths;		/* HWPROF_MPI_PATHS: call paths kept */
-	struct hwp_tid_count *tids;	/* at MPI_Finalize: samples per thread */
+	int paused;		    /* stopped by MPI_Pcontrol(0) */
+	const char *times;	    /* HWPROF_MPI_TIMES: the clock only, into it */
+	int paths;		    /* HWPROF_MPI_PATHS: call paths kept */
+	struct hwp_tid_count *tids; /* at MPI_Finalize: samples per thread */
 	size_t ntids;
-	uint64_t untold;	/* samples of no known thread */
-} prof;			/* this rank's profile run */
+	uint64_t untold; /* samples of no known thread */
+} prof;			 /* this rank's profile run */
 
 /* One thread of a rank as rank 0 gathers it (sent as bytes). */
 struct rthread {
-	int32_t tid;		/* 0: the rank's threads not kept, summed */
+	int32_t tid; /* 0: the rank's threads not kept, summed */
 	uint32_t pad;
 	uint64_t samples;
 	char comm[16];
@@ -64,18 +64,18 @@ struct rthread {
 /* What each rank tells rank 0 besides its profile (sent as bytes). */
 struct rinfo {
 	int32_t pid;
-	int32_t err;		/* no profile: -errno, why says why */
-	uint64_t read;		/* sample records read */
-	uint64_t samples;	/* in its profile */
-	uint64_t mpi;		/* of them in MPI objects */
+	int32_t err;	  /* no profile: -errno, why says why */
+	uint64_t read;	  /* sample records read */
+	uint64_t samples; /* in its profile */
+	uint64_t mpi;	  /* of them in MPI objects */
 	uint64_t lost, throttled, missed, period;
 	int32_t missed_err;
 	uint32_t pad;
-	uint64_t app_ns;	/* MPI_Init to MPI_Finalize, less pauses */
-	uint64_t mpi_ns;	/* in the timed MPI calls (wait.c) */
-	uint64_t calls;		/* timed calls */
-	uint64_t cut;		/* call paths cut short */
-	uint64_t dropped;	/* frames dropped from them (push_paths()) */
+	uint64_t app_ns;  /* MPI_Init to MPI_Finalize, less pauses */
+	uint64_t mpi_ns;  /* in the timed MPI calls (wait.c) */
+	uint64_t calls;	  /* timed calls */
+	uint64_t cut;	  /* call paths cut short */
+	uint64_t dropped; /* frames dropped from them (push_paths()) */
 	char host[64];
 	char why[160];
 	char cmd[256];
@@ -120,7 +120,7 @@ static void start(void)
 	if (prof.times && *prof.times)
 		return;
 	prof.times = NULL;
-	elf_version(EV_CURRENT);	/* for the symbol tables at MPI_Finalize */
+	elf_version(EV_CURRENT); /* for the symbol tables at MPI_Finalize */
 	/* HWPROF_EVENT and HWPROF_PERIOD as the classic calls read them
 	 * (lib/engine/env.c), but an unset period is the event's default */
 	{
@@ -152,9 +152,11 @@ static void start(void)
 		char w[128];
 
 		if (hwprof_event_probe(prof.event, w, sizeof(w)) < 0)
-			snprintf(prof.why, sizeof(prof.why), "HWPROF_EVENT=%.40s: %.100s", prof.event, w);
+			snprintf(prof.why, sizeof(prof.why), "HWPROF_EVENT=%.40s: %.100s",
+				 prof.event, w);
 		else
-			snprintf(prof.why, sizeof(prof.why), "%.40s: %s", prof.event, strerror(-r));
+			snprintf(prof.why, sizeof(prof.why), "%.40s: %s", prof.event,
+				 strerror(-r));
 	}
 fail:
 	prof.err = r;
@@ -224,9 +226,14 @@ static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj
 		p->ents = ne;
 		*cap = nc;
 	}
-	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj, .addr = addr, .sum = n,
-						  .min = n, .max = n, .kind = kind,
-						  .maxrank = rank, .ranks = 1 };
+	p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = obj,
+						    .addr = addr,
+						    .sum = n,
+						    .min = n,
+						    .max = n,
+						    .kind = kind,
+						    .maxrank = rank,
+						    .ranks = 1 };
 	return 0;
 }
 
@@ -265,7 +272,7 @@ static int push_buckets(struct hwp_mpi_prof *p, size_t *cap, struct lobj *l,
 		addr = o->start + b * HWPROF_OBJECT_BYTES - o->base;
 		sym = bucket_sym(&l->rp, addr);
 		if (sym && sym->lo > addr)
-			addr = sym->lo;	/* inside the function it is named after */
+			addr = sym->lo; /* inside the function it is named after */
 		if (push(p, cap, HWP_MPI_ADDR, l->hash, addr, c, rank) ||
 		    push(p, cap, HWP_MPI_FUNC, l->hash, sym ? sym->lo : addr, c, rank))
 			return -1;
@@ -337,7 +344,7 @@ static int push_paths(struct hwp_mpi_prof *p, size_t *cap, struct lobj *lo, size
 		}
 		ph = x->parent == HWPROF_NO_NODE || x->parent >= i ? 0 : h[x->parent];
 		if (!o && !x->samples) {
-			h[i] = ph;	/* not code: its callees go to its caller */
+			h[i] = ph; /* not code: its callees go to its caller */
 			*dropped = hwp_add_sat(*dropped, below[i]);
 			continue;
 		}
@@ -391,7 +398,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 		return -1;
 	}
 	ri->read = st.samples;
-	ri->lost = st.lost + st.saturated;	/* a full bucket drops the sample */
+	ri->lost = st.lost + st.saturated; /* a full bucket drops the sample */
 	ri->throttled = st.throttled;
 	ri->missed = st.missed;
 	ri->missed_err = st.missed_err;
@@ -419,7 +426,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 				goto out;
 		}
 		if (!l)
-			continue;	/* no sample in this one */
+			continue; /* no sample in this one */
 		if (push_buckets(p, &cap, l, o, ri, rank))
 			goto out;
 	}
@@ -428,7 +435,8 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 			   push(p, &cap, HWP_MPI_FUNC, 0, 0, st.outside, rank)))
 		goto out;
 	ri->samples += st.outside;
-	if (nodes && push_paths(p, &cap, lo, &nlo, objs, n, &exe, rank, nodes, nn, &ri->dropped))
+	if (nodes &&
+	    push_paths(p, &cap, lo, &nlo, objs, n, &exe, rank, nodes, nn, &ri->dropped))
 		goto out;
 	p->objs = calloc(nlo + 1, sizeof(*p->objs));
 	if (!p->objs)
@@ -516,8 +524,13 @@ static int collect_sites(struct hwp_mpi_prof *p, struct lsite **out, size_t *nou
 
 		if (path && !l)
 			goto out;
-		ls[i] = (struct lsite){ HWP_MPI_SITE + ws[i].fn, l ? l->hash : 0, l ? addr : 0,
-					ws[i].n, ws[i].tot, ws[i].min, ws[i].max };
+		ls[i] = (struct lsite){ HWP_MPI_SITE + ws[i].fn,
+					l ? l->hash : 0,
+					l ? addr : 0,
+					ws[i].n,
+					ws[i].tot,
+					ws[i].min,
+					ws[i].max };
 	}
 	qsort(ls, n, sizeof(*ls), cmp_lsite);
 	for (size_t i = 0; i < n; i++) {
@@ -544,9 +557,14 @@ static int collect_sites(struct hwp_mpi_prof *p, struct lsite **out, size_t *nou
 			goto out;
 	}
 	for (size_t i = 0; i < o; i++)
-		p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = ls[i].obj, .addr = ls[i].addr,
-			.sum = ls[i].tot, .min = ls[i].tot, .max = ls[i].tot,
-			.kind = (uint32_t)ls[i].kind, .maxrank = world_rank(), .ranks = 1 };
+		p->ents[p->nents++] = (struct hwp_mpi_ent){ .obj = ls[i].obj,
+							    .addr = ls[i].addr,
+							    .sum = ls[i].tot,
+							    .min = ls[i].tot,
+							    .max = ls[i].tot,
+							    .kind = (uint32_t)ls[i].kind,
+							    .maxrank = world_rank(),
+							    .ranks = 1 };
 	for (size_t k = 0; k < nlo; k++) {
 		size_t j = 0;
 
@@ -623,7 +641,8 @@ static int build_sites(struct hd_file *d, const struct hwp_mpi_prof *p, const lo
 		       const uint64_t *st, uint32_t ns)
 {
 	for (int i = 0; i < size; i++) {
-		struct hd_mrank m = { (uint32_t)i, all[i].app_ns, all[i].mpi_ns, all[i].calls };
+		struct hd_mrank m = { (uint32_t)i, all[i].app_ns, all[i].mpi_ns,
+				      all[i].calls };
 
 		if (m.app_ns && hd_add_mrank(d, &m))
 			return -1;
@@ -649,8 +668,7 @@ static int build_sites(struct hd_file *d, const struct hwp_mpi_prof *p, const lo
 
 /* The ranks' threads: thread and tt lines, each rank's kept threads and
  * a row (tid 0) of those not kept. 0 or -1. */
-static int build_threads(struct hd_file *d, int size, const struct rthread *thr,
-			 uint32_t keep)
+static int build_threads(struct hd_file *d, int size, const struct rthread *thr, uint32_t keep)
 {
 	for (int i = 0; thr && i < size; i++)
 		for (uint32_t j = 0; j <= keep; j++) {
@@ -711,7 +729,7 @@ static long node_of(struct hd_file *d, const struct hwp_mpi_prof *p, const long 
 
 	if (idx[k] != -1)
 		return idx[k];
-	idx[k] = -2;		/* a cycle (hashes that collide) ends here */
+	idx[k] = -2; /* a cycle (hashes that collide) ends here */
 	if (depth > HD_MAX_DEPTH)
 		return -2;
 	if (e[k].max) {
@@ -724,7 +742,7 @@ static long node_of(struct hd_file *d, const struct hwp_mpi_prof *p, const long 
 	oi = obj_index(p, map, e[k].min);
 	x = hd_node(d, parent, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi, e[k].addr);
 	if (x == -1)
-		return -1;	/* out of memory */
+		return -1; /* out of memory */
 	idx[k] = x < 0 ? -2 : x;
 	return idx[k];
 }
@@ -752,7 +770,8 @@ static int build_paths(struct hd_file *d, const struct hwp_mpi_prof *p, const lo
 	if (!n)
 		return 0;
 	if (chains > samples) {
-		fprintf(stderr, "hwprof-mpi: the call paths hold more samples than the profile "
+		fprintf(stderr,
+			"hwprof-mpi: the call paths hold more samples than the profile "
 			"(a full bucket): no call paths written\n");
 		return 0;
 	}
@@ -768,8 +787,8 @@ static int build_paths(struct hd_file *d, const struct hwp_mpi_prof *p, const lo
 		if (!e[k].sum)
 			continue;
 		x = node_of(d, p, map, e, n, idx, k, 1);
-		if (x == -1 || (x >= 0 && hd_count_path(d, 0, HD_NO_THREAD, (uint32_t)x,
-							   e[k].sum))) {
+		if (x == -1 ||
+		    (x >= 0 && hd_count_path(d, 0, HD_NO_THREAD, (uint32_t)x, e[k].sum))) {
 			free(idx);
 			return -1;
 		}
@@ -823,7 +842,7 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 		if (pi < 0)
 			goto out;
 		d->procs[pi].rank = i;
-		d->procs[pi].how = HD_RUNNING;	/* not seen to end: at MPI_Finalize */
+		d->procs[pi].how = HD_RUNNING; /* not seen to end: at MPI_Finalize */
 		if (strcmp(r->host, d->host) && !(d->procs[pi].host = strdup(r->host)))
 			goto out;
 		if (r->err) {
@@ -853,8 +872,8 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 			e->missed_why = NULL;
 	}
 	for (size_t i = 0; i < p->nobjs; i++)
-		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid,
-					p->objs[i].size)) < 0)
+		if ((map[i] = hd_object(d, p->objs[i].path, p->objs[i].bid, p->objs[i].size)) <
+		    0)
 			goto out;
 	for (size_t i = 0; i < p->nents; i++) {
 		const struct hwp_mpi_ent *x = &p->ents[i];
@@ -867,15 +886,16 @@ static int build(struct hd_file *d, const struct hwp_mpi_prof *p, const struct r
 			total = hwp_add_sat(total, x->sum);
 			nfuncs0++;
 		} else if (x->kind == HWP_MPI_FUNC) {
-			struct hd_func f = { 0, o, x->addr, x->sum, x->min, x->max,
-					     x->maxrank, x->ranks };
+			struct hd_func f = { 0,	     o,	     x->addr,	 x->sum,
+					     x->min, x->max, x->maxrank, x->ranks };
 
 			if (hd_add_func(d, &f))
 				goto out;
 		}
 	}
 	for (uint32_t j = 0; j < k; j++) {
-		const struct hwp_mpi_ent *x = hwp_mpi_find(p, HWP_MPI_FUNC, keys[j].obj, keys[j].addr);
+		const struct hwp_mpi_ent *x = hwp_mpi_find(p, HWP_MPI_FUNC, keys[j].obj,
+							   keys[j].addr);
 		uint32_t fi;
 
 		if (!x)
@@ -972,8 +992,10 @@ static uint32_t env_wanted(const char *name, const char *s, uint32_t def, uint32
 	errno = 0;
 	v = strtoul(s, &end, 10);
 	if (errno || *end || *s < '0' || *s > '9' || v > max) {
-		fprintf(stderr, "hwprof-mpi: %s=%.20s: not a number from 0 to %u; "
-			"using %u\n", name, s, max, def);
+		fprintf(stderr,
+			"hwprof-mpi: %s=%.20s: not a number from 0 to %u; "
+			"using %u\n",
+			name, s, max, def);
 		return def;
 	}
 	return (uint32_t)v;
@@ -981,7 +1003,8 @@ static uint32_t env_wanted(const char *name, const char *s, uint32_t def, uint32
 
 static uint32_t top_wanted(void)
 {
-	return env_wanted("HWPROF_MPI_TOP", secure_getenv("HWPROF_MPI_TOP"), DEFAULT_TOP, MAX_TOP);
+	return env_wanted("HWPROF_MPI_TOP", secure_getenv("HWPROF_MPI_TOP"), DEFAULT_TOP,
+			  MAX_TOP);
 }
 
 static int any_bad(MPI_Comm comm, int bad);
@@ -1026,8 +1049,8 @@ static int gather_sites(MPI_Comm comm, int rank, int size, const struct hwp_mpi_
 	int bad = 0;
 
 	if (!rank) {
-		ns = env_wanted("HWPROF_MPI_SITES", secure_getenv("HWPROF_MPI_SITES"), DEFAULT_SITES,
-				MAX_SITES);
+		ns = env_wanted("HWPROF_MPI_SITES", secure_getenv("HWPROF_MPI_SITES"),
+				DEFAULT_SITES, MAX_SITES);
 		sk = calloc(ns + 1, sizeof(*sk));
 		ns = sk ? pick_sites(p, sk, ns) : 0;
 	}
@@ -1046,7 +1069,8 @@ static int gather_sites(MPI_Comm comm, int rank, int size, const struct hwp_mpi_
 		bad = 1;
 	for (uint32_t j = 0; j < ns && !bad; j++) {
 		struct lsite key = { sk[j].kind, sk[j].obj, sk[j].addr, 0, 0, 0, 0 };
-		const struct lsite *x = nls ? bsearch(&key, ls, nls, sizeof(*ls), cmp_lsite) : NULL;
+		const struct lsite *x = nls ? bsearch(&key, ls, nls, sizeof(*ls), cmp_lsite) :
+					      NULL;
 
 		if (x) {
 			mine[4 * j] = x->n;
@@ -1195,23 +1219,26 @@ static void finish_times(void)
 	d.rank = world_rank();
 	PMPI_Comm_size(MPI_COMM_WORLD, &size);
 	d.size = size;
-	if (!m.app_ns || collect_sites(&p, &ls, &nls) || hd_add_process(&d, getpid(), 0, cmd) ||
-	    !(map = calloc(p.nobjs + 1, sizeof(*map))))
+	if (!m.app_ns || collect_sites(&p, &ls, &nls) ||
+	    hd_add_process(&d, getpid(), 0, cmd) || !(map = calloc(p.nobjs + 1, sizeof(*map))))
 		goto out;
 	d.procs[0].rank = d.rank;
 	for (size_t i = 0; i < p.nobjs; i++)
-		if ((map[i] = hd_object(&d, p.objs[i].path, p.objs[i].bid, p.objs[i].size)) < 0)
+		if ((map[i] = hd_object(&d, p.objs[i].path, p.objs[i].bid, p.objs[i].size)) <
+		    0)
 			goto out;
 	if (hd_add_mrank(&d, &m))
 		goto out;
 	for (size_t j = 0; j < nls; j++) {
 		long oi = obj_index(&p, map, ls[j].obj);
 		uint32_t fn = (uint32_t)(ls[j].kind - HWP_MPI_SITE);
-		struct hd_msrank x = { (uint32_t)j, 0, ls[j].n, ls[j].tot, ls[j].min, ls[j].max };
+		struct hd_msrank x = {
+			(uint32_t)j, 0, ls[j].n, ls[j].tot, ls[j].min, ls[j].max
+		};
 
 		if (fn >= HWP_MPI_NCALLS ||
-		    hd_add_msite(&d, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi, oi < 0 ? 0 : ls[j].addr,
-				 hwp_mpi_call_names[fn]) < 0 ||
+		    hd_add_msite(&d, oi < 0 ? HD_NO_OBJECT : (uint32_t)oi,
+				 oi < 0 ? 0 : ls[j].addr, hwp_mpi_call_names[fn]) < 0 ||
 		    hd_add_msrank(&d, &x))
 			goto out;
 	}
@@ -1342,25 +1369,31 @@ static void finish(void)
 		/* with the names of its sampled addresses (hwprof-data(5),
 		 * "Names"), as rank 0's objects give them; without them
 		 * (sym_keep_names() then drops all) when they cannot be had */
-		r = build(&d, &p, all, size, keys, allc, k, sk, st, ns, thr, keep) ? -ENOMEM :
-		    (sym_keep_names(&d), write_job(&d, out, &found));
+		r = build(&d, &p, all, size, keys, allc, k, sk, st, ns, thr, keep) ?
+			    -ENOMEM :
+			    (sym_keep_names(&d), write_job(&d, out, &found));
 		if (r == HWP_OUT_NOTREG)
-			fprintf(stderr, "hwprof-mpi: %s: %s, not a regular file, left as it is: "
-				"no profile written\n", out, hwp_out_what(found));
+			fprintf(stderr,
+				"hwprof-mpi: %s: %s, not a regular file, left as it is: "
+				"no profile written\n",
+				out, hwp_out_what(found));
 		else if (r)
-			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out, strerror(-r));
+			fprintf(stderr, "hwprof-mpi: %s: %s: no profile written\n", out,
+				strerror(-r));
 		else
-			fprintf(stderr, "hwprof-mpi: wrote %s (%llu sample%s, %d rank%s); see it "
-				"with: hwprof report %s\n", out,
-				(unsigned long long)d.events[0].samples,
-				d.events[0].samples == 1 ? "" : "s", size, size == 1 ? "" : "s", out);
+			fprintf(stderr,
+				"hwprof-mpi: wrote %s (%llu sample%s, %d rank%s); see it "
+				"with: hwprof report %s\n",
+				out, (unsigned long long)d.events[0].samples,
+				d.events[0].samples == 1 ? "" : "s", size,
+				size == 1 ? "" : "s", out);
 		hd_free(&d);
 	}
 	goto out;
 fail:
 	if (!rank)
 		fprintf(stderr, "hwprof-mpi: out of memory or an MPI error on a rank while "
-			"reducing the profiles: no profile written\n");
+				"reducing the profiles: no profile written\n");
 out:
 	PMPI_Comm_free(&comm);
 	hwp_mpi_free(&p);
@@ -1402,8 +1435,10 @@ static void pcontrol(int level)
 	} else if (level && prof.paused) {
 		r = hwprof_session_start(prof.s);
 		if (r)
-			fprintf(stderr, "hwprof-mpi: rank %d: MPI_Pcontrol(%d): the profile cannot "
-				"start again: %s\n", world_rank(), level, strerror(-r));
+			fprintf(stderr,
+				"hwprof-mpi: rank %d: MPI_Pcontrol(%d): the profile cannot "
+				"start again: %s\n",
+				world_rank(), level, strerror(-r));
 		else
 			prof.paused = 0;
 	}
@@ -1472,38 +1507,38 @@ static void f_started(void)
 		start();
 }
 
-#define F_WRAP(NAME, PNAME)							\
-	HWPROF_API void NAME(MPI_Fint *ierr);					\
-	HWPROF_API void NAME(MPI_Fint *ierr)					\
-	{									\
-		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
-										\
-		if (f) {							\
-			f(ierr);						\
-			f_started();						\
-		}								\
+#define F_WRAP(NAME, PNAME)                                   \
+	HWPROF_API void NAME(MPI_Fint *ierr);                 \
+	HWPROF_API void NAME(MPI_Fint *ierr)                  \
+	{                                                     \
+		f_init_fn f = (f_init_fn)f_real(PNAME, ierr); \
+                                                              \
+		if (f) {                                      \
+			f(ierr);                              \
+			f_started();                          \
+		}                                             \
 	}
-#define F_WRAP_THREAD(NAME, PNAME)						\
-	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr);	\
-	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)	\
-	{									\
-		f_init_thread_fn f = (f_init_thread_fn)f_real(PNAME, ierr);	\
-										\
-		if (f) {							\
-			f(req, prov, ierr);					\
-			f_started();						\
-		}								\
+#define F_WRAP_THREAD(NAME, PNAME)                                           \
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr); \
+	HWPROF_API void NAME(MPI_Fint *req, MPI_Fint *prov, MPI_Fint *ierr)  \
+	{                                                                    \
+		f_init_thread_fn f = (f_init_thread_fn)f_real(PNAME, ierr);  \
+                                                                             \
+		if (f) {                                                     \
+			f(req, prov, ierr);                                  \
+			f_started();                                         \
+		}                                                            \
 	}
-#define F_WRAP_FINI(NAME, PNAME)						\
-	HWPROF_API void NAME(MPI_Fint *ierr);					\
-	HWPROF_API void NAME(MPI_Fint *ierr)					\
-	{									\
-		f_init_fn f = (f_init_fn)f_real(PNAME, ierr);			\
-										\
-		if (f) {							\
-			finish();						\
-			f(ierr);						\
-		}								\
+#define F_WRAP_FINI(NAME, PNAME)                              \
+	HWPROF_API void NAME(MPI_Fint *ierr);                 \
+	HWPROF_API void NAME(MPI_Fint *ierr)                  \
+	{                                                     \
+		f_init_fn f = (f_init_fn)f_real(PNAME, ierr); \
+                                                              \
+		if (f) {                                      \
+			finish();                             \
+			f(ierr);                              \
+		}                                             \
 	}
 
 /* mpif.h and the mpi module, in each compiler's spelling; the mpi_f08
@@ -1525,15 +1560,15 @@ F_WRAP_FINI(MPI_FINALIZE, "PMPI_FINALIZE")
 F_WRAP_FINI(mpi_finalize_f08_, "pmpi_finalize_f08_")
 
 typedef void (*f_pcontrol_fn)(MPI_Fint *);
-#define F_WRAP_PCONTROL(NAME, PNAME)						\
-	HWPROF_API void NAME(MPI_Fint *level);					\
-	HWPROF_API void NAME(MPI_Fint *level)					\
-	{									\
-		f_pcontrol_fn f = (f_pcontrol_fn)f_real(PNAME, NULL);		\
-										\
-		pcontrol(level ? (int)*level : 1);				\
-		if (f)								\
-			f(level);						\
+#define F_WRAP_PCONTROL(NAME, PNAME)                                  \
+	HWPROF_API void NAME(MPI_Fint *level);                        \
+	HWPROF_API void NAME(MPI_Fint *level)                         \
+	{                                                             \
+		f_pcontrol_fn f = (f_pcontrol_fn)f_real(PNAME, NULL); \
+                                                                      \
+		pcontrol(level ? (int)*level : 1);                    \
+		if (f)                                                \
+			f(level);                                     \
 	}
 F_WRAP_PCONTROL(mpi_pcontrol_, "pmpi_pcontrol_")
 F_WRAP_PCONTROL(mpi_pcontrol__, "pmpi_pcontrol__")

@@ -15,7 +15,7 @@
 #include "../hist/sat.h"
 #include "hwpmpi.h"
 
-#define TAG	0x6877		/* on the library's own communicator */
+#define TAG 0x6877 /* on the library's own communicator */
 
 uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size)
 {
@@ -28,7 +28,7 @@ uint64_t hwp_mpi_objhash(const char *bid, const char *path, uint64_t size)
 	if (!(bid && *bid))
 		for (int i = 0; i < 8; i++, size >>= 8)
 			h = (h ^ (size & 0xff)) * 0x100000001b3ull;
-	return h ? h : 1;	/* 0 is "no object" */
+	return h ? h : 1; /* 0 is "no object" */
 }
 
 uint64_t hwp_mpi_nodehash(uint64_t parent, uint64_t obj, uint64_t addr)
@@ -38,7 +38,7 @@ uint64_t hwp_mpi_nodehash(uint64_t parent, uint64_t obj, uint64_t addr)
 	for (int i = 0; i < 3; i++)
 		for (int b = 0; b < 8; b++, v[i] >>= 8)
 			h = (h ^ (v[i] & 0xff)) * 0x100000001b3ull;
-	return h ? h : 1;	/* 0 is "no parent" */
+	return h ? h : 1; /* 0 is "no parent" */
 }
 
 static int cmp_key(const struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
@@ -89,8 +89,8 @@ void hwp_mpi_free(struct hwp_mpi_prof *p)
 	memset(p, 0, sizeof(*p));
 }
 
-const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t kind, uint64_t obj,
-				 uint64_t addr)
+const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t kind,
+				       uint64_t obj, uint64_t addr)
 {
 	struct hwp_mpi_ent k = { .obj = obj, .addr = addr, .kind = kind };
 
@@ -101,7 +101,7 @@ const struct hwp_mpi_ent *hwp_mpi_find(const struct hwp_mpi_prof *p, uint32_t ki
 /* Messages: a header, the objects, the entries                         */
 
 struct hdr {
-	uint64_t objbytes;	/* bytes of object records */
+	uint64_t objbytes; /* bytes of object records */
 	uint64_t nents;
 };
 
@@ -133,7 +133,7 @@ static char *pack(const struct hwp_mpi_prof *p, size_t *len)
 	for (size_t i = 0; i < p->nobjs; i++)
 		h.objbytes += obj_bytes(&p->objs[i]);
 	*len = ents_at(h.objbytes) + h.nents * sizeof(struct hwp_mpi_ent);
-	buf = calloc(1, *len);	/* the padding before the entries zeroed */
+	buf = calloc(1, *len); /* the padding before the entries zeroed */
 	if (!buf)
 		return NULL;
 	memcpy(buf, &h, sizeof(h));
@@ -151,7 +151,8 @@ static char *pack(const struct hwp_mpi_prof *p, size_t *len)
 		q += r.pathlen;
 	}
 	if (h.nents)
-		memcpy(buf + ents_at(h.objbytes), p->ents, h.nents * sizeof(struct hwp_mpi_ent));
+		memcpy(buf + ents_at(h.objbytes), p->ents,
+		       h.nents * sizeof(struct hwp_mpi_ent));
 	return buf;
 }
 
@@ -208,7 +209,7 @@ static int take_objs(struct hwp_mpi_prof *p, const char *q, size_t bytes)
 static void combine(struct hwp_mpi_ent *a, const struct hwp_mpi_ent *b)
 {
 	a->sum = hwp_add_sat(a->sum, b->sum);
-	if (a->kind == HWP_MPI_NODE) {	/* min and max: the path's frame */
+	if (a->kind == HWP_MPI_NODE) { /* min and max: the path's frame */
 		a->ranks += b->ranks;
 		return;
 	}
@@ -234,7 +235,7 @@ static int merge_ents(struct hwp_mpi_prof *p, const struct hwp_mpi_ent *e, size_
 		if (c < 0) {
 			out[k] = p->ents[i++];
 			if (out[k].kind != HWP_MPI_NODE)
-				out[k].min = 0;	/* the other subtree had none */
+				out[k].min = 0; /* the other subtree had none */
 			k++;
 		} else if (c > 0) {
 			out[k] = e[j++];
@@ -266,7 +267,9 @@ static int unpack_merge(struct hwp_mpi_prof *p, const char *buf, size_t len)
 		return -1;
 	if (take_objs(p, q, h.objbytes))
 		return -1;
-	return merge_ents(p, (const struct hwp_mpi_ent *)(const void *)(buf + ents_at(h.objbytes)),
+	return merge_ents(p,
+			  (const struct hwp_mpi_ent *)(const void *)(buf +
+								     ents_at(h.objbytes)),
 			  h.nents);
 }
 
@@ -295,9 +298,10 @@ static int send_up(MPI_Comm comm, int parent, struct hwp_mpi_prof *p, int bad)
 		a = (struct announce){ len, 0 };
 	if (PMPI_Send(&a, sizeof(a), MPI_BYTE, parent, TAG, comm) != MPI_SUCCESS)
 		a.bad = 1;
-	else if (!a.bad &&
-		 (PMPI_Recv(&go, 1, MPI_INT, parent, TAG, comm, MPI_STATUS_IGNORE) != MPI_SUCCESS ||
-		  (go && PMPI_Send(buf, (int)len, MPI_BYTE, parent, TAG, comm) != MPI_SUCCESS)))
+	else if (!a.bad && (PMPI_Recv(&go, 1, MPI_INT, parent, TAG, comm, MPI_STATUS_IGNORE) !=
+				    MPI_SUCCESS ||
+			    (go && PMPI_Send(buf, (int)len, MPI_BYTE, parent, TAG, comm) !=
+					   MPI_SUCCESS)))
 		a.bad = 1;
 	free(buf);
 	hwp_mpi_free(p);
@@ -315,13 +319,14 @@ static int take_child(MPI_Comm comm, int child, struct hwp_mpi_prof *p, int bad)
 	    MPI_SUCCESS)
 		return 1;
 	if (a.bad)
-		return 1;	/* the child sends nothing more */
+		return 1; /* the child sends nothing more */
 	if (!bad && a.len >= sizeof(struct hdr) && a.len <= INT_MAX)
 		buf = malloc(a.len);
 	go = buf != NULL;
 	if (PMPI_Send(&go, 1, MPI_INT, child, TAG, comm) != MPI_SUCCESS || !go ||
 	    PMPI_Recv(buf, (int)a.len, MPI_BYTE, child, TAG, comm, MPI_STATUS_IGNORE) !=
-	    MPI_SUCCESS || unpack_merge(p, buf, a.len))
+		    MPI_SUCCESS ||
+	    unpack_merge(p, buf, a.len))
 		bad = 1;
 	free(buf);
 	return bad;

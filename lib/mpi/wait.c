@@ -27,27 +27,27 @@ const char *const hwp_mpi_call_names[HWP_MPI_NCALLS] = {
 #undef X
 };
 
-#define SITES	4096		/* call sites a rank keeps (a power of 2) */
+#define SITES 4096 /* call sites a rank keeps (a power of 2) */
 /* (a fixed table, not lib/hist/htab.h: an MPI call never allocates) */
 
 struct wsite {
-	uintptr_t ret;		/* 0: a free slot */
+	uintptr_t ret; /* 0: a free slot */
 	uint32_t fn;
 	uint64_t n, tot, min, max;
 };
 
 static struct {
 	pthread_mutex_t lock;
-	int on;			/* read without the lock: a call starting
-				 * as it changes is timed or not */
+	int on; /* read without the lock: a call starting
+		 * as it changes is timed or not */
 	struct wsite tab[SITES];
-	struct wsite over[HWP_MPI_NCALLS];	/* calls of sites past SITES */
+	struct wsite over[HWP_MPI_NCALLS]; /* calls of sites past SITES */
 	size_t nsites;
 	uint64_t t0, paused_at, paused_ns, app_ns;
 	uint64_t mpi_ns, calls;
 } w = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-static __thread int depth;	/* timed calls this thread is inside */
+static __thread int depth; /* timed calls this thread is inside */
 
 static uint64_t now_ns(void)
 {
@@ -118,8 +118,8 @@ size_t hwp_wait_sites(struct hwp_wait_site *out, size_t cap)
 		const struct wsite *s = i < SITES ? &w.tab[i] : &w.over[i - SITES];
 
 		if (s->n)
-			out[n++] = (struct hwp_wait_site){ s->ret, s->fn, s->n, s->tot, s->min,
-							   s->max };
+			out[n++] = (struct hwp_wait_site){ s->ret, s->fn,  s->n,
+							   s->tot, s->min, s->max };
 	}
 	pthread_mutex_unlock(&w.lock);
 	return n;
@@ -187,93 +187,114 @@ static inline void tend(uint64_t t0, uint32_t fn, void *ret)
 /* ------------------------------------------------------------------ */
 /* C                                                                    */
 
-#define C_WRAP(N, PARAMS, ARGS)							\
-	HWPROF_API int MPI_##N PARAMS						\
-	{									\
-		uint64_t t0 = tbegin();						\
-		int r = PMPI_##N ARGS;						\
-										\
-		tend(t0, HWP_C_##N, __builtin_return_address(0));		\
-		return r;							\
+#define C_WRAP(N, PARAMS, ARGS)                                   \
+	HWPROF_API int MPI_##N PARAMS                             \
+	{                                                         \
+		uint64_t t0 = tbegin();                           \
+		int r = PMPI_##N ARGS;                            \
+                                                                  \
+		tend(t0, HWP_C_##N, __builtin_return_address(0)); \
+		return r;                                         \
 	}
 
-#define P_SEND	(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
-#define A_SEND	(buf, count, type, dest, tag, comm)
+#define P_SEND \
+	(const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm)
+#define A_SEND (buf, count, type, dest, tag, comm)
 C_WRAP(Send, P_SEND, A_SEND)
 C_WRAP(Ssend, P_SEND, A_SEND)
 C_WRAP(Bsend, P_SEND, A_SEND)
 C_WRAP(Rsend, P_SEND, A_SEND)
-C_WRAP(Recv, (void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-	      MPI_Status *st), (buf, count, type, src, tag, comm, st))
-C_WRAP(Sendrecv, (const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
-		  void *rbuf, int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm,
-		  MPI_Status *st),
+C_WRAP(Recv,
+       (void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+	MPI_Status *st),
+       (buf, count, type, src, tag, comm, st))
+C_WRAP(Sendrecv,
+       (const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag, void *rbuf,
+	int rcount, MPI_Datatype rtype, int src, int rtag, MPI_Comm comm, MPI_Status *st),
        (sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, src, rtag, comm, st))
-C_WRAP(Sendrecv_replace, (void *buf, int count, MPI_Datatype type, int dest, int stag,
-			  int src, int rtag, MPI_Comm comm, MPI_Status *st),
+C_WRAP(Sendrecv_replace,
+       (void *buf, int count, MPI_Datatype type, int dest, int stag, int src, int rtag,
+	MPI_Comm comm, MPI_Status *st),
        (buf, count, type, dest, stag, src, rtag, comm, st))
-C_WRAP(Isend, (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
-	       MPI_Request *req), (buf, count, type, dest, tag, comm, req))
-C_WRAP(Irecv, (void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
-	       MPI_Request *req), (buf, count, type, src, tag, comm, req))
-C_WRAP(Wait, (MPI_Request *req, MPI_Status *st), (req, st))
+C_WRAP(Isend,
+       (const void *buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm,
+	MPI_Request *req),
+       (buf, count, type, dest, tag, comm, req))
+C_WRAP(Irecv,
+       (void *buf, int count, MPI_Datatype type, int src, int tag, MPI_Comm comm,
+	MPI_Request *req),
+       (buf, count, type, src, tag, comm, req))
+C_WRAP(Wait, (MPI_Request * req, MPI_Status *st), (req, st))
 C_WRAP(Waitall, (int count, MPI_Request reqs[], MPI_Status *sts), (count, reqs, sts))
 C_WRAP(Waitany, (int count, MPI_Request reqs[], int *index, MPI_Status *st),
        (count, reqs, index, st))
-C_WRAP(Waitsome, (int incount, MPI_Request reqs[], int *outcount, int indices[],
-		  MPI_Status sts[]), (incount, reqs, outcount, indices, sts))
-C_WRAP(Test, (MPI_Request *req, int *flag, MPI_Status *st), (req, flag, st))
+C_WRAP(Waitsome,
+       (int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]),
+       (incount, reqs, outcount, indices, sts))
+C_WRAP(Test, (MPI_Request * req, int *flag, MPI_Status *st), (req, flag, st))
 C_WRAP(Testall, (int count, MPI_Request reqs[], int *flag, MPI_Status sts[]),
        (count, reqs, flag, sts))
 C_WRAP(Testany, (int count, MPI_Request reqs[], int *index, int *flag, MPI_Status *st),
        (count, reqs, index, flag, st))
-C_WRAP(Testsome, (int incount, MPI_Request reqs[], int *outcount, int indices[],
-		  MPI_Status sts[]), (incount, reqs, outcount, indices, sts))
+C_WRAP(Testsome,
+       (int incount, MPI_Request reqs[], int *outcount, int indices[], MPI_Status sts[]),
+       (incount, reqs, outcount, indices, sts))
 C_WRAP(Probe, (int src, int tag, MPI_Comm comm, MPI_Status *st), (src, tag, comm, st))
 C_WRAP(Iprobe, (int src, int tag, MPI_Comm comm, int *flag, MPI_Status *st),
        (src, tag, comm, flag, st))
-C_WRAP(Start, (MPI_Request *req), (req))
+C_WRAP(Start, (MPI_Request * req), (req))
 C_WRAP(Startall, (int count, MPI_Request reqs[]), (count, reqs))
 C_WRAP(Barrier, (MPI_Comm comm), (comm))
 C_WRAP(Bcast, (void *buf, int count, MPI_Datatype type, int root, MPI_Comm comm),
        (buf, count, type, root, comm))
-C_WRAP(Reduce, (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op,
-		int root, MPI_Comm comm), (sbuf, rbuf, count, type, op, root, comm))
-#define P_RED	(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, \
-		 MPI_Comm comm)
-#define A_RED	(sbuf, rbuf, count, type, op, comm)
+C_WRAP(Reduce,
+       (const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, int root,
+	MPI_Comm comm),
+       (sbuf, rbuf, count, type, op, root, comm))
+#define P_RED \
+	(const void *sbuf, void *rbuf, int count, MPI_Datatype type, MPI_Op op, MPI_Comm comm)
+#define A_RED (sbuf, rbuf, count, type, op, comm)
 C_WRAP(Allreduce, P_RED, A_RED)
 C_WRAP(Reduce_scatter_block, P_RED, A_RED)
 C_WRAP(Scan, P_RED, A_RED)
 C_WRAP(Exscan, P_RED, A_RED)
-C_WRAP(Reduce_scatter, (const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type,
-			MPI_Op op, MPI_Comm comm), (sbuf, rbuf, rcounts, type, op, comm))
-#define P_ROOTED (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		  MPI_Datatype rtype, int root, MPI_Comm comm)
+C_WRAP(Reduce_scatter,
+       (const void *sbuf, void *rbuf, const int rcounts[], MPI_Datatype type, MPI_Op op,
+	MPI_Comm comm),
+       (sbuf, rbuf, rcounts, type, op, comm))
+#define P_ROOTED                                                                   \
+	(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+	 MPI_Datatype rtype, int root, MPI_Comm comm)
 #define A_ROOTED (sbuf, scount, stype, rbuf, rcount, rtype, root, comm)
 C_WRAP(Gather, P_ROOTED, A_ROOTED)
 C_WRAP(Scatter, P_ROOTED, A_ROOTED)
-C_WRAP(Gatherv, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		 const int rcounts[], const int displs[], MPI_Datatype rtype, int root,
-		 MPI_Comm comm), (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
-C_WRAP(Scatterv, (const void *sbuf, const int scounts[], const int displs[],
-		  MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
-		  MPI_Comm comm), (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
-#define P_ALL	(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
-		 MPI_Datatype rtype, MPI_Comm comm)
-#define A_ALL	(sbuf, scount, stype, rbuf, rcount, rtype, comm)
+C_WRAP(Gatherv,
+       (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+	const int displs[], MPI_Datatype rtype, int root, MPI_Comm comm),
+       (sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm))
+C_WRAP(Scatterv,
+       (const void *sbuf, const int scounts[], const int displs[], MPI_Datatype stype,
+	void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm),
+       (sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm))
+#define P_ALL                                                                      \
+	(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, \
+	 MPI_Datatype rtype, MPI_Comm comm)
+#define A_ALL (sbuf, scount, stype, rbuf, rcount, rtype, comm)
 C_WRAP(Allgather, P_ALL, A_ALL)
 C_WRAP(Alltoall, P_ALL, A_ALL)
-C_WRAP(Allgatherv, (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-		    const int rcounts[], const int displs[], MPI_Datatype rtype, MPI_Comm comm),
+C_WRAP(Allgatherv,
+       (const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int rcounts[],
+	const int displs[], MPI_Datatype rtype, MPI_Comm comm),
        (sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm))
-C_WRAP(Alltoallv, (const void *sbuf, const int scounts[], const int sdispls[],
-		   MPI_Datatype stype, void *rbuf, const int rcounts[], const int rdispls[],
-		   MPI_Datatype rtype, MPI_Comm comm),
+C_WRAP(Alltoallv,
+       (const void *sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+	void *rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype,
+	MPI_Comm comm),
        (sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm))
-C_WRAP(Alltoallw, (const void *sbuf, const int scounts[], const int sdispls[],
-		   const MPI_Datatype stypes[], void *rbuf, const int rcounts[],
-		   const int rdispls[], const MPI_Datatype rtypes[], MPI_Comm comm),
+C_WRAP(Alltoallw,
+       (const void *sbuf, const int scounts[], const int sdispls[],
+	const MPI_Datatype stypes[], void *rbuf, const int rcounts[], const int rdispls[],
+	const MPI_Datatype rtypes[], MPI_Comm comm),
        (sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm))
 
 /* ------------------------------------------------------------------ */
@@ -285,30 +306,30 @@ C_WRAP(Alltoallw, (const void *sbuf, const int scounts[], const int sdispls[],
  * arguments passes them on as they came to the library's PMPI entry of
  * the same name.
  */
-#define FP2	void *a1, void *a2
-#define FP3	FP2, void *a3
-#define FP4	FP3, void *a4
-#define FP5	FP4, void *a5
-#define FP6	FP5, void *a6
-#define FP7	FP6, void *a7
-#define FP8	FP7, void *a8
-#define FP9	FP8, void *a9
-#define FP10	FP9, void *a10
-#define FP11	FP10, void *a11
-#define FP12	FP11, void *a12
-#define FP13	FP12, void *a13
-#define FA2	a1, a2
-#define FA3	FA2, a3
-#define FA4	FA3, a4
-#define FA5	FA4, a5
-#define FA6	FA5, a6
-#define FA7	FA6, a7
-#define FA8	FA7, a8
-#define FA9	FA8, a9
-#define FA10	FA9, a10
-#define FA11	FA10, a11
-#define FA12	FA11, a12
-#define FA13	FA12, a13
+#define FP2  void *a1, void *a2
+#define FP3  FP2, void *a3
+#define FP4  FP3, void *a4
+#define FP5  FP4, void *a5
+#define FP6  FP5, void *a6
+#define FP7  FP6, void *a7
+#define FP8  FP7, void *a8
+#define FP9  FP8, void *a9
+#define FP10 FP9, void *a10
+#define FP11 FP10, void *a11
+#define FP12 FP11, void *a12
+#define FP13 FP12, void *a13
+#define FA2  a1, a2
+#define FA3  FA2, a3
+#define FA4  FA3, a4
+#define FA5  FA4, a5
+#define FA6  FA5, a6
+#define FA7  FA6, a7
+#define FA8  FA7, a8
+#define FA9  FA8, a9
+#define FA10 FA9, a10
+#define FA11 FA10, a11
+#define FA12 FA11, a12
+#define FA13 FA12, a13
 
 /* The MPI library's Fortran PMPI entry point, cached in *slot; NULL after
  * saying so once. */
@@ -323,30 +344,30 @@ static void *f_lookup(const char *name, void **slot)
 	return f;
 }
 
-#define F_TIMED(NAME, PNAME, ID, N)						\
-	HWPROF_API void NAME(FP##N);						\
-	HWPROF_API void NAME(FP##N)						\
-	{									\
-		static void *real;						\
-		void *f = __atomic_load_n(&real, __ATOMIC_RELAXED);		\
-		uint64_t t0;							\
-										\
-		if (!f && !(f = f_lookup(PNAME, &real))) {			\
-			if (a##N)						\
-				*(MPI_Fint *)a##N = MPI_ERR_OTHER;		\
-			return;							\
-		}								\
-		t0 = tbegin();							\
-		((void (*)(FP##N))f)(FA##N);					\
-		tend(t0, ID, __builtin_return_address(0));			\
+#define F_TIMED(NAME, PNAME, ID, N)                                 \
+	HWPROF_API void NAME(FP##N);                                \
+	HWPROF_API void NAME(FP##N)                                 \
+	{                                                           \
+		static void *real;                                  \
+		void *f = __atomic_load_n(&real, __ATOMIC_RELAXED); \
+		uint64_t t0;                                        \
+                                                                    \
+		if (!f && !(f = f_lookup(PNAME, &real))) {          \
+			if (a##N)                                   \
+				*(MPI_Fint *)a##N = MPI_ERR_OTHER;  \
+			return;                                     \
+		}                                                   \
+		t0 = tbegin();                                      \
+		((void (*)(FP##N))f)(FA##N);                        \
+		tend(t0, ID, __builtin_return_address(0));          \
 	}
 
 /* mpif.h and the mpi module in each compiler's spelling; mpi_f08 */
-#define F_ALL(low, UP, C, N)							\
-	F_TIMED(low##_, "p" #low "_", HWP_C_##C, N)				\
-	F_TIMED(low##__, "p" #low "__", HWP_C_##C, N)				\
-	F_TIMED(low, "p" #low, HWP_C_##C, N)					\
-	F_TIMED(UP, "P" #UP, HWP_C_##C, N)					\
+#define F_ALL(low, UP, C, N)                          \
+	F_TIMED(low##_, "p" #low "_", HWP_C_##C, N)   \
+	F_TIMED(low##__, "p" #low "__", HWP_C_##C, N) \
+	F_TIMED(low, "p" #low, HWP_C_##C, N)          \
+	F_TIMED(UP, "P" #UP, HWP_C_##C, N)            \
 	F_TIMED(low##_f08_, "p" #low "_f08_", HWP_C_##C, N)
 
 #define X(C, l, U, N) F_ALL(mpi_##l, MPI_##U, C, N)

@@ -19,8 +19,8 @@
 #include "event.h"
 #include "perf.h"
 
-#ifndef PERF_FORMAT_LOST		/* kernel headers before 6.0 */
-#define PERF_FORMAT_LOST	(1u << 4)
+#ifndef PERF_FORMAT_LOST /* kernel headers before 6.0 */
+#define PERF_FORMAT_LOST (1u << 4)
 #endif
 
 uint64_t hwp_attr_applied_period(int clock, uint64_t period)
@@ -31,12 +31,12 @@ uint64_t hwp_attr_applied_period(int clock, uint64_t period)
 /*
  * Fills the sampling attr of a resolved event, the one place it is built:
  * every threshold events a sample of the user-space pc (sample_type adds
- * to PERF_SAMPLE_IP; a CALLCHAIN's user-space frames only), disabled until enabled, the kernel's lost count
- * readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
+ * to PERF_SAMPLE_IP; a CALLCHAIN's user-space frames only), disabled until enabled, the
+ * kernel's lost count readable (PERF_FORMAT_LOST, kernel 6.0+; the engine drops it on older
  * ones), the ring waking its reader at half full unless no_wakeup.
  */
-void hwp_attr_sampling(struct hwp_event *ev, uint64_t period,
-			uint64_t sample_type, int no_wakeup)
+void hwp_attr_sampling(struct hwp_event *ev, uint64_t period, uint64_t sample_type,
+		       int no_wakeup)
 {
 	struct perf_event_attr *a = &ev->attr;
 
@@ -71,7 +71,9 @@ void hwp_attr_sampling(struct hwp_event *ev, uint64_t period,
 int hwp_attr_precise_max(const struct perf_event_attr *a)
 {
 	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
-	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ? 3 : 0;
+			       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ?
+		       3 :
+		       0;
 }
 
 /*
@@ -161,7 +163,8 @@ static int ptrace_denied(pid_t tid, char *what, size_t len)
 	}
 	snprintf(path, sizeof(path), "/proc/%d", (int)tid);
 	if (!stat(path, &st) && st.st_uid != getuid()) {
-		snprintf(what, len, "not dumpable (it ran a set-user-ID or set-group-ID "
+		snprintf(what, len,
+			 "not dumpable (it ran a set-user-ID or set-group-ID "
 			 "program, or called prctl(PR_SET_DUMPABLE, 0))");
 		return 1;
 	}
@@ -169,8 +172,8 @@ static int ptrace_denied(pid_t tid, char *what, size_t len)
 }
 
 /* EACCES or EPERM: what refused it, as far as can be seen from here. */
-static void why_denied(int err, const struct perf_event_attr *a, pid_t pid,
-		       const char *name, char *why, size_t len)
+static void why_denied(int err, const struct perf_event_attr *a, pid_t pid, const char *name,
+		       char *why, size_t len)
 {
 	int par = hwp_sys_paranoid(), need = paranoid_needed(a, pid);
 	/* root's capabilities are not bound by perf_event_paranoid */
@@ -180,22 +183,34 @@ static void why_denied(int err, const struct perf_event_attr *a, pid_t pid,
 	if (ptrace_denied(pid, what, sizeof(what)))
 		/* perf_event_paranoid is not what refuses it: lowering it
 		 * would not help */
-		hwp_event_say(why, len, "%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
+		hwp_event_say(
+			why, len,
+			"%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
 			name, (int)pid, what);
 	else if (allowed && hwp_sys_seccomp())
-		hwp_event_say(why, len, "%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
+		hwp_event_say(
+			why, len,
+			"%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
 			name, par);
 	else if (allowed && par <= need)
-		hwp_event_say(why, len, "%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
+		hwp_event_say(
+			why, len,
+			"%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
 			name, strerror(-err), par);
 	else if (allowed)
-		hwp_event_say(why, len, "%s: perf_event_open is denied (%s) though root is not bound by perf_event_paranoid (%d): a security module or a missing capability",
+		hwp_event_say(
+			why, len,
+			"%s: perf_event_open is denied (%s) though root is not bound by perf_event_paranoid (%d): a security module or a missing capability",
 			name, strerror(-err), par);
 	else if (hwp_sys_seccomp())
-		hwp_event_say(why, len, "%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %d, above the %d it needs)",
+		hwp_event_say(
+			why, len,
+			"%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %d, above the %d it needs)",
 			name, par, need);
 	else
-		hwp_event_say(why, len, "%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
+		hwp_event_say(
+			why, len,
+			"%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
 			name, par, need);
 }
 
@@ -215,17 +230,21 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
 	case -ENODEV:
 	case -EOPNOTSUPP:
 		if (src && *src)
-			hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)",
-				name, src);
+			hwp_event_say(why, len,
+				      "%s: event not supported by this machine's PMU (%s)",
+				      name, src);
 		else
-			hwp_event_say(why, len, "%s: event not supported by this machine's PMU", name);
+			hwp_event_say(why, len,
+				      "%s: event not supported by this machine's PMU", name);
 		return -EOPNOTSUPP;
 	case -EACCES:
 	case -EPERM:
 		why_denied(err, a, pid, name, why, len);
 		return -EACCES;
 	case -ENOSPC:
-		hwp_event_say(why, len, "%s: no free debug register (at most 4 breakpoints a thread)", name);
+		hwp_event_say(why, len,
+			      "%s: no free debug register (at most 4 breakpoints a thread)",
+			      name);
 		return err;
 	case -EMFILE:
 	case -ENFILE:
@@ -244,7 +263,7 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
  * why (hwp_attr_why()).
  */
 int hwp_attr_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
-		   char *why, size_t len)
+			char *why, size_t len)
 {
 	int fd;
 
@@ -281,7 +300,7 @@ static long pmu_type_of(const char *pmu)
 /* The one line a session on a hybrid CPU says of its PMU events (n
  * events, names[i] each, attrs[i]), or 0 when there is nothing to say. */
 int hwp_attr_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
-		    size_t n, char *line, size_t len)
+			 size_t n, char *line, size_t len)
 {
 	long core = pmu_type_of("cpu_core"), atom = pmu_type_of("cpu_atom");
 	size_t at;
@@ -289,23 +308,26 @@ int hwp_attr_hybrid_note(const struct perf_event_attr *const *attrs, const char 
 
 	if (core < 0 || atom < 0)
 		return 0;
-	at = (size_t)snprintf(line, len, "hwprof: hybrid CPU: each event samples on one kind of core (");
+	at = (size_t)snprintf(line, len,
+			      "hwprof: hybrid CPU: each event samples on one kind of core (");
 	for (size_t i = 0; i < n && at < len; i++) {
 		const struct perf_event_attr *a = attrs[i];
 		const char *on;
 
 		if (!hwp_attr_precise_max(a))
-			continue;	/* not a PMU's */
-		on = a->type == (uint32_t)atom ? "cpu_atom" :
-		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" : NULL;
+			continue; /* not a PMU's */
+		on = a->type == (uint32_t)atom				  ? "cpu_atom" :
+		     a->type < PERF_TYPE_MAX || a->type == (uint32_t)core ? "cpu_core" :
+									    NULL;
 		if (!on)
-			continue;	/* another PMU's: not the cores' */
+			continue; /* another PMU's: not the cores' */
 		at += (size_t)snprintf(line + at, len - at, "%s%s on %s", any ? ", " : "",
 				       names[i], on);
 		any = 1;
 	}
 	if (any && at < len)
-		snprintf(line + at, len - at, "): a thread's time on the other kind is not sampled");
+		snprintf(line + at, len - at,
+			 "): a thread's time on the other kind is not sampled");
 	return any;
 }
 

@@ -15,8 +15,8 @@
 #include "elfsym.h"
 
 /* A defined function symbol named name in one symbol table section. */
-static int table_find(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
-		      const char *name, uint64_t *value)
+static int table_find(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, const char *name,
+		      uint64_t *value)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 
@@ -24,9 +24,9 @@ static int table_find(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh,
 		GElf_Sym s;
 		const char *n;
 
-		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF ||
-		    !s.st_value || (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
-				    GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
+		if (!gelf_getsym(d, (int)i, &s) || s.st_shndx == SHN_UNDEF || !s.st_value ||
+		    (GELF_ST_TYPE(s.st_info) != STT_FUNC &&
+		     GELF_ST_TYPE(s.st_info) != STT_GNU_IFUNC))
 			continue;
 		n = elf_strptr(e, sh->sh_link, s.st_name);
 		if (n && !strcmp(n, name)) {

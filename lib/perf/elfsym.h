@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 /* The longest build-id read (64 bytes) in hex, with its NUL. */
-#define HWP_ELF_BUILDID_HEX	129
+#define HWP_ELF_BUILDID_HEX 129
 
 /*
  * The value (st_value) of the function (STT_FUNC or STT_GNU_IFUNC,

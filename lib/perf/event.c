@@ -30,8 +30,8 @@
 #include "event.h"
 #include "perf.h"
 
-#define DEFAULT_CLOCK_NS	1000000ull	/* 1 ms */
-#define DEFAULT_HW_PERIOD	1000000ull
+#define DEFAULT_CLOCK_NS  1000000ull /* 1 ms */
+#define DEFAULT_HW_PERIOD 1000000ull
 
 static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
 static int pfm_status;
@@ -85,13 +85,16 @@ static const struct generic {
 	{ "context-switches", "perf::CONTEXT-SWITCHES", PERF_TYPE_SOFTWARE,
 	  PERF_COUNT_SW_CONTEXT_SWITCHES },
 	{ "cycles", "perf::CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES },
-	{ "instructions", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS },
+	{ "instructions", "perf::INSTRUCTIONS", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_INSTRUCTIONS },
 	{ "cache-references", "perf::CACHE-REFERENCES", PERF_TYPE_HARDWARE,
 	  PERF_COUNT_HW_CACHE_REFERENCES },
-	{ "cache-misses", "perf::CACHE-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES },
+	{ "cache-misses", "perf::CACHE-MISSES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_CACHE_MISSES },
 	{ "branch-instructions", "perf::BRANCH-INSTRUCTIONS", PERF_TYPE_HARDWARE,
 	  PERF_COUNT_HW_BRANCH_INSTRUCTIONS },
-	{ "branch-misses", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES },
+	{ "branch-misses", "perf::BRANCH-MISSES", PERF_TYPE_HARDWARE,
+	  PERF_COUNT_HW_BRANCH_MISSES },
 	{ "bus-cycles", "perf::BUS-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES },
 	{ "ref-cycles", "perf::REF-CYCLES", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES },
 	{ "stalled-cycles-backend", "perf::STALLED-CYCLES-BACKEND", PERF_TYPE_HARDWARE,
@@ -143,9 +146,9 @@ static int sym_cb(struct dl_phdr_info *info, size_t size, void *arg)
 
 	(void)size;
 	if (!path || !*path)
-		path = "/proc/self/exe";	/* the main program */
+		path = "/proc/self/exe"; /* the main program */
 	else if (access(path, R_OK))
-		return 0;			/* the vDSO has no file */
+		return 0; /* the vDSO has no file */
 	if (!hwp_elf_func(path, q->name, &value, NULL)) {
 		q->addr = info->dlpi_addr + value;
 		q->found = 1;
@@ -161,7 +164,7 @@ static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
 		g[0] = info->dlpi_adds;
 		g[1] = info->dlpi_subs;
 	}
-	return 1;	/* the first entry carries the counters */
+	return 1; /* the first entry carries the counters */
 }
 
 /* Symbols found, until the loader's generation moves: a name used again
@@ -170,7 +173,10 @@ static int gen_cb(struct dl_phdr_info *info, size_t size, void *arg)
 static struct {
 	pthread_mutex_t lock;
 	unsigned long long gen[2];
-	struct { char name[128]; uint64_t addr; } e[16];
+	struct {
+		char name[128];
+		uint64_t addr;
+	} e[16];
 	unsigned int n, next;
 } symcache = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -190,7 +196,7 @@ static int symbol_addr(const char *sym, uint64_t *addr)
 
 	int (*usable)(unsigned int) = __atomic_load_n(&loader_usable, __ATOMIC_ACQUIRE);
 
-	if (usable && !usable(200))	/* a fork child's loader may be stuck */
+	if (usable && !usable(200)) /* a fork child's loader may be stuck */
 		return -EAGAIN;
 	dl_iterate_phdr(gen_cb, g);
 	pthread_mutex_lock(&symcache.lock);
@@ -285,8 +291,7 @@ int hwp_event_bp_fires(void)
 	return bp_state;
 }
 
-static int parse_mem(const char *name, struct hwp_event *ev, char *why,
-		     size_t len)
+static int parse_mem(const char *name, struct hwp_event *ev, char *why, size_t len)
 {
 	const char *spec = name + 4, *colon = strrchr(spec, ':');
 	char target[256];
@@ -294,7 +299,8 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	size_t n;
 
 	if (!colon || strcmp(colon, ":x")) {
-		hwp_event_say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
+		hwp_event_say(why, len,
+			      "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
 		return -EINVAL;
 	}
 	n = (size_t)(colon - spec);
@@ -314,7 +320,9 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 			return -EINVAL;
 		}
 	} else if (symbol_addr(target, &addr)) {
-		hwp_event_say(why, len, "%s: no such event (no function '%s' in this program or its loaded objects)",
+		hwp_event_say(
+			why, len,
+			"%s: no such event (no function '%s' in this program or its loaded objects)",
 			name, target);
 		return -ENOENT;
 	}
@@ -327,7 +335,8 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why,
 	ev->kind = HWP_EV_BREAKPOINT;
 	ev->default_period = 1;
 	if (!hwp_event_bp_fires()) {
-		hwp_event_say(why, len, "%s: execute breakpoints do not fire on this machine", name);
+		hwp_event_say(why, len, "%s: execute breakpoints do not fire on this machine",
+			      name);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -343,8 +352,8 @@ static int pfm_encode(const char *name, struct perf_event_attr *attr)
 	memset(&arg, 0, sizeof(arg));
 	arg.size = sizeof(arg);
 	arg.attr = &a;
-	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT,
-				      &arg) != PFM_SUCCESS)
+	if (pfm_get_os_event_encoding(name, PFM_PLM3, PFM_OS_PERF_EVENT_EXT, &arg) !=
+	    PFM_SUCCESS)
 		return -ENOENT;
 	*attr = a;
 	return 0;
@@ -356,7 +365,7 @@ static int hw_kind(struct hwp_event *ev)
 	case PERF_TYPE_SOFTWARE:
 		soft(ev, ev->attr.config,
 		     ev->attr.config == PERF_COUNT_SW_TASK_CLOCK ||
-		     ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
+			     ev->attr.config == PERF_COUNT_SW_CPU_CLOCK);
 		return 0;
 	case PERF_TYPE_TRACEPOINT:
 	case PERF_TYPE_BREAKPOINT:
@@ -370,8 +379,7 @@ static int hw_kind(struct hwp_event *ev)
 	}
 }
 
-static int parse_preset(const char *name, struct hwp_event *ev, char *why,
-			size_t len)
+static int parse_preset(const char *name, struct hwp_event *ev, char *why, size_t len)
 {
 	struct hwp_preset_terms t;
 	int ret = hwp_preset_terms(name, &t, why, len);
@@ -379,8 +387,10 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 	snprintf(ev->src, sizeof(ev->src), "%s", t.src);
 	if (ret)
 		return ret;
-	if (t.derived) {	/* as PAPI_profil(), which refuses it */
-		hwp_event_say(why, len, "%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
+	if (t.derived) { /* as PAPI_profil(), which refuses it */
+		hwp_event_say(
+			why, len,
+			"%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
 			name, t.derived, t.n);
 		return -EOPNOTSUPP;
 	}
@@ -396,8 +406,7 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why,
 
 /* ------------------------------------------------------------------ */
 
-int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
-		      size_t len)
+int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why, size_t len)
 {
 	memset(ev, 0, sizeof(*ev));
 	ev->attr.size = sizeof(ev->attr);
@@ -410,13 +419,16 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
 		return parse_mem(name, ev, why, len);
 	if (!strncmp(name, "PAPI_", 5)) {
 		if (!hwp_preset_known(name)) {
-			hwp_event_say(why, len, "%s: no such event (not a PAPI preset hwprof knows)", name);
+			hwp_event_say(why, len,
+				      "%s: no such event (not a PAPI preset hwprof knows)",
+				      name);
 			return -ENOENT;
 		}
 		return parse_preset(name, ev, why, len);
 	}
 	if (!hwp_event_pfm_ready()) {
-		hwp_event_say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
+		hwp_event_say(why, len, "%s: no such event (libpfm4 failed to initialise)",
+			      name);
 		return -ENOENT;
 	}
 	if (pfm_encode(name, &ev->attr)) {

@@ -50,16 +50,16 @@ long hwp_sys_read_long(const char *path, long dflt);
 struct hwp_ring {
 	struct perf_event_mmap_page *page;
 	unsigned char *data;
-	uint64_t mask;		/* data bytes - 1 */
-	size_t map_len;		/* 0: not ours to unmap (tests) */
-	uint64_t head, pos;	/* the batch being read: [pos, head) */
-	unsigned char *copy;	/* a record that straddles the end, whole */
+	uint64_t mask;	     /* data bytes - 1 */
+	size_t map_len;	     /* 0: not ours to unmap (tests) */
+	uint64_t head, pos;  /* the batch being read: [pos, head) */
+	unsigned char *copy; /* a record that straddles the end, whole */
 	size_t copy_cap;
 	struct {
-		uint64_t lost;		/* LOST / LOST_SAMPLES records */
-		uint64_t throttled;	/* PERF_RECORD_THROTTLE records */
-		uint64_t corrupt;	/* batches cut short: unparsable */
-		uint64_t nomem;		/* straddling records not copied */
+		uint64_t lost;	    /* LOST / LOST_SAMPLES records */
+		uint64_t throttled; /* PERF_RECORD_THROTTLE records */
+		uint64_t corrupt;   /* batches cut short: unparsable */
+		uint64_t nomem;	    /* straddling records not copied */
 	} stats;
 };
 
@@ -79,8 +79,8 @@ size_t hwp_ring_read_ips(struct hwp_ring *r, uint64_t *ips, size_t cap);
 /* The same with sample_type IP | CALLCHAIN: each sample's chain (the
  * kernel's entries, innermost first) goes to fn with its IP. */
 typedef void (*hwp_chain_fn)(void *arg, const uint64_t *chain, uint64_t n, uint64_t ip);
-size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
-			    hwp_chain_fn fn, void *arg);
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap, hwp_chain_fn fn,
+			    void *arg);
 /* The same with sample_type IP | TID [| CALLCHAIN]: each sample's thread
  * id into tids[i] (0 where a record is too short to hold it). */
 size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap,
@@ -93,48 +93,48 @@ int hwp_ring_empty(const struct hwp_ring *r);
  * the event (hwp_sample_desc_attr()). */
 struct hwp_sample_desc {
 	uint64_t sample_type;
-	uint64_t read_format;		/* PERF_SAMPLE_READ */
-	uint64_t branch_sample_type;	/* PERF_SAMPLE_BRANCH_STACK: HW_INDEX, COUNTERS */
-	uint32_t nregs_user;		/* bits of sample_regs_user */
-	uint32_t nregs_intr;		/* bits of sample_regs_intr */
+	uint64_t read_format;	     /* PERF_SAMPLE_READ */
+	uint64_t branch_sample_type; /* PERF_SAMPLE_BRANCH_STACK: HW_INDEX, COUNTERS */
+	uint32_t nregs_user;	     /* bits of sample_regs_user */
+	uint32_t nregs_intr;	     /* bits of sample_regs_intr */
 };
 void hwp_sample_desc_attr(const struct perf_event_attr *a, struct hwp_sample_desc *d);
 /* PERF_SAMPLE_BRANCH_COUNTERS (Linux 6.8: a counter word per branch after
  * the entries), which older linux/perf_event.h do not name */
-#define HWP_SAMPLE_BRANCH_COUNTERS	(1ull << 19)
+#define HWP_SAMPLE_BRANCH_COUNTERS (1ull << 19)
 /* A sample's fields. Those of a bit type lacks are 0; pointers point into
  * the record (valid while it is), each within header.size. */
 struct hwp_sample {
-	uint64_t type;			/* the sample_type it was parsed as */
-	uint64_t id;			/* IDENTIFIER, or ID */
+	uint64_t type; /* the sample_type it was parsed as */
+	uint64_t id;   /* IDENTIFIER, or ID */
 	uint64_t ip, time, addr, stream_id, period;
 	uint32_t pid, tid;
 	uint32_t cpu, cpu_res;
-	struct {			/* READ, as the desc's read_format */
+	struct { /* READ, as the desc's read_format */
 		uint64_t value, time_enabled, time_running, id, lost;
 		uint64_t nr;		/* GROUP: nr entries of stride words */
-		const uint64_t *values;	/* each: value, then id, lost if asked */
+		const uint64_t *values; /* each: value, then id, lost if asked */
 		unsigned int stride;
 	} read;
-	uint64_t nchain;		/* CALLCHAIN */
+	uint64_t nchain; /* CALLCHAIN */
 	const uint64_t *chain;
-	uint32_t raw_size;		/* RAW */
+	uint32_t raw_size; /* RAW */
 	const unsigned char *raw;
-	uint64_t nbranch, branch_hw_index;	/* BRANCH_STACK */
+	uint64_t nbranch, branch_hw_index; /* BRANCH_STACK */
 	const struct perf_branch_entry *branch;
-	const uint64_t *branch_counters;	/* nbranch of them, or NULL */
-	uint64_t regs_user_abi;		/* REGS_USER: 0 (no registers, a kernel thread) */
-	const uint64_t *regs_user;	/* nregs_user values, or NULL */
+	const uint64_t *branch_counters; /* nbranch of them, or NULL */
+	uint64_t regs_user_abi;		 /* REGS_USER: 0 (no registers, a kernel thread) */
+	const uint64_t *regs_user;	 /* nregs_user values, or NULL */
 	uint32_t nregs_user, nregs_intr;
-	uint64_t stack_size;		/* STACK_USER: the copy's size (0: none) */
-	uint64_t stack_dyn_size;	/* the bytes of it the kernel filled */
+	uint64_t stack_size;	 /* STACK_USER: the copy's size (0: none) */
+	uint64_t stack_dyn_size; /* the bytes of it the kernel filled */
 	const unsigned char *stack;
-	uint64_t weight;		/* WEIGHT, or WEIGHT_STRUCT (var1_dw: low 32 bits) */
+	uint64_t weight; /* WEIGHT, or WEIGHT_STRUCT (var1_dw: low 32 bits) */
 	uint64_t data_src, transaction;
-	uint64_t regs_intr_abi;		/* REGS_INTR */
+	uint64_t regs_intr_abi; /* REGS_INTR */
 	const uint64_t *regs_intr;
 	uint64_t phys_addr, cgroup, data_page_size, code_page_size;
-	uint64_t aux_size;		/* AUX */
+	uint64_t aux_size; /* AUX */
 	const unsigned char *aux;
 };
 /* A PERF_RECORD_SAMPLE of an event d describes: 0, -EINVAL when it is
@@ -159,32 +159,31 @@ struct hwp_sample_id {
 	uint32_t pid, tid;
 	int has_id, has_ip, has_tid, has_time;
 };
-int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type,
-	       int sample_id_all, struct hwp_sample_id *out);
+int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type, int sample_id_all,
+		  struct hwp_sample_id *out);
 /* The bytes of the sample_id trailer at the end of a non-sample record. */
 size_t hwp_sample_trailer(uint64_t sample_type, int sample_id_all);
 
 /* event.c: an event name to a perf_event_attr */
 enum hwp_event_kind {
-	HWP_EV_CLOCK,		/* task-clock, cpu-clock: period in ns */
-	HWP_EV_SOFT,		/* other software events */
-	HWP_EV_BREAKPOINT,	/* mem:ADDR:x */
-	HWP_EV_HARDWARE,	/* a PMU event: precise_ip is tried */
+	HWP_EV_CLOCK,	   /* task-clock, cpu-clock: period in ns */
+	HWP_EV_SOFT,	   /* other software events */
+	HWP_EV_BREAKPOINT, /* mem:ADDR:x */
+	HWP_EV_HARDWARE,   /* a PMU event: precise_ip is tried */
 };
 
 struct hwp_event {
 	struct perf_event_attr attr;
 	enum hwp_event_kind kind;
 	uint64_t default_period;
-	char name[256];		/* as the user gave it */
-	char src[96];		/* hardware: where the encoding came from */
+	char name[256]; /* as the user gave it */
+	char src[96];	/* hardware: where the encoding came from */
 };
 
 /* A name to an event: 0, -ENOENT (no such event), -EOPNOTSUPP (this
  * machine cannot sample it: no PMU row, breakpoints that never fire) or
  * -EINVAL (malformed), with one line in why. */
-int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why,
-		      size_t len);
+int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why, size_t len);
 /* 1: execute breakpoints fire here; 0: they open but never count (or
  * HWPROF_TEST_BP_BROKEN says so); -1: they cannot be opened. */
 int hwp_event_bp_fires(void);
@@ -197,8 +196,8 @@ void hwp_event_loader_check(int (*usable)(unsigned int wait_ms));
 /* attr.c: the sampling attr, the precise_ip rule, the open and its
  * fallbacks, and why an open failed */
 /* The sampling attr of a resolved event, built in this one place. */
-void hwp_attr_sampling(struct hwp_event *ev, uint64_t period,
-			uint64_t sample_type, int no_wakeup);
+void hwp_attr_sampling(struct hwp_event *ev, uint64_t period, uint64_t sample_type,
+		       int no_wakeup);
 /* The precise_ip rule: the highest level tried for a (3 for a PMU's
  * events, else 0), and the one open that steps down from it (from: the
  * level to start at, -1: hwp_attr_precise_max(a)), the only code that sets
@@ -218,25 +217,25 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
  * out_fd's ring from its first sample (PERF_FLAG_FD_OUTPUT). The fd, or
  * hwp_attr_why()'s answer with the reason in why. */
 int hwp_attr_event_open(struct hwp_event *ev, pid_t pid, int cpu, int out_fd, int *precise,
-		   char *why, size_t len);
+			char *why, size_t len);
 int hwp_attr_check(const struct hwp_event *ev, char *why, size_t len);
 /* Can name be sampled here: resolve and check (hwprof_event_probe(3)). */
 int hwp_attr_probe(const char *name, char *why, size_t len);
 /* On a hybrid CPU, the one line that says on which core PMU each of n
  * events samples; 0 when the CPU is not hybrid or none is a PMU's. */
 int hwp_attr_hybrid_note(const struct perf_event_attr *const *attrs, const char *const *names,
-		    size_t n, char *line, size_t len);
-#define HWP_MIN_CLOCK_NS 10000	/* the kernel's floor for hrtimer events */
+			 size_t n, char *line, size_t len);
+#define HWP_MIN_CLOCK_NS 10000 /* the kernel's floor for hrtimer events */
 /* The period the kernel applies: hrtimer (clock) events no shorter than
  * 10 us. */
 uint64_t hwp_attr_applied_period(int clock, uint64_t period);
 
 /* presets.c: PAPI presets' rows of events/presets.h and the core PMU */
 struct hwp_preset_row;
-const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
-					    char *src, size_t len);
-int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
-		    char *buf, size_t len);
+const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core, char *src,
+					    size_t len);
+int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i, char *buf,
+		    size_t len);
 /* The core PMU of the present ones, in libpfm4's order (dfl: libpfm4's
  * is_dfl, a PMU for a whole family): the first model PMU, else the first. */
 struct hwp_pmu_seen {
@@ -254,12 +253,10 @@ struct hwp_preset_terms {
 	const char *derived;
 	const char *postfix;
 	char ev[HWP_PRESET_MAX_TERMS][256];
-	char src[96];		/* which table, in words */
+	char src[96]; /* which table, in words */
 };
-int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
-		     size_t len);
+int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why, size_t len);
 /* The i-th preset of events/presets.h: -ENOENT past the last. */
-int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
-		    const char **desc);
+int hwp_preset_info(unsigned int i, const char **name, unsigned int *code, const char **desc);
 
 #endif /* HWPROF_PERF_H */

@@ -56,8 +56,8 @@ static const char *core_pmu(void)
 	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
 		memset(&info, 0, sizeof(info));
 		info.size = sizeof(info);
-		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS &&
-		    info.is_present && info.type == PFM_PMU_TYPE_CORE && info.name) {
+		if (pfm_get_pmu_info((pfm_pmu_t)p, &info) == PFM_SUCCESS && info.is_present &&
+		    info.type == PFM_PMU_TYPE_CORE && info.name) {
 			seen[n].name = info.name;
 			seen[n++].dfl = info.is_dfl;
 		}
@@ -86,8 +86,8 @@ static const char *preset_table(const char *core)
  * (as PAPI, which has only its CSV's presets for a CPU it knows), else the
  * kernel's generic event. Says which in src. NULL when no row applies.
  */
-const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core,
-					    char *src, size_t len)
+const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core, char *src,
+					    size_t len)
 {
 	const char *table = preset_table(core);
 	const struct hwp_preset_row *gen = NULL;
@@ -99,7 +99,8 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 			continue;
 		if (table && !strcmp(r->pmu, table)) {
 			if (strcmp(table, core))
-				hwp_event_say(src, len, "libpfm4 table %s (the rows of %s)", core, table);
+				hwp_event_say(src, len, "libpfm4 table %s (the rows of %s)",
+					      core, table);
 			else
 				hwp_event_say(src, len, "libpfm4 table %s", core);
 			return r;
@@ -113,9 +114,10 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 	}
 	if (gen && core)
 		hwp_event_say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
-			preset, core);
+			      preset, core);
 	else if (gen)
-		hwp_event_say(src, len, "kernel generic events: libpfm4 does not know this CPU");
+		hwp_event_say(src, len,
+			      "kernel generic events: libpfm4 does not know this CPU");
 	return gen;
 }
 
@@ -125,8 +127,8 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
  * has not activated there, so the prefix becomes core's. 0, or -ENOENT
  * past the last event (or when it does not fit in buf).
  */
-int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
-		    char *buf, size_t len)
+int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i, char *buf,
+		    size_t len)
 {
 	const char *p = r->event, *end;
 	size_t n, pl = strlen(r->pmu);
@@ -150,8 +152,7 @@ int hwp_preset_term(const struct hwp_preset_row *r, const char *core, int i,
 }
 
 /* The preset's terms on this machine: see perf.h. */
-int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
-		     size_t len)
+int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why, size_t len)
 {
 	const char *core = core_pmu();
 	const struct hwp_preset_row *r;
@@ -159,8 +160,9 @@ int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why,
 	memset(t, 0, sizeof(*t));
 	r = hwp_preset_row(preset, core, t->src, sizeof(t->src));
 	if (!r) {
-		hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
-			*t->src ? t->src : "no row of events/presets.h applies here");
+		hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)",
+			      preset,
+			      *t->src ? t->src : "no row of events/presets.h applies here");
 		return -EOPNOTSUPP;
 	}
 	t->derived = r->derived;
@@ -180,8 +182,7 @@ int hwp_preset_known(const char *name)
 	return 0;
 }
 
-int hwp_preset_info(unsigned int i, const char **name, unsigned int *code,
-		    const char **desc)
+int hwp_preset_info(unsigned int i, const char **name, unsigned int *code, const char **desc)
 {
 	if (i >= sizeof(hwp_presets) / sizeof(hwp_presets[0]))
 		return -ENOENT;

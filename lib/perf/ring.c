@@ -68,7 +68,7 @@ static inline void ring_set_tail(struct perf_event_mmap_page *pg, uint64_t t)
 int hwp_ring_begin(struct hwp_ring *r)
 {
 	r->head = ring_head(r->page);
-	r->pos = r->page->data_tail;	/* only we write it */
+	r->pos = r->page->data_tail; /* only we write it */
 	return r->pos != r->head;
 }
 
@@ -119,9 +119,9 @@ again:
 		rec = r->data + at;
 	} else {
 		if (r->copy_cap < h.size) {
-			void *np = realloc(r->copy, 65536);	/* any u16 size */
+			void *np = realloc(r->copy, 65536); /* any u16 size */
 
-			if (!np) {	/* skipped, and said so */
+			if (!np) { /* skipped, and said so */
 				r->stats.nomem++;
 				r->pos += h.size;
 				goto again;
@@ -152,9 +152,9 @@ static inline uint64_t rec_u64(const void *rec, size_t off)
 uint64_t hwp_ring_lost(const struct perf_event_header *h)
 {
 	if (h->type == PERF_RECORD_LOST && h->size >= sizeof(*h) + 16)
-		return rec_u64(h, sizeof(*h) + 8);	/* {id, lost} */
+		return rec_u64(h, sizeof(*h) + 8); /* {id, lost} */
 	if (h->type == PERF_RECORD_LOST_SAMPLES && h->size >= sizeof(*h) + 8)
-		return rec_u64(h, sizeof(*h));		/* {lost} */
+		return rec_u64(h, sizeof(*h)); /* {lost} */
 	return 0;
 }
 
@@ -172,9 +172,10 @@ static const struct hwp_sample_desc engine_desc;
  * hold them); LOST and LOST_SAMPLES add to stats.lost, THROTTLE to
  * stats.throttled.
  */
-static inline __attribute__((always_inline)) size_t
-ring_read(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap, int chains,
-	  hwp_chain_fn fn, void *arg)
+static inline __attribute__((always_inline)) size_t ring_read(struct hwp_ring *r,
+							      uint64_t *ips, uint32_t *tids,
+							      size_t cap, int chains,
+							      hwp_chain_fn fn, void *arg)
 {
 	/* tids and chains are constants in each caller's copy */
 	const uint64_t tid = tids ? PERF_SAMPLE_TID : 0;
@@ -189,9 +190,10 @@ ring_read(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, size_t cap, int cha
 		h = __builtin_assume_aligned(h, 8);
 		switch (h->type) {
 		case PERF_RECORD_SAMPLE:
-			if (chains && !hwp_sample_parse_as(h, PERF_SAMPLE_IP | tid |
-							   PERF_SAMPLE_CALLCHAIN,
-							   &engine_desc, &s)) {
+			if (chains &&
+			    !hwp_sample_parse_as(h,
+						 PERF_SAMPLE_IP | tid | PERF_SAMPLE_CALLCHAIN,
+						 &engine_desc, &s)) {
 				ips[n] = s.ip;
 				if (tids)
 					tids[n] = s.tid;
@@ -241,8 +243,8 @@ size_t hwp_ring_read_tids(struct hwp_ring *r, uint64_t *ips, uint32_t *tids, siz
 	return ring_read(r, ips, tids, cap, 1, fn, arg);
 }
 
-size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap,
-			    hwp_chain_fn fn, void *arg)
+size_t hwp_ring_read_chains(struct hwp_ring *r, uint64_t *ips, size_t cap, hwp_chain_fn fn,
+			    void *arg)
 {
 	if (!fn)
 		return ring_read(r, ips, NULL, cap, 0, NULL, NULL);

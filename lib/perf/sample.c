@@ -40,8 +40,9 @@ int hwp_sample_parse(const struct perf_event_header *h, const struct hwp_sample_
 /* The fields of the sample_id trailer, in the order the kernel writes
  * them (perf_event_open(2)): a record of another type ends with one u64
  * per bit of these that sample_type has. */
-#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-		 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define ID_BITS                                                                        \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 /* Read from the record's end backwards: its body's length depends on its
  * type, the trailer's only on sample_type. */
@@ -90,11 +91,12 @@ size_t hwp_sample_trailer(uint64_t sample_type, int sample_id_all)
 }
 
 /* The fields that lead a sample, each 8 bytes: what hwp_sample_id() gives. */
-#define HEAD_BITS (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-		   PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID)
+#define HEAD_BITS                                                                       \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID)
 
-int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type,
-	       int sample_id_all, struct hwp_sample_id *out)
+int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type, int sample_id_all,
+		  struct hwp_sample_id *out)
 {
 	static const struct hwp_sample_desc none;
 	struct hwp_sample s;
@@ -109,7 +111,7 @@ int hwp_sample_id(const struct perf_event_header *h, uint64_t sample_type,
 	} else if (sample_id_all) {
 		ret = hwp_sample_id_parse(h, sample_type, &s);
 	} else {
-		return 0;	/* nothing to say which event */
+		return 0; /* nothing to say which event */
 	}
 	if (ret)
 		return ret;

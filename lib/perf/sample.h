@@ -22,12 +22,13 @@
 
 /* The bits whose fields are known here: sample_type's IP (1 << 0) to
  * WEIGHT_STRUCT (1 << 24), read_format's TOTAL_TIME_ENABLED to LOST. */
-#define HWP_SAMPLE_KNOWN	((uint64_t)PERF_SAMPLE_WEIGHT_STRUCT * 2 - 1)
-#define HWP_READ_KNOWN		((uint64_t)PERF_FORMAT_LOST * 2 - 1)
+#define HWP_SAMPLE_KNOWN ((uint64_t)PERF_SAMPLE_WEIGHT_STRUCT * 2 - 1)
+#define HWP_READ_KNOWN	 ((uint64_t)PERF_FORMAT_LOST * 2 - 1)
 /* The fields that lead a sample, each 8 bytes */
-#define HWP_SAMPLE_LEAD (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME | PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | \
-			 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define HWP_SAMPLE_LEAD                                                                 \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |  \
+	 PERF_SAMPLE_PERIOD)
 
 static inline uint64_t hwp_sample_u64(const unsigned char *p)
 {
@@ -69,12 +70,29 @@ hwp_sample_parse_as(const struct perf_event_header *h, uint64_t type,
 		return -EOPNOTSUPP;
 	s->type = type;
 /* n more bytes at off, or the record lies */
-#define NEED(n)		do { if ((n) > end - off) return -EINVAL; } while (0)
-#define TAKE(dst)	do { if (off + 8 > end) return -EINVAL;			\
-			     (dst) = hwp_sample_u64(p + off); off += 8; } while (0)
+#define NEED(n)                         \
+	do {                            \
+		if ((n) > end - off)    \
+			return -EINVAL; \
+	} while (0)
+#define TAKE(dst)                                \
+	do {                                     \
+		if (off + 8 > end)               \
+			return -EINVAL;          \
+		(dst) = hwp_sample_u64(p + off); \
+		off += 8;                        \
+	} while (0)
 /* an array handed out as uint64_t *: 8-byte aligned, as the kernel writes */
-#define ALIGNED()	do { if (((uintptr_t)p + off) & 7) return -EINVAL; } while (0)
-#define LEAD(dst)	do { (dst) = hwp_sample_u64(p + off); off += 8; } while (0)
+#define ALIGNED()                             \
+	do {                                  \
+		if (((uintptr_t)p + off) & 7) \
+			return -EINVAL;       \
+	} while (0)
+#define LEAD(dst)                                \
+	do {                                     \
+		(dst) = hwp_sample_u64(p + off); \
+		off += 8;                        \
+	} while (0)
 	if (type & PERF_SAMPLE_IDENTIFIER)
 		LEAD(s->id);
 	if (type & PERF_SAMPLE_IP)
@@ -106,7 +124,8 @@ hwp_sample_parse_as(const struct perf_event_header *h, uint64_t type,
 			return -EOPNOTSUPP;
 		memset(&s->read, 0, sizeof(s->read));
 		if (rf & PERF_FORMAT_GROUP) {
-			size_t stride = 8 * (1 + !!(rf & PERF_FORMAT_ID) + !!(rf & PERF_FORMAT_LOST));
+			size_t stride = 8 * (1 + !!(rf & PERF_FORMAT_ID) +
+					     !!(rf & PERF_FORMAT_LOST));
 
 			TAKE(s->read.nr);
 			if (rf & PERF_FORMAT_TOTAL_TIME_ENABLED)

@@ -6,7 +6,7 @@
  * seccomp). The engine's other system calls (mmap, prctl, signals, tgkill)
  * are made where they are used.
  */
-#define _GNU_SOURCE		/* secure_getenv */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -45,25 +45,31 @@ int hwp_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
  * the count PCT% of what they are (read_format with both times only).
  * Each answer given is counted: hwp_sys_test_pmu_opens().
  */
-#define FAKE_FDS	256
+#define FAKE_FDS 256
 
 static struct {
 	int on;
-	int answer[4];		/* 0: ok, else -errno */
-	unsigned int run;	/* percent, 100: not multiplexed */
-	uint64_t config;	/* the stand-in's */
+	int answer[4];	  /* 0: ok, else -errno */
+	unsigned int run; /* percent, 100: not multiplexed */
+	uint64_t config;  /* the stand-in's */
 	unsigned long opens;
-	int last_ok;		/* precise_ip of the last stand-in, -1: none */
+	int last_ok; /* precise_ip of the last stand-in, -1: none */
 	pthread_mutex_t lock;
-	struct { int fd; uint64_t id, fmt; } fds[FAKE_FDS];
+	struct {
+		int fd;
+		uint64_t id, fmt;
+	} fds[FAKE_FDS];
 	unsigned int nfds;
 } fake = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static pthread_once_t fake_once = PTHREAD_ONCE_INIT;
 
 static int fake_errno(const char *s, size_t n)
 {
-	static const struct { const char *name; int err; } names[] = {
-		{ "ok", 0 }, { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
+	static const struct {
+		const char *name;
+		int err;
+	} names[] = {
+		{ "ok", 0 },	      { "EINVAL", EINVAL }, { "EOPNOTSUPP", EOPNOTSUPP },
 		{ "ENOENT", ENOENT }, { "ENODEV", ENODEV }, { "EACCES", EACCES },
 	};
 
@@ -88,7 +94,7 @@ static void fake_init(void)
 
 		fake.answer[i] = fake_errno(p, n);
 		if (fake.answer[i] == 1 || (i && p[n] != ','))
-			return;		/* malformed: no seam */
+			return; /* malformed: no seam */
 		p += n + (p[n] == ',');
 	}
 	while (*p == ';') {
@@ -144,7 +150,7 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	long fd;
 
 	pthread_once(&fake_once, fake_init);
-	if (!fake.on || !hwp_attr_precise_max(attr))	/* not a PMU's event */
+	if (!fake.on || !hwp_attr_precise_max(attr)) /* not a PMU's event */
 		return 0;
 	__atomic_add_fetch(&fake.opens, 1, __ATOMIC_RELAXED);
 	if (fake.answer[level > 3 ? 3 : level]) {
@@ -161,8 +167,7 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	*ret = fd < 0 ? -errno : (int)fd;
 	if (fd >= 0)
 		__atomic_store_n(&fake.last_ok, (int)level, __ATOMIC_RELAXED);
-	if (fd >= 0 && fake.run < 100 &&
-	    (a.read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) &&
+	if (fd >= 0 && fake.run < 100 && (a.read_format & PERF_FORMAT_TOTAL_TIME_ENABLED) &&
 	    (a.read_format & PERF_FORMAT_TOTAL_TIME_RUNNING))
 		fake_keep((int)fd, a.read_format);
 	return 1;
@@ -201,8 +206,7 @@ int hwp_perf_open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int gr
 
 	if (fake_open(attr, pid, cpu, group, flags, &ret))
 		return ret;
-	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group,
-		     PERF_FLAG_FD_CLOEXEC | flags);
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC | flags);
 	return fd < 0 ? -errno : (int)fd;
 }
 

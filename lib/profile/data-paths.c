@@ -22,7 +22,7 @@ long hd_node(struct hd_file *d, uint32_t parent, uint32_t object, uint64_t addr)
 {
 	if (parent != HD_NO_NODE && parent >= d->cct.n)
 		return -1;
-	d->cct.max_depth = HD_MAX_DEPTH;	/* a file may start without hd_init() */
+	d->cct.max_depth = HD_MAX_DEPTH; /* a file may start without hd_init() */
 	return hwp_cct_node(&d->cct, parent, object, addr);
 }
 

@@ -20,11 +20,10 @@ struct rd {
 	char *err;
 	size_t len;
 	unsigned long lineno;
-	char *p;		/* the rest of the current line */
+	char *p; /* the rest of the current line */
 };
 
-static int fail(struct rd *r, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static int fail(struct rd *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static int fail(struct rd *r, const char *fmt, ...)
 {
@@ -109,14 +108,22 @@ static char *unescape(char *s, int token, int *bad)
 			continue;
 		}
 		switch (*++p) {
-		case '\\': *o++ = '\\'; break;
-		case 'n': *o++ = '\n'; break;
-		case 't': *o++ = '\t'; break;
-		case 'r': *o++ = '\r'; break;
+		case '\\':
+			*o++ = '\\';
+			break;
+		case 'n':
+			*o++ = '\n';
+			break;
+		case 't':
+			*o++ = '\t';
+			break;
+		case 'r':
+			*o++ = '\r';
+			break;
 		case 'x': {
 			int hi = hexval(p[1]), lo = hi < 0 ? -1 : hexval(p[2]);
 
-			if (lo < 0 || !(hi | lo)) {	/* two digits, not NUL */
+			if (lo < 0 || !(hi | lo)) { /* two digits, not NUL */
 				*bad = 1;
 				return s;
 			}
@@ -129,8 +136,8 @@ static char *unescape(char *s, int token, int *bad)
 			return s;
 		}
 	}
-	if (o != p)	/* shortened: never writes when nothing was escaped,
-			 * so the read-only "" of an empty rest is safe */
+	if (o != p) /* shortened: never writes when nothing was escaped,
+		     * so the read-only "" of an empty rest is safe */
 		*o = 0;
 	return s;
 }
@@ -222,8 +229,8 @@ static int read_v3_line(struct rd *r, struct hd_file *d, const char *kw)
 		    /* a min above 0 is every rank's; a rank without it makes it 0 */
 		    (g && a != (uint64_t)d->size) || (a < (uint64_t)d->size && g))
 			return -1;
-		fn = (struct hd_func){ (uint32_t)b, (uint32_t)c, e, f, g, h, (int)mr,
-				       (uint32_t)a };
+		fn = (struct hd_func){ (uint32_t)b, (uint32_t)c, e,	  f,
+				       g,	    h,		 (int)mr, (uint32_t)a };
 		if (hd_add_func(d, &fn))
 			return fail(r, "out of memory");
 	} else if (!strcmp(kw, "fr")) {
@@ -252,7 +259,8 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects)
 			return -1;
 		if (d->objects[a].kept)
-			return fail(r, "names of object %llu kept twice", (unsigned long long)a);
+			return fail(r, "names of object %llu kept twice",
+				    (unsigned long long)a);
 		t = rest(r);
 		d->objects[a].kept = 1;
 		d->objects[a].kept_why = *t ? take(r, t, 0, &bad) : NULL;
@@ -278,8 +286,8 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 			return fail(r, "source file given twice");
 	} else if (!strcmp(kw, "line")) {
 		if (num(r, 10, UINT32_MAX, &a) || a >= d->nobjects || !d->objects[a].kept ||
-		    num(r, 16, UINT64_MAX, &b) || num(r, 10, UINT32_MAX, &c) || c >= d->srcs.n ||
-		    num(r, 10, INT32_MAX, &e))
+		    num(r, 16, UINT64_MAX, &b) || num(r, 10, UINT32_MAX, &c) ||
+		    c >= d->srcs.n || num(r, 10, INT32_MAX, &e))
 			return -1;
 		t = r->p ? unescape(rest(r), 0, &bad) : NULL;
 		if (bad || (t && !*t))
@@ -297,7 +305,7 @@ static int read_names_line(struct rd *r, struct hd_file *d, const char *kw)
 static int read_mpi_time(struct rd *r, struct hd_file *d, const char *kw)
 {
 	uint64_t a, b, c, e, f, g;
-	int bad = 0, mt_file = d->job || d->rank >= 0;	/* a job's or a rank's */
+	int bad = 0, mt_file = d->job || d->rank >= 0; /* a job's or a rank's */
 
 	if (!strcmp(kw, "mt")) {
 		struct hd_mrank m;
@@ -382,7 +390,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 			return -1;
 		ev = &d->events[a];
 		if (ev->callgraph != HD_CG_NONE)
-			return fail(r, "paths of event %llu given twice", (unsigned long long)a);
+			return fail(r, "paths of event %llu given twice",
+				    (unsigned long long)a);
 		if (!strcmp(k, "fp"))
 			ev->callgraph = HD_CG_FP;
 		else if (!strcmp(k, "dwarf"))
@@ -403,7 +412,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 			return -1;
 		ev = &d->events[a];
 		if (ev->count_scope != HD_COUNT_NONE)
-			return fail(r, "count of event %llu given twice", (unsigned long long)a);
+			return fail(r, "count of event %llu given twice",
+				    (unsigned long long)a);
 		if (!strcmp(k, "user"))
 			ev->count_scope = HD_COUNT_USER;
 		else if (!strcmp(k, "all"))
@@ -435,7 +445,8 @@ static int read_v4_line(struct rd *r, struct hd_file *d, const char *kw)
 		    num(r, 10, UINT64_MAX, &e) || r->p)
 			return -1;
 		if (d->events[a].callgraph == HD_CG_NONE)
-			return fail(r, "call-path samples of event %llu without its paths line",
+			return fail(r,
+				    "call-path samples of event %llu without its paths line",
 				    (unsigned long long)a);
 		if (hd_count_path(d, (uint32_t)a, (uint32_t)b, (uint32_t)c, e))
 			return fail(r, "out of memory");
@@ -454,10 +465,9 @@ static int read_event(struct rd *r, struct hd_file *d)
 	char *why, *name;
 	int bad = 0;
 
-	if (num(r, 10, UINT32_MAX, &a) || a != d->nevents ||
-	    num(r, 10, UINT64_MAX, &b) || num(r, 10, UINT64_MAX, &c) ||
-	    num(r, 10, UINT64_MAX, &e) || num(r, 10, UINT64_MAX, &f) ||
-	    num(r, 10, UINT64_MAX, &g))
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nevents || num(r, 10, UINT64_MAX, &b) ||
+	    num(r, 10, UINT64_MAX, &c) || num(r, 10, UINT64_MAX, &e) ||
+	    num(r, 10, UINT64_MAX, &f) || num(r, 10, UINT64_MAX, &g))
 		return -1;
 	why = field(r);
 	name = rest(r);
@@ -502,9 +512,8 @@ static int read_process(struct rd *r, struct hd_file *d)
 	long x, y, z, st;
 	int bad = 0;
 
-	if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs ||
-	    snum(r, 0, INT32_MAX, &x) || snum(r, 0, INT32_MAX, &y) ||
-	    snum(r, -1, 1 << 30, &z) || !(how = field(r)) ||
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nprocs || snum(r, 0, INT32_MAX, &x) ||
+	    snum(r, 0, INT32_MAX, &y) || snum(r, -1, 1 << 30, &z) || !(how = field(r)) ||
 	    snum(r, -1000000, 1000000, &st))
 		return -1;
 	host = field(r);
@@ -529,9 +538,8 @@ static int read_thread(struct rd *r, struct hd_file *d)
 	long x;
 	int bad = 0;
 
-	if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads ||
-	    num(r, 10, UINT32_MAX, &b) || b >= d->nprocs ||
-	    snum(r, 0, INT32_MAX, &x))
+	if (num(r, 10, UINT32_MAX, &a) || a != d->nthreads || num(r, 10, UINT32_MAX, &b) ||
+	    b >= d->nprocs || snum(r, 0, INT32_MAX, &x))
 		return -1;
 	comm = rest(r);
 	if (hd_add_thread(d, (int)x, (uint32_t)b, NULL) < 0)
@@ -631,14 +639,13 @@ static int read_v2_line(struct rd *r, struct hd_file *d, const char *kw)
 /* Version 1: one process, objects as run-time ranges with 8-byte buckets. */
 struct v1 {
 	uint64_t start, base, bytes;
-	long obj;		/* this object's index, -1 before the first */
-	long ev;		/* the event its buckets belong to */
+	long obj; /* this object's index, -1 before the first */
+	long ev;  /* the event its buckets belong to */
 	int pid;
 	char *command;
 };
 
-static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
-			struct v1 *v)
+static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw, struct v1 *v)
 {
 	uint64_t a, b, c, n;
 	int bad = 0;
@@ -668,7 +675,7 @@ static int read_v1_line(struct rd *r, struct hd_file *d, const char *kw,
 			if (num(r, 10, UINT64_MAX, &f[i]))
 				return -1;
 		if (!r->p || !*r->p)
-			return -1;	/* a name, as version 2 needs */
+			return -1; /* a name, as version 2 needs */
 		if (hd_add_event(d, "", f[0]) < 0)
 			return fail(r, "out of memory");
 		e = &d->events[d->nevents - 1];
@@ -829,13 +836,16 @@ static int counts_check(struct rd *r, const struct hd_file *d)
 		cp[d->paths[i].event] = hwp_add_sat(cp[d->paths[i].event], d->paths[i].count);
 	for (size_t e = 0; e < d->nevents && !ret; e++) {
 		if (cp[e] > d->events[e].chains)
-			ret = fail(r, "event %zu: its call-path samples (c lines: %llu) exceed the "
-				   "samples with a path of its paths line (%llu)", e,
-				   (unsigned long long)cp[e], (unsigned long long)d->events[e].chains);
+			ret = fail(r,
+				   "event %zu: its call-path samples (c lines: %llu) exceed the "
+				   "samples with a path of its paths line (%llu)",
+				   e, (unsigned long long)cp[e],
+				   (unsigned long long)d->events[e].chains);
 		else if (cp[e] > flat[e])
-			ret = fail(r, "event %zu: its call-path samples (c lines: %llu) exceed its "
-				   "samples (s lines: %llu)", e, (unsigned long long)cp[e],
-				   (unsigned long long)flat[e]);
+			ret = fail(r,
+				   "event %zu: its call-path samples (c lines: %llu) exceed its "
+				   "samples (s lines: %llu)",
+				   e, (unsigned long long)cp[e], (unsigned long long)flat[e]);
 	}
 	free(flat);
 	free(cp);
@@ -939,7 +949,8 @@ int hd_read(const char *path, struct hd_file *d, char *err, size_t len)
 	f = fopen(path, "re");
 	if (!f)
 		return fail(&r, "%s", strerror(errno));
-	if (read_magic(&r, f, &line, &cap, &d->version) || read_body(&r, d, &v, f, &line, &cap))
+	if (read_magic(&r, f, &line, &cap, &d->version) ||
+	    read_body(&r, d, &v, f, &line, &cap))
 		goto out;
 	if ((d->job && job_check(&r, d)) || counts_check(&r, d))
 		goto out;

@@ -23,7 +23,7 @@ static void put_size(FILE *f, uint64_t size)
 void hd_put_escaped(FILE *f, const char *s, int token)
 {
 	if (!s || (token && !*s)) {
-		fputc('-', f);		/* an absent token */
+		fputc('-', f); /* an absent token */
 		return;
 	}
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -52,8 +52,11 @@ void hd_put_escaped(FILE *f, const char *s, int token)
 
 static const char *how_name(enum hd_how h)
 {
-	return h == HD_EXITED ? "exit" : h == HD_SIGNALED ? "signal" :
-	       h == HD_ENDED ? "ended" : h == HD_UNSEEN ? "unseen" : "running";
+	return h == HD_EXITED	? "exit" :
+	       h == HD_SIGNALED ? "signal" :
+	       h == HD_ENDED	? "ended" :
+	       h == HD_UNSEEN	? "unseen" :
+				  "running";
 }
 
 /* The header lines: version, host, rank, job, program, command. */
@@ -220,8 +223,8 @@ static void write_names(FILE *f, const struct hd_file *d)
 	for (size_t i = 0; i < d->nlines; i++) {
 		const struct hd_line *l = &d->lines[i];
 
-		fprintf(f, "line %u %llx %u %d", l->object, (unsigned long long)l->addr, l->src,
-			l->line);
+		fprintf(f, "line %u %llx %u %d", l->object, (unsigned long long)l->addr,
+			l->src, l->line);
 		if (l->func) {
 			fputc(' ', f);
 			hd_put_escaped(f, l->func, 0);
@@ -269,8 +272,8 @@ static void write_counts(FILE *f, const struct hd_file *d)
 		snprintf(o, sizeof(o), "%u", s->object);
 		fprintf(f, "s %u %s %s %llx %llu\n", s->event,
 			s->thread == HD_NO_THREAD ? "-" : t,
-			s->object == HD_NO_OBJECT ? "-" : o,
-			(unsigned long long)s->addr, (unsigned long long)s->count);
+			s->object == HD_NO_OBJECT ? "-" : o, (unsigned long long)s->addr,
+			(unsigned long long)s->count);
 	}
 	for (size_t i = 0; i < d->nrtotals; i++) {
 		const struct hd_rtotal *t = &d->rtotals[i];

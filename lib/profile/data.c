@@ -90,7 +90,7 @@ int hd_grow(void *pp, size_t n, size_t sz)
 	void *np;
 
 	if (n && (n < 8 || (n & (n - 1))))
-		return 0;	/* room left */
+		return 0; /* room left */
 	cap = n ? 2 * n : 8;
 	if (cap > SIZE_MAX / sz)
 		return -1;
@@ -189,7 +189,7 @@ long hd_object(struct hd_file *d, const char *path, const char *buildid, uint64_
 		if (!same(o->path, path) || !same(o->buildid, buildid))
 			continue;
 		if (o->size && size && o->size != size)
-			continue;	/* another file at that path */
+			continue; /* another file at that path */
 		if (!o->size)
 			o->size = size;
 		return (long)i;
@@ -223,8 +223,7 @@ int hd_add_fcount(struct hd_file *d, uint32_t func, uint32_t proc, uint64_t coun
 	return 0;
 }
 
-int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi,
-		const char *name)
+int hd_add_name(struct hd_file *d, uint32_t object, uint64_t lo, uint64_t hi, const char *name)
 {
 	struct hd_name *n;
 
@@ -255,7 +254,7 @@ int hd_add_line(struct hd_file *d, uint32_t object, uint32_t src, uint64_t addr,
 
 static uint64_t str_hash(const char *s)
 {
-	uint64_t h = 1469598103934665603ull;	/* FNV-1a */
+	uint64_t h = 1469598103934665603ull; /* FNV-1a */
 
 	for (; *s; s++)
 		h = (h ^ (unsigned char)*s) * 1099511628211ull;
@@ -346,11 +345,19 @@ long hd_add_msite(struct hd_file *d, uint32_t object, uint64_t addr, const char 
 int hd_object_is_mpi(const char *path)
 {
 	static const char *const pre[] = {
-		"libmpi", "libopen-pal", "libopen-rte", "libopen-orted", "libmca_",
-		"mca_", "libpmix", "libprrte", "libpmi", "libhcoll", "libucp",
-		"libucs", "libuct", "libucm", "libfabric", "libpsm", "libibverbs",
-		"libmlx", "librdmacm", "libhwloc", "libevent_core", "libevent_pthreads",
-		"libcxi", "libxpmem", "libknem",
+		"libmpi",	 "libopen-pal",
+		"libopen-rte",	 "libopen-orted",
+		"libmca_",	 "mca_",
+		"libpmix",	 "libprrte",
+		"libpmi",	 "libhcoll",
+		"libucp",	 "libucs",
+		"libuct",	 "libucm",
+		"libfabric",	 "libpsm",
+		"libibverbs",	 "libmlx",
+		"librdmacm",	 "libhwloc",
+		"libevent_core", "libevent_pthreads",
+		"libcxi",	 "libxpmem",
+		"libknem",
 	};
 	const char *base = path ? strrchr(path, '/') : NULL;
 
@@ -371,17 +378,17 @@ static uint64_t key_hash(uint32_t e, uint32_t t, uint32_t o, uint64_t a)
 	uint64_t h = a * 0x9e3779b97f4a7c15ull;
 
 	h ^= ((uint64_t)e << 48) ^ ((uint64_t)t << 20) ^ o;
-	return h * 0xff51afd7ed558ccdull;	/* mixed in the high half (htab.h) */
+	return h * 0xff51afd7ed558ccdull; /* mixed in the high half (htab.h) */
 }
 
-int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
-	     uint32_t object, uint64_t addr, uint64_t n)
+int hd_count(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t object,
+	     uint64_t addr, uint64_t n)
 {
 	return hd_count_at(d, event, thread, object, addr, n) < 0 ? -1 : 0;
 }
 
-long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
-		 uint32_t object, uint64_t addr, uint64_t n)
+long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t object,
+		 uint64_t addr, uint64_t n)
 {
 	uint64_t h = key_hash(event, thread, object, addr);
 	struct hd_sample *s;
@@ -393,8 +400,8 @@ long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
 	for (k = hwp_htab_start(&d->index, h); (i = hwp_htab_find(&d->index, &k, h)) >= 0;
 	     k = hwp_htab_step(&d->index, k)) {
 		s = &d->samples[i];
-		if (s->event == event && s->thread == thread &&
-		    s->object == object && s->addr == addr) {
+		if (s->event == event && s->thread == thread && s->object == object &&
+		    s->addr == addr) {
 			s->count = hwp_add_sat(s->count, n);
 			return i;
 		}

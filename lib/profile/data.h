@@ -15,34 +15,38 @@
 #include "../hist/htab.h"
 #include "../hist/sat.h"
 
-#define HD_VERSION	4	/* the version hd_write() writes */
+#define HD_VERSION 4 /* the version hd_write() writes */
 
 struct hd_event {
 	char *name;
-	uint64_t period;	/* the period the kernel applied */
-	uint64_t samples;	/* sample records read */
-	uint64_t lost;		/* samples the kernel dropped */
-	uint64_t throttled;	/* times the kernel throttled the event */
-	uint64_t missed;	/* threads that could not be covered */
-	char *missed_why;	/* a short reason when missed > 0, else NULL */
+	uint64_t period;    /* the period the kernel applied */
+	uint64_t samples;   /* sample records read */
+	uint64_t lost;	    /* samples the kernel dropped */
+	uint64_t throttled; /* times the kernel throttled the event */
+	uint64_t missed;    /* threads that could not be covered */
+	char *missed_why;   /* a short reason when missed > 0, else NULL */
 	/* call paths (version 4, hwprof record -g): */
-	int callgraph;		/* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
-	uint64_t chains;	/* samples that came with a call path */
-	uint64_t cut;		/* of them, cut short (the kernel's depth limit,
-				 * a stack copy too small, an unwind that failed) */
-	uint64_t dropped;	/* frames dropped from the paths: they cannot
-				 * be code (0, or not mapped executable at the
-				 * sample's time) */
+	int callgraph;	  /* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
+	uint64_t chains;  /* samples that came with a call path */
+	uint64_t cut;	  /* of them, cut short (the kernel's depth limit,
+			   * a stack copy too small, an unwind that failed) */
+	uint64_t dropped; /* frames dropped from the paths: they cannot
+			   * be code (0, or not mapped executable at the
+			   * sample's time) */
 	/* the event's own count at the end (version 4 "count" line, hwprof
 	 * record): HD_COUNT_NONE when unknown */
-	int count_scope;	/* HD_COUNT_USER: what was sampled (user space);
-				 * HD_COUNT_ALL: the kernel's share included
-				 * (task-clock, cpu-clock) */
-	uint64_t count;		/* summed over every fd of the event */
-	uint64_t enabled, running;	/* PERF_FORMAT_TOTAL_TIME_*, summed (ns) */
+	int count_scope;	   /* HD_COUNT_USER: what was sampled (user space);
+				    * HD_COUNT_ALL: the kernel's share included
+				    * (task-clock, cpu-clock) */
+	uint64_t count;		   /* summed over every fd of the event */
+	uint64_t enabled, running; /* PERF_FORMAT_TOTAL_TIME_*, summed (ns) */
 };
 
-enum { HD_COUNT_NONE, HD_COUNT_USER, HD_COUNT_ALL };
+enum {
+	HD_COUNT_NONE,
+	HD_COUNT_USER,
+	HD_COUNT_ALL
+};
 
 /*
  * The share of event e's count that its samples do not hold: 1 - (samples
@@ -52,51 +56,55 @@ enum { HD_COUNT_NONE, HD_COUNT_USER, HD_COUNT_ALL };
  */
 int hd_unsampled(const struct hd_event *e, double *share, double *total, double *held);
 
-enum { HD_CG_NONE, HD_CG_FP, HD_CG_DWARF };
+enum {
+	HD_CG_NONE,
+	HD_CG_FP,
+	HD_CG_DWARF
+};
 
 enum hd_how {
-	HD_RUNNING = 0,		/* not seen to end (attached, or still running) */
-	HD_EXITED,		/* status: its exit code */
-	HD_SIGNALED,		/* status: the signal that ended it */
-	HD_ENDED,		/* seen to end; its status unknown (a process
-				 * hwprof record did not start itself) */
-	HD_UNSEEN,		/* its end was not seen: gone when the recording
-				 * ended without an exit record (the kernel
-				 * dropped it), or its state cannot be known */
+	HD_RUNNING = 0, /* not seen to end (attached, or still running) */
+	HD_EXITED,	/* status: its exit code */
+	HD_SIGNALED,	/* status: the signal that ended it */
+	HD_ENDED,	/* seen to end; its status unknown (a process
+			 * hwprof record did not start itself) */
+	HD_UNSEEN,	/* its end was not seen: gone when the recording
+			 * ended without an exit record (the kernel
+			 * dropped it), or its state cannot be known */
 };
 
 struct hd_process {
-	int pid, ppid;		/* ppid 0: the first process of the run */
-	int rank;		/* MPI rank, -1 when none */
-	char *host;		/* NULL: the file's host */
-	char *command;		/* its command line, arguments space-separated */
+	int pid, ppid; /* ppid 0: the first process of the run */
+	int rank;      /* MPI rank, -1 when none */
+	char *host;    /* NULL: the file's host */
+	char *command; /* its command line, arguments space-separated */
 	enum hd_how how;
 	int status;
 };
 
 struct hd_thread {
 	int tid;
-	uint32_t proc;		/* index into procs */
-	char *comm;		/* the kernel's name of the thread, or NULL */
+	uint32_t proc; /* index into procs */
+	char *comm;    /* the kernel's name of the thread, or NULL */
 };
 
 struct hd_object {
-	char *path;		/* absolute path, or a [name] for the vDSO and such */
-	char *buildid;		/* GNU build-id in hex, or NULL when unknown */
-	uint64_t size;		/* the file's size in bytes, 0 when unknown */
-	int kept;		/* its names were kept at recording (version 4) */
-	char *kept_why;		/* and what was wrong then, or NULL */
+	char *path;	/* absolute path, or a [name] for the vDSO and such */
+	char *buildid;	/* GNU build-id in hex, or NULL when unknown */
+	uint64_t size;	/* the file's size in bytes, 0 when unknown */
+	int kept;	/* its names were kept at recording (version 4) */
+	char *kept_why; /* and what was wrong then, or NULL */
 };
 
-#define HD_NO_OBJECT	UINT32_MAX
-#define HD_NO_THREAD	UINT32_MAX	/* a job file's sample: summed over ranks */
+#define HD_NO_OBJECT UINT32_MAX
+#define HD_NO_THREAD UINT32_MAX /* a job file's sample: summed over ranks */
 
 struct hd_sample {
-	uint32_t event;		/* index into events */
-	uint32_t thread;	/* index into threads */
-	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
-	uint64_t addr;		/* ELF virtual address in the object; the pc
-				 * itself when object is HD_NO_OBJECT */
+	uint32_t event;	 /* index into events */
+	uint32_t thread; /* index into threads */
+	uint32_t object; /* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;	 /* ELF virtual address in the object; the pc
+			  * itself when object is HD_NO_OBJECT */
 	uint64_t count;
 };
 
@@ -106,9 +114,9 @@ struct hd_sample {
  * take it, and a file grows with the program's distinct paths, not with
  * the run's length.
  */
-#define HD_NO_NODE	HWP_CCT_ROOT
+#define HD_NO_NODE HWP_CCT_ROOT
 
-#define HD_MAX_DEPTH	1024	/* frames of a path at most */
+#define HD_MAX_DEPTH 1024 /* frames of a path at most */
 
 /* struct hwp_cct_node (lib/hist/cct.h): parent, an index into cct.node or
  * HD_NO_NODE (the outermost frame); object, an index into objects or
@@ -116,10 +124,10 @@ struct hd_sample {
  * addr, an ELF address as in samples: the sampled pc where a path ends
  * here, the return address where it goes on to a callee. */
 
-struct hd_path {		/* samples whose call path ends at node */
+struct hd_path { /* samples whose call path ends at node */
 	uint32_t event;
-	uint32_t thread;	/* index into threads (HD_NO_THREAD: job file) */
-	uint32_t node;		/* the path's innermost frame */
+	uint32_t thread; /* index into threads (HD_NO_THREAD: job file) */
+	uint32_t node;	 /* the path's innermost frame */
 	uint64_t count;
 };
 
@@ -134,25 +142,25 @@ struct hd_path {		/* samples whose call path ends at node */
 struct hd_strs {
 	char **s;
 	size_t n;
-	struct hwp_htab index;	/* of s, by hash */
+	struct hwp_htab index; /* of s, by hash */
 };
 
 /* The index of s in t, added (copied) when new; -1 when out of memory. */
 long hd_str_id(struct hd_strs *t, const char *s);
 void hd_strs_free(struct hd_strs *t);
 
-struct hd_name {		/* a function that holds a sampled address */
+struct hd_name { /* a function that holds a sampled address */
 	uint32_t object;
-	uint64_t lo, hi;	/* ELF addresses [lo, hi) */
-	char *name;		/* raw (mangled) */
+	uint64_t lo, hi; /* ELF addresses [lo, hi) */
+	char *name;	 /* raw (mangled) */
 };
 
-struct hd_line {		/* the source of one sampled address */
+struct hd_line { /* the source of one sampled address */
 	uint32_t object;
-	uint32_t src;		/* index into srcs */
+	uint32_t src; /* index into srcs */
 	uint64_t addr;
 	int line;
-	char *func;		/* innermost function (inlined or not, raw), or NULL */
+	char *func; /* innermost function (inlined or not, raw), or NULL */
 };
 
 /*
@@ -167,29 +175,29 @@ struct hd_func {
 	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
 	uint64_t addr;		/* ELF address of the function's start (of
 				 * the sample's bucket where no symbol covers it) */
-	uint64_t sum, min, max;	/* over the ranks; min 0 when a rank had none */
+	uint64_t sum, min, max; /* over the ranks; min 0 when a rank had none */
 	int maxrank;		/* the lowest rank with max */
 	uint32_t ranks;		/* ranks with a nonzero count */
 };
 
-struct hd_fcount {		/* one rank's count of a top function */
-	uint32_t func;		/* index into funcs */
-	uint32_t proc;		/* index into procs: the rank */
+struct hd_fcount {     /* one rank's count of a top function */
+	uint32_t func; /* index into funcs */
+	uint32_t proc; /* index into procs: the rank */
 	uint64_t count;
 };
 
-struct hd_rtotal {		/* one rank's samples of an event */
-	uint32_t proc;		/* index into procs: the rank */
+struct hd_rtotal {     /* one rank's samples of an event */
+	uint32_t proc; /* index into procs: the rank */
 	uint32_t event;
-	uint64_t samples;	/* folded into its profile */
-	uint64_t mpi;		/* of them, in MPI objects (hd_object_is_mpi()) */
+	uint64_t samples; /* folded into its profile */
+	uint64_t mpi;	  /* of them, in MPI objects (hd_object_is_mpi()) */
 };
 
-struct hd_ttotal {		/* one thread's samples of an event (job file) */
-	uint32_t thread;	/* index into threads: a rank's thread, or its
-				 * threads not kept (tid 0) */
+struct hd_ttotal {	 /* one thread's samples of an event (job file) */
+	uint32_t thread; /* index into threads: a rank's thread, or its
+			  * threads not kept (tid 0) */
 	uint32_t event;
-	uint64_t samples;	/* sample records of the thread */
+	uint64_t samples; /* sample records of the thread */
 };
 
 /*
@@ -198,39 +206,39 @@ struct hd_ttotal {		/* one thread's samples of an event (job file) */
  * each rank's calls at a site.
  */
 struct hd_mrank {
-	uint32_t proc;		/* index into procs: the rank */
-	uint64_t app_ns;	/* MPI_Init to MPI_Finalize, less MPI_Pcontrol(0)
-				 * pauses; above 0 */
-	uint64_t mpi_ns;	/* in the timed MPI calls, every thread's */
-	uint64_t calls;		/* the timed calls */
+	uint32_t proc;	 /* index into procs: the rank */
+	uint64_t app_ns; /* MPI_Init to MPI_Finalize, less MPI_Pcontrol(0)
+			  * pauses; above 0 */
+	uint64_t mpi_ns; /* in the timed MPI calls, every thread's */
+	uint64_t calls;	 /* the timed calls */
 };
 
-struct hd_msite {		/* a call site: one call of an MPI function */
-	uint32_t object;	/* index into objects, or HD_NO_OBJECT */
-	uint64_t addr;		/* ELF address of the return address (0 with
-				 * no object: the calls of sites not kept) */
-	char *call;		/* "MPI_Barrier"... */
+struct hd_msite {	 /* a call site: one call of an MPI function */
+	uint32_t object; /* index into objects, or HD_NO_OBJECT */
+	uint64_t addr;	 /* ELF address of the return address (0 with
+			  * no object: the calls of sites not kept) */
+	char *call;	 /* "MPI_Barrier"... */
 };
 
-struct hd_msrank {		/* one rank's calls at one site */
-	uint32_t site;		/* index into msites */
-	uint32_t proc;		/* index into procs: the rank */
-	uint64_t calls, total, min, max;	/* calls >= 1, min <= max <= total */
+struct hd_msrank {			 /* one rank's calls at one site */
+	uint32_t site;			 /* index into msites */
+	uint32_t proc;			 /* index into procs: the rank */
+	uint64_t calls, total, min, max; /* calls >= 1, min <= max <= total */
 };
 
 struct hd_file {
-	int version;		/* of the file read; HD_VERSION when built */
-	char *host;		/* where it was recorded, or NULL */
-	int rank, size;		/* MPI rank and world size, -1 when none */
-	int job;		/* 1: an MPI job file (size: its ranks) */
-	uint32_t top;		/* job file: functions with per-rank counts */
-	char *command;		/* the command hwprof record ran */
-	char *program;		/* the program's executable, or NULL */
-	char *program_id;	/* its build-id in hex, or NULL */
-	uint64_t program_size;	/* its size in bytes, 0 when unknown */
-	uint64_t side_lost;	/* side-band records (mmap, comm, fork, exit)
-				 * the kernel dropped (version 4) */
-	int checkpoint;		/* written while the recording ran: partial */
+	int version;	       /* of the file read; HD_VERSION when built */
+	char *host;	       /* where it was recorded, or NULL */
+	int rank, size;	       /* MPI rank and world size, -1 when none */
+	int job;	       /* 1: an MPI job file (size: its ranks) */
+	uint32_t top;	       /* job file: functions with per-rank counts */
+	char *command;	       /* the command hwprof record ran */
+	char *program;	       /* the program's executable, or NULL */
+	char *program_id;      /* its build-id in hex, or NULL */
+	uint64_t program_size; /* its size in bytes, 0 when unknown */
+	uint64_t side_lost;    /* side-band records (mmap, comm, fork, exit)
+				* the kernel dropped (version 4) */
+	int checkpoint;	       /* written while the recording ran: partial */
 	struct hd_event *events;
 	size_t nevents;
 	struct hd_process *procs;
@@ -241,28 +249,28 @@ struct hd_file {
 	size_t nobjects;
 	struct hd_sample *samples;
 	size_t nsamples;
-	struct hd_func *funcs;	/* job file only */
+	struct hd_func *funcs; /* job file only */
 	size_t nfuncs;
 	struct hd_fcount *fcounts;
 	size_t nfcounts;
 	struct hd_rtotal *rtotals;
 	size_t nrtotals;
-	struct hd_ttotal *ttotals;	/* version 4 job file: per thread */
+	struct hd_ttotal *ttotals; /* version 4 job file: per thread */
 	size_t nttotals;
-	struct hd_mrank *mranks;	/* version 4 job file: time in MPI */
+	struct hd_mrank *mranks; /* version 4 job file: time in MPI */
 	size_t nmranks;
 	struct hd_msite *msites;
 	size_t nmsites;
 	struct hd_msrank *msranks;
 	size_t nmsranks;
-	struct hwp_cct cct;	/* nodes: cct.node, cct.n, parents first */
+	struct hwp_cct cct; /* nodes: cct.node, cct.n, parents first */
 	struct hd_path *paths;
 	size_t npaths;
-	struct hd_name *names;	/* kept names (version 4) */
+	struct hd_name *names; /* kept names (version 4) */
 	size_t nnames;
 	struct hd_line *lines;
 	size_t nlines;
-	struct hd_strs srcs;	/* source file names of lines */
+	struct hd_strs srcs; /* source file names of lines */
 	/* private: the indexes that hd_count() and hd_count_path() keep */
 	struct hwp_htab index;
 	struct hwp_htab pindex;
@@ -319,12 +327,12 @@ int hd_object_is_mpi(const char *path);
 /* Adds n samples at (event, thread, object, addr), merging with an equal
  * key already there (hashed: linear in the number of calls). 0 or -1.
  * thread is HD_NO_THREAD only in a job file. */
-int hd_count(struct hd_file *d, uint32_t event, uint32_t thread,
-	     uint32_t object, uint64_t addr, uint64_t n);
+int hd_count(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t object,
+	     uint64_t addr, uint64_t n);
 /* hd_count() that returns the key's index in samples (stable while d
  * only grows: a caller may add to its count there), or -1. */
-long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread,
-		 uint32_t object, uint64_t addr, uint64_t n);
+long hd_count_at(struct hd_file *d, uint32_t event, uint32_t thread, uint32_t object,
+		 uint64_t addr, uint64_t n);
 
 /*
  * Appends n samples whose keys (event, thread, object, addr) are in d

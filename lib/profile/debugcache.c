@@ -79,7 +79,7 @@ static int own_dir(const char *dir, int make)
 const char *sym_cache_dir(const char **why)
 {
 	static char dir[PATH_MAX], whybuf[PATH_MAX + 100];
-	static int state;	/* 0 not looked, 1 usable, -1 not */
+	static int state; /* 0 not looked, 1 usable, -1 not */
 	char base[PATH_MAX];
 	const char *v;
 	int n;
@@ -93,7 +93,7 @@ const char *sym_cache_dir(const char **why)
 	state = -1;
 	if ((v = secure_getenv("HWPROF_CACHE_DIR"))) {
 		if (!*v)
-			return NULL;	/* off */
+			return NULL; /* off */
 		n = snprintf(dir, sizeof(dir), "%s", v);
 	} else {
 		if ((v = secure_getenv("XDG_CACHE_HOME")) && *v == '/')
@@ -105,14 +105,16 @@ const char *sym_cache_dir(const char **why)
 		if (n <= 0 || (size_t)n >= sizeof(base))
 			return NULL;
 		if (mkdir(base, 0700) && errno != EEXIST)
-			return NULL;	/* no home to keep it in */
+			return NULL; /* no home to keep it in */
 		n = snprintf(dir, sizeof(dir), "%s/hwprof", base);
 	}
 	if (n <= 0 || (size_t)n >= sizeof(dir) - 160)
 		return NULL;
 	if (own_dir(dir, 1)) {
-		snprintf(whybuf, sizeof(whybuf), "%s: %s: not used", dir, errno == EPERM ?
-			 "not a directory of this user's that only it can write" : strerror(errno));
+		snprintf(whybuf, sizeof(whybuf), "%s: %s: not used", dir,
+			 errno == EPERM ?
+				 "not a directory of this user's that only it can write" :
+				 strerror(errno));
 		*why = whybuf;
 		return NULL;
 	}
@@ -136,7 +138,7 @@ static struct {
 	int fd, depth;
 } held = { .fd = -1 };
 
-#define LOCK_WAIT_MS	10000	/* then on without it */
+#define LOCK_WAIT_MS 10000 /* then on without it */
 
 int sym_cache_lock(const char *bid)
 {
@@ -149,13 +151,14 @@ int sym_cache_lock(const char *bid)
 		return -1;
 	if (held.depth) {
 		if (strcmp(held.bid, bid))
-			return -1;	/* another object's: not nested */
+			return -1; /* another object's: not nested */
 		held.depth++;
 		return held.fd;
 	}
 	if (snprintf(path, sizeof(path), "%s/%s.lock", dir, bid) >= (int)sizeof(path))
 		return -1;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY, 0600);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY,
+		  0600);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode) || sb.st_uid != geteuid()) {
@@ -181,7 +184,7 @@ void sym_cache_unlock(int h)
 {
 	if (h < 0 || h != held.fd || !held.depth || --held.depth)
 		return;
-	close(held.fd);		/* the lock with it */
+	close(held.fd); /* the lock with it */
 	held.fd = -1;
 }
 
@@ -193,7 +196,7 @@ static int compressed(Elf *e, int zdebug_only)
 	size_t shstrndx;
 
 	if (elf_getshdrstrndx(e, &shstrndx))
-		return zdebug_only;	/* unreadable: copied by no one */
+		return zdebug_only; /* unreadable: copied by no one */
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 		const char *name;
@@ -250,7 +253,7 @@ Elf *sym_debug_cached(const char *bid, int *fdp)
 		return NULL;
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return NULL;	/* not there yet (or a link: not ours) */
+		return NULL; /* not there yet (or a link: not ours) */
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    !(e = elf_begin(fd, ELF_C_READ_MMAP, NULL))) {
 		close(fd);
@@ -289,7 +292,8 @@ static int write_copy(Elf *in, int fd)
 		for (size_t i = 0; i < phnum; i++) {
 			GElf_Phdr ph;
 
-			if (!gelf_getphdr(in, (int)i, &ph) || !gelf_update_phdr(out, (int)i, &ph))
+			if (!gelf_getphdr(in, (int)i, &ph) ||
+			    !gelf_update_phdr(out, (int)i, &ph))
 				goto out;
 		}
 	}
@@ -335,7 +339,7 @@ void sym_debug_store(Elf *e, const char *bid)
 	int fd;
 
 	if (!dir || !bid || !*bid || strlen(bid) > 128 ||
-	    compressed(e, 1))	/* .zdebug: renamed when uncompressed, not copied */
+	    compressed(e, 1)) /* .zdebug: renamed when uncompressed, not copied */
 		return;
 	if (snprintf(path, sizeof(path), "%s/%s.debug", dir, bid) >= (int)sizeof(path) ||
 	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, bid) >= (int)sizeof(tmp))

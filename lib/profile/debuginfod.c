@@ -40,7 +40,7 @@ typedef void end_fn(debuginfod_client *);
 #endif
 
 static struct {
-	int state;		/* 0 not tried, 1 usable, -1 not */
+	int state; /* 0 not tried, 1 usable, -1 not */
 	void *lib;
 	debuginfod_client *client;
 	find_fn *find;
@@ -64,15 +64,17 @@ static debuginfod_client *client(void)
 	if (!dbi.lib) {
 		fputs("hwprof: warning: DEBUGINFOD_URLS is set but libdebuginfod.so.1 "
 		      "cannot be loaded (Debian: libdebuginfod1): no debug files from a "
-		      "server\n", stderr);
+		      "server\n",
+		      stderr);
 		return NULL;
 	}
 	begin = (begin_fn *)dlsym(dbi.lib, "debuginfod_begin");
 	dbi.find = (find_fn *)dlsym(dbi.lib, "debuginfod_find_debuginfo");
 	if (!begin || !dbi.find || !(dbi.client = begin())) {
 		fputs("hwprof: warning: libdebuginfod.so.1: cannot start a client: no debug "
-		      "files from a server\n", stderr);
-		return NULL;	/* the library stays loaded: it may hold state */
+		      "files from a server\n",
+		      stderr);
+		return NULL; /* the library stays loaded: it may hold state */
 	}
 	dbi.state = 1;
 	return dbi.client;
@@ -111,9 +113,11 @@ int sym_debuginfod(const char *bid, char *path, size_t len)
 		 * questions of this process: one wait of DEBUGINFOD_TIMEOUT at
 		 * most, not one per object */
 		if (fd != -ENOENT) {
-			fprintf(stderr, "hwprof: warning: debuginfod: %s: no more debug files "
+			fprintf(stderr,
+				"hwprof: warning: debuginfod: %s: no more debug files "
 				"asked of the servers; objects without local ones may lack "
-				"names and lines\n", strerror(-fd));
+				"names and lines\n",
+				strerror(-fd));
 			dbi.state = -1;
 		}
 		free(got);

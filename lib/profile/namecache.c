@@ -55,29 +55,29 @@
 
 int sym_cache_verbose;
 
-#define NC_MAGIC	"HWPNAMES"
-#define NC_VERSION	1
-#define NC_MAX_ENT	(1u << 20)	/* 24 MiB of entries */
-#define NC_MAX_STR	(8u << 20)
-#define NC_NONE		UINT32_MAX
+#define NC_MAGIC   "HWPNAMES"
+#define NC_VERSION 1
+#define NC_MAX_ENT (1u << 20) /* 24 MiB of entries */
+#define NC_MAX_STR (8u << 20)
+#define NC_NONE	   UINT32_MAX
 
 struct nc_head {
 	char magic[8];
 	uint32_t version;
 	uint32_t nent;
 	uint64_t strsize;
-	uint64_t sum;			/* FNV-1a 64 of entries and strings */
-	char bid[HWP_ELF_BUILDID_HEX];	/* the object's */
-	char dwbid[HWP_ELF_BUILDID_HEX];	/* the DWARF file's */
+	uint64_t sum;			 /* FNV-1a 64 of entries and strings */
+	char bid[HWP_ELF_BUILDID_HEX];	 /* the object's */
+	char dwbid[HWP_ELF_BUILDID_HEX]; /* the DWARF file's */
 	char pad[6];
 };
 
 struct nc_ent {
-	uint64_t lo;		/* the range [lo, lo + len) */
-	uint32_t len;		/* at least 1 */
-	int32_t line;		/* -1: no line (file and fn NC_NONE) */
-	uint32_t file;		/* offsets into the strings */
-	uint32_t fn;		/* NC_NONE: no function */
+	uint64_t lo;   /* the range [lo, lo + len) */
+	uint32_t len;  /* at least 1 */
+	int32_t line;  /* -1: no line (file and fn NC_NONE) */
+	uint32_t file; /* offsets into the strings */
+	uint32_t fn;   /* NC_NONE: no function */
 };
 
 _Static_assert(sizeof(struct nc_head) % 8 == 0, "entries aligned");
@@ -86,23 +86,23 @@ _Static_assert(sizeof(struct nc_ent) == 24, "no padding");
 struct nc_add {
 	uint64_t lo, hi;
 	int line;
-	const char *file, *fn;	/* borrowed (sym_ncache_put()) */
+	const char *file, *fn; /* borrowed (sym_ncache_put()) */
 };
 
 struct sym_ncache {
 	const char *dir;
 	char bid[HWP_ELF_BUILDID_HEX], dwbid[HWP_ELF_BUILDID_HEX];
-	char *buf;		/* the file as read and checked, or NULL */
+	char *buf; /* the file as read and checked, or NULL */
 	const struct nc_ent *ent;
 	size_t nent;
 	const char *str;
-	size_t nstr;		/* bytes of str */
-	struct stat fst;	/* the file read, when buf is set */
-	struct nc_add *add;	/* resolved here */
+	size_t nstr;	    /* bytes of str */
+	struct stat fst;    /* the file read, when buf is set */
+	struct nc_add *add; /* resolved here */
 	size_t nadd;
-	uint64_t *units;	/* kept whole here */
+	uint64_t *units; /* kept whole here */
 	size_t nunits;
-	int lock;		/* sym_cache_lock()'s, or -1 */
+	int lock; /* sym_cache_lock()'s, or -1 */
 };
 
 /* What was done, for the -v line. */
@@ -110,7 +110,7 @@ static struct {
 	size_t objects, hits, misses, written, stale, damaged;
 	const char *dir;
 } st;
-static int warned, rereading;	/* the second read counts nothing */
+static int warned, rereading; /* the second read counts nothing */
 
 __attribute__((format(printf, 1, 2))) static void nc_warn(const char *fmt, ...)
 {
@@ -218,8 +218,7 @@ static int nc_read(struct sym_ncache *c)
 	    strcmp(h->bid, c->bid))
 		goto damaged;
 	need = sizeof(*h) + (size_t)h->nent * sizeof(*e) + (size_t)h->strsize;
-	if (need != got ||
-	    body_sum(FNV_INIT, buf + sizeof(*h), got - sizeof(*h)) != h->sum)
+	if (need != got || body_sum(FNV_INIT, buf + sizeof(*h), got - sizeof(*h)) != h->sum)
 		goto damaged;
 	e = (const struct nc_ent *)(buf + sizeof(*h));
 	c->str = buf + sizeof(*h) + (size_t)h->nent * sizeof(*e);
@@ -228,13 +227,14 @@ static int nc_read(struct sym_ncache *c)
 		    (i && e[i].lo < e[i - 1].lo + e[i - 1].len))
 			goto damaged;
 		if (e[i].line < 0 ? e[i].file != NC_NONE || e[i].fn != NC_NONE :
-		    !str_ok(c->str, h->strsize, e[i].file, 0) ||
-		    (e[i].fn != NC_NONE && !str_ok(c->str, h->strsize, e[i].fn, 0)))
+				    !str_ok(c->str, h->strsize, e[i].file, 0) ||
+					    (e[i].fn != NC_NONE &&
+					     !str_ok(c->str, h->strsize, e[i].fn, 0)))
 			goto damaged;
 	}
 	close(fd);
 	if (strcmp(h->dwbid, c->dwbid)) {
-		st.stale += !rereading;	/* from other DWARF: replaced */
+		st.stale += !rereading; /* from other DWARF: replaced */
 		free(buf);
 		c->str = NULL;
 		return -1;
@@ -273,7 +273,7 @@ struct sym_ncache *sym_ncache_open(const char *bid, Elf *dwelf)
 	c->lock = -1;
 	snprintf(c->bid, sizeof(c->bid), "%s", bid);
 	sym_elf_buildid(dwelf, c->dwbid);
-	if (!*c->dwbid) {	/* DWARF no build-id names: nothing to check it by */
+	if (!*c->dwbid) { /* DWARF no build-id names: nothing to check it by */
 		free(c);
 		return NULL;
 	}
@@ -287,7 +287,7 @@ static long nc_find(const struct sym_ncache *c, uint64_t addr)
 {
 	size_t a = 0, b = c->nent;
 
-	while (a < b) {		/* the first range starting above addr */
+	while (a < b) { /* the first range starting above addr */
 		size_t m = a + (b - a) / 2;
 
 		if (c->ent[m].lo <= addr)
@@ -314,7 +314,7 @@ void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n)
 	 * by side (waiting in turn would cost the ranks more than it saves) */
 	if (!miss || (c->buf && miss < n / 4) || (c->lock = sym_cache_lock(c->bid)) < 0)
 		return;
-	if (!unchanged(c)) {	/* another rank's names since: take them */
+	if (!unchanged(c)) { /* another rank's names since: take them */
 		free(c->buf);
 		c->buf = NULL;
 		c->ent = NULL;
@@ -326,7 +326,7 @@ void sym_ncache_need(struct sym_ncache *c, const uint64_t *a, size_t n)
 		rereading = 0;
 		for (i = 0; i < n && nc_find(c, a[i]) >= 0;)
 			i++;
-		if (i == n) {	/* it had them all: nothing to write */
+		if (i == n) { /* it had them all: nothing to write */
 			sym_cache_unlock(c->lock);
 			c->lock = -1;
 		}
@@ -371,7 +371,7 @@ static void put_range(void *arg, uint64_t lo, uint64_t hi, const char *file, int
 		fn = NULL;
 	}
 	if (hi <= lo || hi - lo > UINT32_MAX)
-		return;		/* not kept */
+		return; /* not kept */
 	if (l && l->hi == lo && l->line == line && same_str(l->file, file) &&
 	    same_str(l->fn, fn)) {
 		if (hi - l->lo <= UINT32_MAX) {
@@ -380,7 +380,7 @@ static void put_range(void *arg, uint64_t lo, uint64_t hi, const char *file, int
 		}
 	}
 	if (hd_grow(&c->add, c->nadd, sizeof(*c->add)))
-		return;		/* one less to keep */
+		return; /* one less to keep */
 	c->add[c->nadd++] = (struct nc_add){ lo, hi, line, file, fn };
 }
 
@@ -397,7 +397,7 @@ void sym_ncache_put(struct sym_ncache *c, struct sym_obj *o, uint64_t addr, cons
 	for (i = 0; i < c->nunits && c->units[i] != unit; i++)
 		;
 	if (i < c->nunits)
-		return;		/* kept whole already: addr is in it */
+		return; /* kept whole already: addr is in it */
 	if (hd_grow(&c->units, c->nunits, sizeof(*c->units)) ||
 	    sym_obj_unit_pieces(o, unit, put_range, c)) {
 		put_range(c, addr, addr + 1, file, line, fn);
@@ -417,8 +417,8 @@ struct strtab {
 	size_t n, cap;
 	struct {
 		uint32_t used, off;
-	} *h;
-	size_t hcap;		/* a power of two */
+	} * h;
+	size_t hcap; /* a power of two */
 	int failed;
 };
 
@@ -519,7 +519,7 @@ static int add_by_lo(const void *x, const void *y)
 
 	if (a->lo != b->lo)
 		return a->lo < b->lo ? -1 : 1;
-	return (a->hi < b->hi) - (a->hi > b->hi);	/* the longer first */
+	return (a->hi < b->hi) - (a->hi > b->hi); /* the longer first */
 }
 
 /* The union of base (the file as it is now, else as read; bsize bytes
@@ -539,7 +539,8 @@ static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, c
 	int fd = -1;
 
 	if (path_of(path, sizeof(path), c->dir, c->bid) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.names.XXXXXX", c->dir, c->bid) >= (int)sizeof(tmp))
+	    snprintf(tmp, sizeof(tmp), "%s/.%s.names.XXXXXX", c->dir, c->bid) >=
+		    (int)sizeof(tmp))
 		return;
 	qsort(c->add, c->nadd, sizeof(*c->add), add_by_lo);
 	out = malloc((bn + c->nadd + 1) * sizeof(*out));
@@ -549,14 +550,17 @@ static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, c
 		struct nc_ent e;
 		uint64_t hi;
 
-		if (j < c->nadd && (i == bn || c->add[j].lo < be[i].lo ||
-				    (c->add[j].lo == be[i].lo && c->add[j].hi >= be[i].lo + be[i].len))) {
+		if (j < c->nadd &&
+		    (i == bn || c->add[j].lo < be[i].lo ||
+		     (c->add[j].lo == be[i].lo && c->add[j].hi >= be[i].lo + be[i].len))) {
 			const struct nc_add *x = &c->add[j++];
 
 			hi = x->hi;
 			if (n && hi <= end)
-				continue;	/* inside the one before */
-			e = (struct nc_ent){ .lo = x->lo, .line = x->line, .file = NC_NONE,
+				continue; /* inside the one before */
+			e = (struct nc_ent){ .lo = x->lo,
+					     .line = x->line,
+					     .file = NC_NONE,
 					     .fn = NC_NONE };
 			if (x->line >= 0) {
 				e.file = st_add(&t, x->file);
@@ -576,7 +580,7 @@ static void nc_write(struct sym_ncache *c, const struct nc_ent *be, size_t bn, c
 		out[n++] = e;
 	}
 	if (t.failed)
-		goto out;	/* strings past the bound: what it has stays */
+		goto out; /* strings past the bound: what it has stays */
 	memcpy(h.magic, NC_MAGIC, 8);
 	h.version = NC_VERSION;
 	h.nent = (uint32_t)n;
@@ -621,7 +625,7 @@ static int unchanged(const struct sym_ncache *c)
 	struct stat sb;
 
 	if (path_of(path, sizeof(path), c->dir, c->bid) || lstat(path, &sb))
-		return !c->buf && errno == ENOENT;	/* none then, none now */
+		return !c->buf && errno == ENOENT; /* none then, none now */
 	return c->buf && sb.st_dev == c->fst.st_dev && sb.st_ino == c->fst.st_ino &&
 	       sb.st_size == c->fst.st_size && sb.st_mtim.tv_sec == c->fst.st_mtim.tv_sec &&
 	       sb.st_mtim.tv_nsec == c->fst.st_mtim.tv_nsec;
@@ -656,9 +660,10 @@ void sym_ncache_report(void)
 {
 	if (!sym_cache_verbose || !st.objects)
 		return;
-	fprintf(stderr, "hwprof: name cache %s: %zu of %zu addresses of %zu objects from the "
-		"cache, %zu files written", st.dir, st.hits, st.hits + st.misses, st.objects,
-		st.written);
+	fprintf(stderr,
+		"hwprof: name cache %s: %zu of %zu addresses of %zu objects from the "
+		"cache, %zu files written",
+		st.dir, st.hits, st.hits + st.misses, st.objects, st.written);
 	if (st.stale)
 		fprintf(stderr, ", %zu stale", st.stale);
 	if (st.damaged)

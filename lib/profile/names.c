@@ -134,7 +134,10 @@ void nm_put(FILE *f, const char *s, enum nm_esc how)
 		if (n == 1 && *p >= 0x20 && *p != 0x7f) {
 			switch (*p) {
 			case '"':
-				fputs(how == NM_CSV ? "\"\"" : how == NM_JSON ? "\\\"" : "&quot;", f);
+				fputs(how == NM_CSV  ? "\"\"" :
+				      how == NM_JSON ? "\\\"" :
+						       "&quot;",
+				      f);
 				break;
 			case '\\':
 				fputs("\\\\", f);
@@ -153,9 +156,9 @@ void nm_put(FILE *f, const char *s, enum nm_esc how)
 				break;
 			}
 		} else if (how == NM_JSON && n == 1) {
-			fprintf(f, "\\u%04x", *p);	/* a control byte */
+			fprintf(f, "\\u%04x", *p); /* a control byte */
 		} else if (how == NM_JSON || how == NM_XML) {
-			fputs("\xef\xbf\xbd", f);	/* U+FFFD for what is not UTF-8 */
+			fputs("\xef\xbf\xbd", f); /* U+FFFD for what is not UTF-8 */
 		} else {
 			fprintf(f, "\\x%02x", *p);
 		}
@@ -193,8 +196,8 @@ static int in_operator(const char *s, size_t i)
  * demangled name: nothing, or its qualifiers and a clone's suffix. */
 static int after_params(const char *t)
 {
-	static const char *const ok[] = { " const", " volatile", " &", " noexcept",
-					  " [clone", " throw" };
+	static const char *const ok[] = { " const",    " volatile", " &",
+					  " noexcept", " [clone",   " throw" };
 
 	if (!*t)
 		return 1;
@@ -257,7 +260,7 @@ static void drop_templates(const char *in, char *out)
 		if (!depth)
 			*w++ = c;
 	}
-	if (depth)		/* unbalanced: no list to close */
+	if (depth) /* unbalanced: no list to close */
 		*w++ = '>';
 	*w = 0;
 }
@@ -280,7 +283,7 @@ char *nm_shorten(const char *name, size_t max)
 		free(t);
 	}
 	n = strlen(s);
-	if (n > max) {		/* keep the innermost name: cut the start */
+	if (n > max) { /* keep the innermost name: cut the start */
 		memmove(s + 3, s + n - (max - 3), max - 3 + 1);
 		memcpy(s, "...", 3);
 	}

@@ -16,10 +16,10 @@ extern int nm_no_demangle;
 extern int nm_demangle_missing;
 
 enum nm_esc {
-	NM_TEXT,	/* control bytes and invalid UTF-8 as \xNN */
-	NM_CSV,		/* NM_TEXT, inside "..." with " doubled (RFC 4180) */
-	NM_JSON,	/* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
-	NM_XML,		/* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
+	NM_TEXT, /* control bytes and invalid UTF-8 as \xNN */
+	NM_CSV,	 /* NM_TEXT, inside "..." with " doubled (RFC 4180) */
+	NM_JSON, /* "..." with JSON escapes, invalid UTF-8 as U+FFFD */
+	NM_XML,	 /* XML text/attribute; controls and invalid UTF-8 as U+FFFD */
 };
 /* 1 when s is printable ASCII only (nothing to escape in text). */
 int nm_is_plain(const char *s);

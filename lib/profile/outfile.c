@@ -21,10 +21,14 @@
 
 const char *hwp_out_what(mode_t m)
 {
-	return S_ISLNK(m) ? "a symbolic link" : S_ISDIR(m) ? "a directory" :
-	       S_ISCHR(m) ? "a character device" : S_ISBLK(m) ? "a block device" :
-	       S_ISFIFO(m) ? "a FIFO" : S_ISSOCK(m) ? "a socket" :
-	       S_ISREG(m) ? "a regular file" : "not a regular file";
+	return S_ISLNK(m)  ? "a symbolic link" :
+	       S_ISDIR(m)  ? "a directory" :
+	       S_ISCHR(m)  ? "a character device" :
+	       S_ISBLK(m)  ? "a block device" :
+	       S_ISFIFO(m) ? "a FIFO" :
+	       S_ISSOCK(m) ? "a socket" :
+	       S_ISREG(m)  ? "a regular file" :
+			     "not a regular file";
 }
 
 int hwp_out_open(struct hwp_out *o, const char *path)
@@ -38,8 +42,9 @@ int hwp_out_open(struct hwp_out *o, const char *path)
 	if (!*base || !strcmp(base, ".") || !strcmp(base, ".."))
 		return -EISDIR;
 	o->name = strdup(base);
-	dir = !slash ? strdup(".") : slash == path ? strdup("/") :
-	      strndup(path, (size_t)(slash - path));
+	dir = !slash	    ? strdup(".") :
+	      slash == path ? strdup("/") :
+			      strndup(path, (size_t)(slash - path));
 	if (!o->name || !dir) {
 		free(dir);
 		return -ENOMEM;
@@ -62,7 +67,8 @@ int hwp_out_open(struct hwp_out *o, const char *path)
 /* Six characters no other process is likely to pick. */
 static void suffix(char *s)
 {
-	static const char abc[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+	static const char abc[] =
+		"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 	static unsigned int seq;
 	unsigned char r[6];
 
@@ -154,11 +160,13 @@ int hwp_out_commit(struct hwp_out *o, int flags)
 		o->perm &= old.st_mode;
 	if (fstat(o->fd, &mine))
 		r = -errno;
-	else if ((mine.st_mode & 0777 & ~o->perm) && fchmod(o->fd, mine.st_mode & o->perm & 0777))
+	else if ((mine.st_mode & 0777 & ~o->perm) &&
+		 fchmod(o->fd, mine.st_mode & o->perm & 0777))
 		r = -errno;
 	if (!r)
-		r = flags & HWP_OUT_NOREPLACE ? rename_noreplace(o) :
-		    renameat(o->dir, o->tmp, o->dir, o->name) ? -errno : 0;
+		r = flags & HWP_OUT_NOREPLACE		      ? rename_noreplace(o) :
+		    renameat(o->dir, o->tmp, o->dir, o->name) ? -errno :
+								0;
 	if (r) {
 		hwp_out_discard(o);
 		return r;

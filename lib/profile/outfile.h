@@ -23,19 +23,19 @@
 #include <sys/types.h>
 
 struct hwp_out {
-	int dir;		/* the name's directory (O_PATH), or -1 */
-	char *name;		/* the last component */
-	char *tmp;		/* the temp file's name in dir, or NULL */
-	int fd;			/* the temp file, or -1 */
-	mode_t found;		/* the type hwp_out_open() found at the name */
-	mode_t perm;		/* the most the new file may allow */
+	int dir;      /* the name's directory (O_PATH), or -1 */
+	char *name;   /* the last component */
+	char *tmp;    /* the temp file's name in dir, or NULL */
+	int fd;	      /* the temp file, or -1 */
+	mode_t found; /* the type hwp_out_open() found at the name */
+	mode_t perm;  /* the most the new file may allow */
 };
 
 /* hwp_out_open(): something other than a regular file is at the name
  * (o->found says what; hwp_out_what() names it). */
-#define HWP_OUT_NOTREG	1
+#define HWP_OUT_NOTREG 1
 /* hwp_out_commit(): never replace a file (nothing else either): -EEXIST. */
-#define HWP_OUT_NOREPLACE	1
+#define HWP_OUT_NOREPLACE 1
 
 /* Sets o up for path: 0, HWP_OUT_NOTREG, -EISDIR (path names no file:
  * empty, ends in '/', "." or ".."), or -errno of the directory. o is

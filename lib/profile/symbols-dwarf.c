@@ -74,7 +74,7 @@ const char *sym_obj_abs(struct sym_obj *o, Dwarf_Die *cu, const char *file)
 struct scope_iv {
 	uint64_t lo, hi;
 	unsigned depth;
-	size_t seq;		/* DIE order: the first of equal ones wins */
+	size_t seq; /* DIE order: the first of equal ones wins */
 	const char *name;
 };
 
@@ -167,11 +167,11 @@ static int by_start(const void *a, const void *b)
 
 	if (x->lo != y->lo)
 		return x->lo < y->lo ? -1 : 1;
-	if (x->hi != y->hi)		/* the outer one first */
+	if (x->hi != y->hi) /* the outer one first */
 		return x->hi > y->hi ? -1 : 1;
 	if (x->depth != y->depth)
 		return x->depth < y->depth ? -1 : 1;
-	return (x->seq < y->seq) - (x->seq > y->seq);	/* the last one pushed wins */
+	return (x->seq < y->seq) - (x->seq > y->seq); /* the last one pushed wins */
 }
 
 static void add_seg(struct sym_scopes *s, uint64_t lo, uint64_t hi, const char *name)
@@ -278,7 +278,7 @@ static const char *scope_func(struct sym_obj *o, Dwarf_Die *cu, uint64_t addr)
 	if (!s)
 		return NULL;
 	b = s->n;
-	while (a < b) {		/* the first segment ending after addr */
+	while (a < b) { /* the first segment ending after addr */
 		size_t m = a + (b - a) / 2;
 
 		if (s->seg[m].hi <= addr)
@@ -358,7 +358,7 @@ int sym_obj_cu(struct sym_obj *o, uint64_t addr, Dwarf_Die *cu)
 }
 
 int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
-		const char **func)
+		 const char **func)
 {
 	Dwarf_Die cu;
 	Dwarf_Line *l;
@@ -367,7 +367,8 @@ int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
 		sym_obj_load(o);
 	if (o->from_kept)
 		return sym_obj_kept_line(o, addr, file, line, func);
-	if (!sym_obj_dwarf(o) || sym_obj_cu(o, addr, &cu) || !(l = dwarf_getsrc_die(&cu, addr)))
+	if (!sym_obj_dwarf(o) || sym_obj_cu(o, addr, &cu) ||
+	    !(l = dwarf_getsrc_die(&cu, addr)))
 		return -1;
 	*file = dwarf_linesrc(l, NULL, NULL);
 	if (!*file || dwarf_lineno(l, line))
@@ -431,7 +432,7 @@ int sym_obj_unit(struct sym_obj *o, uint64_t addr, uint64_t *unit)
 	if (!n) {
 		size_t lo = 0, hi = o->ncus;
 
-		while (lo < hi) {	/* the first range starting above addr */
+		while (lo < hi) { /* the first range starting above addr */
 			size_t m = lo + (hi - lo) / 2;
 
 			if (o->cus[m].lo <= addr)
@@ -452,8 +453,8 @@ int sym_obj_unit(struct sym_obj *o, uint64_t addr, uint64_t *unit)
 
 /* Range k of the ranges sym_obj_unit() goes by (aranges, else the units'
  * own): 0 and it, -1 past the last. */
-static int unit_range(struct sym_obj *o, Dwarf_Aranges *ar, size_t n, size_t k,
-		      uint64_t *lo, uint64_t *len, uint64_t *unit)
+static int unit_range(struct sym_obj *o, Dwarf_Aranges *ar, size_t n, size_t k, uint64_t *lo,
+		      uint64_t *len, uint64_t *unit)
 {
 	Dwarf_Addr a;
 	Dwarf_Word l;
@@ -530,19 +531,22 @@ int sym_obj_unit_pieces(struct sym_obj *o, uint64_t unit,
 			int line = -1;
 
 			/* the first row above b: rows are sorted by address */
-			while (ri < nl && (dwarf_lineaddr(dwarf_onesrcline(lines, ri), &ra) || ra <= b))
+			while (ri < nl &&
+			       (dwarf_lineaddr(dwarf_onesrcline(lines, ri), &ra) || ra <= b))
 				ri++;
 			if (ri < nl && ra < next)
 				next = ra;
 			while (si < s->n && s->seg[si].hi <= b)
 				si++;
 			if (si < s->n) {
-				uint64_t edge = s->seg[si].lo > b ? s->seg[si].lo : s->seg[si].hi;
+				uint64_t edge = s->seg[si].lo > b ? s->seg[si].lo :
+								    s->seg[si].hi;
 
 				if (edge < next)
 					next = edge;
 			}
-			if (sym_obj_line(o, b, &file, &line, &fn) || line < 0 || !file || !*file)
+			if (sym_obj_line(o, b, &file, &line, &fn) || line < 0 || !file ||
+			    !*file)
 				file = NULL;
 			put(arg, b, next, file, line, fn);
 			b = next;

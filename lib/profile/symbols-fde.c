@@ -19,7 +19,7 @@ static size_t enc_size(unsigned enc, int is64)
 {
 	switch (enc & 0x0f) {
 	case 0x00:
-		return is64 ? 8 : 4;	/* DW_EH_PE_absptr */
+		return is64 ? 8 : 4; /* DW_EH_PE_absptr */
 	case 0x02:
 	case 0x0a:
 		return 2;
@@ -83,7 +83,7 @@ static int cie_read(const struct sym_fdes *f, size_t off)
 	if (entry_len(f, &at, &n, &wide))
 		return -1;
 	end = at + n;
-	at += wide ? 8 : 4;	/* the CIE id, 0 */
+	at += wide ? 8 : 4; /* the CIE id, 0 */
 	if (at + 2 > end)
 		return -1;
 	ver = p[at++];
@@ -92,8 +92,8 @@ static int cie_read(const struct sym_fdes *f, size_t off)
 		return -1;
 	at += strlen(aug) + 1;
 	if (strstr(aug, "eh"))
-		at += f->is64 ? 8 : 4;	/* an old gcc's eh pointer */
-	if (uleb(p, end, &at, &v) || uleb(p, end, &at, &v))	/* code, data align */
+		at += f->is64 ? 8 : 4;			    /* an old gcc's eh pointer */
+	if (uleb(p, end, &at, &v) || uleb(p, end, &at, &v)) /* code, data align */
 		return -1;
 	if (ver == 1)
 		at++;
@@ -114,7 +114,7 @@ static int cie_read(const struct sym_fdes *f, size_t off)
 			break;
 		case 'P':
 			if ((p[at] & 0x70) == 0x50 || !(sz = enc_size(p[at], f->is64)))
-				return -1;	/* aligned: not seen on Linux */
+				return -1; /* aligned: not seen on Linux */
 			at += 1 + sz;
 			break;
 		case 'S':
@@ -158,7 +158,7 @@ static uint64_t fde_range(struct sym_fdes *f, uint64_t fde)
 	at = (size_t)(fde - f->frame_addr);
 	if (entry_len(f, &at, &n, &wide) || n < (wide ? 8u : 4u))
 		return 0;
-	q = at;			/* the CIE pointer: back from here */
+	q = at; /* the CIE pointer: back from here */
 	if (wide) {
 		memcpy(&cie, f->frame + at, 8);
 		at += 8;
@@ -172,7 +172,7 @@ static uint64_t fde_range(struct sym_fdes *f, uint64_t fde)
 	if (!cie || cie > q || (enc = cie_enc(f, q - cie)) < 0 ||
 	    !(sz = enc_size((unsigned)enc, f->is64)) || at + 2 * sz > q + n)
 		return 0;
-	memcpy(&r, f->frame + at + sz, sz);	/* little-endian: x86-64 */
+	memcpy(&r, f->frame + at + sz, sz); /* little-endian: x86-64 */
 	return r;
 }
 
@@ -203,7 +203,7 @@ size_t sym_fdes_open(Elf *e, struct sym_fdes *f)
 	csz = p[2] == 0xff ? 0 : enc_size(p[2], f->is64);
 	if ((csz != 4 && csz != 8) || at + csz > d->d_size)
 		return 0;
-	memcpy(&count, p + at, csz);	/* little-endian */
+	memcpy(&count, p + at, csz); /* little-endian */
 	at += csz;
 	if (!count || count > (d->d_size - at) / 8)
 		return 0;

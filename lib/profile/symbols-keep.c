@@ -61,7 +61,8 @@ static int gather(const struct hd_file *d, struct addrs *per)
 		const struct hd_msite *x = &d->msites[i];
 
 		if (x->object != HD_NO_OBJECT && x->addr &&
-		    (add_addr(&per[x->object], x->addr) || add_addr(&per[x->object], x->addr - 1)))
+		    (add_addr(&per[x->object], x->addr) ||
+		     add_addr(&per[x->object], x->addr - 1)))
 			return -1;
 	}
 	return 0;
@@ -82,10 +83,12 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 		goto out;
 	ob->kept = 1;
 	if (!o.readable)
-		ob->kept_why = strdup("could not be read when recorded: its samples have no names");
+		ob->kept_why = strdup(
+			"could not be read when recorded: its samples have no names");
 	else if (o.mismatch)
-		ob->kept_why = strdup("was not the file the program ran when recorded "
-				      "(rebuilt or replaced meanwhile): its names may be wrong");
+		ob->kept_why = strdup(
+			"was not the file the program ran when recorded "
+			"(rebuilt or replaced meanwhile): its names may be wrong");
 	if ((!o.readable || o.mismatch) && !ob->kept_why)
 		goto out;
 	/* only for the file recorded: the cache is by its build-id */
@@ -105,18 +108,20 @@ static int keep_object(struct hd_file *d, uint32_t obj, const uint64_t *a, size_
 			 * the function by any of them (load_kept()) */
 			if (hd_add_name(d, obj, f->lo, f->hi, f->name))
 				goto out;
-			for (const char *al = sym_alias_next(f, NULL); al; al = sym_alias_next(f, al))
+			for (const char *al = sym_alias_next(f, NULL); al;
+			     al = sym_alias_next(f, al))
 				if (hd_add_name(d, obj, f->lo, f->hi, al))
 					goto out;
 		}
 		/* what the reader takes: a line from 0, a function named */
 		if (hit < 0) {
-			if (sym_obj_line(&o, a[i], &file, &line, &fn) || line < 0 || !file || !*file)
+			if (sym_obj_line(&o, a[i], &file, &line, &fn) || line < 0 || !file ||
+			    !*file)
 				file = NULL;
 			if (nc)
 				sym_ncache_put(nc, &o, a[i], file, line, fn);
 		} else if (!hit) {
-			file = NULL;	/* the cache: DWARF gave it none */
+			file = NULL; /* the cache: DWARF gave it none */
 		}
 		if (file) {
 			long src = hd_src(d, file);
@@ -140,7 +145,7 @@ int sym_keep_names(struct hd_file *d)
 	struct addrs *per = calloc(d->nobjects + 1, sizeof(*per));
 	int ret = -1, cache = sym_debug_cache;
 
-	sym_debug_cache = 1;	/* compressed debug files from the copies */
+	sym_debug_cache = 1; /* compressed debug files from the copies */
 	if (!per || gather(d, per))
 		goto out;
 	for (size_t i = 0; i < d->nobjects; i++) {
@@ -149,7 +154,8 @@ int sym_keep_names(struct hd_file *d)
 
 		/* [heap] and the like have no file (the vDSO is read from
 		 * memory); names kept once */
-		if (!a->n || (d->objects[i].path[0] == '[' && !sym_is_vdso(d->objects[i].path)) ||
+		if (!a->n ||
+		    (d->objects[i].path[0] == '[' && !sym_is_vdso(d->objects[i].path)) ||
 		    d->objects[i].kept)
 			continue;
 		qsort(a->v, a->n, sizeof(*a->v), cmp_u64);
@@ -167,6 +173,6 @@ out:
 	sym_debug_cache = cache;
 	sym_ncache_report();
 	if (ret)
-		hd_drop_names(d);	/* none rather than some */
+		hd_drop_names(d); /* none rather than some */
 	return ret;
 }

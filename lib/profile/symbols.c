@@ -3,7 +3,8 @@
  * The names of an object file for hwprof report and annotate: function
  * symbols by ELF virtual address (libelf), PLT stubs as name@plt, the
  * build-id check against the data file, debug files (build-id under
- * /usr/lib/debug, .gnu_debuglink, then a debuginfod server). Source lines are symbols-dwarf.c's.
+ * /usr/lib/debug, .gnu_debuglink, then a debuginfod server). Source lines are
+ * symbols-dwarf.c's.
  */
 #define _GNU_SOURCE
 #include <elf.h>
@@ -165,7 +166,7 @@ static int push(struct symvec *s, uint64_t lo, uint64_t hi, const char *name, in
 }
 
 /* the score bit of a symbol whose size is known */
-#define SYM_SIZED	((uint64_t)1 << 44)
+#define SYM_SIZED ((uint64_t)1 << 44)
 
 /*
  * How much a symbol table's name is preferred among the aliases at its
@@ -196,8 +197,9 @@ static uint64_t sym_score(const char *name, int bind, int sized)
 	int compat = at && at[1] != '@';
 	uint64_t exported = bind == STB_GLOBAL || bind == STB_WEAK;
 
-	return (uint64_t)(sized != 0) << 44 | exported << 40 | (uint64_t)(bind == STB_GLOBAL) << 39 |
-	       (uint64_t)!compat << 36 | (uint64_t)(255 - (us < 255 ? us : 255)) << 26 |
+	return (uint64_t)(sized != 0) << 44 | exported << 40 |
+	       (uint64_t)(bind == STB_GLOBAL) << 39 | (uint64_t)!compat << 36 |
+	       (uint64_t)(255 - (us < 255 ? us : 255)) << 26 |
 	       (len < 0xffffff ? len : 0xffffff);
 }
 
@@ -267,7 +269,7 @@ static const char *reloc_name(Elf *e, Elf_Data *dsym, size_t dstr, uint64_t info
 }
 
 struct reloc {
-	uint64_t got;		/* r_offset: the GOT slot */
+	uint64_t got; /* r_offset: the GOT slot */
 	const char *name;
 };
 
@@ -290,8 +292,8 @@ static int reloc_push(struct reloc **v, size_t *n, uint64_t off, const char *nam
 }
 
 /* Adds the relocations of section scn (REL or RELA) to rs. 0 or -1. */
-static int scn_relocs(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf_Data *dsym,
-		      size_t dstr, struct relocs *rs)
+static int scn_relocs(Elf *e, Elf_Scn *scn, const GElf_Shdr *sh, Elf_Data *dsym, size_t dstr,
+		      struct relocs *rs)
 {
 	Elf_Data *d = elf_getdata(scn, NULL);
 	size_t cnt = sh->sh_size / sh->sh_entsize;
@@ -349,8 +351,8 @@ static int all_relocs(Elf *e, struct relocs *rs)
 	while ((scn = elf_nextscn(e, scn))) {
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) ||
-		    !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_RELA && sh.sh_type != SHT_REL) || !sh.sh_entsize)
 			continue;
 		if (scn_relocs(e, scn, &sh, dsym, dstr, rs))
 			return -1;
@@ -390,8 +392,8 @@ static const char *x86_plt_name(const struct relocs *rs, const unsigned char *p,
 }
 
 /* Names the entries of PLT section plt as NAME@plt. 0 or -1. */
-static int plt_scn_syms(Elf *e, const GElf_Ehdr *eh, const struct relocs *rs,
-			const char *plt, struct symvec *out)
+static int plt_scn_syms(Elf *e, const GElf_Ehdr *eh, const struct relocs *rs, const char *plt,
+			struct symvec *out)
 {
 	GElf_Shdr sh;
 	Elf_Data *d;
@@ -559,7 +561,7 @@ static void finish(struct sym_obj *o, struct symvec *s)
 		qsort(s->v, s->n, sizeof(*s->v), cmp_sym);
 	for (size_t i = 0; i < s->n; i++) {
 		if (w && s->v[w - 1].lo == s->v[i].lo) {
-			add_alias(&s->v[w - 1], s->v[i].name);	/* out of memory: one less */
+			add_alias(&s->v[w - 1], s->v[i].name); /* out of memory: one less */
 			free(s->v[i].name);
 			free(s->v[i].aliases);
 			continue;
@@ -567,10 +569,10 @@ static void finish(struct sym_obj *o, struct symvec *s)
 		s->v[w++] = s->v[i];
 	}
 	for (size_t i = 0; i < w; i++)
-		drop_default_version(&s->v[i]);	/* out of memory: the full name */
+		drop_default_version(&s->v[i]); /* out of memory: the full name */
 	for (size_t i = 0; i + 1 < w; i++)
 		if (s->v[i].hi > s->v[i + 1].lo && !(s->v[i].score & SYM_SIZED))
-			s->v[i].hi = s->v[i + 1].lo;	/* sizeless */
+			s->v[i].hi = s->v[i + 1].lo; /* sizeless */
 	o->syms = s->v;
 	o->nsyms = w;
 }
@@ -623,10 +625,10 @@ static void fde_syms(struct sym_obj *o, Elf *e)
 		size_t next;
 
 		if (i && lo <= prev)
-			continue;	/* out of order: not a table to trust */
+			continue; /* out of order: not a table to trust */
 		prev = lo;
 		if (sym_obj_sym(o, lo))
-			continue;	/* a symbol names it */
+			continue; /* a symbol names it */
 		len = sym_fde_len(&f, i);
 		if (!len || lo + len < lo)
 			continue;
@@ -634,11 +636,12 @@ static void fde_syms(struct sym_obj *o, Elf *e)
 		next = sym_after(o, lo);
 		if (next < o->nsyms && o->syms[next].lo < hi)
 			hi = o->syms[next].lo;
-		snprintf(name, sizeof(name), "%s+%#llx", base_name(o->path), (unsigned long long)lo);
+		snprintf(name, sizeof(name), "%s+%#llx", base_name(o->path),
+			 (unsigned long long)lo);
 		if (push(&s, lo, hi, name, 1))
 			break;
 		s.v[s.n - 1].fde = 1;
-		s.v[s.n - 1].score = SYM_SIZED;	/* sized */
+		s.v[s.n - 1].score = SYM_SIZED; /* sized */
 	}
 	if (s.n) {
 		/* both sorted, no start in common: merged */
@@ -647,8 +650,10 @@ static void fde_syms(struct sym_obj *o, Elf *e)
 
 		if (nv) {
 			while (a < o->nsyms || b < s.n)
-				nv[w++] = b == s.n || (a < o->nsyms && o->syms[a].lo < s.v[b].lo) ?
-					  o->syms[a++] : s.v[b++];
+				nv[w++] = b == s.n || (a < o->nsyms &&
+						       o->syms[a].lo < s.v[b].lo) ?
+						  o->syms[a++] :
+						  s.v[b++];
 			free(o->syms);
 			o->syms = nv;
 			o->nsyms = w;
@@ -699,8 +704,8 @@ static Elf *debug_by_id(const char *bid, int *fd, char *path, size_t len)
 
 /* The debug file named by e's .gnu_debuglink (beside the object, in
  * .debug/, under /usr/lib/debug), if its build-id is bid. */
-static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd,
-			  char *path, size_t len)
+static Elf *debug_by_link(Elf *e, const char *objpath, const char *bid, int *fd, char *path,
+			  size_t len)
 {
 	char link[256], dir[4096], got[129];
 	char *slash;
@@ -918,7 +923,8 @@ static void load_rebuilt(struct sym_obj *o, Elf *e, int fd)
 		struct symvec s = { 0 };
 
 		warn_path(": rebuilt since the recording (build-id differs) and no debug "
-			  "file has the recorded one: its names may be wrong", o->path, NULL);
+			  "file has the recorded one: its names may be wrong",
+			  o->path, NULL);
 		table_syms(e, has_section_type(e, SHT_SYMTAB) ? SHT_SYMTAB : SHT_DYNSYM, &s);
 		plt_syms(e, &s);
 		entry_sym(e, &s);
@@ -1019,8 +1025,8 @@ static void load_kept(struct sym_obj *o)
 		if (d->names[i].object != o->kobj)
 			continue;
 		if (push(&s, d->names[i].lo, d->names[i].hi, d->names[i].name, 1))
-			break;		/* out of memory: the names so far */
-		s.v[s.n - 1].score = SYM_SIZED;		/* its size is known */
+			break;			/* out of memory: the names so far */
+		s.v[s.n - 1].score = SYM_SIZED; /* its size is known */
 	}
 	finish(o, &s);
 	for (size_t i = 0; i < d->nlines; i++)
@@ -1157,7 +1163,7 @@ void sym_obj_load(struct sym_obj *o)
 	if (o->kd && (!o->prefer_file || !file_is_recorded(o))) {
 		load_kept(o);
 		if (o->readable || sym_is_vdso(o->path) || !file_is_recorded(o)) {
-			o->mismatch = o->prefer_file;	/* no code of the recorded one */
+			o->mismatch = o->prefer_file; /* no code of the recorded one */
 			return;
 		}
 		/* nothing was kept (the object could not be read then) and
@@ -1174,7 +1180,7 @@ void sym_obj_load(struct sym_obj *o)
 		return;
 	}
 	if (!o->path || o->path[0] == '[')
-		return;		/* [heap] and the like: no file */
+		return; /* [heap] and the like: no file */
 	e = open_elf(o->path, &fd);
 	if (!e) {
 		/* the object is gone: a debug file may still know it */
@@ -1182,7 +1188,8 @@ void sym_obj_load(struct sym_obj *o)
 		if (!d)
 			d = debug_remote(o->buildid, &dfd, dpath, sizeof(dpath));
 		if (!d) {
-			warn_path(": cannot read it: its samples have no names", o->path, NULL);
+			warn_path(": cannot read it: its samples have no names", o->path,
+				  NULL);
 			return;
 		}
 		o->readable = 1;

@@ -21,69 +21,69 @@
 
 /* Where a unit's functions are, innermost first (symbols-dwarf.c). */
 struct sym_seg {
-	uint64_t lo, hi;	/* [lo, hi), disjoint, sorted */
-	const char *name;	/* the innermost function over it ("": unnamed) */
+	uint64_t lo, hi;  /* [lo, hi), disjoint, sorted */
+	const char *name; /* the innermost function over it ("": unnamed) */
 };
 
 struct sym_scopes {
-	uint64_t off;		/* the unit's DIE offset */
+	uint64_t off; /* the unit's DIE offset */
 	struct sym_seg *seg;
 	size_t n;
 };
 
 struct sym_cu {
-	uint64_t lo, hi;	/* an address range of a unit */
-	uint64_t die;		/* the unit's DIE offset */
+	uint64_t lo, hi; /* an address range of a unit */
+	uint64_t die;	 /* the unit's DIE offset */
 };
 
 struct sym_func {
-	uint64_t lo, hi;	/* ELF virtual addresses [lo, hi) */
-	char *name;		/* raw (mangled) name; "x@plt" for a stub;
-				 * "OBJECT+0xSTART" for code only call-frame
-				 * information bounds (fde) */
-	char *aliases;		/* the other names at lo, each ended by a NUL,
-				 * the list by an empty one; NULL when none */
-	int rank;		/* the source: PLT stub 2, symbol table 1,
-				 * entry point guess 0 */
-	int fde;		/* no symbol: an FDE of .eh_frame bounds it */
-	uint64_t score;		/* preference among aliases (sym_score()) */
-	size_t order;		/* the symbol's place in its table */
+	uint64_t lo, hi; /* ELF virtual addresses [lo, hi) */
+	char *name;	 /* raw (mangled) name; "x@plt" for a stub;
+			  * "OBJECT+0xSTART" for code only call-frame
+			  * information bounds (fde) */
+	char *aliases;	 /* the other names at lo, each ended by a NUL,
+			  * the list by an empty one; NULL when none */
+	int rank;	 /* the source: PLT stub 2, symbol table 1,
+			  * entry point guess 0 */
+	int fde;	 /* no symbol: an FDE of .eh_frame bounds it */
+	uint64_t score;	 /* preference among aliases (sym_score()) */
+	size_t order;	 /* the symbol's place in its table */
 };
 
 /* One object of the data file, opened lazily by sym_obj_load(). */
 struct sym_obj {
-	const char *path;	/* borrowed from the data file */
-	const char *buildid;	/* recorded build-id (hex) or NULL */
-	uint64_t size;		/* recorded size in bytes, 0 when unknown */
-	int loaded;		/* sym_obj_load() ran */
-	int readable;		/* names came from some file */
-	int mismatch;		/* the file is not the recorded one (build-id,
-				 * or size where none was recorded) */
+	const char *path;    /* borrowed from the data file */
+	const char *buildid; /* recorded build-id (hex) or NULL */
+	uint64_t size;	     /* recorded size in bytes, 0 when unknown */
+	int loaded;	     /* sym_obj_load() ran */
+	int readable;	     /* names came from some file */
+	int mismatch;	     /* the file is not the recorded one (build-id,
+			      * or size where none was recorded) */
 	struct sym_func *syms;
 	size_t nsyms;
-	char *textfile;		/* the file whose code matches (for objdump), or NULL */
-	char *dwfile;		/* the file the DWARF came from, or NULL */
+	char *textfile; /* the file whose code matches (for objdump), or NULL */
+	char *dwfile;	/* the file the DWARF came from, or NULL */
 	int dwfd;
 	Elf *dwelf;
-	Dwarf *dw;		/* NULL until sym_obj_dwarf() */
+	Dwarf *dw; /* NULL until sym_obj_dwarf() */
 	int dw_tried;
 	struct {
-		const char *raw;	/* as libdw gives it */
-		char *abs;		/* joined to its compilation directory */
-	} *paths;
+		const char *raw; /* as libdw gives it */
+		char *abs;	 /* joined to its compilation directory */
+	} * paths;
 	size_t npaths, lastpath;
-	struct sym_scopes *units;	/* by offset: each unit's functions */
+	struct sym_scopes *units; /* by offset: each unit's functions */
 	size_t nunits, lastunit;
-	struct sym_cu *cus;	/* sorted; built when aranges fail */
+	struct sym_cu *cus; /* sorted; built when aranges fail */
 	size_t ncus;
 	int cus_built;
-	int ar_checked;		/* aranges: 1 disjoint, -1 not, 0 not looked */
+	int ar_checked; /* aranges: 1 disjoint, -1 not, 0 not looked */
 	/* names kept in the data file (sym_obj_keep()) */
 	const struct hd_file *kd;
 	uint32_t kobj;
-	int prefer_file;	/* the file first (annotate needs its code) */
-	int from_kept;		/* names and lines came from kd */
-	const struct hd_line **klines;	/* kd's lines of kobj, by address */
+	int prefer_file;	       /* the file first (annotate needs its code) */
+	int from_kept;		       /* names and lines came from kd */
+	const struct hd_line **klines; /* kd's lines of kobj, by address */
 	size_t nklines;
 };
 
@@ -127,23 +127,23 @@ const struct sym_func *sym_obj_find(const struct sym_obj *o, const char *name);
  * function (inlined or not, raw name) when func is not NULL; -1 when
  * there is no line information. The strings live as long as o. */
 int sym_obj_line(struct sym_obj *o, uint64_t addr, const char **file, int *line,
-		const char **func);
+		 const char **func);
 
 /* The section of e named want (its header in *sh), or NULL. */
 Elf_Scn *sym_scn_by_name(Elf *e, const char *want, GElf_Shdr *sh);
 
 /* An object's FDEs, through .eh_frame_hdr's search table (symbols-fde.c). */
 struct sym_fdes {
-	const unsigned char *table;	/* (start, FDE) pairs, sorted by start */
+	const unsigned char *table; /* (start, FDE) pairs, sorted by start */
 	size_t n;
-	const unsigned char *frame;	/* .eh_frame */
+	const unsigned char *frame; /* .eh_frame */
 	size_t nframe;
-	uint64_t hdr_addr, frame_addr;	/* the sections' addresses */
+	uint64_t hdr_addr, frame_addr; /* the sections' addresses */
 	int is64;
 	struct {
-		size_t off;	/* a CIE's offset in .eh_frame */
-		int enc;	/* its FDEs' pointer encoding, -1: unreadable */
-	} cie[16];		/* the CIEs met so far */
+		size_t off; /* a CIE's offset in .eh_frame */
+		int enc;    /* its FDEs' pointer encoding, -1: unreadable */
+	} cie[16];	    /* the CIEs met so far */
 	size_t ncie;
 };
 /* Opens e's table into f: the number of FDEs, 0 when e has none (of the

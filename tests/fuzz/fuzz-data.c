@@ -38,7 +38,7 @@ static void check(const struct hd_file *d)
 			abort();
 	}
 	if (!d->job && (d->nfuncs || d->nfcounts || d->nrtotals))
-		abort();	/* version 3's job lines: job files only */
+		abort(); /* version 3's job lines: job files only */
 	for (size_t i = 0; i < d->nfuncs; i++) {
 		const struct hd_func *f = &d->funcs[i];
 
@@ -56,7 +56,8 @@ static void check(const struct hd_file *d)
 	 * paths line */
 	for (size_t i = 0; i < d->cct.n; i++)
 		if ((d->cct.node[i].parent != HD_NO_NODE && d->cct.node[i].parent >= i) ||
-		    bad_object(d, d->cct.node[i].object) || d->cct.node[i].depth > HD_MAX_DEPTH)
+		    bad_object(d, d->cct.node[i].object) ||
+		    d->cct.node[i].depth > HD_MAX_DEPTH)
 			abort();
 	for (size_t i = 0; i < d->npaths; i++) {
 		const struct hd_path *p = &d->paths[i];
@@ -88,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	fclose(f);
 	if (hd_read(in, &d, err, sizeof(err))) {
 		if (!strstr(err, in) || strchr(err, '\n'))
-			abort();	/* one line, naming the file */
+			abort(); /* one line, naming the file */
 		return 0;
 	}
 	check(&d);
@@ -98,22 +99,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		fclose(f);
 		if (hd_read(out, &e, err, sizeof(err)))
-			abort();	/* what we write, we read */
+			abort(); /* what we write, we read */
 		if (e.nevents != d.nevents || e.nprocs != d.nprocs ||
 		    e.nthreads != d.nthreads || e.nobjects != d.nobjects ||
 		    e.nsamples != d.nsamples || e.job != d.job || e.size != d.size ||
 		    e.top != d.top || e.nfuncs != d.nfuncs || e.nfcounts != d.nfcounts ||
 		    e.nrtotals != d.nrtotals || e.program_size != d.program_size ||
-		    e.cct.n != d.cct.n || e.npaths != d.npaths ||
-		    e.side_lost != d.side_lost || e.checkpoint != d.checkpoint)
+		    e.cct.n != d.cct.n || e.npaths != d.npaths || e.side_lost != d.side_lost ||
+		    e.checkpoint != d.checkpoint)
 			abort();
 		for (size_t i = 0; i < d.nprocs; i++)
 			if (e.procs[i].how != d.procs[i].how)
-				abort();	/* unseen stays unseen: version 4 */
+				abort(); /* unseen stays unseen: version 4 */
 		for (size_t i = 0; i < d.cct.n; i++)
 			if (e.cct.node[i].parent != d.cct.node[i].parent ||
 			    e.cct.node[i].object != d.cct.node[i].object ||
-			    e.cct.node[i].addr != d.cct.node[i].addr || e.cct.node[i].depth != d.cct.node[i].depth)
+			    e.cct.node[i].addr != d.cct.node[i].addr ||
+			    e.cct.node[i].depth != d.cct.node[i].depth)
 				abort();
 		if (d.npaths && memcmp(e.paths, d.paths, d.npaths * sizeof(*d.paths)))
 			abort();

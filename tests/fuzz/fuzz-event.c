@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!size)
 		return 0;
-	len = data[0] % 80;	/* the reason buffer, 0 .. 79 bytes */
+	len = data[0] % 80; /* the reason buffer, 0 .. 79 bytes */
 	name = malloc(size);
 	memcpy(name, data + 1, size - 1);
 	name[size - 1] = 0;
@@ -34,7 +34,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret > 0 || ret < -4095)
 		abort();
 	if (why && !memchr(why, 0, len) && ret)
-		abort();	/* a reason that is not a string */
+		abort(); /* a reason that is not a string */
 	if (!ret && ev.attr.size != sizeof(ev.attr)) {
 		/* the kernel would read only attr.size bytes of the attr */
 		fprintf(stderr, "%s: attr.size %u, not %zu\n", name, ev.attr.size,

@@ -16,8 +16,8 @@
 
 #include "hwprof.h"
 
-#define MAXREG	8
-#define MAXPC	512
+#define MAXREG 8
+#define MAXPC  512
 
 struct in {
 	const uint8_t *p;
@@ -41,9 +41,9 @@ static uint64_t take(struct in *in, unsigned int bytes)
 /* Scales near the edges of what each formula takes, or any value. */
 static uint32_t pick_scale(struct in *in)
 {
-	static const uint32_t edge[] = { 0, 1, 2, 3, 0x8000, 0xffff, 0x10000,
-					 0x10001, 0x1ffff, 0x20000, 0x20001,
-					 UINT32_MAX };
+	static const uint32_t edge[] = { 0,	  1,	   2,	    3,
+					 0x8000,  0xffff,  0x10000, 0x10001,
+					 0x1ffff, 0x20000, 0x20001, UINT32_MAX };
 	uint8_t k = (uint8_t)take(in, 1);
 
 	if (k < 2 * sizeof(edge) / sizeof(edge[0]))
@@ -80,9 +80,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	unsigned char ro[MAXREG] = { 0 };
 
 	memset(reg, 0, sizeof(reg));
-	o.index = (unsigned int)take(&in, 1) % 4;	/* 0 is invalid */
-	o.fold = (unsigned int)take(&in, 1) & 0xf;	/* 8 is unknown */
-	o.flags = (unsigned int)take(&in, 1) & 0x1f;	/* 16 is unknown */
+	o.index = (unsigned int)take(&in, 1) % 4;    /* 0 is invalid */
+	o.fold = (unsigned int)take(&in, 1) & 0xf;   /* 8 is unknown */
+	o.flags = (unsigned int)take(&in, 1) & 0x1f; /* 16 is unknown */
 	o.threshold = take(&in, 2);
 	o.nregions = take(&in, 1) % (MAXREG + 1);
 	weighted = (int)take(&in, 1) & 1;
@@ -96,7 +96,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		reg[i].size = sz;
 		reg[i].width = widths[shape & 7];
 		reg[i].offset = shape & 0x80 ? take(&in, 8) : base + take(&in, 2);
-		if ((shape & 0x40) && i)	/* an overflow bin */
+		if ((shape & 0x40) && i) /* an overflow bin */
 			reg[i].offset = 0;
 		reg[i].scale = shape & 0x40 ? 2 : pick_scale(&in);
 		/* exact allocation; shape bit 0x20 leaves base NULL, 0x08
@@ -107,13 +107,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else if (!(shape & 0x20) && sz) {
 			reg[i].base = calloc(1, sz);
 		}
-		if (shape & 0x10 && sz)	/* a size that wraps the address space */
+		if (shape & 0x10 && sz) /* a size that wraps the address space */
 			reg[i].size = SIZE_MAX - 3;
 	}
 	while (in.n && npc < MAXPC) {
 		uint8_t how = (uint8_t)take(&in, 1);
 
-		if (how & 1)		/* near a region's offset */
+		if (how & 1) /* near a region's offset */
 			pcs[npc] = reg[how / 2 % MAXREG].offset + take(&in, 2);
 		else
 			pcs[npc] = take(&in, 8);
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	fault = hwprof_hist_check(&o, &where);
 	if (fault != HWPROF_HIST_OK && where >= (o.nregions ? o.nregions : 1))
-		abort();	/* where must name a region */
+		abort(); /* where must name a region */
 	/* a wrapping size is a buffer that is not there: refused, unless
 	 * the region is switched off (SKIP_OFF and scale 0 or 1) */
 	for (size_t i = 0; i < o.nregions; i++)
@@ -134,9 +134,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < o.nregions; i++)
 		any_ro |= ro[i];
 	if (ret == -EFAULT && (fault != HWPROF_HIST_OK || !any_ro))
-		abort();	/* EFAULT for writable buffers, or before the rules */
+		abort(); /* EFAULT for writable buffers, or before the rules */
 	if ((fault == HWPROF_HIST_OK) != (ret == 0) && ret != -ENOMEM && ret != -EFAULT)
-		abort();	/* check and new disagree */
+		abort(); /* check and new disagree */
 	/* a read-only buffer that new accepted would crash the fold below */
 	if (!ret) {
 		struct hwprof_hist_stats st = { .sz = sizeof(st) };
@@ -146,9 +146,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; i < npc; i++) {
 			int r = hwprof_hist_locate(h, pcs[i], &region, &bucket);
 
-			if (r == 1 && (region >= o.nregions ||
-				       (bucket + 1) * (reg[region].width / 8) > reg[region].size))
-				abort();	/* a bucket outside its region */
+			if (r == 1 &&
+			    (region >= o.nregions ||
+			     (bucket + 1) * (reg[region].width / 8) > reg[region].size))
+				abort(); /* a bucket outside its region */
 			if (r == 2 && (region >= o.nregions || reg[region].offset))
 				abort();
 		}

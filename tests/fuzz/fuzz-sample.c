@@ -24,9 +24,10 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define PREFIX	20
-#define ID_BITS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-		 PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define PREFIX 20
+#define ID_BITS                                                                        \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 static volatile uint64_t sink;
 
@@ -44,7 +45,8 @@ static void inside(const void *p, uint64_t n, const unsigned char *lo, const uns
 }
 
 /* the same for an array of n u64: aligned, read as u64 (UBSan checks) */
-static void words(const uint64_t *p, uint64_t n, const unsigned char *lo, const unsigned char *hi)
+static void words(const uint64_t *p, uint64_t n, const unsigned char *lo,
+		  const unsigned char *hi)
 {
 	if (!n)
 		return;
@@ -82,11 +84,10 @@ static uint64_t fields_len(const struct hwp_sample *s, const struct hwp_sample_d
 	if (t & PERF_SAMPLE_STACK_USER)
 		n += 8 + (s->stack_size ? s->stack_size + 8 : 0);
 	n += 8 * !!(t & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT));
-	n += 8 * (uint64_t)__builtin_popcountll(t & (PERF_SAMPLE_DATA_SRC |
-						     PERF_SAMPLE_TRANSACTION |
-						     PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
-						     PERF_SAMPLE_DATA_PAGE_SIZE |
-						     PERF_SAMPLE_CODE_PAGE_SIZE));
+	n += 8 * (uint64_t)__builtin_popcountll(
+			 t & (PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_TRANSACTION |
+			      PERF_SAMPLE_PHYS_ADDR | PERF_SAMPLE_CGROUP |
+			      PERF_SAMPLE_DATA_PAGE_SIZE | PERF_SAMPLE_CODE_PAGE_SIZE));
 	if (t & PERF_SAMPLE_REGS_INTR)
 		n += 8 + 8 * (uint64_t)s->nregs_intr;
 	if (t & PERF_SAMPLE_AUX)
@@ -102,8 +103,9 @@ static void check_sample(const struct perf_event_header *h, const struct hwp_sam
 
 	if (ret == -EOPNOTSUPP) {
 		if (!(d->sample_type & ~HWP_SAMPLE_KNOWN) &&
-		    !((d->sample_type & PERF_SAMPLE_READ) && (d->read_format & ~HWP_READ_KNOWN)))
-			abort();	/* refused a layout it knows */
+		    !((d->sample_type & PERF_SAMPLE_READ) &&
+		      (d->read_format & ~HWP_READ_KNOWN)))
+			abort(); /* refused a layout it knows */
 		return;
 	}
 	if (ret == -EINVAL)
@@ -111,7 +113,7 @@ static void check_sample(const struct perf_event_header *h, const struct hwp_sam
 	if (ret || s.type != d->sample_type)
 		abort();
 	if (h->size < sizeof(*h) || fields_len(&s, d) > h->size)
-		abort();	/* fields past the record */
+		abort(); /* fields past the record */
 	if (s.read.values)
 		words(s.read.values, s.read.stride * s.read.nr, lo, hi);
 	words(s.chain, s.nchain, lo, hi);
@@ -137,17 +139,16 @@ static void check_sample(const struct perf_event_header *h, const struct hwp_sam
 
 /* The inline parser, specialised as ring.c and rec-read.c use it, against
  * the out-of-line one with the same description. */
-#define SAME_AS(type, nregs)							\
-	do {									\
-		struct hwp_sample_desc e = { .sample_type = (type),		\
-					     .nregs_user = (nregs) };		\
-		struct hwp_sample a, b;						\
-		int ra = hwp_sample_parse(h, &e, &a), rb;			\
-										\
-		memset(&b, 0, sizeof(b));					\
-		rb = hwp_sample_parse_as(h, (type), &e, &b);			\
-		if (ra != rb || (!ra && memcmp(&a, &b, sizeof(a))))		\
-			abort();						\
+#define SAME_AS(type, nregs)                                                                 \
+	do {                                                                                 \
+		struct hwp_sample_desc e = { .sample_type = (type), .nregs_user = (nregs) }; \
+		struct hwp_sample a, b;                                                      \
+		int ra = hwp_sample_parse(h, &e, &a), rb;                                    \
+                                                                                             \
+		memset(&b, 0, sizeof(b));                                                    \
+		rb = hwp_sample_parse_as(h, (type), &e, &b);                                 \
+		if (ra != rb || (!ra && memcmp(&a, &b, sizeof(a))))                          \
+			abort();                                                             \
 	} while (0)
 
 static void check_inline(const struct perf_event_header *h)
@@ -170,8 +171,8 @@ static void check_trailer(const struct perf_event_header *h, uint64_t type, int 
 
 	if (ret && ret != -EINVAL)
 		abort();
-	if (!ret && (s.type != (type & ID_BITS) ||
-		     h->size < sizeof(*h) + hwp_sample_trailer(type, 1)))
+	if (!ret &&
+	    (s.type != (type & ID_BITS) || h->size < sizeof(*h) + hwp_sample_trailer(type, 1)))
 		abort();
 	ret = hwp_sample_id(h, type, id_all, &id);
 	if (ret && ret != -EINVAL && ret != -EOPNOTSUPP)
@@ -197,7 +198,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			       (flags & 2 ? HWP_SAMPLE_BRANCH_COUNTERS : 0);
 	d.nregs_user = data[17] % 65u;
 	d.nregs_intr = data[18] % 65u;
-	if (!(data[19] & 1)) {	/* mostly the layouts the parser knows */
+	if (!(data[19] & 1)) { /* mostly the layouts the parser knows */
 		d.sample_type &= HWP_SAMPLE_KNOWN;
 		d.read_format &= HWP_READ_KNOWN;
 	}
@@ -212,7 +213,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(rec, 0, room);
 	memcpy(rec, data, n);
 	memcpy(&h, rec, sizeof(h));
-	h.size = (uint16_t)n;	/* below 8: a header that says less than it is */
+	h.size = (uint16_t)n; /* below 8: a header that says less than it is */
 	memcpy(rec, &h, sizeof(h));
 	if (n >= sizeof(h)) {
 		check_sample((const void *)rec, &d);

@@ -49,7 +49,8 @@ static int role(int preset, const char *fallback)
 		return preset;
 	if (PAPI_event_name_to_code(fallback, &code) != PAPI_OK ||
 	    PAPI_query_event(code) != PAPI_OK)
-		tl_skip(__FILE__, __LINE__, "neither the preset nor its software stand-in counts");
+		tl_skip(__FILE__, __LINE__,
+			"neither the preset nor its software stand-in counts");
 	return code;
 }
 

@@ -14,10 +14,9 @@
 
 extern int tl_quiet;
 
-void tl_init(int argc, char **argv);	/* PAPI_library_init, quiet flag */
+void tl_init(int argc, char **argv); /* PAPI_library_init, quiet flag */
 void tl_pass(const char *name) __attribute__((noreturn));
-void tl_fail(const char *file, int line, const char *call, int ret)
-	__attribute__((noreturn));
+void tl_fail(const char *file, int line, const char *call, int ret) __attribute__((noreturn));
 void tl_skip(const char *file, int line, const char *why) __attribute__((noreturn));
 
 /* The "cycles" role: PAPI_TOT_CYC where it counts, else task-clock

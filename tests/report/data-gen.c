@@ -119,8 +119,9 @@ int main(int argc, char **argv)
 			char name[256], why[256];
 			long k;
 
-			if (sscanf(line + used, "%255s %llu %llu %llu %llu %llu %255s", name, &p, &s,
-				   &l, &t, &m, why) != 7 || (k = hd_add_event(&d, unesc(name), p)) < 0)
+			if (sscanf(line + used, "%255s %llu %llu %llu %llu %llu %255s", name,
+				   &p, &s, &l, &t, &m, why) != 7 ||
+			    (k = hd_add_event(&d, unesc(name), p)) < 0)
 				return bad(lineno, line);
 			d.events[k].samples = s;
 			d.events[k].lost = l;
@@ -139,7 +140,8 @@ int main(int argc, char **argv)
 			unsigned int proc;
 
 			if (sscanf(line + used, "%d %u %n", &tid, &proc, &n) != 2 || !n ||
-			    proc >= d.nprocs || hd_add_thread(&d, tid, proc, unesc(line + used + n)) < 0)
+			    proc >= d.nprocs ||
+			    hd_add_thread(&d, tid, proc, unesc(line + used + n)) < 0)
 				return bad(lineno, line);
 		} else if (!strcmp(kw, "object")) {
 			char bid[200];
@@ -165,14 +167,17 @@ int main(int argc, char **argv)
 			unsigned long long a, c;
 			uint32_t obj;
 
-			if (sscanf(line + used, "%u %31s %31s %llx %llu", &e, ts, o, &a, &c) != 5 ||
+			if (sscanf(line + used, "%u %31s %31s %llx %llu", &e, ts, o, &a, &c) !=
+				    5 ||
 			    e >= d.nevents)
 				return bad(lineno, line);
-			t = strcmp(ts, "-") ? (unsigned int)strtoul(ts, NULL, 10) : HD_NO_THREAD;
+			t = strcmp(ts, "-") ? (unsigned int)strtoul(ts, NULL, 10) :
+					      HD_NO_THREAD;
 			if (t != HD_NO_THREAD && t >= d.nthreads)
 				return bad(lineno, line);
 			obj = strcmp(o, "-") ? (uint32_t)strtoul(o, NULL, 10) : HD_NO_OBJECT;
-			if ((obj != HD_NO_OBJECT && obj >= d.nobjects) || hd_count(&d, e, t, obj, a, c))
+			if ((obj != HD_NO_OBJECT && obj >= d.nobjects) ||
+			    hd_count(&d, e, t, obj, a, c))
 				return bad(lineno, line);
 		} else if (!strcmp(kw, "host")) {
 			free(d.host);
@@ -209,7 +214,8 @@ int main(int argc, char **argv)
 			struct hd_rtotal t;
 			unsigned long long a, b;
 
-			if (sscanf(line + used, "%u %u %llu %llu", &t.proc, &t.event, &a, &b) != 4 ||
+			if (sscanf(line + used, "%u %u %llu %llu", &t.proc, &t.event, &a,
+				   &b) != 4 ||
 			    t.proc >= d.nprocs || t.event >= d.nevents)
 				return bad(lineno, line);
 			t.samples = a;
@@ -221,10 +227,12 @@ int main(int argc, char **argv)
 			unsigned long long a, sum, mn, mx;
 			char o[32];
 
-			if (sscanf(line + used, "%u %31s %llx %llu %llu %llu %d %u", &f.event, o, &a,
-				   &sum, &mn, &mx, &f.maxrank, &f.ranks) != 8 || f.event >= d.nevents)
+			if (sscanf(line + used, "%u %31s %llx %llu %llu %llu %d %u", &f.event,
+				   o, &a, &sum, &mn, &mx, &f.maxrank, &f.ranks) != 8 ||
+			    f.event >= d.nevents)
 				return bad(lineno, line);
-			f.object = strcmp(o, "-") ? (uint32_t)strtoul(o, NULL, 10) : HD_NO_OBJECT;
+			f.object = strcmp(o, "-") ? (uint32_t)strtoul(o, NULL, 10) :
+						    HD_NO_OBJECT;
 			if (f.object != HD_NO_OBJECT && f.object >= d.nobjects)
 				return bad(lineno, line);
 			f.addr = a;
@@ -237,8 +245,8 @@ int main(int argc, char **argv)
 			unsigned int fn, p;
 			unsigned long long c;
 
-			if (sscanf(line + used, "%u %u %llu", &fn, &p, &c) != 3 || fn >= d.nfuncs ||
-			    p >= d.nprocs || hd_add_fcount(&d, fn, p, c))
+			if (sscanf(line + used, "%u %u %llu", &fn, &p, &c) != 3 ||
+			    fn >= d.nfuncs || p >= d.nprocs || hd_add_fcount(&d, fn, p, c))
 				return bad(lineno, line);
 		} else {
 			return bad(lineno, line);

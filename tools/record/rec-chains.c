@@ -23,13 +23,13 @@
 
 #include "rec.h"
 
-#define REC_CHAIN_SLOTS	8192	/* a power of two */
+#define REC_CHAIN_SLOTS 8192 /* a power of two */
 
 struct rec_chain {
 	uint64_t hash;
-	uint64_t tmin;		/* the latest record handled when it was made */
-	uint64_t *ips;		/* the pc, then the chain */
-	size_t n, cap;		/* in ips: 1 + frames */
+	uint64_t tmin; /* the latest record handled when it was made */
+	uint64_t *ips; /* the pc, then the chain */
+	size_t n, cap; /* in ips: 1 + frames */
 	int pid, tid;
 	uint32_t proc, gen, cgen;
 	struct rec_resolved v;
@@ -70,13 +70,13 @@ void rec_chain_put(struct rec *r, uint64_t hash, int pid, int tid, uint64_t pc,
 	struct rec_chain *c;
 
 	if (!r->chains && !(r->chains = calloc(REC_CHAIN_SLOTS, sizeof(*r->chains))))
-		return;		/* no cache: every sample resolved in full */
+		return; /* no cache: every sample resolved in full */
 	c = &r->chains[hash & (REC_CHAIN_SLOTS - 1)];
 	if (c->cap < n + 1) {
 		uint64_t *p = realloc(c->ips, (n + 1) * sizeof(*p));
 
 		if (!p) {
-			c->n = 0;	/* the slot holds nothing */
+			c->n = 0; /* the slot holds nothing */
 			return;
 		}
 		c->ips = p;

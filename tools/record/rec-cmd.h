@@ -15,37 +15,37 @@
 #include "outfile.h"
 #include "rec.h"
 
-#define REC_DEFAULT_HZ	1000
-#define REC_MAX_RING_PAGES	(1u << 20)	/* -m: 4 GiB rings of 4 KiB pages */
+#define REC_DEFAULT_HZ	   1000
+#define REC_MAX_RING_PAGES (1u << 20) /* -m: 4 GiB rings of 4 KiB pages */
 
 /* The command line. */
 struct rec_opts {
 	const char *ev[REC_MAX_EVENTS];
 	int nev;
-	uint64_t count;		/* -c, 0: none */
-	uint64_t hz;		/* -F, 0: none */
+	uint64_t count; /* -c, 0: none */
+	uint64_t hz;	/* -F, 0: none */
 	const char *out;
-	pid_t pid;		/* -p, 0: none */
+	pid_t pid; /* -p, 0: none */
 	unsigned int checkpoint;
-	unsigned int ring_pages;	/* -m, 0: none */
-	int callgraph;		/* -g, --call-graph: HD_CG_*, 0: none */
-	uint32_t stack_size;	/* --call-graph dwarf,SIZE */
-	int noleaf;		/* --call-graph fp,noleaf */
+	unsigned int ring_pages; /* -m, 0: none */
+	int callgraph;		 /* -g, --call-graph: HD_CG_*, 0: none */
+	uint32_t stack_size;	 /* --call-graph dwarf,SIZE */
+	int noleaf;		 /* --call-graph fp,noleaf */
 	int quiet;
-	int verbose;		/* -v: what the name cache did */
-	long delay;		/* --delay MS: 0 none, -1 off until --control enables */
-	const char *ctl, *ack;	/* --control fifo:CTL[,ACK] */
+	int verbose;	       /* -v: what the name cache did */
+	long delay;	       /* --delay MS: 0 none, -1 off until --control enables */
+	const char *ctl, *ack; /* --control fifo:CTL[,ACK] */
 	char **cmd;
 };
 
 /* The output file: written to a temp file beside it, then renamed
  * (lib/profile/outfile.h). */
 struct rec_out {
-	struct hwp_out f;	/* open during a write only */
-	const char *name;	/* -o, % expanded */
+	struct hwp_out f; /* open during a write only */
+	const char *name; /* -o, % expanded */
 };
 
-struct rec_bp {		/* a mem:FUNC:x of a PIE: placed after the exec */
+struct rec_bp { /* a mem:FUNC:x of a PIE: placed after the exec */
 	int ev;
 	uint64_t off;
 };
@@ -57,21 +57,21 @@ struct rec_run {
 	struct rec_out out;
 	struct rec_bp bps[REC_MAX_EVENTS];
 	int nbp;
-	char *file;		/* the program's file */
-	char *outname;		/* -o with its % expanded */
-	pid_t pid;		/* the command, or the attached process */
-	int go[2];		/* the command waits on go[0] for the events */
-	int ex[2];		/* a failed exec says its errno on ex[1] */
-	int reaped;		/* the command was waited for */
-	int st;			/* its wait status, -1 before */
-	int stopping;		/* the first stop signal record got, or 0 */
-	size_t ncovered[REC_MAX_EVENTS];	/* each event's fds at the end */
-	unsigned int ring_pages;	/* the rings' data pages at the end */
-	int ctl_fd, ack_fd;	/* --control's FIFOs, or -1 */
-	char ctl_buf[256];	/* a command line read in part */
+	char *file;			 /* the program's file */
+	char *outname;			 /* -o with its % expanded */
+	pid_t pid;			 /* the command, or the attached process */
+	int go[2];			 /* the command waits on go[0] for the events */
+	int ex[2];			 /* a failed exec says its errno on ex[1] */
+	int reaped;			 /* the command was waited for */
+	int st;				 /* its wait status, -1 before */
+	int stopping;			 /* the first stop signal record got, or 0 */
+	size_t ncovered[REC_MAX_EVENTS]; /* each event's fds at the end */
+	unsigned int ring_pages;	 /* the rings' data pages at the end */
+	int ctl_fd, ack_fd;		 /* --control's FIFOs, or -1 */
+	char ctl_buf[256];		 /* a command line read in part */
 	size_t ctl_len;
-	int ctl_skip;		/* dropping a line too long, to its newline */
-	uint64_t t0;		/* ms: when the command runs (after its exec) */
+	int ctl_skip; /* dropping a line too long, to its newline */
+	uint64_t t0;  /* ms: when the command runs (after its exec) */
 	char why[512];
 };
 

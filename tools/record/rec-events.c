@@ -47,8 +47,7 @@ static void human_ns(char *b, size_t n, uint64_t ns)
 
 /* mem:FUNC:x, event e: FUNC found in the command's file now (a PIE's
  * placed once it is loaded, or at its load address in -p's process). */
-static int resolve_func(struct rec_run *run, int e, const char *name,
-			struct hwp_event *ev)
+static int resolve_func(struct rec_run *run, int e, const char *name, struct hwp_event *ev)
 {
 	const char *colon = strrchr(name + 4, ':');
 	char func[256], mem[64], why[512], *colon2;
@@ -58,7 +57,8 @@ static int resolve_func(struct rec_run *run, int e, const char *name,
 	if (!colon || strcmp(colon, ":x") || colon == name + 4 ||
 	    (size_t)(colon - name - 4) >= sizeof(func))
 		return usage_error("%s: only execute breakpoints (mem:FUNC:x, mem:0xADDR:x) "
-				   "are supported", name);
+				   "are supported",
+				   name);
 	snprintf(func, sizeof(func), "%.*s", (int)(colon - name - 4), name + 4);
 	/* a PIE (ET_DYN) is placed by the kernel: its value is an offset
 	 * from the load address, read once it is loaded */
@@ -70,7 +70,7 @@ static int resolve_func(struct rec_run *run, int e, const char *name,
 		die("%s: cannot read %s: %s", name, run->file, strerror(-ret));
 	if (pie && !run->op.pid) {
 		run->bps[run->nbp++] = (struct rec_bp){ e, a };
-		a = 0x1000;	/* checked now, placed later */
+		a = 0x1000; /* checked now, placed later */
 	} else if (pie) {
 		if (rec_load_base(run->op.pid, run->file, &base))
 			die("%s: cannot find %s in process %d", name, run->file,
@@ -90,7 +90,8 @@ static int refuse_modifier(const char *name)
 {
 	return usage_error("%s: hwprof record samples user space only and takes no kernel or "
 			   "hypervisor modifier; drop it (hwprof report states the kernel's share "
-			   "of task-clock and cpu-clock time)", name);
+			   "of task-clock and cpu-clock time)",
+			   name);
 }
 
 /* 1 when name is an event that resolves once its last :MODIFIERS (perf's
@@ -123,7 +124,8 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
 	if (ret == -EINVAL && !strncmp(name, "mem:", 4)) {
 		if (strlen(name) < 2 || strcmp(name + strlen(name) - 2, ":x"))
 			return usage_error("%s: only execute breakpoints (mem:FUNC:x, "
-					   "mem:0xADDR:x) are supported", name);
+					   "mem:0xADDR:x) are supported",
+					   name);
 		return usage_error("%s", why);
 	}
 	if (ret && modifier_only(name))
@@ -146,8 +148,8 @@ static int resolve(struct rec_run *run, int e, struct hwp_event *ev)
  * The period of event e (0: the kernel's, at -F's rate) and what it is in
  * msg. chosen: -c or -F was given (else the period is the default).
  */
-static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
-		      int chosen, uint64_t *period, char *msg, size_t len)
+static int set_period(struct rec_run *run, int e, const struct hwp_event *ev, int chosen,
+		      uint64_t *period, char *msg, size_t len)
 {
 	const struct rec_opts *op = &run->op;
 	struct rec_event *re = &run->r->ev[e];
@@ -163,13 +165,14 @@ static int set_period(struct rec_run *run, int e, const struct hwp_event *ev,
 		} else if (ev->kind == HWP_EV_HARDWARE) {
 			re->attr.freq = 1;
 			re->attr.sample_freq = op->hz;
-			*period = 0;	/* the kernel adjusts it */
+			*period = 0; /* the kernel adjusts it */
 			snprintf(msg, len, "at %llu Hz (the kernel adjusts the period)",
 				 (unsigned long long)op->hz);
 			return 0;
 		} else {
 			return usage_error("-F needs a clock or cycles event; give %s a "
-					   "threshold with -c", re->name);
+					   "threshold with -c",
+					   re->name);
 		}
 	}
 	applied = re->clock ? hwp_attr_applied_period(1, *period) : *period;
@@ -202,7 +205,8 @@ int rec_events_setup(struct rec_run *run)
 
 	run->nbp = 0;
 	if (!op->nev) {
-		op->ev[op->nev++] = hwp_attr_probe("cycles", NULL, 0) ? "task-clock" : "cycles";
+		op->ev[op->nev++] = hwp_attr_probe("cycles", NULL, 0) ? "task-clock" :
+									"cycles";
 		if (!op->count && !op->hz)
 			op->hz = REC_DEFAULT_HZ;
 	}
@@ -229,8 +233,8 @@ int rec_events_setup(struct rec_run *run)
 		if (h < 0)
 			die("out of memory");
 		re->hd = (uint32_t)h;
-		snprintf(re->msg, sizeof(re->msg), "hwprof: recording %s %s into %s",
-			 re->name, msg, op->out);
+		snprintf(re->msg, sizeof(re->msg), "hwprof: recording %s %s into %s", re->name,
+			 msg, op->out);
 	}
 	r->nev = op->nev;
 	return 0;

@@ -63,7 +63,8 @@ int rec_signals_install(void)
 	sa.sa_handler = SIG_IGN;
 	sa.sa_flags = 0;
 	sigaction(SIGPIPE, &sa, &saved[NSTOP + 1]);
-	sigaction(SIGXFSZ, &sa, &saved[NSTOP + 2]);	/* a write past RLIMIT_FSIZE fails instead */
+	sigaction(SIGXFSZ, &sa,
+		  &saved[NSTOP + 2]); /* a write past RLIMIT_FSIZE fails instead */
 	return 0;
 }
 
@@ -149,8 +150,8 @@ int rec_load_base(pid_t pid, const char *file, uint64_t *base)
 		int at = 0;
 
 		line[strcspn(line, "\n")] = 0;
-		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %n", &lo, &off, &at) >= 2 &&
-		    at && !off && !strcmp(line + at, real)) {
+		if (sscanf(line, "%llx-%*x %*s %llx %*s %*s %n", &lo, &off, &at) >= 2 && at &&
+		    !off && !strcmp(line + at, real)) {
 			*base = lo;
 			r = 0;
 			break;
@@ -172,7 +173,7 @@ static void child(int go, int ex, char **cmd, const char *file, int stop)
 
 	signals_reset();
 	if (read(go, &b, 1) != 1)
-		_exit(127);	/* record gave up: it says why */
+		_exit(127); /* record gave up: it says why */
 	close(go);
 	if (stop && ptrace(PTRACE_TRACEME, 0, NULL, NULL)) {
 		fprintf(stderr, "hwprof: cannot place the breakpoint in a PIE: ptrace: %s\n",
@@ -198,7 +199,8 @@ static int check_opened(const struct rec_run *run)
 			 run->op.pid ? "the process" : "the command",
 			 he->missed_why ? he->missed_why : "no thread covered",
 			 he->missed_why && strstr(he->missed_why, "descriptors") ?
-			 ": raise ulimit -n" : "");
+				 ": raise ulimit -n" :
+				 "");
 }
 
 /* Places the mem:FUNC:x breakpoints of a PIE, now loaded in the command
@@ -219,7 +221,7 @@ static int place_bps(struct rec_run *run)
 	if (ret)
 		return cli_error("%s", run->why);
 	if ((ret = check_opened(run)))
-		return ret;	/* killed, never run on */
+		return ret; /* killed, never run on */
 	ptrace(PTRACE_DETACH, run->pid, NULL, NULL);
 	return 0;
 }
@@ -329,7 +331,7 @@ void rec_launch_abort(struct rec_run *run)
 	if (run->pid <= 0 || run->op.pid || run->reaped)
 		return;
 	if (run->go[1] >= 0) {
-		close(run->go[1]);	/* the child ends without running anything */
+		close(run->go[1]); /* the child ends without running anything */
 		run->go[1] = -1;
 	} else {
 		kill(run->pid, SIGKILL);
@@ -372,7 +374,8 @@ int rec_attach_target(struct rec_run *run)
 	tgid = tgid_of(run->op.pid);
 	if (tgid > 0 && tgid != run->op.pid) {
 		if (!run->op.quiet)
-			fprintf(stderr, "hwprof: -p %d is a thread of process %d: recording process %d, all its threads\n",
+			fprintf(stderr,
+				"hwprof: -p %d is a thread of process %d: recording process %d, all its threads\n",
 				(int)run->op.pid, (int)tgid, (int)tgid);
 		run->op.pid = tgid;
 	}
@@ -449,7 +452,7 @@ static int attach_threads(struct rec *r, pid_t pid)
 		if (fd >= 0)
 			close(fd);
 		if (n <= 0)
-			continue;	/* it ended */
+			continue; /* it ended */
 		comm[n - (comm[n - 1] == '\n')] = 0;
 		ret = rec_on_comm(r, (int)pid, tid, 0, 0, comm);
 	}

@@ -40,8 +40,8 @@
 
 #include "rec.h"
 
-#define LEAF_SLOTS	4096	/* a power of two */
-#define PC_SLOTS	4096	/* a power of two */
+#define LEAF_SLOTS 4096 /* a power of two */
+#define PC_SLOTS   4096 /* a power of two */
 
 /* What the patch needs of a pc: CFA = (cfa_reg: 6 BP, 7 SP, the x86-64
  * psABI's DWARF numbers) + cfa_off, the return address at CFA + ra_off. */
@@ -51,15 +51,15 @@ struct cfa_rule {
 };
 
 struct leaf_ent {
-	uint32_t obj;		/* REC_NO_OBJ: the slot is empty */
-	int ok;			/* rule holds one; else the address has none */
+	uint32_t obj; /* REC_NO_OBJ: the slot is empty */
+	int ok;	      /* rule holds one; else the address has none */
 	uint64_t addr;
 	struct cfa_rule rule;
 };
 
 /* An object's .eh_frame, opened when a sample first needs it */
 struct leaf_obj {
-	int state;		/* 0: not yet, 1: cfi, -1: none */
+	int state; /* 0: not yet, 1: cfi, -1: none */
 	int fd;
 	Elf *elf;
 	Dwarf_CFI *cfi;
@@ -69,8 +69,8 @@ struct leaf_obj {
  * chain cache's conditions (rec-chains.c) */
 struct pc_ent {
 	uint64_t pc;
-	uint64_t tmin;		/* the latest record handled when it was made */
-	long p;			/* -1: the slot is empty */
+	uint64_t tmin; /* the latest record handled when it was made */
+	long p;	       /* -1: the slot is empty */
 	uint32_t gen, cgen;
 	int ok;
 	struct cfa_rule rule;
@@ -106,13 +106,13 @@ static Dwarf_CFI *cfi_of(struct rec *r, uint32_t o)
 		lo->state = -1;
 		lo->fd = -1;
 		if (ro->nseg <= 0 || ro->path[0] != '/' || elf_version(EV_CURRENT) == EV_NONE)
-			return NULL;	/* unreadable, or [vdso] */
+			return NULL; /* unreadable, or [vdso] */
 		lo->fd = open(ro->path, O_RDONLY | O_CLOEXEC);
 		lo->elf = lo->fd < 0 ? NULL : elf_begin(lo->fd, ELF_C_READ_MMAP, NULL);
 		lo->cfi = lo->elf ? dwarf_getcfi_elf(lo->elf) : NULL;
 		if (lo->cfi) {
 			lo->state = 1;
-		} else {	/* no .eh_frame: nothing to keep open */
+		} else { /* no .eh_frame: nothing to keep open */
 			if (lo->elf)
 				elf_end(lo->elf);
 			if (lo->fd >= 0)
@@ -155,12 +155,12 @@ static int cfa_rule(Dwarf_CFI *cfi, uint64_t addr, struct cfa_rule *rule)
 		goto out;
 	}
 	if (rule->cfa_reg != 6 && rule->cfa_reg != 7)
-		goto out;	/* only BP and SP are in the sample */
+		goto out; /* only BP and SP are in the sample */
 	ra = dwarf_frame_info(fr, &start, &end, &signal);
 	if (ra < 0 || signal || dwarf_frame_register(fr, ra, mem, &ops, &nops) || !ops ||
 	    nops < 1 || nops > 2 || ops[0].atom != DW_OP_call_frame_cfa ||
 	    (nops == 2 && ops[1].atom != DW_OP_plus_uconst))
-		goto out;	/* undefined (the outermost frame), or not in memory */
+		goto out; /* undefined (the outermost frame), or not in memory */
 	rule->ra_off = nops == 2 ? (int64_t)ops[1].number : 0;
 	ret = 0;
 out:
@@ -211,7 +211,7 @@ static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64
 	o = rec_obj_at(r, p, pc, time, &addr);
 	rule = o == REC_NO_OBJ ? NULL : rule_of(r, o, addr);
 	if (!r->lf || time < r->handled_max)
-		return rule;	/* resolved through the history as it was */
+		return rule; /* resolved through the history as it was */
 	e = &r->lf->pcs[(h >> 32) & (PC_SLOTS - 1)];
 	e->p = p;
 	e->pc = pc;
@@ -246,10 +246,10 @@ size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chai
 		return 0;
 	at = (rule->cfa_reg == 6 ? bp : sp) + (uint64_t)rule->cfa_off + (uint64_t)rule->ra_off;
 	if (at < sp || at - sp > size - 8)
-		return 0;	/* beyond the copy */
+		return 0; /* beyond the copy */
 	memcpy(&ra, stack + (at - sp), sizeof(ra));
 	if (!ra || ra >= PERF_CONTEXT_MAX || (next < n && chain[next] == ra))
-		return 0;	/* the walk has it */
+		return 0; /* the walk has it */
 	if (n + 1 > cap)
 		return 0;
 	memcpy(out, chain, (first + 1) * sizeof(*chain));

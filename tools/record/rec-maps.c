@@ -177,13 +177,15 @@ static int elf_scan(rd_fn rd, void *arg, struct rec_obj *o, char *bid)
 
 			if (rd(arg, phoff + (uint64_t)i * phent, &ph, sizeof(ph)))
 				return -1;
-			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
+			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr,
+			filesz = ph.p_filesz;
 		} else {
 			Elf32_Phdr ph;
 
 			if (rd(arg, phoff + (uint64_t)i * phent, &ph, sizeof(ph)))
 				return -1;
-			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr, filesz = ph.p_filesz;
+			type = ph.p_type, off = ph.p_offset, vaddr = ph.p_vaddr,
+			filesz = ph.p_filesz;
 		}
 		if (type == PT_LOAD && o->nseg < (int)(sizeof(o->seg) / sizeof(o->seg[0]))) {
 			o->seg[o->nseg++] = (struct rec_seg){ off, filesz, vaddr };
@@ -263,9 +265,9 @@ static void obj_read(struct rec_obj *o, char *bid)
 			o->nseg = -1;
 		/* its size identifies it in a merge when it has no build-id:
 		 * the mapped file's only (the path may name another by now) */
-		if (o->nseg >= 0 && (!o->ino || ((uint64_t)st.st_ino == o->ino &&
-						 major(st.st_dev) == o->maj &&
-						 minor(st.st_dev) == o->min)))
+		if (o->nseg >= 0 &&
+		    (!o->ino || ((uint64_t)st.st_ino == o->ino && major(st.st_dev) == o->maj &&
+				 minor(st.st_dev) == o->min)))
 			o->size = (uint64_t)st.st_size;
 		close(fd);
 	}
@@ -273,8 +275,8 @@ static void obj_read(struct rec_obj *o, char *bid)
 
 /* The object of a mapping: by path and build-id when the kernel gave one,
  * else by path and inode (its build-id then read from the file). */
-static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
-		    uint64_t ino, uint64_t ino_gen, const char *kbid)
+static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min, uint64_t ino,
+		    uint64_t ino_gen, const char *kbid)
 {
 	char bid[HWP_ELF_BUILDID_HEX] = "";
 	struct rec_obj *o;
@@ -285,7 +287,8 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 		if (strcmp(o->path, path))
 			continue;
 		if (kbid ? (o->buildid && !strcmp(o->buildid, kbid)) :
-		    (o->maj == maj && o->min == min && o->ino == ino && o->ino_gen == ino_gen))
+			   (o->maj == maj && o->min == min && o->ino == ino &&
+			    o->ino_gen == ino_gen))
 			return (long)i;
 	}
 	if (r->nobjs % 16 == 0) {
@@ -306,9 +309,9 @@ static long obj_get(struct rec *r, const char *path, uint32_t maj, uint32_t min,
 	o->ino_gen = ino_gen;
 	obj_read(o, bid);
 	if (kbid && strcmp(bid, kbid))
-		o->size = 0;	/* the file at the path is not the mapped one */
+		o->size = 0; /* the file at the path is not the mapped one */
 	if (kbid)
-		snprintf(bid, sizeof(bid), "%s", kbid);	/* the mapped file's own */
+		snprintf(bid, sizeof(bid), "%s", kbid); /* the mapped file's own */
 	o->buildid = *bid ? strdup(bid) : NULL;
 	h = hd_object(&r->d, path, o->buildid, o->size);
 	if (h < 0 || (*bid && !o->buildid)) {
@@ -405,7 +408,7 @@ static char *proc_cmdline(int pid, const char *comm)
 	ssize_t n = -1;
 	int fd;
 
-	if (comm) {	/* still the same program? */
+	if (comm) { /* still the same program? */
 		snprintf(path, sizeof(path), "/proc/%d/comm", pid);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
@@ -490,7 +493,7 @@ static long proc_new(struct rec *r, int pid, int ppid, const char *command)
 	long h;
 
 	if (old != UINT32_MAX)
-		r->procs[old].gen++;	/* its chains are not the new one's */
+		r->procs[old].gen++; /* its chains are not the new one's */
 	if (r->nprocs % 64 == 0) {
 		void *np = realloc(r->procs, (r->nprocs + 64) * sizeof(*r->procs));
 
@@ -514,20 +517,19 @@ static long thread_new(struct rec *r, int tid, uint32_t proc, const char *comm)
 	long t = hd_add_thread(&r->d, tid, r->procs[proc].hd, comm);
 
 	if (rec_imap_get(&r->tid_thread, tid) != UINT32_MAX)
-		r->chain_gen++;	/* a tid given again: its chains are another thread's */
+		r->chain_gen++; /* a tid given again: its chains are another thread's */
 	if (t < 0 || rec_imap_put(&r->tid_thread, tid, (uint32_t)t))
 		return -1;
 	return t;
 }
 
-int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
-		 uint64_t time)
+int rec_add_root(struct rec *r, int pid, int ppid, const char *command, uint64_t time)
 {
 	long p = proc_new(r, pid, ppid, command), im;
 
 	r->first_pid = pid;
-	if (p < 0 || (im = img_new(r, time, -1, 0)) < 0 ||
-	    proc_add_img(&r->procs[p], im) || thread_new(r, pid, (uint32_t)p, NULL) < 0)
+	if (p < 0 || (im = img_new(r, time, -1, 0)) < 0 || proc_add_img(&r->procs[p], im) ||
+	    thread_new(r, pid, (uint32_t)p, NULL) < 0)
 		return -1;
 	return 0;
 }
@@ -614,8 +616,7 @@ static int img_insert(struct rec_image *im, const struct rec_map *m)
 	return 0;
 }
 
-static const struct rec_map *img_find(const struct rec_image *im, uint64_t pc,
-				      uint64_t t)
+static const struct rec_map *img_find(const struct rec_image *im, uint64_t pc, uint64_t t)
 {
 	const struct rec_map *best = NULL;
 	size_t lo = 0, hi = im->ncur;
@@ -651,10 +652,9 @@ static long img_at(const struct rec *r, const struct rec_proc *p, uint64_t t)
 	return k ? p->imgs[k - 1] : -1;
 }
 
-int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
-		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,
-		uint64_t ino, uint64_t ino_gen, const unsigned char *bid,
-		size_t bidlen, const char *path)
+int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start, uint64_t len,
+		uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino, uint64_t ino_gen,
+		const unsigned char *bid, size_t bidlen, const char *path)
 {
 	struct rec_map m = { time, start, start + len, pgoff, REC_NO_OBJ };
 	char kbid[2 * 64 + 1];
@@ -701,7 +701,8 @@ int rec_maps_read_proc(struct rec *r, int pid)
 		int at = 0;
 
 		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &lo, &hi, perm, &off,
-			   &maj, &min, &ino, &at) < 7 || !strchr(perm, 'x'))
+			   &maj, &min, &ino, &at) < 7 ||
+		    !strchr(perm, 'x'))
 			continue;
 		line[strcspn(line, "\n")] = 0;
 		if (rec_on_mmap(r, pid, 0, lo, hi - lo, off, maj, min, ino, 0, NULL, 0,
@@ -716,8 +717,7 @@ int rec_maps_read_proc(struct rec *r, int pid)
 	return 0;
 }
 
-int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
-		const char *comm)
+int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec, const char *comm)
 {
 	long p = proc_of(r, pid), t;
 
@@ -754,13 +754,12 @@ int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
 	return r->d.threads[t].comm ? 0 : -1;
 }
 
-int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
-		uint64_t time)
+int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid, uint64_t time)
 {
 	long pp, p, im, pim;
 	struct hd_process *parent;
 
-	if (pid == ppid) {	/* a new thread, named as its creator */
+	if (pid == ppid) { /* a new thread, named as its creator */
 		uint32_t pt = rec_imap_get(&r->tid_thread, ptid);
 		long t = thread_of(r, pid, tid);
 
@@ -831,7 +830,7 @@ static const struct rec_map *map_at(const struct rec *r, long p, uint64_t pc, ui
 		m = img_find(img, pc, time);
 		if (m || img->parent < 0)
 			break;
-		time = img->fork_time;	/* as the parent had it at fork */
+		time = img->fork_time; /* as the parent had it at fork */
 		im = img->parent;
 	}
 	return m;
@@ -851,8 +850,8 @@ uint32_t rec_obj_at(const struct rec *r, long p, uint64_t pc, uint64_t time, uin
  * ELF address (the pc itself without an object), through the map
  * history. 0 when an executable mapping held it, -1 when none did (only
  * executable mappings are recorded): it cannot be code. */
-static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time,
-		   uint32_t *obj, uint64_t *addr)
+static int resolve(const struct rec *r, long p, uint64_t pc, uint64_t time, uint32_t *obj,
+		   uint64_t *addr)
 {
 	const struct rec_map *m = map_at(r, p, pc, time);
 
@@ -961,7 +960,7 @@ static int count_path(struct rec *r, uint32_t ev, struct rec_resolved *v, int cu
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s)
 {
 	uint64_t pcs[PERF_MAX_STACK_DEPTH], hash = 0;
-	uint64_t leaf[PERF_MAX_STACK_DEPTH + 16];	/* the kernel's frames and contexts, + 1 */
+	uint64_t leaf[PERF_MAX_STACK_DEPTH + 16]; /* the kernel's frames and contexts, + 1 */
 	const uint64_t *chain = s->chain;
 	size_t n = s->nchain;
 	int fresh = s->time >= r->handled_max, cut = 0, cached;
@@ -976,7 +975,8 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 		if ((p = proc_of(r, pid)) < 0)
 			return -1;
 		n = rec_unwind(r, img_at(r, &r->procs[p], s->time), pid, tid, s->regs,
-			       s->stack, s->stack_size, pcs, sizeof(pcs) / sizeof(pcs[0]), &cut);
+			       s->stack, s->stack_size, pcs, sizeof(pcs) / sizeof(pcs[0]),
+			       &cut);
 		chain = pcs;
 		cut = cut || !n;
 	} else if (r->callgraph != HD_CG_NONE && !chain) {
@@ -1011,7 +1011,7 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 	resolve(r, p, s->pc, s->time, &v.obj, &v.addr);
 	if (r->callgraph == HD_CG_NONE)
 		return hd_count(&r->d, r->ev[ev].hd, v.thread, v.obj, v.addr, 1);
-	if (s->chain)	/* the kernel's depth limit: its own frames */
+	if (s->chain) /* the kernel's depth limit: its own frames */
 		cut = chain_cut(r, s->chain, s->nchain);
 	v.dropped = 0;
 	node = path_node(r, p, s->pc, v.obj, v.addr, s->time, chain, n, &v.dropped);

@@ -24,7 +24,7 @@
 #define HWPROF_MPI_LIBPATH ""
 #endif
 
-static char tdir[64];		/* the private directory, or "" */
+static char tdir[64]; /* the private directory, or "" */
 static char tfile[96];
 
 /* libhwprof-mpi's file: HWPROF_MPI_LIB (empty: none), else where it is
@@ -43,15 +43,17 @@ static const char *mpi_lib(void)
 static int mpi_needed(const char *path, char *out, size_t len)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), ret = -1;
-	Elf *e = fd < 0 || elf_version(EV_CURRENT) == EV_NONE ? NULL :
-		 elf_begin(fd, ELF_C_READ, NULL);
+	Elf *e = fd < 0 || elf_version(EV_CURRENT) == EV_NONE ?
+			 NULL :
+			 elf_begin(fd, ELF_C_READ, NULL);
 	Elf_Scn *scn = NULL;
 
 	while (e && ret && (scn = elf_nextscn(e, scn))) {
 		Elf_Data *d = elf_getdata(scn, NULL);
 		GElf_Shdr sh;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !d || !sh.sh_entsize)
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !d ||
+		    !sh.sh_entsize)
 			continue;
 		for (size_t i = 0; i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Dyn dyn;
@@ -85,23 +87,26 @@ int rec_mpi_setup(struct rec_run *run)
 	if (mpi_needed(lib, want, sizeof(want)) || !run->file ||
 	    mpi_needed(run->file, have, sizeof(have)) || strcmp(want, have)) {
 		if (run->r->d.rank == 0 && !run->op.quiet)
-			fprintf(stderr, "hwprof: %s is not linked with %s: no wall clock in MPI "
-				"calls for it (samples only)\n", run->file ? run->file : "the command",
+			fprintf(stderr,
+				"hwprof: %s is not linked with %s: no wall clock in MPI "
+				"calls for it (samples only)\n",
+				run->file ? run->file : "the command",
 				mpi_needed(lib, want, sizeof(want)) ? "an MPI library" : want);
 		return 0;
 	}
 	snprintf(tdir, sizeof(tdir), "%s/hwprof-mpi-XXXXXX",
 		 t && t[0] == '/' && strlen(t) < 40 ? t : "/tmp");
 	if (!mkdtemp(tdir)) {
-		fprintf(stderr, "hwprof: warning: %s: %s: no time in MPI for this rank\n", tdir,
-			strerror(errno));
+		fprintf(stderr, "hwprof: warning: %s: %s: no time in MPI for this rank\n",
+			tdir, strerror(errno));
 		tdir[0] = 0;
 		return 0;
 	}
 	snprintf(tfile, sizeof(tfile), "%s/times.data", tdir);
-	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") < 0 ||
+	if (asprintf(&pre, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "") <
+		    0 ||
 	    setenv("LD_PRELOAD", pre, 1) || setenv("HWPROF_MPI_TIMES", tfile, 1)) {
-		rmdir(tdir);	/* nothing else is started yet */
+		rmdir(tdir); /* nothing else is started yet */
 		die("out of memory");
 	}
 	free(pre);
@@ -134,7 +139,8 @@ void rec_mpi_fold(struct rec_run *run)
 		return;
 	}
 	if (hd_read(tfile, &t, err, sizeof(err))) {
-		fprintf(stderr, "hwprof: warning: the rank's time in MPI is not kept: %s\n", err);
+		fprintf(stderr, "hwprof: warning: the rank's time in MPI is not kept: %s\n",
+			err);
 		goto out;
 	}
 	if (!d->nprocs || t.nprocs != 1 || t.nmranks != 1)
@@ -154,8 +160,10 @@ void rec_mpi_fold(struct rec_run *run)
 	for (size_t i = 0; i < t.nmsites; i++) {
 		const struct hd_msite *m = &t.msites[i];
 
-		site[i] = hd_add_msite(d, m->object == HD_NO_OBJECT ? HD_NO_OBJECT :
-					  (uint32_t)ob[m->object], m->addr, m->call);
+		site[i] = hd_add_msite(d,
+				       m->object == HD_NO_OBJECT ? HD_NO_OBJECT :
+								   (uint32_t)ob[m->object],
+				       m->addr, m->call);
 		if (site[i] < 0)
 			goto oom;
 	}
@@ -169,7 +177,8 @@ void rec_mpi_fold(struct rec_run *run)
 	}
 	goto done;
 oom:
-	fprintf(stderr, "hwprof: warning: out of memory: the rank's time in MPI is not kept\n");
+	fprintf(stderr,
+		"hwprof: warning: out of memory: the rank's time in MPI is not kept\n");
 done:
 	hd_free(&t);
 out:

@@ -26,7 +26,6 @@
 #include "perf.h"
 #include "rec.h"
 
-
 static int online_cpus(struct rec *r)
 {
 	char buf[4096];
@@ -105,7 +104,7 @@ static int keep_fd(struct rec *r, int fd, uint32_t ev)
 
 uint32_t rec_ev_of(const struct rec *r, uint64_t id)
 {
-	size_t lo = 0, hi = r->nids;	/* sorted once all are open */
+	size_t lo = 0, hi = r->nids; /* sorted once all are open */
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -240,7 +239,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 	a.size = sizeof(a);
 	a.disabled = !enabled;
 	a.enable_on_exec = !enabled;
-	if (e >= 0 && r->paused) {	/* on when rec_perf_pause() says so */
+	if (e >= 0 && r->paused) { /* on when rec_perf_pause() says so */
 		a.disabled = 1;
 		a.enable_on_exec = 0;
 	}
@@ -257,7 +256,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 		a.sample_type = REC_SAMPLE_FP;
 		a.exclude_callchain_kernel = 1;
 		a.sample_max_stack = (uint16_t)r->max_stack;
-		if (r->leaf) {	/* what rec-leaf.c patches the chain from */
+		if (r->leaf) { /* what rec-leaf.c patches the chain from */
 			a.sample_type = REC_SAMPLE_LEAF;
 			a.sample_regs_user = REC_LEAF_MASK;
 			a.sample_stack_user = REC_LEAF_STACK;
@@ -272,7 +271,7 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
 					(size_t)pg / 4);
 	fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
-	if (fd == -EINVAL && a.build_id) {	/* before Linux 5.12 */
+	if (fd == -EINVAL && a.build_id) { /* before Linux 5.12 */
 		a.build_id = 0;
 		r->bid_in_mmap = 0;
 		fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
@@ -292,7 +291,7 @@ static void miss(struct rec *r, int err)
 		he->missed++;
 		if (!he->missed_why)
 			he->missed_why = strdup(err == -ENOMEM ? "out-of-memory" :
-						"out-of-file-descriptors");
+								 "out-of-file-descriptors");
 	}
 }
 
@@ -334,8 +333,8 @@ static int list_tids(pid_t pid, int **tids, int *ntid, int *added)
 
 /* Opens the events of one task on CPU index c: the ring's owner first
  * (unless late: the late events then join the existing ring). */
-static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
-		    int *failed, char *why, size_t len)
+static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late, int *failed,
+		    char *why, size_t len)
 {
 	int ret;
 
@@ -348,11 +347,11 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 			continue;
 		fd = open_one(r, e, tid, c, enabled, &a);
 		if (fd == -EMFILE || fd == -ENFILE || fd == -ENOMEM) {
-			miss(r, fd);	/* this thread is not covered */
+			miss(r, fd); /* this thread is not covered */
 			*failed = 1;
 			return 0;
 		}
-		if (fd == -ESRCH && enabled) {	/* it ended: not a miss */
+		if (fd == -ESRCH && enabled) { /* it ended: not a miss */
 			*failed = 1;
 			return 0;
 		}
@@ -365,15 +364,18 @@ static int open_cpu(struct rec *r, pid_t tid, int c, int enabled, int late,
 			ret = ring_map(r, rg, fd, e < 0);
 			if (ret) {
 				close(fd);
-				snprintf(why, len, "cannot map a %u-page ring (mlock budget: perf_event_mlock_kb, ulimit -l): %s",
-					 e < 0 ? r->side_pages : r->ring_pages, strerror(-ret));
+				snprintf(why, len,
+					 "cannot map a %u-page ring (mlock budget: perf_event_mlock_kb, ulimit -l): %s",
+					 e < 0 ? r->side_pages : r->ring_pages,
+					 strerror(-ret));
 				return ret;
 			}
 		} else if ((ret = hwp_perf_ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT,
-						  (unsigned long)rg->fd))) {
+						 (unsigned long)rg->fd))) {
 			close(fd);
 			snprintf(why, len, "%s: cannot share the CPU's ring: %s",
-				 e < 0 ? "the side-band event" : r->ev[e].name, strerror(-ret));
+				 e < 0 ? "the side-band event" : r->ev[e].name,
+				 strerror(-ret));
 			return ret;
 		}
 		ret = keep_fd(r, fd, e < 0 ? UINT32_MAX : (uint32_t)e);
@@ -410,24 +412,25 @@ int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len)
 	r->pages_asked = r->ring_pages != 0;
 	if (r->callgraph) {
 		long ms = hwp_sys_read_long("/proc/sys/kernel/perf_event_max_stack",
-					PERF_MAX_STACK_DEPTH);
+					    PERF_MAX_STACK_DEPTH);
 
 		r->max_stack = ms > 0 && ms < PERF_MAX_STACK_DEPTH ? (int)ms :
-			       PERF_MAX_STACK_DEPTH;
+								     PERF_MAX_STACK_DEPTH;
 		if (r->callgraph == HD_CG_DWARF)
-			r->max_stack = PERF_MAX_STACK_DEPTH;	/* the unwinder's */
+			r->max_stack = PERF_MAX_STACK_DEPTH; /* the unwinder's */
 		for (int e = 0; e < r->nev; e++)
 			r->d.events[r->ev[e].hd].callgraph = r->callgraph;
 	}
-	ret = online_cpus(r);	/* before the ring size: it divides the budget */
+	ret = online_cpus(r); /* before the ring size: it divides the budget */
 	if (ret) {
 		snprintf(why, len, "cannot list the online CPUs");
 		return ret;
 	}
 	if (!r->pages_asked)
 		r->ring_pages = budget_pages(r->ncpu);
-	r->side_pages = r->ring_pages / 16 < 8 ? 8 : r->ring_pages / 16 > 256 ? 256 :
-			r->ring_pages / 16;
+	r->side_pages = r->ring_pages / 16 < 8	 ? 8 :
+			r->ring_pages / 16 > 256 ? 256 :
+						   r->ring_pages / 16;
 	r->nrings = 2 * r->ncpu;
 	r->rings = calloc((size_t)r->nrings, sizeof(*r->rings));
 	if (!r->rings)
@@ -488,8 +491,10 @@ int rec_perf_pause(struct rec *r, int paused)
 	/* an ioctl on an inherited event's fd reaches its children too */
 	for (size_t i = 0; i < r->nfds; i++)
 		if (r->fd_ev[i] != UINT32_MAX) {
-			int e = hwp_perf_ioctl(r->fds[i], paused ? PERF_EVENT_IOC_DISABLE :
-					       PERF_EVENT_IOC_ENABLE, 0);
+			int e = hwp_perf_ioctl(r->fds[i],
+					       paused ? PERF_EVENT_IOC_DISABLE :
+							PERF_EVENT_IOC_ENABLE,
+					       0);
 
 			if (e && e != -ESRCH && !ret)
 				ret = e;
@@ -504,7 +509,7 @@ size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap)
 
 	for (int c = 0; c < r->nrings && n < cap; c++)
 		if (r->rings[c].fd >= 0)
-			fds[n++] = r->rings[c].fd;	/* both kinds */
+			fds[n++] = r->rings[c].fd; /* both kinds */
 	return n;
 }
 

@@ -69,7 +69,7 @@ static void rec_lost(struct rec *r, const struct perf_event_header *h)
 
 	if (ev == UINT32_MAX) {
 		r->side_lost = hwp_add_sat(r->side_lost, hwp_ring_lost(h));
-		r->d.side_lost = r->side_lost;	/* hwprof-data(5): sideband-lost */
+		r->d.side_lost = r->side_lost; /* hwprof-data(5): sideband-lost */
 		return;
 	}
 	he = &r->d.events[r->ev[ev].hd];
@@ -139,10 +139,12 @@ static int rec_comm(struct rec *r, const unsigned char *p, size_t n, size_t trai
  */
 static const struct hwp_sample_desc rec_plain;
 static const struct hwp_sample_desc rec_dwarf = {
-	.sample_type = REC_SAMPLE_DWARF, .nregs_user = REC_UW_REGS,
+	.sample_type = REC_SAMPLE_DWARF,
+	.nregs_user = REC_UW_REGS,
 };
 static const struct hwp_sample_desc rec_leaf = {
-	.sample_type = REC_SAMPLE_LEAF, .nregs_user = REC_LEAF_REGS,
+	.sample_type = REC_SAMPLE_LEAF,
+	.nregs_user = REC_LEAF_REGS,
 };
 _Static_assert(__builtin_popcountll(REC_UW_MASK) == REC_UW_REGS,
 	       "REC_UW_REGS counts the registers of REC_UW_MASK");
@@ -157,10 +159,10 @@ rec_parse_head(const struct perf_event_header *h, struct hwp_sample *s)
 	return hwp_sample_parse_as(h, REC_SAMPLE_TYPE, &rec_plain, s);
 }
 
-#define REC_SAMPLE_HEAD	(sizeof(struct perf_event_header) + \
-			 8 * (size_t)__builtin_popcountll(REC_SAMPLE_TYPE))
-_Static_assert(REC_SAMPLE_TYPE == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP |
-				   PERF_SAMPLE_TID | PERF_SAMPLE_TIME),
+#define REC_SAMPLE_HEAD \
+	(sizeof(struct perf_event_header) + 8 * (size_t)__builtin_popcountll(REC_SAMPLE_TYPE))
+_Static_assert(REC_SAMPLE_TYPE == (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID |
+				   PERF_SAMPLE_TIME),
 	       "REC_SAMPLE_HEAD: 8 bytes for each field of REC_SAMPLE_TYPE");
 
 /* The -e index of a sample's id (rec_ev_of()), the last one remembered:
@@ -185,9 +187,10 @@ static uint32_t sample_ev(struct rec *r, uint64_t id)
  * registers or stack copy say; the kernel writes none) is counted without
  * its path. Inline for each mode's type (sample()).
  */
-static inline __attribute__((always_inline)) int
-sample_as(struct rec *r, const struct perf_event_header *h, uint64_t type,
-	  const struct hwp_sample_desc *d)
+static inline __attribute__((always_inline)) int sample_as(struct rec *r,
+							   const struct perf_event_header *h,
+							   uint64_t type,
+							   const struct hwp_sample_desc *d)
 {
 	struct rec_sample rs = { 0 };
 	struct hwp_sample s;
@@ -264,8 +267,8 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 	case PERF_RECORD_FORK:
 		if (n < 32)
 			return 0;
-		return rec_on_fork(r, (int)u32_at(p, 8), (int)u32_at(p, 12), (int)u32_at(p, 16),
-				   (int)u32_at(p, 20), u64_at(p, 24));
+		return rec_on_fork(r, (int)u32_at(p, 8), (int)u32_at(p, 12),
+				   (int)u32_at(p, 16), (int)u32_at(p, 20), u64_at(p, 24));
 	case PERF_RECORD_EXIT:
 		if (n < 32)
 			return 0;
@@ -274,10 +277,11 @@ static int record(struct rec *r, const unsigned char *p, size_t n)
 	case PERF_RECORD_LOST_SAMPLES:
 		rec_lost(r, h);
 		return 0;
-	case REC_DROPPED:	/* a sample the reader could not keep */
+	case REC_DROPPED: /* a sample the reader could not keep */
 		if (rec_parse_head(h, &s) || (ev = sample_ev(r, s.id)) == UINT32_MAX)
 			return 0;
-		r->d.events[r->ev[ev].hd].lost = hwp_add_sat(r->d.events[r->ev[ev].hd].lost, 1);
+		r->d.events[r->ev[ev].hd].lost = hwp_add_sat(r->d.events[r->ev[ev].hd].lost,
+							     1);
 		r->dropped = hwp_add_sat(r->dropped, 1);
 		return 0;
 	case PERF_RECORD_THROTTLE:
@@ -314,7 +318,8 @@ static size_t dwarf_keep(const struct rec *r, const struct perf_event_header *h,
 	struct hwp_sample s;
 
 	if (r->callgraph != HD_CG_DWARF || h->type != PERF_RECORD_SAMPLE ||
-	    hwp_sample_parse_as(__builtin_assume_aligned(h, 8), REC_SAMPLE_DWARF, &rec_dwarf, &s) ||
+	    hwp_sample_parse_as(__builtin_assume_aligned(h, 8), REC_SAMPLE_DWARF, &rec_dwarf,
+				&s) ||
 	    !s.regs_user || !s.stack || s.stack_dyn_size >= s.stack_size)
 		return 0;
 	/* the copy is the last field of REC_SAMPLE_DWARF's */
@@ -346,11 +351,12 @@ static inline struct kept kept_size(const struct rec *r, const struct perf_event
 	return k;
 }
 
-static inline void kept_copy(unsigned char *q, const struct perf_event_header *h, const struct kept *k)
+static inline void kept_copy(unsigned char *q, const struct perf_event_header *h,
+			     const struct kept *k)
 {
 	const unsigned char *p = (const void *)h;
 
-	if (k->trim) {	/* header and registers, dyn_size, the stack, dyn_size */
+	if (k->trim) { /* header and registers, dyn_size, the stack, dyn_size */
 		struct perf_event_header nh = *h;
 
 		nh.size = (uint16_t)k->n;
@@ -405,7 +411,7 @@ static int cmp_qent(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	return x->off < y->off ? -1 : x->off > y->off;	/* ring order */
+	return x->off < y->off ? -1 : x->off > y->off; /* ring order */
 }
 
 /* Merges the ascending runs x[0, m) and x[m, n) through tmp (room for m). */
@@ -416,7 +422,7 @@ static void merge_runs(struct rec_qent *x, size_t m, size_t n, struct rec_qent *
 	memcpy(tmp, x, m * sizeof(*x));
 	while (i < m && j < n)
 		x[o++] = cmp_qent(&tmp[i], &x[j]) <= 0 ? tmp[i++] : x[j++];
-	memcpy(x + o, tmp + i, (m - i) * sizeof(*x));	/* the rest of x is in place */
+	memcpy(x + o, tmp + i, (m - i) * sizeof(*x)); /* the rest of x is in place */
 }
 
 /*
@@ -455,8 +461,8 @@ static int sort_queue(struct rec *r)
 			size_t m = 0;
 
 			for (k = 0; k + 1 < nruns; k += 2) {
-				merge_runs(x + run[k], run[k + 1] - run[k], run[k + 2] - run[k],
-					   tmp);
+				merge_runs(x + run[k], run[k + 1] - run[k],
+					   run[k + 2] - run[k], tmp);
 				run[m++] = run[k];
 			}
 			if (k < nruns)
@@ -502,7 +508,7 @@ static uint64_t now_us(void)
 /* --call-graph dwarf (the reader thread empties the rings): the time one
  * call may unwind before record looks at its signals and its command
  * again */
-#define REC_UNWIND_US	20000
+#define REC_UNWIND_US 20000
 
 static int rd_yield(const struct rec *r);
 
@@ -527,8 +533,9 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 		struct perf_event_header h;
 
 		/* the rest, older ones first, in the next round */
-		if (until && k && ((r->rd && (k & 3) == 0 && rd_yield(r)) ||
-				   ((k & 7) == 0 && now_us() > until)))
+		if (until && k &&
+		    ((r->rd && (k & 3) == 0 && rd_yield(r)) ||
+		     ((k & 7) == 0 && now_us() > until)))
 			break;
 		memcpy(&h, p, sizeof(h));
 		if (record(r, p, h.size))
@@ -544,7 +551,7 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 	}
 	memmove(r->qe, r->qe + k, (r->nqe - k) * sizeof(*r->qe));
 	r->nqe -= k;
-	r->nsorted = n0 - k;	/* what a drain added meanwhile is not */
+	r->nsorted = n0 - k; /* what a drain added meanwhile is not */
 	/* the handled records' bytes are given back once they are half the
 	 * queue: each byte is copied a bounded number of times, however long
 	 * a burst keeps records queued */
@@ -615,7 +622,7 @@ static long drain_all(struct rec *r)
 }
 
 /* Records a pass of the reader thread reads in a burst, at least */
-#define REC_BURST	64
+#define REC_BURST 64
 
 /* ------------------------------------------------------------------ */
 /* The reader thread (--call-graph dwarf)                               */
@@ -635,10 +642,10 @@ static long drain_all(struct rec *r)
  * main thread handles the records older than the latest time the pass
  * before saw, as rec_read_drain() does with the passes it makes itself.
  */
-#define REC_HARD_BYTES	(REC_BURST_BYTES + (32u << 20))
+#define REC_HARD_BYTES (REC_BURST_BYTES + (32u << 20))
 /* a burst is over when no pass has read one for this long */
-#define REC_QUIET_US	20000
-#define REC_CHUNK	(1u << 20)
+#define REC_QUIET_US 20000
+#define REC_CHUNK    (1u << 20)
 
 struct rd_chunk {
 	struct rd_chunk *next;
@@ -649,17 +656,17 @@ struct rd_chunk {
 struct rec_reader {
 	pthread_t th;
 	pthread_mutex_t mu;
-	struct rd_chunk *head, *tail;	/* handed over, under mu */
-	struct rd_chunk *cur;		/* the thread's own */
-	size_t pending;			/* bytes in chunks (atomic) */
-	size_t held;			/* bytes the main queue holds (atomic) */
-	int stop;			/* atomic: main asks the thread to end */
-	int signalled;			/* atomic: wake[] holds a byte */
-	int failed;			/* atomic: out of memory in the thread */
-	int busy;			/* atomic: its last pass read a burst */
-	int wake[2];			/* thread -> main: chunks handed over */
-	int quit[2];			/* main -> thread: stop */
-	uint64_t safe;			/* main: records up to this time may be handled */
+	struct rd_chunk *head, *tail; /* handed over, under mu */
+	struct rd_chunk *cur;	      /* the thread's own */
+	size_t pending;		      /* bytes in chunks (atomic) */
+	size_t held;		      /* bytes the main queue holds (atomic) */
+	int stop;		      /* atomic: main asks the thread to end */
+	int signalled;		      /* atomic: wake[] holds a byte */
+	int failed;		      /* atomic: out of memory in the thread */
+	int busy;		      /* atomic: its last pass read a burst */
+	int wake[2];		      /* thread -> main: chunks handed over */
+	int quit[2];		      /* main -> thread: stop */
+	uint64_t safe;		      /* main: records up to this time may be handled */
 };
 
 /* Hands the thread's chunk over to the main thread. */
@@ -790,7 +797,7 @@ static void *rd_main(void *arg)
 			burst_at = t;
 		busy = burst_at && t - burst_at < REC_QUIET_US;
 		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
-		if (n || last) {	/* a pass that saw records, and the one after */
+		if (n || last) { /* a pass that saw records, and the one after */
 			unsigned char *q = rd_put(rd, sizeof(struct perf_event_header));
 			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
 
@@ -804,7 +811,8 @@ static void *rd_main(void *arg)
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
 		 * are the reader's and the command's */
-		if ((n || last || was_busy) && (!busy || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
+		if ((n || last || was_busy) &&
+		    (!busy || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
 		    !__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
 		    write(rd->wake[1], "", 1) < 0)
 			__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
@@ -945,7 +953,8 @@ static int rd_behind(const struct rec *r)
 
 		if (r->rings[c].fd >= 0 &&
 		    __atomic_load_n(&g->page->data_head, __ATOMIC_RELAXED) -
-		    __atomic_load_n(&g->page->data_tail, __ATOMIC_RELAXED) > (g->mask + 1) / 8)
+				    __atomic_load_n(&g->page->data_tail, __ATOMIC_RELAXED) >
+			    (g->mask + 1) / 8)
 			return 1;
 	}
 	return 0;
@@ -1050,8 +1059,10 @@ static void rec_read_count(const struct rec *r, int e, struct hd_event *he)
 	if (!n)
 		return;
 	he->count_scope = a->type == PERF_TYPE_SOFTWARE &&
-			  (a->config == PERF_COUNT_SW_TASK_CLOCK ||
-			   a->config == PERF_COUNT_SW_CPU_CLOCK) ? HD_COUNT_ALL : HD_COUNT_USER;
+					  (a->config == PERF_COUNT_SW_TASK_CLOCK ||
+					   a->config == PERF_COUNT_SW_CPU_CLOCK) ?
+				  HD_COUNT_ALL :
+				  HD_COUNT_USER;
 	he->count = sum[0];
 	/* each task has an fd on every CPU, each enabled all the time the
 	 * task ran and running while it ran on its CPU: enabled / CPUs is
@@ -1096,18 +1107,20 @@ int rec_read_account(struct rec *r)
 		if (over < 0 || have == (uint64_t)over)
 			continue;
 		if (r->ev[e].attr.sample_period == 1 && he->samples <= (uint64_t)over) {
-			he->lost = (uint64_t)over - he->samples;	/* unreported drops */
+			he->lost = (uint64_t)over - he->samples; /* unreported drops */
 			continue;
 		}
 		if (have < (uint64_t)over)
-			continue;	/* a bound, not a count, above period 1 */
+			continue; /* a bound, not a count, above period 1 */
 		bad++;
-		fprintf(stderr, "hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost\n",
+		fprintf(stderr,
+			"hwprof: warning: %s: the kernel counted %lld overflows, but %llu samples were kept and %llu reported lost\n",
 			r->ev[e].name, (long long)over, (unsigned long long)he->samples,
 			(unsigned long long)he->lost);
 	}
 	if (r->side_lost)
-		fprintf(stderr, "hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be in no object (reported in [anon]); use -m PAGES for bigger rings\n",
+		fprintf(stderr,
+			"hwprof: warning: the kernel dropped %llu mmap/comm/fork/exit records (rings full): some samples may be in no object (reported in [anon]); use -m PAGES for bigger rings\n",
 			(unsigned long long)r->side_lost);
 	return bad;
 }

@@ -22,7 +22,7 @@
 
 struct rec_uw {
 	Dwfl *dwfl;
-	size_t gen;		/* the image's mappings when it was made */
+	size_t gen; /* the image's mappings when it was made */
 	int pid;
 };
 
@@ -30,10 +30,10 @@ struct rec_uw {
  * callbacks below (one unwind at a time). */
 struct uw_cur {
 	int tid;
-	const uint64_t *regs;		/* perf's order, REC_UW_REGS of them */
+	const uint64_t *regs; /* perf's order, REC_UW_REGS of them */
 	const unsigned char *stack;
 	uint64_t sp, size;
-	int past;			/* a read past the copy was asked for */
+	int past; /* a read past the copy was asked for */
 };
 
 static struct uw_cur cur;
@@ -42,16 +42,16 @@ static struct uw_cur cur;
  * them (REC_UW_MASK, ascending), and the DWARF number of each (the x86-64
  * psABI: rax rdx rcx rbx rsi rdi rbp rsp r8..r15, then rip as 16). */
 static const int dwarf_of[REC_UW_REGS] = {
-	0,	/* AX */
-	3,	/* BX */
-	2,	/* CX */
-	1,	/* DX */
-	4,	/* SI */
-	5,	/* DI */
-	6,	/* BP */
-	7,	/* SP */
-	16,	/* IP */
-	8, 9, 10, 11, 12, 13, 14, 15,	/* R8..R15 */
+	0,			       /* AX */
+	3,			       /* BX */
+	2,			       /* CX */
+	1,			       /* DX */
+	4,			       /* SI */
+	5,			       /* DI */
+	6,			       /* BP */
+	7,			       /* SP */
+	16,			       /* IP */
+	8,  9, 10, 11, 12, 13, 14, 15, /* R8..R15 */
 };
 
 static pid_t next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
@@ -78,7 +78,7 @@ static bool memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *a
 	(void)arg;
 	if (addr < cur.sp || addr - cur.sp > cur.size || cur.size - (addr - cur.sp) < 8) {
 		if (addr >= cur.sp && addr - cur.sp < (1u << 20))
-			cur.past = 1;	/* in the stack, beyond the copy */
+			cur.past = 1; /* in the stack, beyond the copy */
 		return false;
 	}
 	memcpy(result, cur.stack + (addr - cur.sp), 8);
@@ -144,7 +144,7 @@ static int report(struct rec *r, Dwfl *dwfl, long im)
 				continue;
 			o = &r->objs[m->obj];
 			if (o->nseg <= 0 || o->path[0] != '/')
-				continue;	/* unreadable, or [vdso]: no CFI here */
+				continue; /* unreadable, or [vdso]: no CFI here */
 			seen[m->obj] = 1;
 			v = rec_obj_vaddr(o, m->pgoff);
 			/* add_p_vaddr: the base given is the load bias */

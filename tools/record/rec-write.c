@@ -36,10 +36,15 @@
  * set, -1 when none is (a PMIx launcher alone names no size).
  */
 static const char *const rank_vars[] = {
-	"OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID",
+	"OMPI_COMM_WORLD_RANK",
+	"PMIX_RANK",
+	"PMI_RANK",
+	"SLURM_PROCID",
 };
 static const char *const size_vars[] = {
-	"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "SLURM_NTASKS",
+	"OMPI_COMM_WORLD_SIZE",
+	"PMI_SIZE",
+	"SLURM_NTASKS",
 };
 
 static int env_int(const char *name, long max)
@@ -68,7 +73,7 @@ static void launcher_rank(int *rank, int *size)
 	for (size_t i = 0; i < sizeof(size_vars) / sizeof(size_vars[0]) && *size < 0; i++)
 		*size = env_int(size_vars[i], 1 << 30);
 	if (*size <= *rank)
-		*size = -1;	/* not a size this rank fits in */
+		*size = -1; /* not a size this rank fits in */
 }
 
 /*
@@ -110,7 +115,8 @@ static char *out_expand(const char *arg, int rank, const char *host)
 			fclose(m);
 			free(buf);
 			usage_error("-o %s: %%%s is not one of %%r (rank), %%h (host), %%p (pid), "
-				    "%%%%", arg, *p ? (char[]){ *p, 0 } : "");
+				    "%%%%",
+				    arg, *p ? (char[]){ *p, 0 } : "");
 			return NULL;
 		}
 	}
@@ -150,7 +156,8 @@ static int out_prepare(struct rec_out *o, const char *arg)
 		return usage_error("-o %s: not a file name", arg);
 	if (r == HWP_OUT_NOTREG)
 		die("-o %s: %s; hwprof record writes only regular files, never "
-		    "through a link", arg, hwp_out_what(o->f.found));
+		    "through a link",
+		    arg, hwp_out_what(o->f.found));
 	if (r == -EISDIR)
 		die("-o %s: a directory; hwprof record writes only regular files", arg);
 	if (r == -ENOMEM)
@@ -187,7 +194,7 @@ int rec_out_write(struct rec_out *o, const struct hd_file *d)
 		errno = 0;
 		r = hd_write(f, d);
 		if (r == -EIO && errno)
-			r = -errno;	/* the write's own error: EFBIG, ENOSPC */
+			r = -errno; /* the write's own error: EFBIG, ENOSPC */
 		if (fclose(f) && !r)
 			r = -errno;
 	}

@@ -19,21 +19,21 @@
 #include "data.h"
 #include "perf.h"
 
-#define REC_MAX_EVENTS	64
-#define REC_NO_OBJ	UINT32_MAX	/* an anonymous executable mapping */
+#define REC_MAX_EVENTS 64
+#define REC_NO_OBJ     UINT32_MAX /* an anonymous executable mapping */
 
 /* One -e event. */
 struct rec_event {
 	const char *name;
-	struct perf_event_attr attr;	/* resolved before the run */
-	char src[96];			/* where a PMU event's encoding came
-					 * from (struct hwp_event), or "" */
-	int clock;			/* the period is in ns */
-	int late;			/* opened once the command is loaded */
-	char msg[192];			/* what record says it records */
-	int precise;			/* precise_ip of its first open; -1: none
-					 * yet, or not a PMU's event */
-	uint32_t hd;			/* its index in the data file */
+	struct perf_event_attr attr; /* resolved before the run */
+	char src[96];		     /* where a PMU event's encoding came
+				      * from (struct hwp_event), or "" */
+	int clock;		     /* the period is in ns */
+	int late;		     /* opened once the command is loaded */
+	char msg[192];		     /* what record says it records */
+	int precise;		     /* precise_ip of its first open; -1: none
+				      * yet, or not a PMU's event */
+	uint32_t hd;		     /* its index in the data file */
 };
 
 /* One object file, read once: its load segments map file offsets to ELF
@@ -44,18 +44,18 @@ struct rec_seg {
 
 struct rec_obj {
 	char *path;
-	char *buildid;		/* hex, or NULL */
+	char *buildid; /* hex, or NULL */
 	uint32_t maj, min;
 	uint64_t ino, ino_gen;
-	uint64_t size;		/* the mapped file's size, 0 when unknown */
-	uint32_t hd;		/* its index in the data file */
-	int nseg;		/* -1: the file could not be read */
+	uint64_t size; /* the mapped file's size, 0 when unknown */
+	uint32_t hd;   /* its index in the data file */
+	int nseg;      /* -1: the file could not be read */
 	struct rec_seg seg[16];
 };
 
 struct rec_map {
 	uint64_t time, start, end, pgoff;
-	uint32_t obj;		/* index into objs, or REC_NO_OBJ */
+	uint32_t obj; /* index into objs, or REC_NO_OBJ */
 };
 
 /* An address space: from an exec (or the start of an attach) on. A forked
@@ -63,23 +63,23 @@ struct rec_map {
  * it was at fork_time, until the child's first exec. */
 struct rec_image {
 	uint64_t start_time;
-	long parent;		/* image index, or -1 */
+	long parent; /* image index, or -1 */
 	uint64_t fork_time;
-	struct rec_map *cur;	/* sorted by start, no overlaps */
+	struct rec_map *cur; /* sorted by start, no overlaps */
 	size_t ncur, capcur;
-	struct rec_map *old;	/* replaced ones, kept for older samples */
+	struct rec_map *old; /* replaced ones, kept for older samples */
 	size_t nold, capold;
 };
 
 struct rec_proc {
 	int pid;
-	uint32_t hd;		/* its index in the data file's procs */
-	long *imgs;		/* image indices, in time order */
+	uint32_t hd; /* its index in the data file's procs */
+	long *imgs;  /* image indices, in time order */
 	size_t nimgs;
 	int ended;
-	uint64_t start;		/* its start time when met (/proc/PID/stat), 0:
-				 * unknown (gone by then) */
-	uint32_t gen;		/* bumped when its history changes (rec-chains.c) */
+	uint64_t start; /* its start time when met (/proc/PID/stat), 0:
+			 * unknown (gone by then) */
+	uint32_t gen;	/* bumped when its history changes (rec-chains.c) */
 };
 
 /* int -> uint32 table (pids, tids) */
@@ -90,8 +90,8 @@ struct rec_imap {
 };
 
 struct rec_ring {
-	int fd;			/* the ring's owner, -1 before it is mapped */
-	struct hwp_ring ring;	/* lib/perf/ring.c: the one reader of records */
+	int fd;		      /* the ring's owner, -1 before it is mapped */
+	struct hwp_ring ring; /* lib/perf/ring.c: the one reader of records */
 };
 
 struct rec {
@@ -102,34 +102,41 @@ struct rec {
 	/* rec-perf.c */
 	int ncpu;
 	int *cpus;
-	struct rec_ring *rings;		/* per CPU: samples (2c), side band (2c+1) */
+	struct rec_ring *rings; /* per CPU: samples (2c), side band (2c+1) */
 	int nrings;
-	int *fds;			/* every event fd */
+	int *fds; /* every event fd */
 	size_t nfds, capfds;
-	struct { uint64_t id; uint32_t ev; } *ids;	/* one per fd: its -e index, UINT32_MAX for the side-band event (record.c counts coverage here) */
+	struct {
+		uint64_t id;
+		uint32_t ev;
+	} * ids; /* one per fd: its -e index, UINT32_MAX for the side-band event (record.c
+		    counts coverage here) */
 	size_t nids, capids;
-	unsigned int ring_pages;	/* data pages per ring (-m), 0: from
-					 * the locked-memory budget */
-	int pages_asked;		/* -m gave ring_pages */
-	unsigned int side_pages;	/* data pages per side-band ring */
-	uint64_t side_lost;		/* side-band records the kernel dropped */
-	int bid_in_mmap;		/* the kernel gives build-ids in MMAP2 */
-	int paused;			/* the sample events are off (--delay,
-					 * --control): new ones open off too */
-	uint32_t *fd_ev;		/* per fd: its event, UINT32_MAX: side-band */
+	unsigned int ring_pages; /* data pages per ring (-m), 0: from
+				  * the locked-memory budget */
+	int pages_asked;	 /* -m gave ring_pages */
+	unsigned int side_pages; /* data pages per side-band ring */
+	uint64_t side_lost;	 /* side-band records the kernel dropped */
+	int bid_in_mmap;	 /* the kernel gives build-ids in MMAP2 */
+	int paused;		 /* the sample events are off (--delay,
+				  * --control): new ones open off too */
+	uint32_t *fd_ev;	 /* per fd: its event, UINT32_MAX: side-band */
 	uint64_t corrupt;
 	/* records read, not yet handled: handled in time order, once a
 	 * later round shows nothing older can still come */
-	unsigned char *q;		/* the records, 8-byte aligned */
+	unsigned char *q; /* the records, 8-byte aligned */
 	size_t qlen, qcap;
-	size_t qdead;			/* bytes of it already handled */
-	struct rec_qent { uint64_t time; size_t off; } *qe;
+	size_t qdead; /* bytes of it already handled */
+	struct rec_qent {
+		uint64_t time;
+		size_t off;
+	} * qe;
 	size_t nqe, capqe;
-	size_t nsorted;			/* qe[0..nsorted) in time order */
-	uint64_t round_max, prev_max;	/* latest time read this / last round */
-	struct rec_reader *rd;		/* dwarf: the thread that reads the rings */
-	uint64_t dropped;		/* samples it could not keep (counted lost) */
-	uint64_t last_id;		/* the last sample's id and -e index */
+	size_t nsorted;		      /* qe[0..nsorted) in time order */
+	uint64_t round_max, prev_max; /* latest time read this / last round */
+	struct rec_reader *rd;	      /* dwarf: the thread that reads the rings */
+	uint64_t dropped;	      /* samples it could not keep (counted lost) */
+	uint64_t last_id;	      /* the last sample's id and -e index */
 	uint32_t last_ev;
 	int id_known;
 
@@ -140,22 +147,22 @@ struct rec {
 	size_t nimgs;
 	struct rec_proc *procs;
 	size_t nprocs;
-	struct rec_imap pid_proc;	/* pid -> current procs index */
-	struct rec_imap tid_thread;	/* tid -> current data threads index */
-	int first_pid;			/* the command, or the attached pid */
+	struct rec_imap pid_proc;   /* pid -> current procs index */
+	struct rec_imap tid_thread; /* tid -> current data threads index */
+	int first_pid;		    /* the command, or the attached pid */
 
 	/* call paths (-g, --call-graph) */
-	int callgraph;			/* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
-	int max_stack;			/* the depth limit for them */
-	uint32_t stack_size;		/* dwarf: bytes of stack a sample copies */
-	int leaf;			/* -g: the leaf's caller patched (rec-leaf.c) */
-	struct rec_leaf *lf;		/* its CFI per object, rules per address */
-	struct rec_uw *uw;		/* dwarf: an unwinder per image (rec-unwind.c) */
+	int callgraph;	     /* HD_CG_NONE, HD_CG_FP or HD_CG_DWARF */
+	int max_stack;	     /* the depth limit for them */
+	uint32_t stack_size; /* dwarf: bytes of stack a sample copies */
+	int leaf;	     /* -g: the leaf's caller patched (rec-leaf.c) */
+	struct rec_leaf *lf; /* its CFI per object, rules per address */
+	struct rec_uw *uw;   /* dwarf: an unwinder per image (rec-unwind.c) */
 	size_t nuw;
 	/* rec-chains.c: resolved chains, and what they were resolved against */
 	struct rec_chain *chains;
-	uint32_t chain_gen;		/* bumped by a record older than one handled */
-	uint64_t handled_max;		/* the latest time handled */
+	uint32_t chain_gen;   /* bumped by a record older than one handled */
+	uint64_t handled_max; /* the latest time handled */
 };
 
 /* rec-perf.c: per-CPU events on pid's process tree, one ring per CPU. */
@@ -178,22 +185,22 @@ int rec_reader_fd(const struct rec *r);
 int rec_read_busy(const struct rec *r);
 long rec_reader_stop(struct rec *r);
 /* dwarf: the bytes of records read and waiting to be unwound, at most */
-#define REC_BURST_BYTES	(256u << 20)
+#define REC_BURST_BYTES (256u << 20)
 /* Record types of rec-read.c's own, above the kernel's */
-#define REC_PASS	0x7f00u	/* the reader thread's pass ended */
-#define REC_DROPPED	0x7f01u	/* a sample's leading fields: it was not kept */
+#define REC_PASS    0x7f00u /* the reader thread's pass ended */
+#define REC_DROPPED 0x7f01u /* a sample's leading fields: it was not kept */
 /* What every event of record asks the kernel to put in a sample and in
  * the sample_id trailer of the other records (rec-perf.c opens, rec-read.c
  * reads). */
-#define REC_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			 PERF_SAMPLE_TIME)
+#define REC_SAMPLE_TYPE \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME)
 /* A sample event's, by call graph mode: -g adds the kernel's chain,
  * --call-graph dwarf the user registers (REC_UW_MASK) and a stack copy */
-#define REC_SAMPLE_FP	(REC_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN)
+#define REC_SAMPLE_FP	 (REC_SAMPLE_TYPE | PERF_SAMPLE_CALLCHAIN)
 #define REC_SAMPLE_DWARF (REC_SAMPLE_TYPE | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* -g with the leaf patch (rec-leaf.c): the chain, REC_LEAF_MASK's
  * registers and the top of the stack */
-#define REC_SAMPLE_LEAF	(REC_SAMPLE_FP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
+#define REC_SAMPLE_LEAF (REC_SAMPLE_FP | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER)
 /* The -e index of an event id, UINT32_MAX for the side band's or none. */
 uint32_t rec_ev_of(const struct rec *r, uint64_t id);
 /* rec-read.c: disables every event (before the last drain); then checks the books:
@@ -210,30 +217,26 @@ size_t rec_perf_pollfds(const struct rec *r, int *fds, size_t cap);
 void rec_maps_init(struct rec *r);
 void rec_maps_free(struct rec *r);
 /* The first process: the command (ppid 0) or an attached one. */
-int rec_add_root(struct rec *r, int pid, int ppid, const char *command,
-		 uint64_t time);
+int rec_add_root(struct rec *r, int pid, int ppid, const char *command, uint64_t time);
 /* Reads /proc/PID/maps into the root's image (attach). */
 int rec_maps_read_proc(struct rec *r, int pid);
 /* Record handlers, called by rec-read.c in ring order. */
-int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start,
-		uint64_t len, uint64_t pgoff, uint32_t maj, uint32_t min,
-		uint64_t ino, uint64_t ino_gen, const unsigned char *bid,
-		size_t bidlen, const char *path);
-int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec,
-		const char *comm);
-int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid,
-		uint64_t time);
+int rec_on_mmap(struct rec *r, int pid, uint64_t time, uint64_t start, uint64_t len,
+		uint64_t pgoff, uint32_t maj, uint32_t min, uint64_t ino, uint64_t ino_gen,
+		const unsigned char *bid, size_t bidlen, const char *path);
+int rec_on_comm(struct rec *r, int pid, int tid, uint64_t time, int exec, const char *comm);
+int rec_on_fork(struct rec *r, int pid, int ppid, int tid, int ptid, uint64_t time);
 int rec_on_exit(struct rec *r, int pid, int tid, uint64_t time);
 /* A sample's fields: its pc and time, and where recorded its call path
  * (-g: the kernel's chain) or its user registers and stack copy (dwarf) */
 struct rec_sample {
 	uint64_t pc, time;
-	const uint64_t *chain;		/* PERF_SAMPLE_CALLCHAIN, or NULL */
+	const uint64_t *chain; /* PERF_SAMPLE_CALLCHAIN, or NULL */
 	size_t nchain;
-	const uint64_t *regs;		/* REC_UW_REGS of them, or NULL */
-	const unsigned char *stack;	/* the copy of the user stack */
-	uint64_t stack_size;		/* bytes of it the kernel filled */
-	const uint64_t *leaf_regs;	/* -g: REC_LEAF_REGS of them, or NULL */
+	const uint64_t *regs;	    /* REC_UW_REGS of them, or NULL */
+	const unsigned char *stack; /* the copy of the user stack */
+	uint64_t stack_size;	    /* bytes of it the kernel filled */
+	const uint64_t *leaf_regs;  /* -g: REC_LEAF_REGS of them, or NULL */
 };
 int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec_sample *s);
 /* rec-chains.c: the chain cache. What a sample's pc and chain resolved
@@ -284,10 +287,10 @@ static inline size_t rec_fds_of(const struct rec *r, uint32_t e)
 
 /* rec-unwind.c: --call-graph dwarf. The user registers a sample asks for
  * (asm/perf_regs.h: AX..IP, R8..R15) and their number. */
-#define REC_UW_MASK	(0x1ffull | 0xffull << 16)
-#define REC_UW_REGS	17
-#define REC_DEF_STACK	8192		/* bytes of stack a sample copies */
-#define REC_MAX_STACK	65528		/* the kernel's limit */
+#define REC_UW_MASK   (0x1ffull | 0xffull << 16)
+#define REC_UW_REGS   17
+#define REC_DEF_STACK 8192  /* bytes of stack a sample copies */
+#define REC_MAX_STACK 65528 /* the kernel's limit */
 /* The pcs of the sample's frames, innermost (its pc) first, unwound from
  * its registers and stack copy in image im of process pid: their number
  * (0: none); *cut set when the unwind stopped at the end of the copy or
@@ -321,9 +324,9 @@ struct hd_process *rec_process(struct rec *r, int pid);
 #else
 #define REC_LEAF_SUPPORTED 0
 #endif
-#define REC_LEAF_MASK	(1ull << 6 | 1ull << 7 | 1ull << 8)	/* BP, SP, IP */
-#define REC_LEAF_REGS	3
-#define REC_LEAF_STACK	512
+#define REC_LEAF_MASK  (1ull << 6 | 1ull << 7 | 1ull << 8) /* BP, SP, IP */
+#define REC_LEAF_REGS  3
+#define REC_LEAF_STACK 512
 /* The kernel's chain (user frames, innermost first, as
  * PERF_SAMPLE_CALLCHAIN gives them) of a sample of process p (procs
  * index) at time, with the sampled frame's caller put after the pc where

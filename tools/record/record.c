@@ -33,53 +33,53 @@
 #include "symbols.h"
 
 static const char help[] =
-"usage: hwprof record [OPTIONS] [--] CMD [ARGS...]\n"
-"       hwprof record [OPTIONS] -p PID\n"
-"Samples CMD and every thread and process it starts (or the running\n"
-"process PID) and writes one data file for all of them.\n"
-"\n"
-"  -e, --event EVENT     the event to sample (repeat for several); see\n"
-"                        hwprof list. Default: cycles where the machine has\n"
-"                        them, else task-clock, at about 1 kHz\n"
-"  -c, --count N         one sample every N events (ns for the clocks)\n"
-"  -F, --freq HZ         N samples a second (clocks and hardware events)\n"
-"  -o, --output FILE     the data file (default: hwprof.data, and under an\n"
-"                        MPI launcher hwprof.RANK.data); a regular file,\n"
-"                        replaced atomically at the end. %r is the MPI\n"
-"                        rank, %h the host, %p record's pid, %% a %\n"
-"  -p, --pid PID         attach to a running process and all its threads\n"
-"                        until it ends or until Ctrl-C\n"
-"      --checkpoint SEC  also write the file every SEC seconds while the\n"
-"                        command runs (at most SEC lost if record is killed)\n"
-"  -g                    record each sample's call path (user space, frame\n"
-"                        pointers: build with -fno-omit-frame-pointer); the\n"
-"                        sampled function's caller is found from its CFI and\n"
-"                        a 512-byte stack copy where it has no frame pointer\n"
-"      --call-graph fp   the same as -g\n"
-"      --call-graph fp,noleaf\n"
-"                        the kernel's frame-pointer walk alone, as perf's fp\n"
-"      --call-graph dwarf[,SIZE]\n"
-"                        record each sample's user registers and SIZE bytes\n"
-"                        of its stack (default 8192, at most 65528) and\n"
-"                        unwind them here with the DWARF call-frame info:\n"
-"                        needs no frame pointers; x86-64\n"
-"  -D, --delay MS        sample only from MS milliseconds after the command\n"
-"                        starts (-1: not until --control says enable)\n"
-"      --control fifo:CTL[,ACK]\n"
-"                        read enable, disable and ping, one a line, from the\n"
-"                        FIFO CTL while recording; each is answered ack\\n\n"
-"                        on the FIFO ACK (perf record's --control)\n"
-"  -m, --mmap-pages PAGES\n"
-"                        data pages of each CPU's ring: a power of two, at\n"
-"                        least 2 (bigger rings lose fewer samples)\n"
-"  -q, --quiet           no messages but warnings and errors\n"
-"  -v, --verbose         also one line of what the name cache did (and of\n"
-"                        the first thing wrong with it): see hwprof(1)\n"
-"  -h, --help            this help\n"
-"\n"
-"Exit status: the command's (128+N when signal N ended it); 0 after -p;\n"
-"1 on an error of hwprof's (one line on stderr); 2 on a usage error.\n"
-"See hwprof(1).\n";
+	"usage: hwprof record [OPTIONS] [--] CMD [ARGS...]\n"
+	"       hwprof record [OPTIONS] -p PID\n"
+	"Samples CMD and every thread and process it starts (or the running\n"
+	"process PID) and writes one data file for all of them.\n"
+	"\n"
+	"  -e, --event EVENT     the event to sample (repeat for several); see\n"
+	"                        hwprof list. Default: cycles where the machine has\n"
+	"                        them, else task-clock, at about 1 kHz\n"
+	"  -c, --count N         one sample every N events (ns for the clocks)\n"
+	"  -F, --freq HZ         N samples a second (clocks and hardware events)\n"
+	"  -o, --output FILE     the data file (default: hwprof.data, and under an\n"
+	"                        MPI launcher hwprof.RANK.data); a regular file,\n"
+	"                        replaced atomically at the end. %r is the MPI\n"
+	"                        rank, %h the host, %p record's pid, %% a %\n"
+	"  -p, --pid PID         attach to a running process and all its threads\n"
+	"                        until it ends or until Ctrl-C\n"
+	"      --checkpoint SEC  also write the file every SEC seconds while the\n"
+	"                        command runs (at most SEC lost if record is killed)\n"
+	"  -g                    record each sample's call path (user space, frame\n"
+	"                        pointers: build with -fno-omit-frame-pointer); the\n"
+	"                        sampled function's caller is found from its CFI and\n"
+	"                        a 512-byte stack copy where it has no frame pointer\n"
+	"      --call-graph fp   the same as -g\n"
+	"      --call-graph fp,noleaf\n"
+	"                        the kernel's frame-pointer walk alone, as perf's fp\n"
+	"      --call-graph dwarf[,SIZE]\n"
+	"                        record each sample's user registers and SIZE bytes\n"
+	"                        of its stack (default 8192, at most 65528) and\n"
+	"                        unwind them here with the DWARF call-frame info:\n"
+	"                        needs no frame pointers; x86-64\n"
+	"  -D, --delay MS        sample only from MS milliseconds after the command\n"
+	"                        starts (-1: not until --control says enable)\n"
+	"      --control fifo:CTL[,ACK]\n"
+	"                        read enable, disable and ping, one a line, from the\n"
+	"                        FIFO CTL while recording; each is answered ack\\n\n"
+	"                        on the FIFO ACK (perf record's --control)\n"
+	"  -m, --mmap-pages PAGES\n"
+	"                        data pages of each CPU's ring: a power of two, at\n"
+	"                        least 2 (bigger rings lose fewer samples)\n"
+	"  -q, --quiet           no messages but warnings and errors\n"
+	"  -v, --verbose         also one line of what the name cache did (and of\n"
+	"                        the first thing wrong with it): see hwprof(1)\n"
+	"  -h, --help            this help\n"
+	"\n"
+	"Exit status: the command's (128+N when signal N ended it); 0 after -p;\n"
+	"1 on an error of hwprof's (one line on stderr); 2 on a usage error.\n"
+	"See hwprof(1).\n";
 
 /* ------------------------------------------------------------------ */
 /* Options: every error in them is a usage error, exit status 2         */
@@ -105,7 +105,8 @@ static int usage(void)
 {
 	fputs("usage: hwprof record [-e EVENT]... [-c N | -F HZ] [-o FILE] [--] CMD [ARGS...]\n"
 	      "       hwprof record [-e EVENT]... [-c N | -F HZ] [-o FILE] -p PID\n"
-	      "see hwprof record --help\n", stderr);
+	      "see hwprof record --help\n",
+	      stderr);
 	return 2;
 }
 
@@ -143,8 +144,9 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 		if (parse_u64(a, v, UINT64_MAX, &op->hz))
 			return 2;
 		if (op->hz > max)
-			return usage_error("-F %s: above the kernel's limit of %llu samples a second (kernel.perf_event_max_sample_rate)",
-				   v, (unsigned long long)max);
+			return usage_error(
+				"-F %s: above the kernel's limit of %llu samples a second (kernel.perf_event_max_sample_rate)",
+				v, (unsigned long long)max);
 	} else if (is_opt(a, "-o", "--output")) {
 		op->out = v;
 	} else if (is_opt(a, "-p", "--pid")) {
@@ -165,16 +167,19 @@ static int parse_value(struct rec_opts *op, const char *a, const char *v)
 			op->callgraph = HD_CG_DWARF;
 			op->stack_size = REC_DEF_STACK;
 			if (v[5] == ',') {
-				if (parse_u64("--call-graph dwarf size", v + 6, REC_MAX_STACK, &x))
+				if (parse_u64("--call-graph dwarf size", v + 6, REC_MAX_STACK,
+					      &x))
 					return 2;
 				if (x % 8)
 					return usage_error("--call-graph %s: the stack copy is whole "
-							   "8-byte words", v);
+							   "8-byte words",
+							   v);
 				op->stack_size = (uint32_t)x;
 			}
 		} else {
 			return usage_error("--call-graph %s: the call-graph modes are fp[,noleaf] "
-					   "and dwarf[,SIZE]", v);
+					   "and dwarf[,SIZE]",
+					   v);
 		}
 	} else if (is_opt(a, "-D", "--delay")) {
 		if (!strcmp(v, "-1")) {
@@ -229,7 +234,8 @@ static int attached_value(struct rec_opts *op, const char *a)
 			return parse_value(op, opt, eq + 1);
 		if (is_opt(opt, NULL, "--help") || is_opt(opt, NULL, "--quiet") ||
 		    is_opt(opt, NULL, "--verbose"))
-			return usage_error("%s takes no value (see hwprof record --help)", opt);
+			return usage_error("%s takes no value (see hwprof record --help)",
+					   opt);
 		return -1;
 	}
 	if (a[1] != '-' && a[2]) {
@@ -254,7 +260,7 @@ static int parse(int argc, char **argv, struct rec_opts *op)
 			break;
 		}
 		if (a[0] != '-' || !a[1])
-			break;		/* the command */
+			break; /* the command */
 		ret = attached_value(op, a);
 		if (ret > 0)
 			return ret;
@@ -316,7 +322,7 @@ static void on_signal(struct rec_run *run, int sig, int from_tty)
 		return;
 	}
 	if (!from_tty)
-		kill(run->pid, sig);	/* the terminal sent it the group */
+		kill(run->pid, sig); /* the terminal sent it the group */
 	if (!run->stopping) {
 		run->stopping = sig;
 		if (rec_read_drain(run->r, 0) >= 0) {
@@ -369,7 +375,8 @@ static int control_open(struct rec_run *run)
 		if (*fd[i] < 0)
 			return cli_error("--control: %s: %s", p[i], strerror(errno));
 		if (fstat(*fd[i], &st) || !S_ISFIFO(st.st_mode))
-			return cli_error("--control: %s: not a FIFO (make one with mkfifo)", p[i]);
+			return cli_error("--control: %s: not a FIFO (make one with mkfifo)",
+					 p[i]);
 	}
 	return 0;
 }
@@ -427,10 +434,11 @@ static void control_read(struct rec_run *run)
 		run->ctl_len += (size_t)k;
 		while ((nl = memchr(run->ctl_buf, '\n', run->ctl_len))) {
 			*nl = 0;
-			if (!run->ctl_skip && !memchr(run->ctl_buf, 0, (size_t)(nl - run->ctl_buf)))
+			if (!run->ctl_skip &&
+			    !memchr(run->ctl_buf, 0, (size_t)(nl - run->ctl_buf)))
 				control_line(run, run->ctl_buf);
 			else if (!run->ctl_skip)
-				control_say(run, "err\n");	/* a NUL byte in it */
+				control_say(run, "err\n"); /* a NUL byte in it */
 			run->ctl_skip = 0;
 			run->ctl_len -= (size_t)(nl + 1 - run->ctl_buf);
 			memmove(run->ctl_buf, nl + 1, run->ctl_len);
@@ -438,7 +446,7 @@ static void control_read(struct rec_run *run)
 		if (run->ctl_len == sizeof(run->ctl_buf) - 1) {
 			if (!run->ctl_skip)
 				control_say(run, "err\n");
-			run->ctl_len = 0;	/* too long: dropped to its newline */
+			run->ctl_len = 0; /* too long: dropped to its newline */
 			run->ctl_skip = 1;
 		}
 	}
@@ -460,7 +468,7 @@ static int loop(struct rec_run *run)
 		int fds[256], timeout = rec_read_busy(run->r) ? 0 : 100;
 		int nctl = run->ctl_fd >= 0;
 		size_t n = rec_reader_fd(run->r) >= 0 ? (fds[0] = rec_reader_fd(run->r), 1) :
-			   rec_perf_pollfds(run->r, fds, 256);
+							rec_perf_pollfds(run->r, fds, 256);
 
 		pf[0] = (struct pollfd){ .fd = rec_signals_fd(), .events = POLLIN };
 		if (nctl)
@@ -510,10 +518,12 @@ static void warn_coverage(const struct rec_run *run)
 		const char *why = he->missed_why ? he->missed_why : "?";
 
 		if (!run->ncovered[e])
-			fprintf(stderr, "hwprof: warning: %s was opened on no thread (%s): %s holds none of its samples\n",
+			fprintf(stderr,
+				"hwprof: warning: %s was opened on no thread (%s): %s holds none of its samples\n",
 				r->ev[e].name, why, run->op.out);
 		else if (he->missed)
-			fprintf(stderr, "hwprof: warning: %s: %llu thread%s not covered on every CPU (%s): %s lacks their samples there%s\n",
+			fprintf(stderr,
+				"hwprof: warning: %s: %llu thread%s not covered on every CPU (%s): %s lacks their samples there%s\n",
 				r->ev[e].name, (unsigned long long)he->missed,
 				he->missed == 1 ? "" : "s", why, run->op.out,
 				strstr(why, "descriptors") ? "; raise ulimit -n" : "");
@@ -529,11 +539,13 @@ static void warn_lost(const struct rec_run *run)
 		const struct hd_event *he = &r->d.events[r->ev[e].hd];
 
 		if (he->lost)
-			fprintf(stderr, "hwprof: warning: lost %llu samples of %s (rings full): use -m PAGES for bigger rings (these had %u pages), or a longer period\n",
+			fprintf(stderr,
+				"hwprof: warning: lost %llu samples of %s (rings full): use -m PAGES for bigger rings (these had %u pages), or a longer period\n",
 				(unsigned long long)he->lost, r->ev[e].name, run->ring_pages);
 	}
 	if (r->dropped)
-		fprintf(stderr, "hwprof: warning: %llu of the samples lost were read but not kept: unwinding fell %u MiB behind (--call-graph dwarf); a smaller stack copy (--call-graph dwarf,SIZE) or a longer period keeps more\n",
+		fprintf(stderr,
+			"hwprof: warning: %llu of the samples lost were read but not kept: unwinding fell %u MiB behind (--call-graph dwarf); a smaller stack copy (--call-graph dwarf,SIZE) or a longer period keeps more\n",
 			(unsigned long long)r->dropped, REC_BURST_BYTES >> 20);
 }
 
@@ -555,7 +567,8 @@ static void warn_running(const struct rec_run *run)
 					       at ? ", " : "", p->pid);
 	}
 	if (n)
-		fprintf(stderr, "hwprof: warning: %zu process%s of the command still run%s (pid %s%s): %s holds %s samples up to the command's end only\n",
+		fprintf(stderr,
+			"hwprof: warning: %zu process%s of the command still run%s (pid %s%s): %s holds %s samples up to the command's end only\n",
 			n, n == 1 ? "" : "es", n == 1 ? "s" : "", pids, n > 4 ? ", ..." : "",
 			run->op.out, n == 1 ? "its" : "their");
 }
@@ -606,7 +619,8 @@ static void warn_setid(const struct rec_run *run)
 	const char *why = run->op.pid ? NULL : setid_exec(run->file);
 
 	if (why)
-		fprintf(stderr, "hwprof: warning: %s holds no samples of %s after its exec: %s, so the kernel stops monitoring it (it is not dumpable); record it as the user it runs as\n",
+		fprintf(stderr,
+			"hwprof: warning: %s holds no samples of %s after its exec: %s, so the kernel stops monitoring it (it is not dumpable); record it as the user it runs as\n",
 			run->op.out, run->file, why);
 }
 
@@ -619,9 +633,11 @@ static void warn_unseen(const struct rec_run *run)
 	for (size_t i = 0; i < d->nprocs; i++)
 		n += d->procs[i].how == HD_UNSEEN;
 	if (n)
-		fprintf(stderr, "hwprof: warning: %zu process%s ended unseen (%s): %s marks %s so, not running\n",
-			n, n == 1 ? "" : "es", run->r->side_lost ?
-			"the kernel dropped exit records" : "after the events stopped",
+		fprintf(stderr,
+			"hwprof: warning: %zu process%s ended unseen (%s): %s marks %s so, not running\n",
+			n, n == 1 ? "" : "es",
+			run->r->side_lost ? "the kernel dropped exit records" :
+					    "after the events stopped",
 			run->op.out, n == 1 ? "it" : "them");
 }
 
@@ -638,9 +654,12 @@ static void say_status(const struct rec_run *run)
 		return;
 	for (size_t e = 0; e < d->nevents; e++)
 		n += d->events[e].samples;
-	fprintf(stderr, "hwprof: wrote %s (%zu sample%s, %zu process%s)%s%s; see it with: hwprof report %s\n",
+	fprintf(stderr,
+		"hwprof: wrote %s (%zu sample%s, %zu process%s)%s%s; see it with: hwprof report %s\n",
 		run->op.out, n, n == 1 ? "" : "s", d->nprocs, d->nprocs == 1 ? "" : "es",
-		st < 0 ? "" : WIFSIGNALED(st) ? "; the command died of " : "",
+		st < 0		? "" :
+		WIFSIGNALED(st) ? "; the command died of " :
+				  "",
 		st >= 0 && WIFSIGNALED(st) ? strsignal(WTERMSIG(st)) : "", run->op.out);
 }
 
@@ -682,7 +701,7 @@ static int finish(struct rec_run *run)
 		if (!n)
 			break;
 	}
-	rec_read_account(r);	/* kept + lost = overflows, or a warning */
+	rec_read_account(r); /* kept + lost = overflows, or a warning */
 	status = end_status(run);
 	rec_mark_unseen(r);
 	for (int e = 0; e < r->nev; e++)
@@ -701,12 +720,13 @@ static int finish(struct rec_run *run)
 	sym_cache_verbose = run->op.verbose;
 	if (sym_keep_names(&r->d))
 		fprintf(stderr, "hwprof: warning: out of memory: the file keeps no names "
-			"(they come from the objects when reported)\n");
+				"(they come from the objects when reported)\n");
 	else
 		ret = rec_out_write(&run->out, &r->d);
 	if (ret)
 		return cli_error("%s: %s: the file is kept without the names (report reads them "
-				 "from the objects)", run->op.out, strerror(-ret));
+				 "from the objects)",
+				 run->op.out, strerror(-ret));
 	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
@@ -774,7 +794,10 @@ static int prepare(struct rec_run *run)
 int cmd_record(int argc, char **argv)
 {
 	struct rec_run run = {
-		.out = { .f = { .dir = -1, .fd = -1 } }, .go = { -1, -1 }, .ex = { -1, -1 }, .st = -1,
+		.out = { .f = { .dir = -1, .fd = -1 } },
+		.go = { -1, -1 },
+		.ex = { -1, -1 },
+		.st = -1,
 	};
 	int ret = parse(argc, argv, &run.op);
 
@@ -784,7 +807,7 @@ int cmd_record(int argc, char **argv)
 	if (!run.r)
 		die("out of memory");
 	rec_maps_init(run.r);
-	run.r->ring_pages = run.op.ring_pages;	/* 0: rec-perf.c sizes them */
+	run.r->ring_pages = run.op.ring_pages; /* 0: rec-perf.c sizes them */
 	run.r->callgraph = run.op.callgraph;
 	run.r->stack_size = run.op.stack_size;
 	run.r->leaf = REC_LEAF_SUPPORTED && run.op.callgraph == HD_CG_FP && !run.op.noleaf;
@@ -796,7 +819,7 @@ int cmd_record(int argc, char **argv)
 		ret = control_open(&run);
 	if (!ret)
 		ret = run.op.pid ? rec_attach(&run) : rec_launch(&run);
-	run.t0 = now_ms();	/* the command has exec'd (or is attached) */
+	run.t0 = now_ms(); /* the command has exec'd (or is attached) */
 	if (!ret)
 		ret = loop(&run);
 	if (!ret)

@@ -141,7 +141,8 @@ static void func_extent(struct sym_obj *o, const struct sym_func *sym, const cha
 			int ln;
 
 			if (!l || dwarf_lineaddr(l, &a) || a < sym->lo || a >= sym->hi ||
-			    dwarf_lineno(l, &ln) || !ln || !(s = dwarf_linesrc(l, NULL, NULL)) ||
+			    dwarf_lineno(l, &ln) || !ln ||
+			    !(s = dwarf_linesrc(l, NULL, NULL)) ||
 			    strcmp(sym_obj_abs(o, &cu, s), main_file))
 				continue;
 			if (ln < *lo)
@@ -193,7 +194,8 @@ static void print_source(const char *main_file, int lo, int hi, const uint64_t *
 		uint64_t n = cnt[ln - lo];
 
 		if (n)
-			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n, view_pct(n, total), (int)ln);
+			printf("%10llu %7.2f%% %6d  ", (unsigned long long)n,
+			       view_pct(n, total), (int)ln);
 		else
 			printf("%10s %8s %6d  ", "", "", (int)ln);
 		if (src && ln >= 1 && (size_t)ln <= nsrc)
@@ -246,7 +248,8 @@ static int kept_extent(struct sym_obj *o, const struct hit *h, size_t nh,
 	*lo = INT32_MAX;
 	*hi = 0;
 	for (size_t i = 0; i < nh; i++)
-		if (!sym_obj_line(o, h[i].addr, &file, &line, &fn) && !strcmp(file, *main_file)) {
+		if (!sym_obj_line(o, h[i].addr, &file, &line, &fn) &&
+		    !strcmp(file, *main_file)) {
 			*lo = line < *lo ? line : *lo;
 			*hi = line > *hi ? line : *hi;
 		}
@@ -290,7 +293,7 @@ static int by_source(struct sym_obj *o, const struct sym_func *sym, const struct
 			count_other(&other, NULL, 0, h[i].n);
 		else if (!strcmp(file, main_file) && line >= lo && line <= hi)
 			cnt[line - lo] = hwp_add_sat(cnt[line - lo], h[i].n);
-		else	/* inlined from another file (or beyond the extent) */
+		else /* inlined from another file (or beyond the extent) */
 			count_other(&other, file, line, h[i].n);
 	}
 	print_source(main_file, lo, hi, cnt, total);
@@ -305,10 +308,16 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 		   size_t nh, uint64_t total, const char *fname)
 {
 	char start[40], stop[40], *line = NULL;
-	char *argv[] = { (char *)"objdump", (char *)"-d", (char *)"-w",
-			 (char *)"--no-show-raw-insn", start, stop,
-			 (char *)(nm_no_demangle ? "--no-demangle" : "--demangle"), (char *)"--",
-			 o->textfile, NULL };
+	char *argv[] = { (char *)"objdump",
+			 (char *)"-d",
+			 (char *)"-w",
+			 (char *)"--no-show-raw-insn",
+			 start,
+			 stop,
+			 (char *)(nm_no_demangle ? "--no-demangle" : "--demangle"),
+			 (char *)"--",
+			 o->textfile,
+			 NULL };
 	posix_spawn_file_actions_t fa;
 	uint64_t shown = 0;
 	size_t cap = 0;
@@ -320,7 +329,8 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, fname, NM_TEXT);
 		fputs(": no line information, and the object on disk is not the one recorded: "
-		      "cannot disassemble it\n", stderr);
+		      "cannot disassemble it\n",
+		      stderr);
 		return 1;
 	}
 	snprintf(start, sizeof(start), "--start-address=%#llx", (unsigned long long)sym->lo);
@@ -356,7 +366,7 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 			p++;
 		a = strtoull(p, &end, 16);
 		if (end == p || *end != ':' || end[1] != '\t')
-			continue;	/* a header or a label */
+			continue; /* a header or a label */
 		n = hits_at(h, nh, a);
 		shown = hwp_add_sat(shown, n);
 		if (n)
@@ -379,7 +389,7 @@ static int by_insn(struct sym_obj *o, const struct sym_func *sym, const struct h
 struct annotate_args {
 	const char *fname, *evarg;
 	int asm_only;
-	char **args;		/* files and directories */
+	char **args; /* files and directories */
 	size_t nargs;
 };
 
@@ -404,7 +414,8 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 		} else if ((v = cli_value(argc, argv, &i, "--debug-dir", &bad))) {
 			sym_debug_dir = v;
 		} else if (bad) {
-			return usage_error("%s needs a value (see hwprof annotate --help)", arg);
+			return usage_error("%s needs a value (see hwprof annotate --help)",
+					   arg);
 		} else if (!strcmp(arg, "--asm")) {
 			a->asm_only = 1;
 		} else if (!strcmp(arg, "--no-demangle")) {
@@ -426,8 +437,8 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 /* The function annotated: its symbol, object, samples and their addresses. */
 struct target {
 	const struct sym_func *sym;
-	struct sym_func unnamed;	/* sym for an address no symbol covers */
-	uint64_t at;		/* that address */
+	struct sym_func unnamed; /* sym for an address no symbol covers */
+	uint64_t at;		 /* that address */
 	struct sym_obj *o;
 	uint64_t n;
 	struct hit *h;
@@ -435,7 +446,7 @@ struct target {
 };
 
 /* Bytes shown around an address no symbol covers (OBJECT+0xADDR). */
-#define UNNAMED_SPAN	48
+#define UNNAMED_SPAN 48
 
 /*
  * The function (or unnamed address) fname means among the event's
@@ -456,7 +467,7 @@ static int find_target(struct view_ctx *c, const char *fname, struct target *t, 
 		return 0;
 	r = &c->rows.rows[k];
 	if (r->obj == HD_NO_OBJECT || r->obj >= c->nobjs)
-		return 0;	/* a pc in no object: nothing to show */
+		return 0; /* a pc in no object: nothing to show */
 	t->o = &c->objs[r->obj];
 	t->n = r->n;
 	if ((r->a & ~0xffffffffull) == VIEW_KEY_FUNC && r->b < t->o->nsyms) {
@@ -485,7 +496,8 @@ static int target_hits(const struct view_ctx *c, struct target *t)
 		const struct hd_sample *s = &d->samples[i];
 
 		if (s->event == (uint32_t)c->event && s->object != HD_NO_OBJECT &&
-		    &c->objs[s->object] == t->o && s->addr >= t->sym->lo && s->addr < t->sym->hi)
+		    &c->objs[s->object] == t->o && s->addr >= t->sym->lo &&
+		    s->addr < t->sym->hi)
 			t->h[t->nh++] = (struct hit){ s->addr, s->count };
 	}
 	qsort(t->h, t->nh, sizeof(*t->h), by_addr);
@@ -520,7 +532,7 @@ static int annotate(struct view_ctx *c, const char *fname, const char *file, int
 	}
 	if (target_hits(c, &t))
 		die("out of memory");
-	if (!t.sym->name)	/* the samples of every address shown */
+	if (!t.sym->name) /* the samples of every address shown */
 		for (size_t i = t.n = 0; i < t.nh; i++)
 			t.n = hwp_add_sat(t.n, t.h[i].n);
 	if (t.sym->name)

@@ -20,7 +20,7 @@
 #include "rows.h"
 #include "view.h"
 
-#define CP_UNKNOWN	(-2)
+#define CP_UNKNOWN (-2)
 
 int cp_init(struct cp *p, struct view_ctx *c)
 {
@@ -138,7 +138,8 @@ static long next_unit(struct cp *p, const char *covered, size_t *i, uint64_t *co
 		} else {
 			const struct hd_sample *s = &d->samples[*i - d->npaths];
 
-			if (s->event != (uint32_t)p->c->event || !cp_flat_sample(d, covered, s))
+			if (s->event != (uint32_t)p->c->event ||
+			    !cp_flat_sample(d, covered, s))
 				continue;
 			*count = s->count;
 			++*i;
@@ -164,8 +165,8 @@ int cp_totals(struct cp *p)
 		/* a function counts a sample once, however often it recurs */
 		for (long k = 0; k < n; k++)
 			if (!seen(p->fns, (size_t)k, p->fns[k]))
-				t->rows[p->fns[k]].total = hwp_add_sat(t->rows[p->fns[k]].total,
-								       count);
+				t->rows[p->fns[k]].total =
+					hwp_add_sat(t->rows[p->fns[k]].total, count);
 	free(covered);
 	if (n < 0)
 		return -1;
@@ -180,10 +181,21 @@ int cp_totals(struct cp *p)
 static int entry_name(const char *name)
 {
 	static const char *const entry[] = {
-		"_start", "__libc_start_main", "__libc_start_call_main", "__libc_start_main_impl",
-		"__libc_start_main_alias_1", "__libc_start_main_alias_2",
-		"start_thread", "clone", "clone3", "__clone", "__clone3", "__clone_internal",
-		"__clone_internal_fallback", "thread_start", "start",
+		"_start",
+		"__libc_start_main",
+		"__libc_start_call_main",
+		"__libc_start_main_impl",
+		"__libc_start_main_alias_1",
+		"__libc_start_main_alias_2",
+		"start_thread",
+		"clone",
+		"clone3",
+		"__clone",
+		"__clone3",
+		"__clone_internal",
+		"__clone_internal_fallback",
+		"thread_start",
+		"start",
 	};
 	size_t n;
 
@@ -226,11 +238,11 @@ int cp_short(struct cp *p, uint64_t *out)
 			continue;
 		if ((k = cp_path(p, h)) < 0)
 			return -1;
-		t = c->funcs_are_rows ? &c->rows : &c->funcs;	/* may have grown */
+		t = c->funcs_are_rows ? &c->rows : &c->funcs; /* may have grown */
 		if (!is_entry(c, &t->rows[p->fns[k - 1]]))
 			n = hwp_add_sat(n, h->count);
 	}
-	*out = n;	/* saturated, never wrapped: not an error */
+	*out = n; /* saturated, never wrapped: not an error */
 	return 0;
 }
 
@@ -252,7 +264,7 @@ long cp_find(struct cp *p, const char *name)
 }
 
 struct edge {
-	long fn;		/* -1: none (the path's end) */
+	long fn; /* -1: none (the path's end) */
 	uint64_t n;
 };
 
@@ -322,7 +334,8 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
 
 			while (p->fns[k] != f)
 				k += callers ? -1 : 1;
-			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) : (k ? p->fns[k - 1] : -1);
+			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) :
+				       (k ? p->fns[k - 1] : -1);
 			if (edge_add(&e, &ne, nb, count))
 				goto oom;
 			continue;
@@ -337,7 +350,8 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
 
 			if (p->fns[k] != f)
 				continue;
-			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) : (k ? p->fns[k - 1] : -1);
+			nb = callers ? (k + 1 < n ? p->fns[k + 1] : -1) :
+				       (k ? p->fns[k - 1] : -1);
 			if (seen(one, none, nb))
 				continue;
 			one[none++] = nb;
@@ -351,7 +365,8 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
 		nm_put(stdout, view_name(&t->rows[f], buf), NM_JSON);
 		printf(", \"denominator\": \"function_total\", \"total\": %llu, "
 		       "\"samples_on_paths\": %llu, \"counting\": \"%s\", \"sums_to_100\": %s, "
-		       "\"rows\": [", (unsigned long long)total, (unsigned long long)all,
+		       "\"rows\": [",
+		       (unsigned long long)total, (unsigned long long)all,
 		       once ? (callers ? "outermost" : "innermost") : "each",
 		       once ? "true" : "false");
 		for (size_t k = 0; k < ne; k++) {
@@ -367,22 +382,27 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
 	printf("# %s of ", callers ? "callers" : "callees");
 	nm_put(stdout, view_name(&t->rows[f], buf), NM_TEXT);
 	printf(": shares of its total, the %llu sample%s on call paths through it "
-	       "(%.2f%% of the %llu on call paths); ", (unsigned long long)total,
-	       total == 1 ? "" : "s", view_pct(total, all), (unsigned long long)all);
+	       "(%.2f%% of the %llu on call paths); ",
+	       (unsigned long long)total, total == 1 ? "" : "s", view_pct(total, all),
+	       (unsigned long long)all);
 	if (once)
 		printf("each path counts once, at the function's %s frame on it: the shares sum to 100%%\n",
 		       callers ? "outermost" : "innermost");
 	else
 		printf("a path counts once for each %s, so under recursion the shares may sum "
-		       "past 100%% (--once: to 100%%)\n", callers ? "caller" : "callee");
+		       "past 100%% (--once: to 100%%)\n",
+		       callers ? "caller" : "callee");
 	printf("%8s %10s  %s\n", "percent", "samples", callers ? "caller" : "callee");
 	for (size_t k = 0; k < ne; k++) {
-		printf("%7.2f%% %10llu  ", view_pct(e[k].n, total), (unsigned long long)e[k].n);
+		printf("%7.2f%% %10llu  ", view_pct(e[k].n, total),
+		       (unsigned long long)e[k].n);
 		if (e[k].fn < 0)
 			fputs(callers ? "[no caller: the path's outermost frame]" :
-			      "[self: samples in it]", stdout);
+					"[self: samples in it]",
+			      stdout);
 		else
-			nm_put(stdout, view_fit(view_name(&t->rows[e[k].fn], buf), 21), NM_TEXT);
+			nm_put(stdout, view_fit(view_name(&t->rows[e[k].fn], buf), 21),
+			       NM_TEXT);
 		putchar('\n');
 	}
 	ret = 0;
@@ -524,15 +544,18 @@ static void tree_print(const struct cp *p, const struct cp_tree *tr, size_t from
 		const char *on;
 
 		if (x->total < min)
-			break;		/* sorted: the rest are smaller */
+			break; /* sorted: the rest are smaller */
 		printf("%7.2f%% ", view_pct(x->total, tr->all));
 		if (!bottom_up)
 			printf("%7.2f%% ", view_pct(x->self, tr->all));
 		for (int i = 0; i < depth && i < 64; i++)
 			fputs("  ", stdout);
-		on = r->obj == HD_NO_OBJECT ? VIEW_NO_OBJECT : view_base(c->d->objects[r->obj].path);
-		nm_put(stdout, view_fit(view_name(r, buf), (bottom_up ? 9 : 18) +
-					 2 * (depth < 64 ? depth : 64) + 2 + (int)strlen(on)),
+		on = r->obj == HD_NO_OBJECT ? VIEW_NO_OBJECT :
+					      view_base(c->d->objects[r->obj].path);
+		nm_put(stdout,
+		       view_fit(view_name(r, buf), (bottom_up ? 9 : 18) +
+							   2 * (depth < 64 ? depth : 64) + 2 +
+							   (int)strlen(on)),
 		       NM_TEXT);
 		printf("  %s\n", on);
 		tree_print(p, tr, x->first, x->nkids, depth + 1, min, bottom_up);
@@ -546,14 +569,16 @@ int cp_tree(struct cp *p, int bottom_up, double min_pct)
 	if (cp_tree_build(p, bottom_up, &tr))
 		die("out of memory");
 	printf("# %s tree of the call paths: %s; nodes under %.2f%% of the %llu samples "
-	       "with a path are left out\n", bottom_up ? "bottom-up" : "top-down",
-	       bottom_up ? "each function where samples fell, then its callers, outward; "
-			   "total: samples of that path suffix" :
-			   "from the outermost frames in; total: samples in the node and below, "
-			   "self: in the node itself",
+	       "with a path are left out\n",
+	       bottom_up ? "bottom-up" : "top-down",
+	       bottom_up ?
+		       "each function where samples fell, then its callers, outward; "
+		       "total: samples of that path suffix" :
+		       "from the outermost frames in; total: samples in the node and below, "
+		       "self: in the node itself",
 	       min_pct, (unsigned long long)tr.all);
-	printf(bottom_up ? "%8s  %s\n" : "%8s %8s  %s\n", "total", bottom_up ? "function" : "self",
-	       "function");
+	printf(bottom_up ? "%8s  %s\n" : "%8s %8s  %s\n", "total",
+	       bottom_up ? "function" : "self", "function");
 	tree_print(p, &tr, 0, tr.nroots, 0, (uint64_t)((double)tr.all * min_pct / 100.0),
 		   bottom_up);
 	cp_tree_free(&tr);

@@ -7,10 +7,10 @@
 
 struct cp {
 	struct view_ctx *c;
-	long *fn;		/* per node: its function row as a leaf [2i] and as
-				 * a caller [2i+1], found when first asked */
-	uint32_t *frames;	/* the path being read: its nodes, innermost first */
-	long *fns;		/* and their function rows */
+	long *fn;	  /* per node: its function row as a leaf [2i] and as
+			   * a caller [2i+1], found when first asked */
+	uint32_t *frames; /* the path being read: its nodes, innermost first */
+	long *fns;	  /* and their function rows */
 	size_t cap;
 };
 
@@ -46,17 +46,17 @@ int cp_neighbours(struct cp *p, const char *name, int callers, int once, int jso
  * frames, or bottom-up from the innermost. Children are contiguous in
  * kids, most samples first; the roots come first. */
 struct cp_tnode {
-	long parent, fn;	/* node index (-1: a root), function row */
-	uint64_t total, self;	/* samples in it and below; in it (top-down) */
-	size_t first, nkids;	/* its children: kids[first .. first + nkids) */
+	long parent, fn;      /* node index (-1: a root), function row */
+	uint64_t total, self; /* samples in it and below; in it (top-down) */
+	size_t first, nkids;  /* its children: kids[first .. first + nkids) */
 };
 
 struct cp_tree {
 	struct cp_tnode *n;
 	size_t nn;
-	size_t *kids;		/* node indexes sorted by parent, then total */
-	size_t nroots;		/* kids[0 .. nroots) */
-	uint64_t all;		/* samples with a path */
+	size_t *kids;  /* node indexes sorted by parent, then total */
+	size_t nroots; /* kids[0 .. nroots) */
+	uint64_t all;  /* samples with a path */
 };
 
 int cp_tree_build(struct cp *p, int bottom_up, struct cp_tree *tr);

@@ -43,8 +43,8 @@ static const char diff_usage[] =
 
 /* A change is significant when the function's samples moved by more than
  * this many standard deviations of the sampling noise (Poisson counts). */
-#define DIFF_SIGMA	3.0
-#define DIFF_SIGMA2	5.0
+#define DIFF_SIGMA  3.0
+#define DIFF_SIGMA2 5.0
 
 struct dside {
 	struct merge_inputs in;
@@ -55,17 +55,17 @@ struct dside {
 	uint64_t total;
 };
 
-struct dkey {			/* a row of one side, by its key */
-	char *key;		/* name \t object (lines: place \t name \t object) */
+struct dkey {	   /* a row of one side, by its key */
+	char *key; /* name \t object (lines: place \t name \t object) */
 	const struct view_row *r;
 	uint64_t n;
 };
 
 struct drow {
-	const char *name, *obj, *place;	/* place: file:line, or NULL */
-	uint64_t nb, nn;	/* samples in BASE and NEW */
-	double pb, pn, delta;	/* shares (%) and NEW - BASE in points */
-	double z;		/* (NEW - k BASE) / sigma */
+	const char *name, *obj, *place; /* place: file:line, or NULL */
+	uint64_t nb, nn;		/* samples in BASE and NEW */
+	double pb, pn, delta;		/* shares (%) and NEW - BASE in points */
+	double z;			/* (NEW - k BASE) / sigma */
 };
 
 struct dargs {
@@ -109,9 +109,8 @@ static struct dkey *keys_of(const struct view_ctx *c, int lines, size_t *n)
 		const struct view_row *r = &c->rows.rows[i];
 		char buf[40], *pl = lines ? place_of(r) : NULL;
 
-		if ((lines && !pl) ||
-		    asprintf(&k[i].key, "%s\t%s\t%s", pl ? pl : "", view_name(r, buf),
-			     obj_of(c, r)) < 0) {
+		if ((lines && !pl) || asprintf(&k[i].key, "%s\t%s\t%s", pl ? pl : "",
+					       view_name(r, buf), obj_of(c, r)) < 0) {
 			free(pl);
 			for (size_t j = 0; j < i; j++)
 				free(k[j].key);
@@ -199,16 +198,19 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 
 	fputs("# base: ", stdout);
 	nm_put(stdout, s[0].in.n == 1 ? s[0].in.files[0] : "(merged files)", NM_TEXT);
-	printf(", %llu sample%s of ", (unsigned long long)s[0].total, s[0].total == 1 ? "" : "s");
+	printf(", %llu sample%s of ", (unsigned long long)s[0].total,
+	       s[0].total == 1 ? "" : "s");
 	nm_put(stdout, ev, NM_TEXT);
 	fputs("\n# new:  ", stdout);
 	nm_put(stdout, s[1].in.n == 1 ? s[1].in.files[0] : "(merged files)", NM_TEXT);
-	printf(", %llu sample%s\n", (unsigned long long)s[1].total, s[1].total == 1 ? "" : "s");
+	printf(", %llu sample%s\n", (unsigned long long)s[1].total,
+	       s[1].total == 1 ? "" : "s");
 	if (k != 1)
 		printf("# base normalized: its samples scaled by %.4f to new's total\n", k);
 	printf("# change: new's share minus base's, in points; sig: the function's own "
 	       "samples changed by more than %.0f (*) or %.0f (**) standard deviations of "
-	       "sampling noise\n", DIFF_SIGMA, DIFF_SIGMA2);
+	       "sampling noise\n",
+	       DIFF_SIGMA, DIFF_SIGMA2);
 	header_warnings_of(stdout, "# base: ", &s[0].d, s[0].event, 0, 0);
 	header_warnings_of(stdout, "# new: ", &s[1].d, s[1].event, 0, 0);
 	for (size_t i = 0; i < sym_nwarnings; i++) {
@@ -216,18 +218,21 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 		nm_put(stdout, sym_warnings[i], NM_TEXT);
 		putchar('\n');
 	}
-	printf("#\n%8s %8s %9s %10s %10s %3s  %s%-40s %s\n", "base%", "new%", "change",
-	       "base", "new", "sig", lines ? "line                             " : "",
-	       "function", "object");
+	printf("#\n%8s %8s %9s %10s %10s %3s  %s%-40s %s\n", "base%", "new%", "change", "base",
+	       "new", "sig", lines ? "line                             " : "", "function",
+	       "object");
 	for (size_t i = 0; i < n; i++) {
-		printf("%7.2f%% %7.2f%% %+9.2f %10llu %10llu %3s  ", r[i].pb, r[i].pn, r[i].delta,
-		       (unsigned long long)r[i].nb, (unsigned long long)r[i].nn, mark(r[i].z));
+		printf("%7.2f%% %7.2f%% %+9.2f %10llu %10llu %3s  ", r[i].pb, r[i].pn,
+		       r[i].delta, (unsigned long long)r[i].nb, (unsigned long long)r[i].nn,
+		       mark(r[i].z));
 		if (lines) {
 			nm_put(stdout, r[i].place, NM_TEXT);
-			printf("%*s", (int)(33 - (strlen(r[i].place) < 33 ? strlen(r[i].place) : 32)),
+			printf("%*s",
+			       (int)(33 - (strlen(r[i].place) < 33 ? strlen(r[i].place) : 32)),
 			       "");
 		}
-		nm_put(stdout, view_fit(r[i].name, 55 + (lines ? 33 : 0) + 1 + (int)strlen(r[i].obj)),
+		nm_put(stdout,
+		       view_fit(r[i].name, 55 + (lines ? 33 : 0) + 1 + (int)strlen(r[i].obj)),
 		       NM_TEXT);
 		printf("%*s", (int)(strlen(r[i].name) < 40 ? 41 - strlen(r[i].name) : 1), "");
 		nm_put(stdout, r[i].obj, NM_TEXT);
@@ -238,7 +243,8 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 static void csv_out(const struct drow *r, size_t n, int lines)
 {
 	printf("%sfunction,object,base_samples,new_samples,base_percent,new_percent,"
-	       "change_points,z,significant\n", lines ? "line," : "");
+	       "change_points,z,significant\n",
+	       lines ? "line," : "");
 	for (size_t i = 0; i < n; i++) {
 		if (lines) {
 			nm_put(stdout, r[i].place, NM_CSV);
@@ -290,8 +296,9 @@ static void json_out(const struct drow *r, size_t n, const struct dside *s, doub
 		nm_put(stdout, r[i].obj, NM_JSON);
 		printf(", \"base_samples\": %llu, \"new_samples\": %llu, \"base_percent\": %.4f, "
 		       "\"new_percent\": %.4f, \"change_points\": %.4f, \"z\": %.3f, "
-		       "\"significant\": %s}", (unsigned long long)r[i].nb,
-		       (unsigned long long)r[i].nn, r[i].pb, r[i].pn, r[i].delta, r[i].z,
+		       "\"significant\": %s}",
+		       (unsigned long long)r[i].nb, (unsigned long long)r[i].nn, r[i].pb,
+		       r[i].pn, r[i].delta, r[i].z,
 		       fabs(r[i].z) >= DIFF_SIGMA ? "true" : "false");
 	}
 	printf("\n ]}\n");
@@ -370,7 +377,6 @@ static int diff_svg(struct dside *s, const struct dargs *a, double k)
 	return out_close(&of);
 }
 
-
 /* NEW's event of BASE's event's name: 0, or 1 after one line. */
 static int match_event(struct dside *s)
 {
@@ -402,8 +408,9 @@ static int parse(int argc, char **argv, struct dargs *a)
 			return -1;
 		} else if (o[0] != '-' || !o[1]) {
 			if (nside == 2)
-				return usage_error("diff takes two profiles, BASE and NEW (a third: %s)",
-						   o);
+				return usage_error(
+					"diff takes two profiles, BASE and NEW (a third: %s)",
+					o);
 			a->side[nside++] = argv[i];
 		} else if (!strcmp(o, "--lines")) {
 			a->lines = 1;
@@ -422,8 +429,8 @@ static int parse(int argc, char **argv, struct dargs *a)
 			long w = strtol(v, &end, 10);
 
 			if (*end || end == v || w < 0 || w > 100000 || (w && w < 40))
-				return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns",
-						   v);
+				return usage_error(
+					"--width %s: 0 (no limit) or 40 to 100000 columns", v);
 			a->width = (int)w;
 			a->width_set = 1;
 		} else if (bad) {
@@ -489,7 +496,8 @@ int cmd_diff(int argc, char **argv)
 		goto out;
 	}
 	for (int i = 0; i < 2; i++) {
-		if (view_ctx_init(&s[i].c, &s[i].d, s[i].event, a.lines ? VIEW_LINES : VIEW_FUNCS) ||
+		if (view_ctx_init(&s[i].c, &s[i].d, s[i].event,
+				  a.lines ? VIEW_LINES : VIEW_FUNCS) ||
 		    view_build(&s[i].c))
 			die("out of memory");
 		s[i].built = 1;
@@ -507,8 +515,10 @@ int cmd_diff(int argc, char **argv)
 	header_warnings(stderr, "", &s[1].d, s[1].event, 0);
 	ret = compare(s, &a);
 	if (!ret && a.svgout)
-		ret = diff_svg(s, &a, a.normalize && s[0].total ?
-			       (double)s[1].total / (double)s[0].total : 1);
+		ret = diff_svg(s, &a,
+			       a.normalize && s[0].total ?
+				       (double)s[1].total / (double)s[0].total :
+				       1);
 out:
 	for (int i = 0; i < 2; i++) {
 		if (s[i].built)

@@ -31,22 +31,23 @@ static void unsampled_line(const struct hd_file *d, const struct hd_event *e)
 	if (e->count_scope == HD_COUNT_NONE) {
 		if (d->job || header_notes.merged) {
 			printf("#   count: - (%s): the share not in this profile is "
-			       "unknown\n", d->job ? "libhwprof-mpi keeps none" :
-			       "not every merged file has one");
+			       "unknown\n",
+			       d->job ? "libhwprof-mpi keeps none" :
+					"not every merged file has one");
 		}
 		return;
 	}
 	fputs("#   ", stdout);
 	if (hd_unsampled(e, &share, &total, &held)) {
 		printf("count: %llu%s; without a single period the share not in this "
-		       "profile cannot be said\n", (unsigned long long)e->count,
-		       is_clock(e->name) ? " ns" : "");
+		       "profile cannot be said\n",
+		       (unsigned long long)e->count, is_clock(e->name) ? " ns" : "");
 	} else if (e->count_scope == HD_COUNT_ALL) {
 		printf("%.1f %% of ", 100 * share);
 		nm_put(stdout, e->name, NM_TEXT);
 		printf(" time (%.3f s of %.3f s) was spent in the kernel and is not in this "
-		       "profile\n", (total - held) / 1e9 > 0 ?
-		       (total - held) / 1e9 : 0, total / 1e9);
+		       "profile\n",
+		       (total - held) / 1e9 > 0 ? (total - held) / 1e9 : 0, total / 1e9);
 	} else {
 		printf("%.1f %% of the ", 100 * share);
 		nm_put(stdout, e->name, NM_TEXT);
@@ -89,8 +90,7 @@ size_t header_unseen(const struct hd_file *d)
  * the kernel dropped, call paths cut or short) and of the objects (kept
  * with their names when recorded, or found when they were named now): to
  * stderr, or into the output. */
-void header_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event,
-		 int json)
+void header_warnings(FILE *f, const char *prefix, const struct hd_file *d, int event, int json)
 {
 	header_warnings_of(f, prefix, d, event, json, 1);
 }
@@ -108,20 +108,24 @@ void header_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 		char msg[512];
 
 		if (k == 0 && d->checkpoint)
-			snprintf(msg, sizeof(msg), "warning: the profile is partial: this file is a "
+			snprintf(msg, sizeof(msg),
+				 "warning: the profile is partial: this file is a "
 				 "checkpoint that hwprof record wrote while the command ran, and "
 				 "the recording never finished (record was killed)");
 		else if (k == 1 && d->side_lost)
-			snprintf(msg, sizeof(msg), "warning: the kernel dropped %llu side-band "
+			snprintf(msg, sizeof(msg),
+				 "warning: the kernel dropped %llu side-band "
 				 "record%s (mmap, comm, fork, exit): samples of code mapped then "
 				 "may be named [unknown], and processes or threads may be missing "
-				 "or their end not seen", (unsigned long long)d->side_lost,
+				 "or their end not seen",
+				 (unsigned long long)d->side_lost,
 				 d->side_lost == 1 ? "" : "s");
 		else if (k == 2 && unseen)
-			snprintf(msg, sizeof(msg), "warning: %zu process%s ended unseen: %s exit "
-				 "record was dropped, or %s state could not be known", unseen,
-				 unseen == 1 ? "" : "es", unseen == 1 ? "its" : "their",
-				 unseen == 1 ? "its" : "their");
+			snprintf(msg, sizeof(msg),
+				 "warning: %zu process%s ended unseen: %s exit "
+				 "record was dropped, or %s state could not be known",
+				 unseen, unseen == 1 ? "" : "es",
+				 unseen == 1 ? "its" : "their", unseen == 1 ? "its" : "their");
 		else
 			continue;
 		put_warning(f, prefix, msg, json, &first);
@@ -130,27 +134,34 @@ void header_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 		char msg[512];
 
 		if (k == 0 && e->missed)
-			snprintf(msg, sizeof(msg), "warning: %llu thread%s %s not covered (%s): "
-				 "the profile misses them", (unsigned long long)e->missed,
-				 e->missed == 1 ? "" : "s", e->missed == 1 ? "was" : "were",
+			snprintf(msg, sizeof(msg),
+				 "warning: %llu thread%s %s not covered (%s): "
+				 "the profile misses them",
+				 (unsigned long long)e->missed, e->missed == 1 ? "" : "s",
+				 e->missed == 1 ? "was" : "were",
 				 e->missed_why ? e->missed_why : "reason unknown");
 		else if (k == 1 && e->lost)
-			snprintf(msg, sizeof(msg), "warning: %llu sample%s lost: the kernel "
-				 "dropped %s", (unsigned long long)e->lost,
-				 e->lost == 1 ? " was" : "s were", e->lost == 1 ? "it" : "them");
+			snprintf(msg, sizeof(msg),
+				 "warning: %llu sample%s lost: the kernel "
+				 "dropped %s",
+				 (unsigned long long)e->lost, e->lost == 1 ? " was" : "s were",
+				 e->lost == 1 ? "it" : "them");
 		else if (k == 2 && e->callgraph != HD_CG_NONE && e->cut)
-			snprintf(msg, sizeof(msg), "warning: %llu of %llu call paths (%.2f%%) were "
+			snprintf(msg, sizeof(msg),
+				 "warning: %llu of %llu call paths (%.2f%%) were "
 				 "cut short when recorded (%s): callers beyond it are missing",
 				 (unsigned long long)e->cut, (unsigned long long)e->chains,
-				 view_pct(e->cut, e->chains), e->callgraph == HD_CG_DWARF ?
-				 "the end of the stack copy, or 127 frames: record with a larger "
-				 "--call-graph dwarf,SIZE" :
-				 "the kernel's depth limit, kernel.perf_event_max_stack");
+				 view_pct(e->cut, e->chains),
+				 e->callgraph == HD_CG_DWARF ?
+					 "the end of the stack copy, or 127 frames: record with a larger "
+					 "--call-graph dwarf,SIZE" :
+					 "the kernel's depth limit, kernel.perf_event_max_stack");
 		/* the cut paths end short too, and have their own warning and
 		 * cure: the rest are the ones a missing frame hid */
 		else if (k == 3 && e->callgraph != HD_CG_NONE && header_notes.paths_counted &&
 			 header_notes.paths_short > e->cut)
-			snprintf(msg, sizeof(msg), "warning: %llu of %llu samples (%.2f%%) have a "
+			snprintf(msg, sizeof(msg),
+				 "warning: %llu of %llu samples (%.2f%%) have a "
 				 "call path that ends short of a thread's entry (_start, "
 				 "__libc_start_main, start_thread, clone, clone3)%s: %s",
 				 (unsigned long long)(header_notes.paths_short - e->cut),
@@ -158,10 +169,10 @@ void header_warnings_of(FILE *f, const char *prefix, const struct hd_file *d, in
 				 view_pct(header_notes.paths_short - e->cut, e->chains),
 				 e->cut ? " and was not cut short" : "",
 				 e->callgraph == HD_CG_DWARF ?
-				 "code without call-frame information (or a stack copy too "
-				 "small) hid its callers" :
-				 "a frame without a frame pointer hid its callers; build with "
-				 "-fno-omit-frame-pointer or record with --call-graph dwarf");
+					 "code without call-frame information (or a stack copy too "
+					 "small) hid its callers" :
+					 "a frame without a frame pointer hid its callers; build with "
+					 "-fno-omit-frame-pointer or record with --call-graph dwarf");
 		else
 			continue;
 		put_warning(f, prefix, msg, json, &first);
@@ -194,21 +205,25 @@ void header_text(const struct view_ctx *c)
 	/* a version 1 file names one process and no thread: its threads
 	 * are not known (lib/profile/data-read.c keeps one for the process) */
 	if (d->version == 1)
-		printf("\n# processes: %zu  threads: not listed (version 1 file)\n", d->nprocs);
+		printf("\n# processes: %zu  threads: not listed (version 1 file)\n",
+		       d->nprocs);
 	else if (d->job && !d->nthreads)
 		printf("\n# processes: %zu (the ranks)  threads: not kept in a job file of "
-		       "libhwprof-mpi\n", d->nprocs);
+		       "libhwprof-mpi\n",
+		       d->nprocs);
 	else if (d->job)
 		printf("\n# processes: %zu (the ranks)  threads: %zu kept (each rank's most "
-		       "sampled; tid -: the rest of a rank's)\n", d->nprocs, d->nthreads);
+		       "sampled; tid -: the rest of a rank's)\n",
+		       d->nprocs, d->nthreads);
 	else
 		printf("\n# processes: %zu  threads: %zu\n", d->nprocs, d->nthreads);
 	/* the side band is hwprof record's: not in a job file, nor in a
 	 * version 1 file of the preloaded recorder */
 	if (d->version != 1 && !d->job)
 		printf("# side-band records lost: %llu (mmap, comm, fork, exit)  processes "
-		       "whose end was not seen: %zu%s\n", (unsigned long long)d->side_lost,
-		       header_unseen(d), d->checkpoint ? "  partial: a checkpoint" : "");
+		       "whose end was not seen: %zu%s\n",
+		       (unsigned long long)d->side_lost, header_unseen(d),
+		       d->checkpoint ? "  partial: a checkpoint" : "");
 	/* hwprof record and the engine ask the kernel for user-space samples
 	 * only (hwprof(1), "User space only") */
 	printf("# user space only: time in the kernel (system calls, page-fault handling, "
@@ -235,7 +250,8 @@ void header_text(const struct view_ctx *c)
 		       (unsigned long long)e->throttled, (unsigned long long)e->missed);
 		if (e->missed) {
 			fputs(" (", stdout);
-			nm_put(stdout, e->missed_why ? e->missed_why : "reason unknown", NM_TEXT);
+			nm_put(stdout, e->missed_why ? e->missed_why : "reason unknown",
+			       NM_TEXT);
 			fputc(')', stdout);
 		}
 		fputc('\n', stdout);
@@ -243,7 +259,8 @@ void header_text(const struct view_ctx *c)
 		if (e->callgraph != HD_CG_NONE)
 			printf("#   call paths (%s): %llu samples with one, %llu cut short when "
 			       "recorded, %llu frames dropped (not code: 0 or not mapped "
-			       "executable)\n", e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
+			       "executable)\n",
+			       e->callgraph == HD_CG_DWARF ? "dwarf" : "frame pointers",
 			       (unsigned long long)e->chains, (unsigned long long)e->cut,
 			       (unsigned long long)e->dropped);
 	}

@@ -39,7 +39,7 @@ static long merge_event(struct hd_file *m, const struct hd_event *e)
 		m->events[i].missed_why = NULL;
 		fresh = 1;
 	} else if (e->period != m->events[i].period) {
-		m->events[i].period = 0;	/* mixed: no single period */
+		m->events[i].period = 0; /* mixed: no single period */
 	}
 	me = &m->events[i];
 	me->samples = hwp_add_sat(me->samples, e->samples);
@@ -76,7 +76,8 @@ static long merge_object(struct hd_file *m, const struct hd_object *o)
 {
 	if (o->buildid)
 		for (size_t k = 0; k < m->nobjects; k++)
-			if (m->objects[k].buildid && !strcasecmp(m->objects[k].buildid, o->buildid))
+			if (m->objects[k].buildid &&
+			    !strcasecmp(m->objects[k].buildid, o->buildid))
 				return (long)k;
 	return hd_object(m, o->path, o->buildid, o->size);
 }
@@ -97,7 +98,8 @@ static int merge_paths(struct hd_file *m, const struct hd_file *f, const long *e
 	for (size_t i = 0; i < f->cct.n; i++) {
 		const struct hwp_cct_node *x = &f->cct.node[i];
 		long k = hd_node(m, x->parent == HD_NO_NODE ? HD_NO_NODE : nm[x->parent],
-				 x->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[x->object],
+				 x->object == HD_NO_OBJECT ? HD_NO_OBJECT :
+							     (uint32_t)ob[x->object],
 				 x->addr);
 
 		if (k < 0)
@@ -108,7 +110,8 @@ static int merge_paths(struct hd_file *m, const struct hd_file *f, const long *e
 		const struct hd_path *p = &f->paths[i];
 
 		if (hd_count_path(m, (uint32_t)ev[p->event],
-				  p->thread == HD_NO_THREAD ? HD_NO_THREAD : (uint32_t)(t0 + p->thread),
+				  p->thread == HD_NO_THREAD ? HD_NO_THREAD :
+							      (uint32_t)(t0 + p->thread),
 				  nm[p->node], p->count))
 			goto out;
 	}
@@ -122,7 +125,7 @@ out:
  * and line, so that the same object in many files is named once. */
 struct kept_seen {
 	struct rows_table names, lines;
-	char *unkept;		/* per merged object: a file did not keep its names */
+	char *unkept; /* per merged object: a file did not keep its names */
 	size_t nunkept;
 };
 
@@ -180,8 +183,8 @@ static int merge_names(struct hd_file *m, const struct hd_file *f, const long *o
 		const struct hd_line *x = &f->lines[i];
 
 		if ((r = first_seen(&ks->lines, (uint32_t)ob[x->object], x->addr)) < 0 ||
-		    (r && hd_add_line(m, (uint32_t)ob[x->object], (uint32_t)src[x->src], x->addr,
-				      x->line, x->func)))
+		    (r && hd_add_line(m, (uint32_t)ob[x->object], (uint32_t)src[x->src],
+				      x->addr, x->line, x->func)))
 			goto out;
 	}
 	ret = 0;
@@ -213,11 +216,13 @@ static int merge_mpi_time(struct hd_file *m, const struct hd_file *f, const long
 	}
 	for (size_t i = 0; i < f->nmsites; i++) {
 		const struct hd_msite *s = &f->msites[i];
-		uint32_t o = s->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[s->object];
+		uint32_t o = s->object == HD_NO_OBJECT ? HD_NO_OBJECT :
+							 (uint32_t)ob[s->object];
 		size_t j = 0;
 
-		while (j < m->nmsites && (m->msites[j].object != o || m->msites[j].addr != s->addr ||
-					  strcmp(m->msites[j].call, s->call)))
+		while (j < m->nmsites &&
+		       (m->msites[j].object != o || m->msites[j].addr != s->addr ||
+			strcmp(m->msites[j].call, s->call)))
 			j++;
 		site[i] = j < m->nmsites ? (long)j : hd_add_msite(m, o, s->addr, s->call);
 		if (site[i] < 0)
@@ -303,7 +308,8 @@ counted:
 		const struct hd_sample *s = &f->samples[i];
 
 		if (hd_count(m, (uint32_t)ev[s->event], (uint32_t)(t0 + s->thread),
-			     s->object == HD_NO_OBJECT ? HD_NO_OBJECT : (uint32_t)ob[s->object],
+			     s->object == HD_NO_OBJECT ? HD_NO_OBJECT :
+							 (uint32_t)ob[s->object],
 			     s->addr, s->count))
 			goto out;
 	}
@@ -476,8 +482,7 @@ void merge_inputs_free(struct merge_inputs *in)
 /* What files must share to be merged                                   */
 
 /* "hwprof: A and B WHAT (X, Y)" with every name escaped; returns 1. */
-static int refuse(const char *a, const char *b, const char *what, const char *x,
-		  const char *y)
+static int refuse(const char *a, const char *b, const char *what, const char *x, const char *y)
 {
 	fputs("hwprof: ", stderr);
 	nm_put(stderr, a, NM_TEXT);
@@ -524,8 +529,10 @@ static int same_program(const struct hd_file *f, const char *fn, const struct hd
 			const char *gn)
 {
 	char x[512], y[512], xs[1100], ys[1100];
-	int level = f->program_id && g->program_id ? 0 : !f->program || !g->program ? 2 :
-		    f->program_size && g->program_size ? 3 : 1;
+	int level = f->program_id && g->program_id     ? 0 :
+		    !f->program || !g->program	       ? 2 :
+		    f->program_size && g->program_size ? 3 :
+							 1;
 
 	program_of(f, level, x, sizeof(x));
 	program_of(g, level, y, sizeof(y));
@@ -619,7 +626,8 @@ static int new_ranks(struct rows_table *seen, const struct hd_file *f, size_t i,
 			char what[64];
 
 			snprintf(what, sizeof(what), "both hold MPI rank %d", r);
-			return refuse(files[seen->rows[j].aux - 1], files[i], what, NULL, NULL);
+			return refuse(files[seen->rows[j].aux - 1], files[i], what, NULL,
+				      NULL);
 		}
 	}
 	return 0;
@@ -639,7 +647,8 @@ static int lacks_rank(const struct hd_file *f, const char *fn)
 	fputs("hwprof: ", stderr);
 	nm_put(stderr, fn, NM_TEXT);
 	fputs(": no MPI rank in it (not recorded under an MPI launcher): --ranks needs "
-	      "ranks\n", stderr);
+	      "ranks\n",
+	      stderr);
 	return 1;
 }
 
@@ -666,7 +675,7 @@ static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
 		    (f->host && !(m->host = strdup(f->host))))
 			return -1;
 	} else if (m->host && (!f->host || strcmp(m->host, f->host))) {
-		free(m->host);		/* several hosts: each process has its own */
+		free(m->host); /* several hosts: each process has its own */
 		m->host = NULL;
 	}
 	return 0;
@@ -676,7 +685,7 @@ static int merged_header(struct hd_file *m, const struct hd_file *f, int first)
  * that they are parts of one run: hwprof(1)). */
 int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 {
-	struct rows_table seen = { 0 };	/* MPI rank -> file number + 1 */
+	struct rows_table seen = { 0 }; /* MPI rank -> file number + 1 */
 	struct kept_seen ks = { 0 };
 	struct hd_file first;
 	int ret = 1;
@@ -703,7 +712,8 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 			fputs("hwprof: ", stderr);
 			nm_put(stderr, job, NM_TEXT);
 			fputs(" is a job file (libhwprof-mpi): it is reported alone, not merged "
-			      "with ", stderr);
+			      "with ",
+			      stderr);
 			nm_put(stderr, f.job ? files[i ? 0 : 1] : files[i], NM_TEXT);
 			fputc('\n', stderr);
 			hd_free(&f);
@@ -720,9 +730,9 @@ int merge_read(struct hd_file *d, char **files, size_t nfiles, int need_ranks)
 		if (merge(d, &f, &ks) || merged_header(d, &f, !i))
 			die("out of memory");
 		if (f.version < d->version)
-			d->version = f.version;	/* a version 1 file lists no threads */
+			d->version = f.version; /* a version 1 file lists no threads */
 		if (!i) {
-			first = f;	/* kept for the checks */
+			first = f; /* kept for the checks */
 			continue;
 		}
 		hd_free(&f);

@@ -17,11 +17,11 @@
 struct merge_input_key {
 	dev_t dev;
 	ino_t ino;
-	int known;		/* stat() succeeded */
+	int known; /* stat() succeeded */
 };
 struct merge_inputs {
 	char **files;
-	struct merge_input_key *keys;	/* one per file */
+	struct merge_input_key *keys; /* one per file */
 	size_t n, cap;
 };
 int merge_inputs(struct merge_inputs *in, char **args, size_t nargs);

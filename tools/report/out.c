@@ -29,8 +29,10 @@ static int out_open_said(const char *opt, const char *out, const struct hwp_out 
 	char why[96];
 
 	if (r == HWP_OUT_NOTREG) {
-		snprintf(why, sizeof(why), "%s; hwprof writes only regular files, never "
-			 "through a link", hwp_out_what(o->found));
+		snprintf(why, sizeof(why),
+			 "%s; hwprof writes only regular files, never "
+			 "through a link",
+			 hwp_out_what(o->found));
 		return out_say(opt, out, why);
 	}
 	if (r == -EISDIR)
@@ -55,7 +57,8 @@ int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 		for (size_t i = 0; i < ninputs; i++)
 			if (!stat(inputs[i], &si) && si.st_dev == so.st_dev &&
 			    si.st_ino == so.st_ino)
-				return out_say(opt, out, "that is the data file being reported; "
+				return out_say(opt, out,
+					       "that is the data file being reported; "
 					       "not overwriting it");
 	return 0;
 }

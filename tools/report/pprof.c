@@ -10,9 +10,9 @@
  * "count"), the reported event the default; one sample per call path and
  * thread (or, without paths, per innermost frame and thread), its
  * locations innermost first; labels "thread" (tid), "pid", "comm" (the
- * thread's command, callpaths.c's cp_comm()) and "rank" where known; one mapping per object (its path and build-id), one
- * location per frame (the ELF address; a caller's return address), named
- * with its function, source file and line as report names them, so pprof
+ * thread's command, callpaths.c's cp_comm()) and "rank" where known; one mapping per object
+ * (its path and build-id), one location per frame (the ELF address; a caller's return
+ * address), named with its function, source file and line as report names them, so pprof
  * symbolizes nothing itself.
  */
 #define _GNU_SOURCE
@@ -111,7 +111,7 @@ static void pb_packed(struct pb *p, unsigned int field, const uint64_t *v, size_
 /* The string table: each string once, "" first                        */
 
 struct strs {
-	struct hd_strs t;	/* lib/profile/data.c's interning */
+	struct hd_strs t; /* lib/profile/data.c's interning */
 	int oom;
 };
 
@@ -133,16 +133,16 @@ struct loc {
 	uint32_t object;
 	uint64_t addr;
 	int leaf;
-	long fn;		/* function row */
+	long fn; /* function row */
 };
 
 struct out {
 	struct cp *p;
 	struct strs str;
-	struct rows_table lidx;		/* (object | leaf << 32, addr) -> loc */
+	struct rows_table lidx; /* (object | leaf << 32, addr) -> loc */
 	struct loc *loc;
 	size_t nloc;
-	struct rows_table fidx;		/* function row -> function id - 1 */
+	struct rows_table fidx; /* function row -> function id - 1 */
 	struct pb body, tmp, tmp2;
 	uint64_t *ids, *vals;
 	size_t capids;
@@ -151,7 +151,7 @@ struct out {
 /* The location id of node (or of a flat sample's address), from 1. */
 static uint64_t loc_id(struct out *o, uint32_t object, uint64_t addr, int leaf, long fn)
 {
-	long i = rows_get(&o->lidx, (uint64_t)object | (uint64_t)!!leaf << 32, addr);
+	long i = rows_get(&o->lidx, (uint64_t)object | (uint64_t) !!leaf << 32, addr);
 
 	if (i < 0)
 		return 0;
@@ -263,7 +263,8 @@ static int tables(struct out *o)
 	struct view_ctx *c = o->p->c;
 	const struct rows_table *t = c->funcs_are_rows ? &c->rows : &c->funcs;
 	const struct hd_file *d = c->d;
-	uint64_t *lo = calloc(d->nobjects + 1, sizeof(*lo)), *hi = calloc(d->nobjects + 1, sizeof(*hi));
+	uint64_t *lo = calloc(d->nobjects + 1, sizeof(*lo)),
+		 *hi = calloc(d->nobjects + 1, sizeof(*hi));
 	char *lines = calloc(d->nobjects + 1, 1);
 	struct pb *m = &o->tmp, *l = &o->tmp2;
 	char buf[40];
@@ -283,15 +284,15 @@ static int tables(struct out *o)
 		if (x->object != HD_NO_OBJECT) {
 			struct sym_obj *so = &c->objs[x->object];
 
-			if (!sym_obj_line(so, x->leaf || !x->addr ? x->addr : x->addr - 1, &file,
-					  &line, NULL))
+			if (!sym_obj_line(so, x->leaf || !x->addr ? x->addr : x->addr - 1,
+					  &file, &line, NULL))
 				lines[x->object] = 1;
 			if (!lo[x->object] || x->addr + 1 < lo[x->object])
-				lo[x->object] = x->addr + 1;	/* +1: 0 is unset */
+				lo[x->object] = x->addr + 1; /* +1: 0 is unset */
 			if (x->addr + 1 > hi[x->object])
 				hi[x->object] = x->addr + 1;
 		}
-		if (o->fidx.n > had) {	/* new: its Function */
+		if (o->fidx.n > had) { /* new: its Function */
 			pb_num(&fn, 1, (uint64_t)f + 1);
 			pb_num(&fn, 2, str_id(&o->str, name));
 			pb_num(&fn, 3, str_id(&o->str, name));
@@ -360,7 +361,8 @@ static int gzip_to(FILE *f, const unsigned char *data, size_t n)
 			z.next_out = out;
 			z.avail_out = sizeof(out);
 			zr = deflate(&z, n ? Z_NO_FLUSH : Z_FINISH);
-			if (fwrite(out, 1, sizeof(out) - z.avail_out, f) != sizeof(out) - z.avail_out) {
+			if (fwrite(out, 1, sizeof(out) - z.avail_out, f) !=
+			    sizeof(out) - z.avail_out) {
 				deflateEnd(&z);
 				return -1;
 			}
@@ -386,8 +388,8 @@ int pprof_write(struct view_ctx *c, FILE *f)
 	o.vals = malloc((d->nevents + 1) * sizeof(*o.vals));
 	if (!o.ids || !o.vals)
 		goto oom;
-	str_id(&o.str, "");			/* string 0 is "" */
-	for (size_t i = 0; i < d->nevents; i++) {	/* sample_type */
+	str_id(&o.str, "");			  /* string 0 is "" */
+	for (size_t i = 0; i < d->nevents; i++) { /* sample_type */
 		o.tmp.n = 0;
 		pb_num(&o.tmp, 1, str_id(&o.str, d->events[i].name));
 		pb_num(&o.tmp, 2, str_id(&o.str, "count"));
@@ -405,7 +407,8 @@ int pprof_write(struct view_ctx *c, FILE *f)
 	{
 		char *cmt = NULL;
 
-		if (asprintf(&cmt, "hwprof report of: %s", d->command ? d->command : "") >= 0) {
+		if (asprintf(&cmt, "hwprof report of: %s", d->command ? d->command : "") >=
+		    0) {
 			uint64_t id = str_id(&o.str, cmt);
 
 			pb_packed(&o.body, 13, &id, 1, &o.tmp);

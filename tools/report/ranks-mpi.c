@@ -18,8 +18,8 @@
 
 /* diff's threshold (tools/report/diff.c): standard deviations of the
  * sampling noise of two Poisson counts */
-#define OUT_SIGMA	3.0
-#define OUT_FUNCS	5	/* functions named per outlying rank */
+#define OUT_SIGMA 3.0
+#define OUT_FUNCS 5 /* functions named per outlying rank */
 
 size_t rk_mpi_ranks(struct rk *k)
 {
@@ -49,11 +49,11 @@ static double sec(uint64_t ns)
 /* A site's or a call's time over the ranks. */
 struct agg {
 	const char *call;
-	long site;		/* index into msites, -1: a call's sum */
+	long site; /* index into msites, -1: a call's sum */
 	uint64_t calls, total;
-	uint64_t max, min;	/* per-rank totals */
+	uint64_t max, min; /* per-rank totals */
 	int maxrank;
-	size_t ranks;		/* ranks with a call there */
+	size_t ranks; /* ranks with a call there */
 };
 
 static int by_total(const void *x, const void *y)
@@ -96,7 +96,9 @@ int rk_mpi_text(struct rk *k)
 			ntimed++;
 		}
 	for (size_t i = 0; i < d->nmsites; i++)
-		site[i] = (struct agg){ d->msites[i].call, (long)i, 0, 0, 0, UINT64_MAX, -1, 0 };
+		site[i] = (struct agg){
+			d->msites[i].call, (long)i, 0, 0, 0, UINT64_MAX, -1, 0
+		};
 	for (size_t i = 0; i < d->nmsranks; i++) {
 		const struct hd_msrank *m = &d->msranks[i];
 		struct agg *a = &site[m->site];
@@ -119,7 +121,7 @@ int rk_mpi_text(struct rk *k)
 		size_t j = 0;
 
 		if (a->ranks < ntimed || a->min == UINT64_MAX)
-			a->min = 0;	/* a rank without a call there */
+			a->min = 0; /* a rank without a call there */
 		kept = hwp_add_sat(kept, a->total);
 		kcalls = hwp_add_sat(kcalls, a->calls);
 		while (j < ncall && strcmp(call[j].call, a->call))
@@ -130,18 +132,19 @@ int rk_mpi_text(struct rk *k)
 		call[j].total = hwp_add_sat(call[j].total, a->total);
 	}
 	if (mpi > kept)
-		call[ncall++] = (struct agg){ "(sites not kept)", -1, calls - kcalls, mpi - kept,
-					      0, 0, -1, 0 };
+		call[ncall++] = (struct agg){
+			"(sites not kept)", -1, calls - kcalls, mpi - kept, 0, 0, -1, 0
+		};
 	qsort(call, ncall, sizeof(*call), by_total);
 	qsort(site, d->nmsites, sizeof(*site), by_total);
 	printf("\n# time in MPI calls (wall clock, every timed rank): %.6f s of %.6f s "
-	       "(MPI_Init to MPI_Finalize summed over %zu ranks), %.2f%%\n", sec(mpi), sec(app),
-	       ntimed, view_pct(mpi, app));
+	       "(MPI_Init to MPI_Finalize summed over %zu ranks), %.2f%%\n",
+	       sec(mpi), sec(app), ntimed, view_pct(mpi, app));
 	printf("%-24s %14s %8s %8s %12s\n", "call", "time s", "app %", "MPI %", "calls");
 	for (size_t i = 0; i < ncall; i++)
-		printf("%-24s %14.6f %7.2f%% %7.2f%% %12llu\n", call[i].call, sec(call[i].total),
-		       view_pct(call[i].total, app), view_pct(call[i].total, mpi),
-		       (unsigned long long)call[i].calls);
+		printf("%-24s %14.6f %7.2f%% %7.2f%% %12llu\n", call[i].call,
+		       sec(call[i].total), view_pct(call[i].total, app),
+		       view_pct(call[i].total, mpi), (unsigned long long)call[i].calls);
 	if (!d->nmsites)
 		goto out;
 	printf("\n# MPI call sites: each site's time over the ranks (max, mean and min of "
@@ -152,8 +155,9 @@ int rk_mpi_text(struct rk *k)
 	for (size_t i = 0; i < d->nmsites; i++) {
 		const struct agg *a = &site[i];
 		const struct hd_msite *m = &d->msites[a->site];
-		long f = m->object == HD_NO_OBJECT ? -1 :
-			 view_func_row(k->c, m->object, m->addr ? m->addr - 1 : 0);
+		long f = m->object == HD_NO_OBJECT ?
+				 -1 :
+				 view_func_row(k->c, m->object, m->addr ? m->addr - 1 : 0);
 		char nb[40];
 
 		if (!a->calls)
@@ -198,7 +202,7 @@ static double median(uint64_t *v, size_t n)
 }
 
 struct odd {
-	uint32_t col;		/* the rank's index */
+	uint32_t col; /* the rank's index */
 	long row;
 	uint64_t n;
 	double med, z;
@@ -217,8 +221,8 @@ static int by_rank_z(const void *x, const void *y)
 
 /* Adds rank col's count n of row f against the median b when beyond
  * noise. 0 or -1. */
-static int test_one(struct odd **o, size_t *n, size_t *cap, uint32_t col, long row,
-		    uint64_t c, double b)
+static int test_one(struct odd **o, size_t *n, size_t *cap, uint32_t col, long row, uint64_t c,
+		    double b)
 {
 	double x = (double)c, z = x == b ? 0 : (x - b) / sqrt(x + b);
 
@@ -264,7 +268,8 @@ int rk_outliers(struct rk *k)
 		memset(has, 0, nr);
 		for (size_t i = r->c0; i < r->c1; i++) {
 			has[k->pairs[i].col] = 1;
-			if (test_one(&o, &nodd, &cap, k->pairs[i].col, r->row, k->pairs[i].n, b))
+			if (test_one(&o, &nodd, &cap, k->pairs[i].col, r->row, k->pairs[i].n,
+				     b))
 				goto out;
 		}
 		for (size_t c = 0; c < nr; c++)
@@ -275,7 +280,8 @@ int rk_outliers(struct rk *k)
 		qsort(o, nodd, sizeof(*o), by_rank_z);
 	printf("\n# --outliers: ranks whose counts differ from the job's median beyond "
 	       "sampling noise (|z| > %.0f, z = (n - median) / sqrt(n + median)), over the %zu "
-	       "functions with per-rank counts\n", OUT_SIGMA, counted);
+	       "functions with per-rank counts\n",
+	       OUT_SIGMA, counted);
 	for (size_t i = 0; i < nodd;) {
 		size_t j = i;
 
@@ -290,7 +296,8 @@ int rk_outliers(struct rk *k)
 			putchar(' ');
 			nm_put(stdout, view_name(&k->c->rows.rows[o[q].row], nb), NM_TEXT);
 			printf(" %llu vs median %.1f (z %+.1f)%s", (unsigned long long)o[q].n,
-			       o[q].med, o[q].z, q + 1 < j && q + 1 < i + OUT_FUNCS ? "," : "");
+			       o[q].med, o[q].z,
+			       q + 1 < j && q + 1 < i + OUT_FUNCS ? "," : "");
 		}
 		if (j - i > OUT_FUNCS)
 			printf(" and %zu more", j - i - OUT_FUNCS);
@@ -311,7 +318,7 @@ out:
  * and its samples in each rank. */
 struct caller {
 	long fn;
-	uint64_t *n;		/* per rank index */
+	uint64_t *n; /* per rank index */
 	uint64_t total;
 };
 
@@ -341,14 +348,16 @@ int rk_callers(struct rk *k, const char *name)
 		die("out of memory");
 	if (f == -2) {
 		free(tot);
-		return 1;	/* view_match() listed them */
+		return 1; /* view_match() listed them */
 	}
 	if (f < 0 || !d->npaths) {
 		fputs("hwprof: ", stderr);
 		nm_put(stderr, name, NM_TEXT);
-		fputs(d->npaths ? ": no function of that name took samples on a call path\n" :
-		      ": --callers needs call paths (rank files of hwprof record -g; a job "
-		      "file keeps none)\n", stderr);
+		fputs(d->npaths ?
+			      ": no function of that name took samples on a call path\n" :
+			      ": --callers needs call paths (rank files of hwprof record -g; a job "
+			      "file keeps none)\n",
+		      stderr);
 		free(tot);
 		return 1;
 	}
@@ -369,7 +378,8 @@ int rk_callers(struct rk *k, const char *name)
 		for (size_t j = 0; j < n; j++) {
 			const struct hwp_cct_node *x = &d->cct.node[fr[j]];
 
-			fn[j] = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
+			fn[j] = view_func_row(k->c, x->object,
+					      j && x->addr ? x->addr - 1 : x->addr);
 			if (fn[j] < 0)
 				goto oom;
 			on |= fn[j] == f;
@@ -402,7 +412,9 @@ int rk_callers(struct rk *k, const char *name)
 					cl = x;
 					capcl = nc;
 				}
-				cl[ncl] = (struct caller){ c, calloc(k->nranks + 1, sizeof(uint64_t)), 0 };
+				cl[ncl] = (struct caller){
+					c, calloc(k->nranks + 1, sizeof(uint64_t)), 0
+				};
 				if (!cl[ncl++].n)
 					goto oom;
 			}

@@ -17,8 +17,9 @@
 
 static const char *obj_base(const struct rk *k, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT || obj >= k->d->nobjects ? VIEW_NO_OBJECT :
-	       view_base(k->d->objects[obj].path);
+	return obj == HD_NO_OBJECT || obj >= k->d->nobjects ?
+		       VIEW_NO_OBJECT :
+		       view_base(k->d->objects[obj].path);
 }
 
 /* The spread of the per-rank samples (or MPI shares): min, mean, max. */
@@ -60,9 +61,10 @@ int rk_missing(const struct rk *k, char *msg, size_t len)
 	for (size_t i = 0; i <= k->nranks && first < 0; i++)
 		if (i == k->nranks || k->ranks[i].rank != (int)i)
 			first = (int)i;
-	snprintf(msg, len, "warning: %zu of the %d ranks of the job are present (the first "
-		 "missing: rank %d): means and minimums are over the present ones", k->nranks,
-		 size, first);
+	snprintf(msg, len,
+		 "warning: %zu of the %d ranks of the job are present (the first "
+		 "missing: rank %d): means and minimums are over the present ones",
+		 k->nranks, size, first);
 	return 1;
 }
 
@@ -77,13 +79,14 @@ static const char *host_of(const struct rk *k, const struct rk_rank *r)
  * Each rank's samples and time in MPI, as mpiP's task table: every rank
  * up to TEXT_RANKS of them; above, the table is in CSV and JSON only.
  */
-#define TEXT_RANKS	64
+#define TEXT_RANKS 64
 
 static void text_ranks(const struct rk *k)
 {
 	if (k->nranks > TEXT_RANKS) {
 		printf("\n# %zu ranks: each rank's samples and time in MPI are in "
-		       "--format csv or json\n", k->nranks);
+		       "--format csv or json\n",
+		       k->nranks);
 		return;
 	}
 	printf("\n%8s %-24s %10s %10s %10s %8s", "rank", "host", "pid", "samples", "in MPI",
@@ -131,8 +134,8 @@ void rk_text(const struct rk *k)
 	       s.min, s.minrank, s.mean, s.max, s.maxrank);
 	printf("# time in MPI per rank (samples %s): min %.2f%% (rank %d), "
 	       "mean %.2f%%, max %.2f%% (rank %d)\n",
-	       k->mpi_paths ? "with MPI on their call path" : "in MPI objects", m.min, m.minrank,
-	       m.mean, m.max, m.maxrank);
+	       k->mpi_paths ? "with MPI on their call path" : "in MPI objects", m.min,
+	       m.minrank, m.mean, m.max, m.maxrank);
 	if (rk_missing(k, msg, sizeof(msg))) {
 		fputs("# ", stdout);
 		puts(msg);
@@ -221,8 +224,9 @@ void rk_csv_ranks(const struct rk *k, FILE *f)
 {
 	/* a job file's wall clock in MPI: three more columns */
 	fputs(k->d->nmranks ? "rank,host,pid,samples,mpi_samples,mpi_percent,app_seconds,"
-	      "mpi_seconds,mpi_time_percent\n" :
-	      "rank,host,pid,samples,mpi_samples,mpi_percent\n", f);
+			      "mpi_seconds,mpi_time_percent\n" :
+			      "rank,host,pid,samples,mpi_samples,mpi_percent\n",
+	      f);
 	for (size_t i = 0; i < k->nranks; i++) {
 		const struct rk_rank *r = &k->ranks[i];
 		char sb[32];
@@ -245,8 +249,8 @@ void rk_csv_ranks(const struct rk *k, FILE *f)
 static void json_spread(const char *name, struct spread s, int pct)
 {
 	printf(" \"%s\": {\"min\": %.*f, \"min_rank\": %d, \"mean\": %.4f, \"max\": %.*f, "
-	       "\"max_rank\": %d}", name, pct ? 4 : 0, s.min, s.minrank, s.mean, pct ? 4 : 0,
-	       s.max, s.maxrank);
+	       "\"max_rank\": %d}",
+	       name, pct ? 4 : 0, s.min, s.minrank, s.mean, pct ? 4 : 0, s.max, s.maxrank);
 }
 
 void rk_json(const struct rk *k)
@@ -258,7 +262,11 @@ void rk_json(const struct rk *k)
 	printf("{\"view\": \"ranks\", \"event\": ");
 	nm_put(stdout, d->events[k->c->event].name, NM_JSON);
 	printf(", \"event_index\": %d, \"command\": ", k->c->event);
-	nm_put(stdout, d->command ? d->command : d->nprocs ? d->procs[0].command : "", NM_JSON);
+	nm_put(stdout,
+	       d->command ? d->command :
+	       d->nprocs  ? d->procs[0].command :
+			    "",
+	       NM_JSON);
 	printf(",\n \"job_file\": %s, \"world_size\": ", d->job ? "true" : "false");
 	if (d->size > 0)
 		printf("%d", d->size);
@@ -293,11 +301,12 @@ void rk_json(const struct rk *k)
 		nm_put(stdout, obj_base(k, fr->obj), NM_JSON);
 		printf(", \"path\": ");
 		nm_put(stdout, view_obj_path(k->c, fr->obj), NM_JSON);
-		printf(", \"total\": %llu, \"mean\": %.4f, ", (unsigned long long)r->sum, r->mean);
+		printf(", \"total\": %llu, \"mean\": %.4f, ", (unsigned long long)r->sum,
+		       r->mean);
 		if (r->known)
 			printf("\"min\": %llu, \"max\": %llu, \"max_mean\": %.4f, \"max_rank\": %d",
-			       (unsigned long long)r->min, (unsigned long long)r->max, r->ratio,
-			       r->maxrank);
+			       (unsigned long long)r->min, (unsigned long long)r->max,
+			       r->ratio, r->maxrank);
 		else
 			printf("\"min\": null, \"max\": null, \"max_mean\": null, \"max_rank\": null");
 		if (r->counts)
@@ -311,7 +320,8 @@ void rk_json(const struct rk *k)
 		}
 		putchar('[');
 		for (size_t c = 0; c < k->nranks; c++)
-			printf("%s%llu", c ? ", " : "", (unsigned long long)count_at(k, r, &p, c));
+			printf("%s%llu", c ? ", " : "",
+			       (unsigned long long)count_at(k, r, &p, c));
 		printf("]}");
 	}
 	printf("\n ],\n \"per_rank\": [");
@@ -326,8 +336,9 @@ void rk_json(const struct rk *k)
 		/* the wall clock in MPI, where the file has the rank's */
 		if (r->timed)
 			printf(", \"app_seconds\": %.9f, \"mpi_seconds\": %.9f, "
-			       "\"mpi_calls\": %llu", (double)r->app_ns / 1e9,
-			       (double)r->mpi_ns / 1e9, (unsigned long long)r->calls);
+			       "\"mpi_calls\": %llu",
+			       (double)r->app_ns / 1e9, (double)r->mpi_ns / 1e9,
+			       (unsigned long long)r->calls);
 		putchar('}');
 	}
 	printf("\n ]}\n");
@@ -338,14 +349,14 @@ void rk_json(const struct rk *k)
  * shaded by its count against the function's max, and a min-mean-max bar
  * on the scale of the largest max drawn. */
 
-#define SW	1200.0		/* drawing width */
-#define LABW	300.0		/* function names */
-#define STRIPW	600.0		/* the per-rank strip */
-#define BARX	(LABW + STRIPW + 30.0)
-#define BARW	(SW - BARX - 90.0)
-#define RH	22.0		/* one function */
-#define TOP	70.0
-#define MAXCOLS	300		/* more ranks than this: binned */
+#define SW	 1200.0 /* drawing width */
+#define LABW	 300.0	/* function names */
+#define STRIPW	 600.0	/* the per-rank strip */
+#define BARX	 (LABW + STRIPW + 30.0)
+#define BARW	 (SW - BARX - 90.0)
+#define RH	 22.0 /* one function */
+#define TOP	 70.0
+#define MAXCOLS	 300 /* more ranks than this: binned */
 #define MAXFUNCS 30
 
 static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t i,
@@ -384,7 +395,8 @@ static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t 
 			size_t n = 0;
 			double v;
 
-			for (size_t c = b * bin; c < (b + 1) * bin && c < k->nranks; c++, n++) {
+			for (size_t c = b * bin; c < (b + 1) * bin && c < k->nranks;
+			     c++, n++) {
 				uint64_t x = count_at(k, r, &p, c);
 
 				sum = hwp_add_sat(sum, x);
@@ -392,39 +404,49 @@ static void svg_row(FILE *f, const struct rk *k, const struct rk_row *r, size_t 
 					mx = x;
 			}
 			v = r->max && n ? (double)sum / (double)n / (double)r->max : 0;
-			fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
-				"fill=\"hsl(10,80%%,%.0f%%)\"><title>rank%s %d", LABW + b * cw, y,
-				cw, RH - 3, 97 - 55 * v, n > 1 ? "s" : "", k->ranks[b * bin].rank);
+			fprintf(f,
+				"<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
+				"fill=\"hsl(10,80%%,%.0f%%)\"><title>rank%s %d",
+				LABW + b * cw, y, cw, RH - 3, 97 - 55 * v, n > 1 ? "s" : "",
+				k->ranks[b * bin].rank);
 			if (n > 1)
 				fprintf(f, "-%d", k->ranks[b * bin + n - 1].rank);
-			fprintf(f, ": %s %.1f, max %llu</title></rect>\n", n > 1 ? "mean" : "count",
-				n ? (double)sum / (double)n : 0, (unsigned long long)mx);
+			fprintf(f, ": %s %.1f, max %llu</title></rect>\n",
+				n > 1 ? "mean" : "count", n ? (double)sum / (double)n : 0,
+				(unsigned long long)mx);
 		}
 	} else {
-		fprintf(f, "<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+		fprintf(f,
+			"<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
 			"fill=\"#eee\"/><text x=\"%.0f\" y=\"%.0f\" fill=\"#777\">per-rank counts "
-			"not in the job file (not a top function)</text>\n", LABW, y, STRIPW,
-			RH - 3, LABW + 6, y + 15);
+			"not in the job file (not a top function)</text>\n",
+			LABW, y, STRIPW, RH - 3, LABW + 6, y + 15);
 	}
 	/* min-mean-max */
 	{
 		double sx = scale ? BARW / (double)scale : 0, my = y + (RH - 3) / 2;
 
 		if (r->known) {
-			fprintf(f, "<line class=\"range\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
+			fprintf(f,
+				"<line class=\"range\" x1=\"%.2f\" y1=\"%.1f\" x2=\"%.2f\" "
 				"y2=\"%.1f\" stroke=\"#444\" stroke-width=\"2\"/>\n",
-				BARX + sx * (double)r->min, my, BARX + sx * (double)r->max, my);
-			fprintf(f, "<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" "
+				BARX + sx * (double)r->min, my, BARX + sx * (double)r->max,
+				my);
+			fprintf(f,
+				"<line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" y2=\"%.0f\" "
 				"stroke=\"#444\"/><line x1=\"%.2f\" y1=\"%.0f\" x2=\"%.2f\" "
 				"y2=\"%.0f\" stroke=\"#c00\" stroke-width=\"2\"/>\n",
 				BARX + sx * (double)r->min, y + 3, BARX + sx * (double)r->min,
 				y + RH - 6, BARX + sx * (double)r->max, y + 3,
 				BARX + sx * (double)r->max, y + RH - 6);
 		}
-		fprintf(f, "<rect class=\"mean\" x=\"%.2f\" y=\"%.0f\" width=\"4\" height=\"%.0f\" "
-			"fill=\"#06c\"/>\n", BARX + sx * r->mean - 2, y + 2, RH - 7);
+		fprintf(f,
+			"<rect class=\"mean\" x=\"%.2f\" y=\"%.0f\" width=\"4\" height=\"%.0f\" "
+			"fill=\"#06c\"/>\n",
+			BARX + sx * r->mean - 2, y + 2, RH - 7);
 		if (r->known)
-			fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.2f</text>\n",
+			fprintf(f,
+				"<text x=\"%.0f\" y=\"%.0f\" text-anchor=\"end\">%.2f</text>\n",
 				SW - 20, y + 15, r->ratio);
 	}
 	fputs("</g>\n", f);
@@ -444,17 +466,21 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 		bin = 1;
 	ncols = k->nranks ? (k->nranks + bin - 1) / bin : 1;
 	for (size_t i = 0; i < nf; i++)
-		if (k->rows[i].known ? k->rows[i].max > scale : k->rows[i].mean > (double)scale)
-			scale = k->rows[i].known ? k->rows[i].max : (uint64_t)k->rows[i].mean + 1;
+		if (k->rows[i].known ? k->rows[i].max > scale :
+				       k->rows[i].mean > (double)scale)
+			scale = k->rows[i].known ? k->rows[i].max :
+						   (uint64_t)k->rows[i].mean + 1;
 	if (out_open(&of, "--svg", out, inputs, ninputs))
 		return 1;
 	f = of.f;
 	h = TOP + RH * (double)nf + 40;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
 		"font-size=\"12\">\n<rect width=\"100%%\" height=\"100%%\" fill=\"#fdfdfd\"/>\n"
-		"<text x=\"10\" y=\"20\" font-size=\"15\">hwprof report --ranks: ", SW, h, SW, h);
+		"<text x=\"10\" y=\"20\" font-size=\"15\">hwprof report --ranks: ",
+		SW, h, SW, h);
 	nm_put(f, d->command ? d->command : d->nprocs ? d->procs[0].command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
 	nm_put(f, d->events[k->c->event].name, NM_XML);
@@ -464,7 +490,8 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 	if (bin > 1)
 		fprintf(f, ", %zu ranks per cell (their mean)", bin);
 	fputs(". Hover for counts.</text>\n", f);
-	fprintf(f, "<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">rank %d</text>"
+	fprintf(f,
+		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">rank %d</text>"
 		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\" text-anchor=\"end\">rank %d</text>\n"
 		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\">min-max, mean (0 to %llu)</text>"
 		"<text x=\"%.0f\" y=\"%.0f\" fill=\"#555\" text-anchor=\"end\">max/mean</text>\n",
@@ -473,8 +500,10 @@ int rk_svg(const struct rk *k, const char *out, char **inputs, size_t ninputs)
 		(unsigned long long)scale, SW - 20, TOP - 8);
 	for (size_t i = 0; i < nf; i++)
 		svg_row(f, k, &k->rows[i], i, scale, bin, ncols);
-	fprintf(f, "<text x=\"10\" y=\"%.0f\" fill=\"#555\">each strip: a function's samples "
+	fprintf(f,
+		"<text x=\"10\" y=\"%.0f\" fill=\"#555\">each strip: a function's samples "
 		"per rank, darker is nearer its max; right: its min to max over the ranks, "
-		"mean in blue</text>\n</svg>\n", h - 14);
+		"mean in blue</text>\n</svg>\n",
+		h - 14);
 	return out_close(&of);
 }

@@ -208,7 +208,7 @@ static int mpi_by_path(struct rk *k, const char *mpiobj)
 			in[i] = 1;
 		else if (n->object != HD_NO_OBJECT && mpiobj[n->object])
 			in[i] = 1;
-		else	/* a pc, or a return address: its call is before it */
+		else /* a pc, or a return address: its call is before it */
 			in[i] = (char)(mpi_name(k, n->object, n->addr, &bad) ||
 				       (n->addr && mpi_name(k, n->object, n->addr - 1, &bad)));
 	}
@@ -257,7 +257,8 @@ static int inclusive_paths(struct rk *k)
 			const struct hwp_cct_node *x = &d->cct.node[fr[j]];
 			/* the innermost frame is a pc; the others return
 			 * addresses, their call before them */
-			long f = view_func_row(k->c, x->object, j && x->addr ? x->addr - 1 : x->addr);
+			long f = view_func_row(k->c, x->object,
+					       j && x->addr ? x->addr - 1 : x->addr);
 			size_t q = 0;
 
 			if (f < 0)
@@ -265,7 +266,7 @@ static int inclusive_paths(struct rk *k)
 			while (q < m && fn[q] != f)
 				q++;
 			if (q < m)
-				continue;	/* recursion: once a path */
+				continue; /* recursion: once a path */
 			fn[m++] = f;
 			if (add_pair(k, f, col, h->count))
 				return -1;
@@ -300,7 +301,7 @@ static int from_samples(struct rk *k)
 			continue;
 		col = k->col[d->threads[s->thread].proc];
 		if (col == UINT32_MAX)
-			continue;	/* refused before: merge_read(need_ranks) */
+			continue; /* refused before: merge_read(need_ranks) */
 		r = &k->ranks[col];
 		r->samples = hwp_add_sat(r->samples, s->count);
 		/* by object where the sample has no path */
@@ -337,7 +338,7 @@ static int from_samples(struct rk *k)
 struct jrow {
 	uint64_t sum;
 	size_t nfuncs;
-	long func;		/* the row's first func */
+	long func; /* the row's first func */
 	int all_counted;
 };
 
@@ -346,7 +347,7 @@ static int from_job(struct rk *k, struct jrow **out)
 	const struct hd_file *d = k->d;
 	size_t nf = d->nfuncs;
 	long *frow = calloc(nf + 1, sizeof(*frow));
-	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum));	/* of its fcounts */
+	uint64_t *fsum = calloc(nf + 1, sizeof(*fsum)); /* of its fcounts */
 	char *has = calloc(nf + 1, 1);
 	struct jrow *jr = NULL;
 	int ret = -1;
@@ -564,8 +565,8 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 		rk_csv(&k);
 	else
 		rk_text(&k);
-	if (!strcmp(fmt, "text") && ((k.d->nmranks && rk_mpi_text(&k)) ||
-				     (outliers && rk_outliers(&k)))) {
+	if (!strcmp(fmt, "text") &&
+	    ((k.d->nmranks && rk_mpi_text(&k)) || (outliers && rk_outliers(&k)))) {
 		die("out of memory");
 	}
 	if (fflush(stdout) || ferror(stdout))

@@ -20,38 +20,38 @@ int rk_report(struct view_ctx *c, const char *sort, const char *fmt, const char 
 
 struct rk_rank {
 	int rank;
-	uint32_t proc;		/* its first process */
+	uint32_t proc; /* its first process */
 	uint64_t samples, mpi;
-	int timed;		/* a job file's wall clock in MPI (mt line): */
+	int timed; /* a job file's wall clock in MPI (mt line): */
 	uint64_t app_ns, mpi_ns, calls;
 };
 
 struct rk_row {
-	long row;		/* its function row in c->rows */
+	long row; /* its function row in c->rows */
 	uint64_t sum, min, max;
 	int maxrank;
-	int known;		/* min, max and the max's rank are known */
-	int counts;		/* per-rank counts known: pairs[c0, c1) */
+	int known;  /* min, max and the max's rank are known */
+	int counts; /* per-rank counts known: pairs[c0, c1) */
 	size_t c0, c1;
 	double mean, ratio;
-	double sd, cv;		/* standard deviation over the ranks (ranks
-				 * without samples count as 0) and sd/mean:
-				 * known with the per-rank counts */
+	double sd, cv; /* standard deviation over the ranks (ranks
+			* without samples count as 0) and sd/mean:
+			* known with the per-rank counts */
 };
 
 struct rk_pair {
-	uint32_t f;		/* function row */
-	uint32_t col;		/* rank index */
+	uint32_t f;   /* function row */
+	uint32_t col; /* rank index */
 	uint64_t n;
 };
 
 struct rk {
 	struct view_ctx *c;
 	const struct hd_file *d;
-	struct rk_rank *ranks;	/* sorted by rank */
+	struct rk_rank *ranks; /* sorted by rank */
 	size_t nranks;
-	uint32_t *col;		/* per process: its rank's index */
-	struct rk_pair *pairs;	/* sorted by function row, then rank */
+	uint32_t *col;	       /* per process: its rank's index */
+	struct rk_pair *pairs; /* sorted by function row, then rank */
 	size_t npairs, cappairs;
 	/* the run of samples of one rank being summed: each function row's
 	 * count (acc), the rows with one (touched) */
@@ -62,9 +62,9 @@ struct rk {
 	struct rk_row *rows;
 	size_t nrows;
 	uint64_t total;
-	int mpi_paths;		/* time in MPI by call path (rank files with paths) */
-	int inclusive;		/* --sort total: rows count the samples of the
-				 * paths through them (once a path) */
+	int mpi_paths; /* time in MPI by call path (rank files with paths) */
+	int inclusive; /* --sort total: rows count the samples of the
+			* paths through them (once a path) */
 };
 
 struct rk_pr {

@@ -76,14 +76,13 @@ static const char *obj_name(const struct view_ctx *c, uint32_t obj)
 	return obj == HD_NO_OBJECT ? VIEW_NO_OBJECT : view_base(c->d->objects[obj].path);
 }
 
-
 static void pad(size_t have, int width)
 {
 	static const char sp[] = "                                        ";
 
 	while ((int)have < width) {
 		size_t k = (size_t)width - have < sizeof(sp) - 1 ? (size_t)width - have :
-			   sizeof(sp) - 1;
+								   sizeof(sp) - 1;
 
 		fwrite(sp, 1, k, stdout);
 		have += k;
@@ -137,7 +136,9 @@ static uint64_t hundredths(uint64_t n, uint64_t total)
  * within 0.01; text rounds to two (lead()). */
 static const char *share(uint64_t n, uint64_t total, char buf[32])
 {
-	uint64_t m = total ? (uint64_t)(((unsigned __int128)n * 100000000 + total / 2) / total) : 0;
+	uint64_t m = total ? (uint64_t)(((unsigned __int128)n * 100000000 + total / 2) /
+					total) :
+			     0;
 
 	snprintf(buf, 32, "%llu.%06llu", (unsigned long long)(m / 1000000),
 		 (unsigned long long)(m % 1000000));
@@ -211,7 +212,8 @@ static void text_rows(const struct view_ctx *c)
 			printf("%8s %10s  %8s %10s  %-40s %s\n", "self", "samples", "total",
 			       "samples", "function", "object");
 		else
-			printf("%8s %10s  %-40s %s\n", "percent", "samples", "function", "object");
+			printf("%8s %10s  %-40s %s\n", "percent", "samples", "function",
+			       "object");
 		break;
 	case VIEW_OBJECTS:
 		printf("%8s %10s  %-40s %s\n", "percent", "samples", "object", "path");
@@ -274,7 +276,7 @@ static void text_rows(const struct view_ctx *c)
 			cell(thread_comm(d, r->aux), 16);
 			putchar(' ');
 			cell(view_fit(r->top ? r->top : "-", 21 + 18 + 17 + 10), 0);
-			if (r->top)	/* none: a job file's thread */
+			if (r->top) /* none: a job file's thread */
 				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		case VIEW_PROCS:
@@ -285,7 +287,7 @@ static void text_rows(const struct view_ctx *c)
 			cell(proc_command(d->procs[r->aux].command), 32);
 			putchar(' ');
 			cell(view_fit(r->top ? r->top : "-", 21 + 9 + 33 + 10), 0);
-			if (r->top)	/* none: a job file's rank */
+			if (r->top) /* none: a job file's rank */
 				printf(" (%.2f%%)", view_pct(r->topn, r->n));
 			break;
 		}
@@ -297,7 +299,7 @@ static void csv_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 	static const char *const head[] = {
-		[VIEW_FUNCS] = "percent,samples,function,object",	/* then total_* */
+		[VIEW_FUNCS] = "percent,samples,function,object", /* then total_* */
 		[VIEW_OBJECTS] = "percent,samples,object,path",
 		[VIEW_LINES] = "percent,samples,file,line,function,object,path",
 		[VIEW_THREADS] = "percent,samples,tid,pid,comm,top_function,top_samples",
@@ -397,7 +399,8 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 
 	fputs("event,name,period,samples,lost,throttled,not_covered,not_covered_why,"
 	      "reported,processes,threads,sideband_lost,end_not_seen,checkpoint,"
-	      "frames_dropped,count,count_scope,unsampled_percent,warnings\n", f);
+	      "frames_dropped,count,count_scope,unsampled_percent,warnings\n",
+	      f);
 	for (size_t i = 0; i < d->nevents; i++) {
 		const struct hd_event *e = &d->events[i];
 		char *w = joined_warnings(d, (int)i);
@@ -432,7 +435,6 @@ static void csv_stats(const struct view_ctx *c, FILE *f)
 	}
 }
 
-
 static void json_event(const struct hd_event *e)
 {
 	printf("\"event\": ");
@@ -452,8 +454,9 @@ static void json_event(const struct hd_event *e)
 	else
 		printf("{\"mode\": \"%s\", \"samples\": %llu, \"cut\": %llu, "
 		       "\"frames_dropped\": %llu}",
-		       e->callgraph == HD_CG_DWARF ? "dwarf" : "fp", (unsigned long long)e->chains,
-		       (unsigned long long)e->cut, (unsigned long long)e->dropped);
+		       e->callgraph == HD_CG_DWARF ? "dwarf" : "fp",
+		       (unsigned long long)e->chains, (unsigned long long)e->cut,
+		       (unsigned long long)e->dropped);
 	/* the event's own count; the share of it the samples do not hold
 	 * (for scope "all": the kernel's) */
 	printf(", \"count\": ");
@@ -481,10 +484,11 @@ static void json_rows(const struct view_ctx *c)
 	printf("{");
 	json_event(&d->events[c->event]);
 	printf(",\n \"event_index\": %d, \"user_space_only\": true, \"processes\": %zu, "
-	       "\"threads\": ", c->event, d->nprocs);
+	       "\"threads\": ",
+	       c->event, d->nprocs);
 	if (d->version == 1 || (d->job && !d->nthreads))
-		printf("null");		/* not listed in a version 1 file, nor a job file
-					 * without them */
+		printf("null"); /* not listed in a version 1 file, nor a job file
+				 * without them */
 	else
 		printf("%zu", d->nthreads);
 	printf(", \"sideband_lost\": %llu, \"end_not_seen\": %zu, \"checkpoint\": %s",
@@ -495,7 +499,8 @@ static void json_rows(const struct view_ctx *c)
 	       NM_JSON);
 	printf(",\n \"view\": \"%s\", \"total\": %llu,\n \"events\": [",
 	       (const char *[]){ "functions", "objects", "lines", "threads",
-				 "processes" }[c->view], (unsigned long long)c->total);
+				 "processes" }[c->view],
+	       (unsigned long long)c->total);
 	for (size_t i = 0; i < d->nevents; i++) {
 		printf("%s{", i ? ", " : "");
 		json_event(&d->events[i]);
@@ -525,7 +530,8 @@ static void json_rows(const struct view_ctx *c)
 		case VIEW_FUNCS:
 			if (c->has_totals)
 				printf("\"total_percent\": %s, \"total_samples\": %llu, ",
-				       share(r->total, c->total, sb), (unsigned long long)r->total);
+				       share(r->total, c->total, sb),
+				       (unsigned long long)r->total);
 			printf("\"function\": ");
 			nm_put(stdout, name, NM_JSON);
 			printf(", ");
@@ -570,14 +576,14 @@ top:
 
 struct report_args {
 	const char *sort, *fmt, *svgout, *evarg, *statsout;
-	const char *callers, *callees, *tree;	/* call-path views, or NULL */
-	double min_pct;				/* --tree: nodes left out below */
+	const char *callers, *callees, *tree; /* call-path views, or NULL */
+	double min_pct;			      /* --tree: nodes left out below */
 	int ranks, nview;
-	int outliers;		/* --outliers (with --ranks) */
-	int once, comm;		/* --once (--callers/--callees), --comm (folded) */
-	int width, width_set;	/* --width, or the terminal's */
+	int outliers;	      /* --outliers (with --ranks) */
+	int once, comm;	      /* --once (--callers/--callees), --comm (folded) */
+	int width, width_set; /* --width, or the terminal's */
 	enum view_kind view;
-	char **files;		/* files and directories */
+	char **files; /* files and directories */
 	size_t nfiles;
 };
 
@@ -604,7 +610,8 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 		long w = strtol(v, &end, 10);
 
 		if (*end || end == v || w < 0 || w > 100000 || (w && w < 40))
-			return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns", v);
+			return usage_error("--width %s: 0 (no limit) or 40 to 100000 columns",
+					   v);
 		a->width = (int)w;
 		a->width_set = 1;
 	} else if ((v = cli_value(argc, argv, i, "--event", &bad))) {
@@ -626,7 +633,7 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 	} else if (bad) {
 		return usage_error("%s needs a value (see hwprof report --help)", arg);
 	} else if (!strcmp(arg, "--merge")) {
-		return 0;	/* several files are always merged */
+		return 0; /* several files are always merged */
 	} else if (!strcmp(arg, "--ranks")) {
 		a->ranks = 1;
 	} else if (!strcmp(arg, "--outliers")) {
@@ -682,28 +689,33 @@ static int report_parse(int argc, char **argv, struct report_args *a, int *event
 	if ((a->callers || a->callees) &&
 	    ((a->ranks && !a->callers) || a->nview ||
 	     (strcmp(a->fmt, "text") && (a->ranks || strcmp(a->fmt, "json"))) || a->svgout))
-		return usage_error("--callers and --callees: text or json, without --ranks (save "
-				   "--ranks --callers, in text), --svg or another view");
+		return usage_error(
+			"--callers and --callees: text or json, without --ranks (save "
+			"--ranks --callers, in text), --svg or another view");
 	if (a->once && (!(a->callers || a->callees) || a->ranks))
 		return usage_error("--once: with --callers or --callees, without --ranks");
 	if (a->comm && strcmp(a->fmt, "folded"))
 		return usage_error("--comm: with --format folded");
 	if ((!strcmp(a->fmt, "folded") || !strcmp(a->fmt, "pprof")) && (a->ranks || a->nview))
-		return usage_error("--format %s: functions only (no --ranks or other view)", a->fmt);
+		return usage_error("--format %s: functions only (no --ranks or other view)",
+				   a->fmt);
 	if (!strcmp(a->fmt, "pprof") && isatty(STDOUT_FILENO))
-		return usage_error("--format pprof writes a gzip-compressed file: redirect the output "
-				   "(> profile.pb.gz)");
+		return usage_error(
+			"--format pprof writes a gzip-compressed file: redirect the output "
+			"(> profile.pb.gz)");
 	if (!strcmp(a->sort, "imbalance") && !a->ranks)
 		return usage_error("--sort imbalance: only with --ranks");
 	if (a->outliers && (!a->ranks || strcmp(a->fmt, "text")))
 		return usage_error("--outliers: only with --ranks, in text");
 	if (a->ranks && a->nview)
-		return usage_error("--ranks: not with --objects, --lines, --threads or --processes");
+		return usage_error(
+			"--ranks: not with --objects, --lines, --threads or --processes");
 	if (strcmp(a->fmt, "text") && strcmp(a->fmt, "csv") && strcmp(a->fmt, "json") &&
 	    strcmp(a->fmt, "folded") && strcmp(a->fmt, "pprof"))
 		return usage_error("--format %s: text, csv, json, folded or pprof", a->fmt);
 	if (a->nview > 1)
-		return usage_error("--objects, --lines, --threads and --processes: one at a time");
+		return usage_error(
+			"--objects, --lines, --threads and --processes: one at a time");
 	if (a->statsout && strcmp(a->fmt, "csv"))
 		return usage_error("--stats FILE: with --format csv (text and JSON hold the "
 				   "statistics themselves)");
@@ -734,7 +746,8 @@ static int report_paths(struct view_ctx *c, const struct report_args *a, const c
 		return 1;
 	}
 	if (!strcmp(a->sort, "total") && e->callgraph == HD_CG_NONE)
-		return usage_error("--sort total: the file has no call paths (record with -g)");
+		return usage_error(
+			"--sort total: the file has no call paths (record with -g)");
 	if (e->callgraph == HD_CG_NONE && strcmp(a->fmt, "folded") && strcmp(a->fmt, "pprof"))
 		return -1;
 	if (cp_init(&p, c))
@@ -808,7 +821,8 @@ static char *no_lines(const struct view_ctx *c)
 		fprintf(lf, " and %zu more", nobj - listed);
 	if (fclose(lf) || !nobj)
 		goto out;
-	if (asprintf(&msg, "warning: --lines: %s %s no line information (%llu samples, "
+	if (asprintf(&msg,
+		     "warning: --lines: %s %s no line information (%llu samples, "
 		     "%.2f%%, shown as ?\?): build with -g, install the debug files (Debian: "
 		     "the -dbgsym packages), or set DEBUGINFOD_URLS to a debuginfod server",
 		     list, nobj == 1 ? "has" : "have", (unsigned long long)none,
@@ -831,12 +845,15 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 	header_notes.merged = in->n > 1;
 	if (view_ctx_init(&c, d, event, a->view) || view_build(&c)) {
 		die("out of memory");
-	} else if ((ret = report_paths(&c, a, in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
+	} else if ((ret = report_paths(&c, a,
+				       in->n > 1 ? "the merged files" : in->files[0])) >= 0) {
 		/* a call-path view, printed (0), or an error (1) */
 	} else if (!(ret = 0) && a->ranks) {
-		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers, a->callers,
-				in->files, in->n);
-	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 : !strcmp(a->sort, "total") ? 2 : 0)) {
+		ret = rk_report(&c, a->sort, a->fmt, a->svgout, a->statsout, a->outliers,
+				a->callers, in->files, in->n);
+	} else if (view_sort(&c, !strcmp(a->sort, "symbol") ? 1 :
+				 !strcmp(a->sort, "total")  ? 2 :
+							      0)) {
 		die("out of memory");
 	} else {
 		header_notes.lines_msg = lines_msg = no_lines(&c);
@@ -872,7 +889,9 @@ static int report_print(const struct hd_file *d, int event, const struct report_
 
 int cmd_report(int argc, char **argv)
 {
-	struct report_args a = { .sort = "samples", .fmt = "text", .min_pct = 0.5,
+	struct report_args a = { .sort = "samples",
+				 .fmt = "text",
+				 .min_pct = 0.5,
 				 .view = VIEW_FUNCS };
 	struct merge_inputs in = { 0 };
 	const char *file;
@@ -912,5 +931,5 @@ int cmd_report(int argc, char **argv)
 	}
 	hd_free(&d);
 	merge_inputs_free(&in);
-	return ret == 2 ? 2 : ret ? 1 : 0;	/* 2: a usage error found with the file */
+	return ret == 2 ? 2 : ret ? 1 : 0; /* 2: a usage error found with the file */
 }

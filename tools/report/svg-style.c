@@ -53,6 +53,6 @@ void svg_shade(const char *name, int *sat, int *light)
 	for (const char *s = name; *s; s++)
 		h = (h ^ (unsigned char)*s) * 16777619u;
 	h ^= h >> 13;
-	*sat = 45 + (int)(h % 8) * 6;		/* 45 .. 87 */
-	*light = 50 + (int)((h >> 8) % 9) * 3;	/* 50 .. 74 */
+	*sat = 45 + (int)(h % 8) * 6;	       /* 45 .. 87 */
+	*light = 50 + (int)((h >> 8) % 9) * 3; /* 50 .. 74 */
 }

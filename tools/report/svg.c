@@ -26,11 +26,11 @@
 #include "svg.h"
 #include "view.h"
 
-#define W	1200.0		/* drawing width */
-#define MARGIN	10.0
-#define ROW	24.0		/* height of one level */
-#define CHARW	7.3		/* a character of the 12px monospace font */
-#define MINPX	1.0		/* narrower boxes merged (hwprof(1), --svg) */
+#define W      1200.0 /* drawing width */
+#define MARGIN 10.0
+#define ROW    24.0 /* height of one level */
+#define CHARW  7.3  /* a character of the 12px monospace font */
+#define MINPX  1.0  /* narrower boxes merged (hwprof(1), --svg) */
 
 struct box {
 	double x, w;
@@ -57,8 +57,10 @@ static void draw_fill(FILE *f, double x, double w, int level, const char *name,
 	}
 	fprintf(f, ": %llu sample%s, %.2f%%</title>", (unsigned long long)n, n == 1 ? "" : "s",
 		view_pct(n, total));
-	fprintf(f, "<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
-		"fill=\"%s\" rx=\"2\"/>", x, y, w, ROW - 2, fill);
+	fprintf(f,
+		"<rect x=\"%.2f\" y=\"%.0f\" width=\"%.2f\" height=\"%.0f\" "
+		"fill=\"%s\" rx=\"2\"/>",
+		x, y, w, ROW - 2, fill);
 	if (fit >= 2) {
 		char pct[32];
 		size_t cps = 0;
@@ -69,7 +71,7 @@ static void draw_fill(FILE *f, double x, double w, int level, const char *name,
 		fprintf(f, "<text x=\"%.2f\" y=\"%.0f\">", x + 3, y + 16);
 		label(f, name, fit);
 		if (cps + strlen(pct) <= (size_t)fit)
-			fputs(pct, f);	/* the share too, where it fits */
+			fputs(pct, f); /* the share too, where it fits */
 		fputs("</text>", f);
 	}
 	fputs("</g>\n", f);
@@ -108,7 +110,8 @@ static void draw_more(FILE *f, double x, int level, size_t k, uint64_t n, uint64
 	snprintf(name, sizeof(name), "(%zu more)", k);
 	draw_fill(f, x, (double)n * scale, level, name,
 		  level == 2 ? "functions each under a pixel, merged" :
-		  "lines each under a pixel, merged", n, total, "hsl(0,0%,78%)");
+			       "lines each under a pixel, merged",
+		  n, total, "hsl(0,0%,78%)");
 }
 
 static const struct rows_table *func_table(const struct view_ctx *c)
@@ -117,7 +120,7 @@ static const struct rows_table *func_table(const struct view_ctx *c)
 }
 
 struct ord {
-	uint64_t key;		/* group position */
+	uint64_t key; /* group position */
 	uint64_t n;
 	size_t i;
 };
@@ -138,14 +141,14 @@ struct icicle {
 	FILE *f;
 	struct out_file of;
 	struct view_ctx *c;
-	const struct rows_table *ft;	/* function rows */
-	size_t no;			/* objects + 1 (VIEW_NO_OBJECT) */
-	uint64_t *otot;			/* samples per object */
-	struct ord *oo;			/* objects by samples */
-	size_t *opos;			/* object -> its place in oo */
-	struct box *ob, *fb;		/* object and function boxes */
-	double scale;			/* width of a sample */
-	size_t skipped;			/* boxes too narrow */
+	const struct rows_table *ft; /* function rows */
+	size_t no;		     /* objects + 1 (VIEW_NO_OBJECT) */
+	uint64_t *otot;		     /* samples per object */
+	struct ord *oo;		     /* objects by samples */
+	size_t *opos;		     /* object -> its place in oo */
+	struct box *ob, *fb;	     /* object and function boxes */
+	double scale;		     /* width of a sample */
+	size_t skipped;		     /* boxes too narrow */
 };
 
 static size_t obj_slot(const struct icicle *ic, uint32_t obj)
@@ -201,10 +204,12 @@ static void draw_head(FILE *f, const struct view_ctx *c)
 	const struct hd_event *e = &c->d->events[c->event];
 	double h = svg_height(c->view == VIEW_LINES);
 
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	fprintf(f,
+		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" version=\"1.1\" width=\"%.0f\" "
 		"height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" font-family=\"monospace\" "
-		"font-size=\"12\">\n", W, h, W, h);
+		"font-size=\"12\">\n",
+		W, h, W, h);
 	fputs("<style>g:hover rect{stroke:#000;stroke-width:1}text{pointer-events:none}</style>\n",
 	      f);
 	fputs("<rect width=\"100%\" height=\"100%\" fill=\"#fdfdfd\"/>\n", f);
@@ -212,10 +217,12 @@ static void draw_head(FILE *f, const struct view_ctx *c)
 	nm_put(f, c->d->command ? c->d->command : "", NM_XML);
 	fputs("</text>\n<text x=\"10\" y=\"38\">", f);
 	nm_put(f, e->name, NM_XML);
-	fprintf(f, ": %llu samples, every %llu; lost %llu, throttled %llu, threads not covered "
-		"%llu. Hover a box for its full name.</text>\n", (unsigned long long)c->total,
-		(unsigned long long)e->period, (unsigned long long)e->lost,
-		(unsigned long long)e->throttled, (unsigned long long)e->missed);
+	fprintf(f,
+		": %llu samples, every %llu; lost %llu, throttled %llu, threads not covered "
+		"%llu. Hover a box for its full name.</text>\n",
+		(unsigned long long)c->total, (unsigned long long)e->period,
+		(unsigned long long)e->lost, (unsigned long long)e->throttled,
+		(unsigned long long)e->missed);
 	draw(f, MARGIN, W - 2 * MARGIN, 0, "all", e->name, c->total, c->total, 210, 0);
 }
 
@@ -229,13 +236,14 @@ static void draw_objects(struct icicle *ic)
 
 	for (size_t k = 0; k < ic->no; k++) {
 		size_t i = ic->oo[k].i;
-		const char *name = i == c->nobjs ? VIEW_NO_OBJECT : view_base(c->d->objects[i].path);
+		const char *name = i == c->nobjs ? VIEW_NO_OBJECT :
+						   view_base(c->d->objects[i].path);
 
 		ic->ob[i] = (struct box){ x, (double)ic->otot[i] * ic->scale };
 		x += ic->ob[i].w;
 		if (!ic->otot[i])
 			continue;
-		if (ic->ob[i].w < MINPX) {	/* the rest too: merged */
+		if (ic->ob[i].w < MINPX) { /* the rest too: merged */
 			if (!mk++)
 				mx = ic->ob[i].x;
 			mn += ic->otot[i];
@@ -260,7 +268,8 @@ static int draw_funcs(struct icicle *ic)
 	if (!fo)
 		return -1;
 	for (size_t i = 0; i < ft->n; i++)
-		fo[i] = (struct ord){ ic->opos[obj_slot(ic, ft->rows[i].obj)], ft->rows[i].n, i };
+		fo[i] = (struct ord){ ic->opos[obj_slot(ic, ft->rows[i].obj)], ft->rows[i].n,
+				      i };
 	qsort(fo, ft->n, sizeof(*fo), by_group);
 	for (size_t j = 0; j < ft->n; j++) {
 		const struct view_row *r = &ft->rows[fo[j].i];
@@ -278,13 +287,14 @@ static int draw_funcs(struct icicle *ic)
 		}
 		*b = (struct box){ x, (double)r->n * ic->scale };
 		x += b->w;
-		if (b->w < MINPX) {	/* the object's other functions too */
+		if (b->w < MINPX) { /* the object's other functions too */
 			if (!mk++)
 				mx = b->x;
 			mn += r->n;
 			continue;
 		}
-		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total, svg_hue(base), 1);
+		draw(ic->f, b->x, b->w, 2, view_name(r, nb), base, r->n, ic->c->total,
+		     svg_hue(base), 1);
 	}
 	draw_more(ic->f, mx, 2, mk, mn, ic->c->total, ic->scale, &ic->skipped);
 	free(fo);
@@ -292,7 +302,8 @@ static int draw_funcs(struct icicle *ic)
 }
 
 /* One source line box under function row p, at x, w wide. */
-static void draw_line(struct icicle *ic, const struct view_row *r, size_t p, double x, double w)
+static void draw_line(struct icicle *ic, const struct view_row *r, size_t p, double x,
+		      double w)
 {
 	char *name = NULL, *what = NULL, fb2[40];
 	const char *pn = view_name(&ic->ft->rows[p], fb2);
@@ -340,7 +351,7 @@ static int draw_lines(struct icicle *ic)
 			mn = 0;
 			last = p;
 		}
-		if (w < MINPX) {	/* the function's other lines too */
+		if (w < MINPX) { /* the function's other lines too */
 			if (!mk++)
 				mx = ic->fb[p].x + fx[p];
 			mn += r->n;
@@ -354,7 +365,6 @@ static int draw_lines(struct icicle *ic)
 	free(fx);
 	return 0;
 }
-
 
 /* The legend and the end of the SVG; closes f. 0, or 1 after one line. */
 static int draw_tail(struct icicle *ic)

@@ -99,7 +99,7 @@ static int name_func_row(struct view_ctx *c, struct view_row *r, const struct sy
 			 const struct hd_sample *s)
 {
 	if (r->name || !sym)
-		return 0;	/* no symbol: view_name() makes it when printed */
+		return 0; /* no symbol: view_name() makes it when printed */
 	r->obj = s->object;
 	r->name = view_func_name(sym->name);
 	return r->name ? 0 : -1;
@@ -163,17 +163,17 @@ static int by_proc(const void *x, const void *y)
 
 /* The state of job_tops(). */
 struct tops {
-	long *frow;		/* function -> its row, or -1 */
-	char *has;		/* function -> counted */
-	uint64_t *umax;		/* row -> sum of its uncounted functions' max */
-	long *cidx;		/* row -> counted row index, or -1 */
-	size_t *crow;		/* counted row index -> row */
-	size_t m;		/* counted rows */
-	uint64_t uall;		/* largest umax of a row of uncounted functions only */
-	uint64_t *tot;		/* process -> samples */
-	struct hd_fcount *fc;	/* counted functions' counts, by process */
+	long *frow;	      /* function -> its row, or -1 */
+	char *has;	      /* function -> counted */
+	uint64_t *umax;	      /* row -> sum of its uncounted functions' max */
+	long *cidx;	      /* row -> counted row index, or -1 */
+	size_t *crow;	      /* counted row index -> row */
+	size_t m;	      /* counted rows */
+	uint64_t uall;	      /* largest umax of a row of uncounted functions only */
+	uint64_t *tot;	      /* process -> samples */
+	struct hd_fcount *fc; /* counted functions' counts, by process */
 	size_t nfc;
-	uint64_t *lo;		/* counted row index -> count in one rank */
+	uint64_t *lo; /* counted row index -> count in one rank */
 };
 
 static void tops_free(struct tops *t)
@@ -202,7 +202,8 @@ static int tops_funcs(struct view_ctx *c, struct tops *t)
 		goto out;
 	for (size_t i = 0; i < d->nfcounts; i++) {
 		t->has[d->fcounts[i].func] = 1;
-		fsum[d->fcounts[i].func] = hwp_add_sat(fsum[d->fcounts[i].func], d->fcounts[i].count);
+		fsum[d->fcounts[i].func] = hwp_add_sat(fsum[d->fcounts[i].func],
+						       d->fcounts[i].count);
 	}
 	for (size_t i = 0; i < nf; i++) {
 		t->frow[i] = -1;
@@ -254,7 +255,7 @@ static int tops_rows(struct view_ctx *c, struct tops *t)
 	for (size_t i = 0; i < d->nrtotals; i++)
 		if (d->rtotals[i].event == (uint32_t)c->event)
 			t->tot[d->rtotals[i].proc] = hwp_add_sat(t->tot[d->rtotals[i].proc],
-							    d->rtotals[i].samples);
+								 d->rtotals[i].samples);
 	for (size_t i = 0; i < d->nfcounts; i++)
 		if (t->frow[d->fcounts[i].func] >= 0 && t->has[d->fcounts[i].func])
 			t->fc[t->nfc++] = d->fcounts[i];
@@ -341,8 +342,9 @@ static int add_object(struct view_ctx *c, const struct hd_sample *s)
 	r = &c->rows.rows[k];
 	if (!r->name) {
 		r->obj = s->object;
-		r->name = strdup(s->object == HD_NO_OBJECT ? VIEW_NO_OBJECT :
-				 view_base(c->d->objects[s->object].path));
+		r->name = strdup(s->object == HD_NO_OBJECT ?
+					 VIEW_NO_OBJECT :
+					 view_base(c->d->objects[s->object].path));
 		if (!r->name)
 			return -1;
 	}
@@ -352,11 +354,11 @@ static int add_object(struct view_ctx *c, const struct hd_sample *s)
 
 /* Lines view, a sample with line information: its (file, line) row,
  * named after the inlined function fn, else function row f. 0 or -1. */
-static int add_line(struct view_ctx *c, const struct hd_sample *s, long f,
-		    const char *file, int line, const char *fn)
+static int add_line(struct view_ctx *c, const struct hd_sample *s, long f, const char *file,
+		    int line, const char *fn)
 {
 	long k = rows_get(&c->rows, VIEW_KEY_LINE | s->object,
-			(uint64_t)view_intern(c, file) << 32 | (uint32_t)line);
+			  (uint64_t)view_intern(c, file) << 32 | (uint32_t)line);
 	struct view_row *r;
 
 	if (k < 0)
@@ -381,8 +383,8 @@ static int add_line(struct view_ctx *c, const struct hd_sample *s, long f,
 
 /* Lines view: the sample's line row, or its function's row (key a, b)
  * when the object has no line information there. 0 or -1. */
-static int add_line_or_func(struct view_ctx *c, const struct hd_sample *s, long f,
-			    uint64_t a, uint64_t b)
+static int add_line_or_func(struct view_ctx *c, const struct hd_sample *s, long f, uint64_t a,
+			    uint64_t b)
 {
 	const char *file, *fn;
 	struct view_row *r;
@@ -415,7 +417,7 @@ static int add_owner(struct view_ctx *c, const struct hd_sample *s, long f,
 	long k, p;
 
 	if (c->d->job)
-		return 0;	/* ranks: from rtotals, add_ranks() */
+		return 0; /* ranks: from rtotals, add_ranks() */
 	k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC, who);
 	if (k < 0)
 		return -1;
@@ -502,8 +504,9 @@ static void pick_tops(struct view_ctx *c, const struct rows_table *pair, uint64_
 		      long *bestf)
 {
 	for (size_t i = 0; i < pair->n; i++) {
-		long k = rows_get(&c->rows, c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC,
-				pair->rows[i].a);
+		long k = rows_get(&c->rows,
+				  c->view == VIEW_THREADS ? VIEW_KEY_THREAD : VIEW_KEY_PROC,
+				  pair->rows[i].a);
 		char b1[40], b2[40];
 
 		if (k < 0)
@@ -537,7 +540,7 @@ static int name_owners(struct view_ctx *c, const struct rows_table *pair)
 		if (bestf[k])
 			r->top = strdup(view_name(&c->funcs.rows[bestf[k] - 1], b1));
 		if (c->view == VIEW_THREADS && d->job && !d->threads[r->aux].tid) {
-			r->name = strdup("-");	/* a rank's threads not kept */
+			r->name = strdup("-"); /* a rank's threads not kept */
 		} else if (c->view == VIEW_THREADS) {
 			if (asprintf(&r->name, "%d", d->threads[r->aux].tid) < 0)
 				r->name = NULL;
@@ -562,7 +565,7 @@ out:
 int view_build(struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
-	struct rows_table pair = { 0 };	/* (thread|process, function) */
+	struct rows_table pair = { 0 }; /* (thread|process, function) */
 	int owners = c->view == VIEW_THREADS || c->view == VIEW_PROCS;
 
 	/* at most one function row per sample: no rehash on the way for
@@ -700,7 +703,9 @@ int view_sort(struct view_ctx *c, int by_symbol)
 	}
 	if (c->rows.n)
 		qsort(c->rows.rows, c->rows.n, sizeof(*c->rows.rows),
-		      by_symbol == 1 ? by_name : by_symbol == 2 ? by_total : by_samples);
+		      by_symbol == 1 ? by_name :
+		      by_symbol == 2 ? by_total :
+				       by_samples);
 	hwp_htab_free(&c->rows.index);
 	return 0;
 }
@@ -728,7 +733,7 @@ int view_ctx_init(struct view_ctx *c, const struct hd_file *d, int event, enum v
 	c->nobjs = d->nobjects;
 	for (size_t i = 0; i < d->nobjects; i++) {
 		sym_obj_init(&c->objs[i], d->objects[i].path, d->objects[i].buildid,
-			    d->objects[i].size);
+			     d->objects[i].size);
 		sym_obj_keep(&c->objs[i], d, (uint32_t)i);
 	}
 	return 0;
@@ -800,8 +805,8 @@ static int match_level(const struct view_ctx *c, const struct view_row *r, const
 		if (!r->name && !strncmp(name, base, m) && !strcmp(name + m, s))
 			return 5;
 		if (f && !strncmp(name, base, m) && !strncmp(name + m, "+0x", 3) &&
-		    name[m + 3] && strspn(name + m + 3, "0123456789abcdefABCDEF") ==
-		    strlen(name + m + 3)) {
+		    name[m + 3] &&
+		    strspn(name + m + 3, "0123456789abcdefABCDEF") == strlen(name + m + 3)) {
 			unsigned long long a = strtoull(name + m + 3, NULL, 16);
 
 			if (a >= f->lo && a < f->hi)
@@ -861,9 +866,9 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
 	qsort(cand, nc, sizeof(*cand), by_row_samples);
 	for (size_t i = 1; i < nc; i++)
 		distinct |= strcmp(view_name(cand[i], buf), view_name(cand[0], buf2)) != 0;
-	if (!distinct) {	/* one name (in one or several objects): the most sampled */
+	if (!distinct) { /* one name (in one or several objects): the most sampled */
 		pick = cand[0] - t->rows;
-		if (best == 1) {	/* not its name: say what was taken */
+		if (best == 1) { /* not its name: say what was taken */
 			fputs("hwprof: ", stderr);
 			nm_put(stderr, name, NM_TEXT);
 			fputs(": no function has that name; taking ", stderr);
@@ -879,8 +884,10 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
 	for (size_t i = 0; i < nc && i < 20; i++) {
 		fprintf(stderr, "hwprof: %10llu  ", (unsigned long long)cand[i]->n);
 		nm_put(stderr, view_name(cand[i], buf), NM_TEXT);
-		fprintf(stderr, " (%s)\n", cand[i]->obj == HD_NO_OBJECT || cand[i]->obj >= c->nobjs ?
-			VIEW_NO_OBJECT : view_base(c->d->objects[cand[i]->obj].path));
+		fprintf(stderr, " (%s)\n",
+			cand[i]->obj == HD_NO_OBJECT || cand[i]->obj >= c->nobjs ?
+				VIEW_NO_OBJECT :
+				view_base(c->d->objects[cand[i]->obj].path));
 	}
 	if (nc > 20)
 		fprintf(stderr, "hwprof: and %zu more\n", nc - 20);
@@ -904,5 +911,6 @@ const char *view_fit(const char *name, int used)
 
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
-	return obj == HD_NO_OBJECT || obj >= c->nobjs ? VIEW_NO_OBJECT : c->d->objects[obj].path;
+	return obj == HD_NO_OBJECT || obj >= c->nobjs ? VIEW_NO_OBJECT :
+							c->d->objects[obj].path;
 }

@@ -12,12 +12,12 @@
 #include "symbols.h"
 
 /* Row keys: (kind | object, value) */
-#define VIEW_KEY_FUNC		(1ull << 56)	/* value: symbol index */
-#define VIEW_KEY_ADDR		(2ull << 56)	/* value: address, no symbol */
-#define VIEW_KEY_OBJ		(3ull << 56)	/* value: object */
-#define VIEW_KEY_LINE		(4ull << 56)	/* value: file number << 32 | line */
-#define VIEW_KEY_THREAD	(5ull << 56)	/* value: thread index */
-#define VIEW_KEY_PROC		(6ull << 56)	/* value: process index */
+#define VIEW_KEY_FUNC	(1ull << 56) /* value: symbol index */
+#define VIEW_KEY_ADDR	(2ull << 56) /* value: address, no symbol */
+#define VIEW_KEY_OBJ	(3ull << 56) /* value: object */
+#define VIEW_KEY_LINE	(4ull << 56) /* value: file number << 32 | line */
+#define VIEW_KEY_THREAD (5ull << 56) /* value: thread index */
+#define VIEW_KEY_PROC	(6ull << 56) /* value: process index */
 
 enum view_kind {
 	VIEW_FUNCS,
@@ -31,15 +31,15 @@ struct view_ctx {
 	const struct hd_file *d;
 	int event;
 	enum view_kind view;
-	struct sym_obj *objs;	/* one per d->objects */
+	struct sym_obj *objs; /* one per d->objects */
 	size_t nobjs;
-	struct rows_table rows;	/* the view's rows */
-	struct rows_table funcs;	/* function rows (not for VIEW_FUNCS) */
-	struct rows_table strs;	/* interned source file names */
-	struct rows_table flines;	/* lines view: (function, line) rows, parent set */
+	struct rows_table rows;	  /* the view's rows */
+	struct rows_table funcs;  /* function rows (not for VIEW_FUNCS) */
+	struct rows_table strs;	  /* interned source file names */
+	struct rows_table flines; /* lines view: (function, line) rows, parent set */
 	int funcs_are_rows;
-	int has_totals;		/* rows carry inclusive totals (call paths) */
-	uint64_t total;		/* samples of the event, saturating */
+	int has_totals; /* rows carry inclusive totals (call paths) */
+	uint64_t total; /* samples of the event, saturating */
 };
 
 /* The function row (functions view, before view_sort) of address addr of
@@ -63,8 +63,8 @@ double view_pct(uint64_t n, uint64_t total);
  * --callers and report's --callers and --callees take it, best first:
  * its name as report prints it, raw, or any alias of its symbol
  * (__libc_malloc finds malloc); OBJECT+0xADDR or +0xADDR for an address
- * no symbol covers, OBJECT+0xADDR for the function that holds ADDR; else that name without return type and parameters
- * (with or without template arguments); else any name or alias that
+ * no symbol covers, OBJECT+0xADDR for the function that holds ADDR; else that name without
+ * return type and parameters (with or without template arguments); else any name or alias that
  * holds it (a PLT stub NAME@plt among them). Several rows of one name (in several
  * objects): the most sampled. Several names at the best level: they are
  * listed on stderr with their samples and -2 is returned; -1 when none
@@ -83,7 +83,7 @@ int view_terminal_width(void);
 /* The name of "no object" (HD_NO_OBJECT): a pc in anonymous executable
  * memory, such as JIT code, or whose object the recording missed
  * (hwprof(1), report). */
-#define VIEW_NO_OBJECT	"[anon]"
+#define VIEW_NO_OBJECT "[anon]"
 /* The object's path, or VIEW_NO_OBJECT for HD_NO_OBJECT. */
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj);
 
