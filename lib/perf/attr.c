@@ -70,10 +70,7 @@ void hwp_attr_sampling(struct hwp_event *ev, uint64_t period, uint64_t sample_ty
  */
 int hwp_attr_precise_max(const struct perf_event_attr *a)
 {
-	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
-			       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX ?
-		       3 :
-		       0;
+	return hwp_sys_pmu_event(a) ? 3 : 0;
 }
 
 /*

@@ -33,31 +33,6 @@
 #define DEFAULT_CLOCK_NS  1000000ull /* 1 ms */
 #define DEFAULT_HW_PERIOD 1000000ull
 
-static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
-static int pfm_status;
-
-static void pfm_init(void)
-{
-	pfm_status = pfm_initialize();
-}
-
-int hwp_event_pfm_ready(void)
-{
-	pthread_once(&pfm_once, pfm_init);
-	return pfm_status == PFM_SUCCESS;
-}
-
-void hwp_event_say(char *why, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!why || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(why, len, fmt, ap);
-	va_end(ap);
-}
-
 static void soft(struct hwp_event *ev, uint64_t config, int clock)
 {
 	ev->attr.type = PERF_TYPE_SOFTWARE;
@@ -396,7 +371,7 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why, size_
 	}
 	if (parse_generic(t.ev[0], ev))
 		return 0;
-	if (!hwp_event_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
+	if (!hwp_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
 		hwp_event_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
 		return -EOPNOTSUPP;
 	}
@@ -426,7 +401,7 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why, size_t 
 		}
 		return parse_preset(name, ev, why, len);
 	}
-	if (!hwp_event_pfm_ready()) {
+	if (!hwp_pfm_ready()) {
 		hwp_event_say(why, len, "%s: no such event (libpfm4 failed to initialise)",
 			      name);
 		return -ENOENT;

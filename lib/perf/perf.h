@@ -203,6 +203,9 @@ void hwp_attr_sampling(struct hwp_event *ev, uint64_t period, uint64_t sample_ty
  * level to start at, -1: hwp_attr_precise_max(a)), the only code that sets
  * precise_ip; the level opened at in *level. */
 int hwp_attr_precise_max(const struct perf_event_attr *a);
+/* 1 when a is a PMU's event (hardware, cache, raw or a dynamic PMU type):
+ * the events precise_ip is tried on and the test seam answers (sys.c). */
+int hwp_sys_pmu_event(const struct perf_event_attr *a);
 int hwp_attr_open(struct perf_event_attr *a, int from, pid_t pid, int cpu, int group,
 		  unsigned long flags, int *level);
 /* Why perf_event_open(2) refused a for pid (-1: CPU-wide) with -errno err:

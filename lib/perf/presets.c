@@ -51,7 +51,7 @@ static const char *core_pmu(void)
 	pfm_pmu_info_t info;
 	size_t n = 0;
 
-	if (!hwp_event_pfm_ready())
+	if (!hwp_pfm_ready())
 		return NULL;
 	for (int p = 0; p < PFM_PMU_MAX && n < sizeof(seen) / sizeof(seen[0]); p++) {
 		memset(&info, 0, sizeof(info));

@@ -150,7 +150,7 @@ static int fake_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group
 	long fd;
 
 	pthread_once(&fake_once, fake_init);
-	if (!fake.on || !hwp_attr_precise_max(attr)) /* not a PMU's event */
+	if (!fake.on || !hwp_sys_pmu_event(attr)) /* not a PMU's event */
 		return 0;
 	__atomic_add_fetch(&fake.opens, 1, __ATOMIC_RELAXED);
 	if (fake.answer[level > 3 ? 3 : level]) {
@@ -197,6 +197,12 @@ unsigned long hwp_sys_test_pmu_opens(int *last_ok)
 }
 
 /* ------------------------------------------------------------------ */
+
+int hwp_sys_pmu_event(const struct perf_event_attr *a)
+{
+	return a->type == PERF_TYPE_HARDWARE || a->type == PERF_TYPE_HW_CACHE ||
+	       a->type == PERF_TYPE_RAW || a->type >= PERF_TYPE_MAX;
+}
 
 int hwp_perf_open_flags(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
 			unsigned long flags)

@@ -195,7 +195,8 @@ static const struct cfa_rule *rule_of(struct rec *r, uint32_t o, uint64_t addr)
 }
 
 /* The rule of pc as process p had it mapped at time: NULL when none. */
-static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64_t time)
+static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64_t time,
+				      rec_obj_at_fn obj_at)
 {
 	uint64_t h = (pc ^ (uint64_t)p << 48) * 0x9e3779b97f4a7c15ull, addr;
 	const struct cfa_rule *rule;
@@ -208,7 +209,7 @@ static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64
 		    e->cgen == r->chain_gen && time >= e->tmin)
 			return e->ok ? &e->rule : NULL;
 	}
-	o = rec_obj_at(r, p, pc, time, &addr);
+	o = obj_at(r, p, pc, time, &addr);
 	rule = o == REC_NO_OBJ ? NULL : rule_of(r, o, addr);
 	if (!r->lf || time < r->handled_max)
 		return rule; /* resolved through the history as it was */
@@ -226,7 +227,7 @@ static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64
 
 size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
 		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
-		      uint64_t *out, size_t cap)
+		      rec_obj_at_fn obj_at, uint64_t *out, size_t cap)
 {
 	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], at, ra;
 	const struct cfa_rule *rule;
@@ -242,7 +243,7 @@ size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chai
 		return 0;
 	for (next = first + 1; next < n && chain[next] >= PERF_CONTEXT_MAX; next++)
 		;
-	if (!(rule = rule_at(r, p, ip, time)))
+	if (!(rule = rule_at(r, p, ip, time, obj_at)))
 		return 0;
 	at = (rule->cfa_reg == 6 ? bp : sp) + (uint64_t)rule->cfa_off + (uint64_t)rule->ra_off;
 	if (at < sp || at - sp > size - 8)

@@ -991,7 +991,8 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 		if ((p = proc_of(r, pid)) < 0)
 			return -1;
 		m = rec_leaf_patch(r, p, s->time, chain, n, s->leaf_regs, s->stack,
-				   s->stack_size, leaf, sizeof(leaf) / sizeof(leaf[0]));
+				   s->stack_size, rec_obj_at, leaf,
+				   sizeof(leaf) / sizeof(leaf[0]));
 		if (m) {
 			chain = leaf;
 			n = m;

@@ -332,10 +332,15 @@ struct hd_process *rec_process(struct rec *r, int pid);
  * index) at time, with the sampled frame's caller put after the pc where
  * the walk missed it: written to out (room for cap) and its length
  * returned; 0 when the chain stands as it is (the caller is already
- * there, or could not be found). */
+ * there, or could not be found). A pc it has not seen in p is placed
+ * with obj_at (rec-maps.c's rec_obj_at: the object holding pc in p at
+ * time, REC_NO_OBJ for none, and its ELF address): rec-leaf.c knows the
+ * CFI, not the maps. */
+typedef uint32_t (*rec_obj_at_fn)(const struct rec *r, long p, uint64_t pc, uint64_t time,
+				  uint64_t *addr);
 size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
 		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
-		      uint64_t *out, size_t cap);
+		      rec_obj_at_fn obj_at, uint64_t *out, size_t cap);
 void rec_leaf_free(struct rec *r);
 /* rec-maps.c: the object holding pc in process p at time (an index into
  * objs; REC_NO_OBJ: none, or no file) and its ELF address there. */
