@@ -180,33 +180,27 @@ static void why_denied(int err, const struct perf_event_attr *a, pid_t pid, cons
 	if (ptrace_denied(pid, what, sizeof(what)))
 		/* perf_event_paranoid is not what refuses it: lowering it
 		 * would not help */
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: the kernel's ptrace access check refuses it: process %d is %s; perf_event_paranoid does not matter: run as its user, or with CAP_PERFMON or CAP_SYS_PTRACE (as root); kernel.yama.ptrace_scope limits ptrace attach only, not this check",
 			name, (int)pid, what);
 	else if (allowed && hwp_sys_seccomp())
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: perf_event_open is denied by a seccomp filter (perf_event_paranoid %d would allow it): run outside the container's profile or allow perf_event_open",
 			name, par);
 	else if (allowed && par <= need)
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: perf_event_open is denied (%s) though perf_event_paranoid %d allows it: a security module or a missing capability",
 			name, strerror(-err), par);
 	else if (allowed)
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: perf_event_open is denied (%s) though root is not bound by perf_event_paranoid (%d): a security module or a missing capability",
 			name, strerror(-err), par);
 	else if (hwp_sys_seccomp())
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: perf_event_open is denied by a seccomp filter or by perf_event_paranoid (value %d, above the %d it needs)",
 			name, par, need);
 	else
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: perf_event_paranoid forbids it (value %d; sysctl kernel.perf_event_paranoid=%d allows it, or run with CAP_PERFMON)",
 			name, par, need);
 }
@@ -227,28 +221,26 @@ int hwp_attr_why(int err, const struct perf_event_attr *a, pid_t pid, const char
 	case -ENODEV:
 	case -EOPNOTSUPP:
 		if (src && *src)
-			hwp_event_say(why, len,
-				      "%s: event not supported by this machine's PMU (%s)",
-				      name, src);
+			hwp_say(why, len, "%s: event not supported by this machine's PMU (%s)",
+				name, src);
 		else
-			hwp_event_say(why, len,
-				      "%s: event not supported by this machine's PMU", name);
+			hwp_say(why, len, "%s: event not supported by this machine's PMU",
+				name);
 		return -EOPNOTSUPP;
 	case -EACCES:
 	case -EPERM:
 		why_denied(err, a, pid, name, why, len);
 		return -EACCES;
 	case -ENOSPC:
-		hwp_event_say(why, len,
-			      "%s: no free debug register (at most 4 breakpoints a thread)",
-			      name);
+		hwp_say(why, len,
+			"%s: no free debug register (at most 4 breakpoints a thread)", name);
 		return err;
 	case -EMFILE:
 	case -ENFILE:
-		hwp_event_say(why, len, "%s: out of file descriptors (ulimit -n)", name);
+		hwp_say(why, len, "%s: out of file descriptors (ulimit -n)", name);
 		return err;
 	default:
-		hwp_event_say(why, len, "%s: perf_event_open: %s", name, strerror(-err));
+		hwp_say(why, len, "%s: perf_event_open: %s", name, strerror(-err));
 		return err;
 	}
 }
@@ -342,9 +334,9 @@ int hwp_attr_check(const struct hwp_event *ev, char *why, size_t len)
 		return fd;
 	close(fd);
 	if (*e.src)
-		hwp_event_say(why, len, "ok (%s)", e.src);
+		hwp_say(why, len, "ok (%s)", e.src);
 	else
-		hwp_event_say(why, len, "ok");
+		hwp_say(why, len, "ok");
 	return 0;
 }
 
@@ -353,7 +345,7 @@ int hwp_attr_probe(const char *name, char *why, size_t len)
 	struct hwp_event ev;
 	int ret;
 
-	hwp_event_say(why, len, "ok");
+	hwp_say(why, len, "ok");
 	ret = hwp_event_resolve(name, &ev, why, len);
 	return ret ? ret : hwp_attr_check(&ev, why, len);
 }

@@ -274,13 +274,13 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why, size_t l
 	size_t n;
 
 	if (!colon || strcmp(colon, ":x")) {
-		hwp_event_say(why, len,
-			      "%s: only execute breakpoints (mem:ADDR:x) are supported", name);
+		hwp_say(why, len, "%s: only execute breakpoints (mem:ADDR:x) are supported",
+			name);
 		return -EINVAL;
 	}
 	n = (size_t)(colon - spec);
 	if (!n || n >= sizeof(target)) {
-		hwp_event_say(why, len, "%s: no address or symbol", name);
+		hwp_say(why, len, "%s: no address or symbol", name);
 		return -EINVAL;
 	}
 	memcpy(target, spec, n);
@@ -291,12 +291,11 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why, size_t l
 		errno = 0;
 		addr = strtoull(target + 2, &end, 16);
 		if (errno || *end || end == target + 2) {
-			hwp_event_say(why, len, "%s: bad hex address", name);
+			hwp_say(why, len, "%s: bad hex address", name);
 			return -EINVAL;
 		}
 	} else if (symbol_addr(target, &addr)) {
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: no such event (no function '%s' in this program or its loaded objects)",
 			name, target);
 		return -ENOENT;
@@ -310,8 +309,7 @@ static int parse_mem(const char *name, struct hwp_event *ev, char *why, size_t l
 	ev->kind = HWP_EV_BREAKPOINT;
 	ev->default_period = 1;
 	if (!hwp_event_bp_fires()) {
-		hwp_event_say(why, len, "%s: execute breakpoints do not fire on this machine",
-			      name);
+		hwp_say(why, len, "%s: execute breakpoints do not fire on this machine", name);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -363,8 +361,7 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why, size_
 	if (ret)
 		return ret;
 	if (t.derived) { /* as PAPI_profil(), which refuses it */
-		hwp_event_say(
-			why, len,
+		hwp_say(why, len,
 			"%s: derived on this CPU (%s of %d events): no one counter samples it; PAPI_add_event() counts it",
 			name, t.derived, t.n);
 		return -EOPNOTSUPP;
@@ -372,7 +369,7 @@ static int parse_preset(const char *name, struct hwp_event *ev, char *why, size_
 	if (parse_generic(t.ev[0], ev))
 		return 0;
 	if (!hwp_pfm_ready() || pfm_encode(t.ev[0], &ev->attr)) {
-		hwp_event_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
+		hwp_say(why, len, "%s: %s does not encode (%s)", name, t.ev[0], ev->src);
 		return -EOPNOTSUPP;
 	}
 	ev->attr.size = sizeof(ev->attr);
@@ -394,20 +391,18 @@ int hwp_event_resolve(const char *name, struct hwp_event *ev, char *why, size_t 
 		return parse_mem(name, ev, why, len);
 	if (!strncmp(name, "PAPI_", 5)) {
 		if (!hwp_preset_known(name)) {
-			hwp_event_say(why, len,
-				      "%s: no such event (not a PAPI preset hwprof knows)",
-				      name);
+			hwp_say(why, len, "%s: no such event (not a PAPI preset hwprof knows)",
+				name);
 			return -ENOENT;
 		}
 		return parse_preset(name, ev, why, len);
 	}
 	if (!hwp_pfm_ready()) {
-		hwp_event_say(why, len, "%s: no such event (libpfm4 failed to initialise)",
-			      name);
+		hwp_say(why, len, "%s: no such event (libpfm4 failed to initialise)", name);
 		return -ENOENT;
 	}
 	if (pfm_encode(name, &ev->attr)) {
-		hwp_event_say(why, len, "%s: no such event", name);
+		hwp_say(why, len, "%s: no such event", name);
 		return -ENOENT;
 	}
 	ev->attr.size = sizeof(ev->attr);

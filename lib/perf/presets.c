@@ -99,25 +99,24 @@ const struct hwp_preset_row *hwp_preset_row(const char *preset, const char *core
 			continue;
 		if (table && !strcmp(r->pmu, table)) {
 			if (strcmp(table, core))
-				hwp_event_say(src, len, "libpfm4 table %s (the rows of %s)",
-					      core, table);
+				hwp_say(src, len, "libpfm4 table %s (the rows of %s)", core,
+					table);
 			else
-				hwp_event_say(src, len, "libpfm4 table %s", core);
+				hwp_say(src, len, "libpfm4 table %s", core);
 			return r;
 		}
 		if (!strcmp(r->pmu, "perf") && !gen)
 			gen = r;
 	}
 	if (table) {
-		hwp_event_say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
+		hwp_say(src, len, "no %s row for libpfm4 PMU %s", preset, core);
 		return NULL;
 	}
 	if (gen && core)
-		hwp_event_say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
-			      preset, core);
+		hwp_say(src, len, "kernel generic events: no %s row for libpfm4 PMU %s",
+			preset, core);
 	else if (gen)
-		hwp_event_say(src, len,
-			      "kernel generic events: libpfm4 does not know this CPU");
+		hwp_say(src, len, "kernel generic events: libpfm4 does not know this CPU");
 	return gen;
 }
 
@@ -160,9 +159,8 @@ int hwp_preset_terms(const char *preset, struct hwp_preset_terms *t, char *why, 
 	memset(t, 0, sizeof(*t));
 	r = hwp_preset_row(preset, core, t->src, sizeof(t->src));
 	if (!r) {
-		hwp_event_say(why, len, "%s: event not supported by this machine's PMU (%s)",
-			      preset,
-			      *t->src ? t->src : "no row of events/presets.h applies here");
+		hwp_say(why, len, "%s: event not supported by this machine's PMU (%s)", preset,
+			*t->src ? t->src : "no row of events/presets.h applies here");
 		return -EOPNOTSUPP;
 	}
 	t->derived = r->derived;
