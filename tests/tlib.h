@@ -69,7 +69,8 @@ int t_count_perf_fds(void);
 
 /* Run as root, re-runs this test program with argv[1] as nobody
  * (setpriv, with a user's RLIMIT_NOFILE 1024/4096, or
- * HWPROF_TEST_NOFILE_HARD for both, and RLIMIT_MEMLOCK 8 MiB) and returns
+ * HWPROF_TEST_NOFILE_HARD for both, and RLIMIT_MEMLOCK 8 MiB; the uid
+ * is T_NOBODY_UID where that is set, another unprivileged one) and returns
  * its status; as another user returns -1 (go on here). */
 int t_as_nobody(char **argv);
 
