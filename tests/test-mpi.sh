@@ -430,7 +430,6 @@ wait-default | wait-busy)
 		check "mpirun of mpi-wait, libhwprof-mpi preloaded" run 4 $mca \
 			-x LD_PRELOAD="$lib" -x HWPROF_EVENT=page-faults -x HWPROF_PERIOD=1 \
 			-x HWPROF_OUTPUT="$f" "$wait" $it $ms
-		[ "$case_" = wait-busy ] && break
 		awk '$1 == "mt" && $2 == 2 && 100 * $4 > 10 * $3 { exit 1 }' "$f" && break
 		[ $try = 1 ] && echo "note: rank 2 above 10% in MPI (uptime: $(uptime)); once more"
 	done
@@ -445,10 +444,10 @@ wait-default | wait-busy)
 	eq "ranks 0, 1 and 3: at least 45% of their time in MPI" \
 		"$(awk '$1 == "mt" && $2 != 2 && 100 * $4 >= 45 * $3 { n++ } END { print n }' "$f")" 3
 	# busy polling: 4 spinning ranks on 2 CPUs make each barrier wait for
-	# a rank to be scheduled; on this 2-CPU machine at load 25 to 45 that
-	# was 11 to 15% of rank 2's time, hence 20% there (libhwprof-mpi(7))
+	# a rank to be scheduled (libhwprof-mpi(7)): 3 to 5% of rank 2's time
+	# on this 2-CPU machine at load 8 to 14, 11 to 15% at load 25 to 45;
+	# the run is made again once above 10%, as with default progress
 	lim=10
-	[ "$case_" = wait-busy ] && lim=20
 	eq "rank 2: at most $lim% in MPI" \
 		"$(awk -v l=$lim '$1 == "mt" && $2 == 2 && 100 * $4 <= l * $3 { n++ } END { print n }' "$f")" 1
 	eq "rank 2's time in MPI under a third of each other rank's" \
@@ -500,7 +499,6 @@ print(" ".join("%d:%d:%d" % (p["rank"], p["mpi_calls"], round(p["mpi_seconds"] *
 			-q -e page-faults -c 1 -o "$tmp/rec/r%r.data" -- "$wait" $it $ms
 		"$hw" report --ranks --format csv --stats "$tmp/rs.csv" "$tmp/rec" \
 			>"$tmp/ranks.csv" 2>/dev/null
-		[ "$case_" = wait-busy ] && break
 		awk -F, 'NR > 1 && $1 == 2 && $9 > 10 { exit 1 }' "$tmp/rs.csv" && break
 		[ $try = 1 ] && echo "note: rank 2 above 10% in MPI (uptime: $(uptime)); once more"
 	done
