@@ -391,7 +391,10 @@ static int case_overflow(void)
 	T_EQ(PAPI_stop(es, NULL), PAPI_OK);
 	T_EQ(at_store, 200);
 	T_CHECK(calls >= 200, "%d calls", calls);
-	T_EQ((uintptr_t)last_addr, (uintptr_t)touch_a + off_a);
+	/* the last overflow is the last store's, but where a sanitizer's
+	 * runtime may fault after it (PAPI_stop's own calls) */
+	if (!T_SANITIZED)
+		T_EQ((uintptr_t)last_addr, (uintptr_t)touch_a + off_a);
 	T_EQ(last_vec, 1);
 	T_EQ(PAPI_overflow(es, code, 0, 0, NULL), PAPI_OK);
 	t_pages_free(&pool);
