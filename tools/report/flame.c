@@ -292,7 +292,11 @@ static void frames(struct flame *fl, size_t from, size_t n, double x, int d, siz
 static const char script[] =
 	"<script type=\"text/ecmascript\"><![CDATA[\n"
 	"(function () {\n"
-	"var W = %.1f, M = %.1f, CW = %.2f;\n"
+	/* E: data-x and data-w are written to 0.01, so a box's end read
+	 * back may be off by 0.015 from where the next one starts; every
+	 * box is a pixel or wider (MINPX), so this tells a sibling from a
+	 * box inside another */
+	"var W = %.1f, M = %.1f, CW = %.2f, E = 0.015;\n"
 	"var fs = document.getElementsByClassName('f');\n"
 	"var info = document.getElementById('info');\n"
 	"function num(g, k) { return parseFloat(g.getAttribute('data-' + k)); }\n"
@@ -310,8 +314,8 @@ static const char script[] =
 	"  var x0 = num(z, 'x'), w0 = num(z, 'w'), d0 = num(z, 'd'), k = (W - 2 * M) / w0;\n"
 	"  for (var i = 0; i < fs.length; i++) {\n"
 	"    var g = fs[i], x = num(g, 'x'), w = num(g, 'w'), d = num(g, 'd');\n"
-	"    var inside = x >= x0 - 1e-6 && x + w <= x0 + w0 + 1e-6;\n"
-	"    var below = d < d0 && x <= x0 + 1e-6 && x + w >= x0 + w0 - 1e-6;\n"
+	"    var inside = x >= x0 - E && x + w <= x0 + w0 + E;\n"
+	"    var below = d < d0 && x <= x0 + E && x + w >= x0 + w0 - E;\n"
 	"    if (d >= d0 ? !inside : !below) { g.style.display = 'none'; continue; }\n"
 	"    g.style.display = '';\n"
 	"    if (d < d0) { place(g, M, W - 2 * M); g.setAttribute('opacity', '0.6'); }\n"
@@ -340,7 +344,7 @@ static const char script[] =
 	"  }\n"
 	"  iv.sort(function (a, b) { return a[0] - b[0]; });\n"
 	"  for (var j = 0; j < iv.length; j++) {\n"
-	"    if (iv[j][0] >= end - 1e-6) { cov += iv[j][2]; end = iv[j][1]; }\n"
+	"    if (iv[j][0] >= end - E) { cov += iv[j][2]; end = iv[j][1]; }\n"
 	"  }\n"
 	"  info.textContent = re === '' ? '' : 'matched ' + re + ': ' +\n"
 	"    (all ? (100 * cov / all).toFixed(2) : '0.00') + '%% of the samples';\n"
