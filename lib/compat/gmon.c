@@ -56,7 +56,7 @@ static int main_cb(struct dl_phdr_info *info, size_t size, void *arg)
 	return 1;
 }
 
-int hwp_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias)
+int hwp_gmon_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias)
 {
 	struct main_obj m = { 0 };
 

@@ -12,7 +12,7 @@ struct hwp_gmon_range {
 };
 
 /* The main program's executable text and load bias. */
-int hwp_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias);
+int hwp_gmon_main_text(uint64_t *lo, uint64_t *hi, uint64_t *bias);
 
 /* Writes path (a new file renamed over the name: lib/profile/outfile.h); ranges
  * outside the main program are left out (gprof reads only its symbols).

@@ -393,7 +393,7 @@ HWPROF_API int monstartup(caddr_t lowpc, caddr_t highpc)
 	int ret;
 
 	if (lowpc == (caddr_t)-1 && !highpc) {
-		if (hwp_main_text(&lo, &hi, NULL))
+		if (hwp_gmon_main_text(&lo, &hi, NULL))
 			return say("monstartup: cannot find the main program's text");
 		pr[n++] = (struct prof){ .p_low = (caddr_t)(uintptr_t)lo,
 					 .p_high = (caddr_t)(uintptr_t)hi };
