@@ -239,6 +239,16 @@ static int push(struct hwp_mpi_prof *p, size_t *cap, uint32_t kind, uint64_t obj
 
 /* The local object of path among lo[0 .. *nlo), added when new (lo has
  * room for one per loaded object); NULL when out of memory. */
+static void lobjs_free(struct lobj *lo, size_t nlo)
+{
+	for (size_t k = 0; k < nlo; k++) {
+		sym_obj_free(&lo[k].rp);
+		free(lo[k].path);
+		free(lo[k].bid);
+	}
+	free(lo);
+}
+
 static struct lobj *lobj_of(struct lobj *lo, size_t *nlo, const char *path)
 {
 	struct lobj *l;
@@ -450,12 +460,7 @@ static int collect(struct hwp_mpi_prof *p, struct rinfo *ri, int rank)
 	hwp_mpi_sort(p);
 	ret = 0;
 out:
-	for (size_t k = 0; k < nlo; k++) {
-		sym_obj_free(&lo[k].rp);
-		free(lo[k].path);
-		free(lo[k].bid);
-	}
-	free(lo);
+	lobjs_free(lo, nlo);
 	free(exe);
 	free(nodes);
 	return ret;
@@ -582,12 +587,7 @@ static int collect_sites(struct hwp_mpi_prof *p, struct lsite **out, size_t *nou
 	ls = NULL;
 	ret = 0;
 out:
-	for (size_t k = 0; k < nlo; k++) {
-		sym_obj_free(&lo[k].rp);
-		free(lo[k].path);
-		free(lo[k].bid);
-	}
-	free(lo);
+	lobjs_free(lo, nlo);
 	free(ls);
 	free(ws);
 	free(exe);
