@@ -126,21 +126,12 @@ static int ptrace_denied(pid_t tid, char *what, size_t len)
 	unsigned long id[2][3];
 	char path[64], buf[4096], *t, *u, *g;
 	struct stat st;
-	ssize_t n;
-	int fd;
 
 	if (!geteuid() || tid <= 0)
 		return 0;
-	/* read(), not stdio: no allocation on the engine's paths */
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hwp_sys_read_text(path, buf, sizeof(buf)) < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	t = strstr(buf, "\nTgid:");
 	u = strstr(buf, "\nUid:");
 	g = strstr(buf, "\nGid:");

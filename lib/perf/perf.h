@@ -45,6 +45,8 @@ pid_t hwp_sys_gettid(void);
 int hwp_sys_paranoid(void);
 int hwp_sys_seccomp(void);
 long hwp_sys_read_long(const char *path, long dflt);
+/* A small /proc or /sys file into buf, NUL-terminated: its length or -1. */
+ssize_t hwp_sys_read_text(const char *path, char *buf, size_t len);
 
 /* ring.c: one mmap'd perf ring and the one reader of its records */
 struct hwp_ring {

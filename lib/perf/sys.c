@@ -270,56 +270,49 @@ pid_t hwp_sys_gettid(void)
 	return (pid_t)syscall(SYS_gettid);
 }
 
+/* A small /proc or /sys file into buf (len bytes, NUL-terminated) with
+ * read(), no stdio: no allocation on the engine's paths. Its length, or
+ * -1 when it cannot be read or is empty. */
+ssize_t hwp_sys_read_text(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0 || len < 2) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	n = read(fd, buf, len - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return n;
+}
+
 /* perf_event_paranoid, or -100 when it cannot be read. */
 int hwp_sys_paranoid(void)
 {
-	char buf[16];
-	int fd = open("/proc/sys/kernel/perf_event_paranoid", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-
-	if (fd < 0)
-		return -100;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -100;
-	buf[n] = 0;
-	return atoi(buf);
+	return (int)hwp_sys_read_long("/proc/sys/kernel/perf_event_paranoid", -100);
 }
 
 /* A small decimal from a /proc or /sys file, or dflt. */
 long hwp_sys_read_long(const char *path, long dflt)
 {
 	char buf[32];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	ssize_t n;
 
-	if (fd < 0)
-		return dflt;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return dflt;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	return hwp_sys_read_text(path, buf, sizeof(buf)) < 0 ? dflt : strtol(buf, NULL, 10);
 }
 
 /* 1 when a seccomp filter is installed on this thread (/proc status
  * "Seccomp: 2"), else 0. */
 int hwp_sys_seccomp(void)
 {
-	char buf[4096];
-	int fd = open("/proc/thread-self/status", O_RDONLY | O_CLOEXEC);
-	ssize_t n;
-	char *p;
+	char buf[4096], *p;
 
-	if (fd < 0)
+	if (hwp_sys_read_text("/proc/thread-self/status", buf, sizeof(buf)) < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	p = strstr(buf, "\nSeccomp:");
 	return p && atoi(p + 9) == 2;
 }

@@ -448,18 +448,10 @@ static uint64_t proc_start(int pid)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long start = 0;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (hwp_sys_read_text(path, buf, sizeof(buf)) < 0)
 		return 0;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	buf[n] = 0;
 	/* "PID (COMM) STATE PPID ...": the comm may hold anything but the
 	 * last ')'; starttime is the 20th field after it */
 	p = strrchr(buf, ')');
