@@ -12,6 +12,11 @@
  *                       prologue (after push BP, before BP is set) and
  *                       once in its epilogue (after BP is restored):
  *                       mid_a 400 K, mid_b 200 K (x86-64 only)
+ *   leaf-prog ptr [K]   leaf's calls, each mid_a or mid_b called once,
+ *                       interleaved, from one call through a pointer in
+ *                       top: 200 K and 100 K faults whose kernel chains are
+ *                       all the same (the walk's first frame is the return
+ *                       into top) and whose callers differ
  * The kernel's walk reads each of those samples' caller as top.
  */
 #define _GNU_SOURCE
@@ -23,7 +28,7 @@ void leaf(void);
 void edge(char *a, char *b);
 void mid_a(long n, int e);
 void mid_b(long n, int e);
-void top(long k, int e);
+void top(long k, int e, int ptr);
 
 static char *pool;
 static long used, psz = 4096;
@@ -85,10 +90,19 @@ __attribute__((noinline)) void mid_b(long n, int e)
 	__asm__ volatile("" ::: "memory");
 }
 
-__attribute__((noinline)) void top(long k, int e)
+__attribute__((noinline)) void top(long k, int e, int ptr)
 {
-	mid_a(200 * k, e);
-	mid_b(100 * k, e);
+	void (*volatile fn)(long, int);
+
+	if (ptr) { /* one call site: mid_a twice, then mid_b, ... */
+		for (long i = 0; i < 300 * k; i++) {
+			fn = i % 3 == 2 ? mid_b : mid_a;
+			fn(1, e);
+		}
+	} else {
+		mid_a(200 * k, e);
+		mid_b(100 * k, e);
+	}
 	__asm__ volatile("" ::: "memory");
 }
 
@@ -96,9 +110,10 @@ int main(int argc, char **argv)
 {
 	long k = argc > 2 ? atol(argv[2]) : 1;
 	int e = argc > 1 && !strcmp(argv[1], "edge");
+	int ptr = argc > 1 && !strcmp(argv[1], "ptr");
 	size_t len;
 
-	if (argc < 2 || k < 1 || k > 1000 || (!e && strcmp(argv[1], "leaf")))
+	if (argc < 2 || k < 1 || k > 1000 || (!e && !ptr && strcmp(argv[1], "leaf")))
 		return 2;
 #if !defined(__x86_64__)
 	if (e)
@@ -108,6 +123,6 @@ int main(int argc, char **argv)
 	pool = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (pool == MAP_FAILED || madvise(pool, len, MADV_NOHUGEPAGE))
 		return 1;
-	top(k, e);
+	top(k, e, ptr);
 	return 0;
 }

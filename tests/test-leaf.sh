@@ -9,6 +9,10 @@
 #           -g gives) says top 300: checked in noleaf.
 #   edge    faults in a prologue (after push BP) and in an epilogue (after
 #           pop BP) of edge(): mid_a 400 : mid_b 200 (x86-64)
+#   ptr     leaf's callers called interleaved through one pointer in top:
+#           every sample has the same kernel chain, and still mid_a 200 :
+#           mid_b 100 (record's chain cache tells them apart by the word
+#           the patch reads)
 #   nobody  leaf, recorded as nobody (when run as root)
 #   noleaf  --call-graph fp,noleaf, the walk alone: top is the caller of
 #           all 300 leaf() faults and all 600 edge() faults
@@ -60,6 +64,17 @@ leaf)
 	"$hw" report "$tmp/d" --callees top > "$tmp/e" 2>/dev/null
 	eq "callees of top: mid_a" "$(edge "$tmp/e" mid_a)" 200
 	eq "callees of top: mid_b" "$(edge "$tmp/e" mid_b)" 100
+	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
+	check "folded: main;top;mid_a;leaf 200" grep -Eq '(^|;)main;top;mid_a;leaf 200$' "$tmp/f"
+	check "folded: main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"
+	;;
+ptr)
+	rec "$tmp/d" -g ptr
+	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
+	cat "$tmp/c"
+	eq "callers of leaf: mid_a" "$(edge "$tmp/c" mid_a)" 200
+	eq "callers of leaf: mid_b" "$(edge "$tmp/c" mid_b)" 100
+	eq "callers of leaf: no other" "$(rows "$tmp/c")" 2
 	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
 	check "folded: main;top;mid_a;leaf 200" grep -Eq '(^|;)main;top;mid_a;leaf 200$' "$tmp/f"
 	check "folded: main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"

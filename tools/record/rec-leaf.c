@@ -23,8 +23,13 @@
  * process that maps the object shares it. In front of it a second one,
  * keyed by the process and the pc as sampled, holds the same rule while
  * the process's maps stand as they were (the chain cache's validity,
- * rec-chains.c): a sample then costs a hash, a compare and one read of
- * its stack copy, and only a new pc looks its object up in the maps.
+ * rec-chains.c), and only a new pc looks its object up in the maps. In
+ * front of both, the chain cache itself is keyed by the kernel's chain
+ * and keeps what the patch read (struct rec_leaf_key): a sample whose
+ * chain it holds is patched as that entry's was when its IP register and
+ * the word its rule reads are the same (rec_leaf_same()), at the cost of
+ * that compare; the same chain with another word there (one call site
+ * through a pointer to two callers of a frameless leaf) is patched anew.
  * Nothing is patched where there is no such rule (no CFI, a CFA that is
  * an expression, the outermost frame, a signal frame) or where the
  * return address lies beyond the copy (a frame of more than
@@ -225,15 +230,16 @@ static const struct cfa_rule *rule_at(struct rec *r, long p, uint64_t pc, uint64
 	return e->ok ? &e->rule : NULL;
 }
 
-size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
-		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
-		      rec_obj_at_fn obj_at, uint64_t *out, size_t cap)
+size_t rec_leaf_patch(struct rec *r, long p, const struct rec_sample *s, rec_obj_at_fn obj_at,
+		      uint64_t *out, size_t cap, struct rec_leaf_key *k)
 {
-	uint64_t bp = regs[0], sp = regs[1], ip = regs[2], at, ra;
+	const uint64_t *chain = s->chain;
+	uint64_t ip = s->leaf_regs[2], at, ra;
 	const struct cfa_rule *rule;
-	size_t first, next;
+	size_t n = s->nchain, first, next;
 
-	if (!stack || size < 8)
+	*k = (struct rec_leaf_key){ .made = 1, .ip = ip };
+	if (!s->stack)
 		return 0;
 	/* the chain's first user frame is the pc itself (the kernel's walk
 	 * starts from the sampled registers) */
@@ -243,12 +249,16 @@ size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chai
 		return 0;
 	for (next = first + 1; next < n && chain[next] >= PERF_CONTEXT_MAX; next++)
 		;
-	if (!(rule = rule_at(r, p, ip, time, obj_at)))
+	if (!(rule = rule_at(r, p, ip, s->time, obj_at)))
 		return 0;
-	at = (rule->cfa_reg == 6 ? bp : sp) + (uint64_t)rule->cfa_off + (uint64_t)rule->ra_off;
-	if (at < sp || at - sp > size - 8)
+	k->rule = 1;
+	k->reg = (int8_t)rule->cfa_reg;
+	k->off = rule->cfa_off + rule->ra_off;
+	if (rec_leaf_word_at(k->reg, k->off, s, &at))
 		return 0; /* beyond the copy */
-	memcpy(&ra, stack + (at - sp), sizeof(ra));
+	memcpy(&ra, s->stack + at, sizeof(ra));
+	k->have = 1;
+	k->word = ra;
 	if (!ra || ra >= PERF_CONTEXT_MAX || (next < n && chain[next] == ra))
 		return 0; /* the walk has it */
 	if (n + 1 > cap)

@@ -953,12 +953,12 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 {
 	uint64_t pcs[PERF_MAX_STACK_DEPTH], hash = 0;
 	uint64_t leaf[PERF_MAX_STACK_DEPTH + 16]; /* the kernel's frames and contexts, + 1 */
-	const uint64_t *chain = s->chain;
-	size_t n = s->nchain;
+	const uint64_t *chain = s->chain, *key;
+	size_t n = s->nchain, nkey;
 	int fresh = s->time >= r->handled_max, cut = 0, cached;
 	struct rec_resolved *hit;
 	struct rec_resolved v;
-	long t, p, node;
+	long t, p = -1, node;
 
 	if (fresh)
 		r->handled_max = s->time;
@@ -975,27 +975,31 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 		/* recorded with paths but this sample came without one (no
 		 * user registers, a record cut short): its pc alone, cut */
 		cut = 1;
-	} else if (chain && s->leaf_regs) {
-		/* -g: the caller the walk missed put in (rec-leaf.c); the
-		 * patched chain is then the key */
-		size_t m;
-
-		if ((p = proc_of(r, pid)) < 0)
-			return -1;
-		m = rec_leaf_patch(r, p, s->time, chain, n, s->leaf_regs, s->stack,
-				   s->stack_size, rec_obj_at, leaf,
-				   sizeof(leaf) / sizeof(leaf[0]));
-		if (m) {
-			chain = leaf;
-			n = m;
-		}
 	}
+	/* -g with the leaf patch: the kernel's chain is the key, and a hit
+	 * needs the same word where the patch read it (rec-leaf.c) */
+	key = chain;
+	nkey = n;
 	cached = r->callgraph != HD_CG_NONE && (chain || s->regs);
 	if (cached) {
 		hash = rec_chain_hash(pid, tid, s->pc, chain, n);
 		hit = rec_chain_find(r, hash, pid, tid, s->pc, chain, n, s->time);
-		if (hit)
+		if (hit && (!r->leaf || rec_leaf_same(&hit->leaf, s)))
 			return count_path(r, ev, hit, s->chain ? hit->cut : cut);
+	}
+	memset(&v.leaf, 0, sizeof(v.leaf));
+	if (chain && s->leaf_regs) {
+		/* -g: the caller the walk missed put in */
+		size_t m;
+
+		if (p < 0 && (p = proc_of(r, pid)) < 0)
+			return -1;
+		m = rec_leaf_patch(r, p, s, rec_obj_at, leaf, sizeof(leaf) / sizeof(leaf[0]),
+				   &v.leaf);
+		if (m) {
+			chain = leaf;
+			n = m;
+		}
 	}
 	t = thread_of(r, pid, tid);
 	if (t < 0 || (p = proc_of(r, pid)) < 0)
@@ -1016,6 +1020,6 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
 	if (count_path(r, ev, &v, cut))
 		return -1;
 	if (cached && fresh)
-		rec_chain_put(r, hash, pid, tid, s->pc, chain, n, (uint32_t)p, &v);
+		rec_chain_put(r, hash, pid, tid, s->pc, key, nkey, (uint32_t)p, &v);
 	return 0;
 }

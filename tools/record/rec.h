@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/perf_event.h>
 #include <sys/types.h>
 
@@ -243,10 +244,24 @@ int rec_on_sample(struct rec *r, uint32_t ev, int pid, int tid, const struct rec
  * to: its data-file thread, the pc's object and ELF address, the path's
  * innermost node, (-g) whether the kernel cut the chain, and the frames
  * dropped from the path (they cannot be code: each hit counts them again). */
+/* -g with the leaf patch: what the patch read of a sample (rec-leaf.c),
+ * all that makes two samples of one kernel chain patch alike */
+struct rec_leaf_key {
+	uint8_t made; /* with the leaf's registers and stack copy */
+	uint8_t rule; /* the pc had a rule; else nothing was read */
+	uint8_t have; /* the word was in the copy */
+	int8_t reg;   /* the rule: the word at reg (6 BP, 7 SP) + off */
+	int64_t off;
+	uint64_t ip;   /* the sampled IP register */
+	uint64_t word; /* the word there */
+};
 struct rec_resolved {
 	uint32_t thread, obj, node, dropped;
 	int cut;
 	uint64_t addr;
+	/* -g with the leaf patch: the entry's key is the kernel's chain,
+	 * its node that of the patched one */
+	struct rec_leaf_key leaf;
 	/* where the last sample of it was counted: event ev's sample and
 	 * path (indices into the data file's samples and paths) */
 	uint32_t ev;
@@ -328,19 +343,50 @@ struct hd_process *rec_process(struct rec *r, int pid);
 #define REC_LEAF_REGS  3
 #define REC_LEAF_STACK 512
 /* The kernel's chain (user frames, innermost first, as
- * PERF_SAMPLE_CALLCHAIN gives them) of a sample of process p (procs
- * index) at time, with the sampled frame's caller put after the pc where
+ * PERF_SAMPLE_CALLCHAIN gives them) of sample s of process p (procs
+ * index), with the sampled frame's caller put after the pc where
  * the walk missed it: written to out (room for cap) and its length
  * returned; 0 when the chain stands as it is (the caller is already
  * there, or could not be found). A pc it has not seen in p is placed
  * with obj_at (rec-maps.c's rec_obj_at: the object holding pc in p at
  * time, REC_NO_OBJ for none, and its ELF address): rec-leaf.c knows the
- * CFI, not the maps. */
+ * CFI, not the maps. What it read is put in k (rec_leaf_same()). */
 typedef uint32_t (*rec_obj_at_fn)(const struct rec *r, long p, uint64_t pc, uint64_t time,
 				  uint64_t *addr);
-size_t rec_leaf_patch(struct rec *r, long p, uint64_t time, const uint64_t *chain, size_t n,
-		      const uint64_t *regs, const unsigned char *stack, uint64_t size,
-		      rec_obj_at_fn obj_at, uint64_t *out, size_t cap);
+size_t rec_leaf_patch(struct rec *r, long p, const struct rec_sample *s, rec_obj_at_fn obj_at,
+		      uint64_t *out, size_t cap, struct rec_leaf_key *k);
+/* Where the word at register reg (6 BP, 7 SP) + off is in the stack copy
+ * of s: 0 and its offset there, or -1 when it is not in the copy (below
+ * SP, or beyond what the kernel filled) */
+static inline int rec_leaf_word_at(int reg, int64_t off, const struct rec_sample *s,
+				   uint64_t *at)
+{
+	uint64_t bp = s->leaf_regs[0], sp = s->leaf_regs[1];
+	uint64_t a = (reg == 6 ? bp : sp) + (uint64_t)off;
+
+	if (a < sp || s->stack_size < 8 || a - sp > s->stack_size - 8)
+		return -1;
+	*at = a - sp;
+	return 0;
+}
+/* Whether sample s, of the kernel chain that made an entry with key k
+ * (and while its rule holds: the chain cache's conditions), is patched
+ * as that entry's was: its registers and the word its rule reads. */
+static inline int rec_leaf_same(const struct rec_leaf_key *k, const struct rec_sample *s)
+{
+	uint64_t at, w;
+
+	if (!s->leaf_regs || !s->stack)
+		return !k->made;
+	if (!k->made || s->leaf_regs[2] != k->ip)
+		return 0;
+	if (!k->rule)
+		return 1;
+	if (rec_leaf_word_at(k->reg, k->off, s, &at))
+		return !k->have;
+	memcpy(&w, s->stack + at, sizeof(w));
+	return k->have && w == k->word;
+}
 void rec_leaf_free(struct rec *r);
 /* rec-maps.c: the object holding pc in process p at time (an index into
  * objs; REC_NO_OBJ: none, or no file) and its ELF address there. */
