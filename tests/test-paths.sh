@@ -424,6 +424,46 @@ dwarf-burst)
 		[ $((${a:-0} + ${b:-0})) -le 20000 -a $((${a:-0} + ${b:-0} + lost)) -ge 20000 ]
 	check "callers of leaf: no other" [ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/c" | wc -l)" -le 2 ]
 	;;
+dwarf-spool)
+	# the records read and not yet unwound wait in an unnamed file of
+	# TMPDIR (O_TMPFILE: nothing there to see or to plant), a memfd where
+	# that cannot be (no such directory; as root, a tmpfs too small for
+	# what may wait); the recording is the same either way
+	need_pf
+	mkdir "$tmp/spool"
+	fds() {	# TMPDIR, output: record's fds, as its command sees them
+		TMPDIR=$1 "$hw" record -q --call-graph dwarf -e page-faults -c 1 -o "$2" -- \
+			sh -c 'sleep 0.3; ls -l /proc/$PPID/fd; '"$nofp"' paths 1' > "$tmp/fds" ||
+			{ echo "FAIL: hwprof record --call-graph dwarf, TMPDIR=$1"; exit 1; }
+		cat "$tmp/fds"
+	}
+	books() {	# data file, TMPDIR's name: kept + lost, the callers of leaf
+		kept=$(awk '$1 == "event" { print $4; exit }' "$1")
+		lost=$(awk '$1 == "event" { print $5; exit }' "$1")
+		check "$2: kept $kept + lost $lost: the 400 faults and the start's" \
+			[ $((kept + lost)) -ge 400 ]
+		"$hw" report "$1" --callers leaf > "$tmp/c" 2>/dev/null
+		a=$(edge "$tmp/c" mid_a) b=$(edge "$tmp/c" mid_b)
+		check "$2: callers of leaf: mid_a ${a:-0} + mid_b ${b:-0} + lost >= 400" \
+			[ $((${a:-0} + ${b:-0} + lost)) -ge 400 ]
+	}
+	fds "$tmp/spool" "$tmp/d1"
+	check "TMPDIR: an unnamed file there" grep -q " -> $tmp/spool/#[0-9]* (deleted)" "$tmp/fds"
+	check "TMPDIR: nothing left there" [ -z "$(ls -A "$tmp/spool")" ]
+	books "$tmp/d1" TMPDIR
+	fds /nonexistent "$tmp/d2"
+	check "no such TMPDIR: a memfd" grep -q ' -> /memfd:hwprof-spool (deleted)' "$tmp/fds"
+	books "$tmp/d2" "no such TMPDIR"
+	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
+		unshare -m sh -c "mount -t tmpfs -o size=8m none '$tmp/spool' &&
+			TMPDIR='$tmp/spool' '$hw' record -q --call-graph dwarf -o '$tmp/d3' -- \
+			sh -c 'sleep 0.3; ls -l /proc/\$PPID/fd'" > "$tmp/fds" ||
+			{ echo "FAIL: hwprof record --call-graph dwarf, an 8 MiB TMPDIR"; exit 1; }
+		check "a TMPDIR of 8 MiB: a memfd" grep -q ' -> /memfd:hwprof-spool (deleted)' "$tmp/fds"
+	else
+		echo "note: not root, or no mount namespace: the small TMPDIR is not tried"
+	fi
+	;;
 remap)
 	# the same call chain (the same pcs, the same return addresses) in
 	# two copies of a library, the second mapped where the first was

@@ -16,6 +16,8 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -629,90 +631,89 @@ static long drain_all(struct rec *r)
 
 /*
  * A thread that only copies the rings' records out (each dwarf sample
- * without the unfilled part of its stack copy) into chunks it hands to
- * the main thread, which orders them, maintains the map history and
- * unwinds, with its Dwfl objects, alone: the rings are emptied at the
- * pace the kernel fills them however long unwinding takes. The bytes
- * waiting (handed over, or queued and not yet handled) are bounded by
- * REC_BURST_BYTES: a sample that would go over is kept as a marker of
- * its leading fields only (REC_DROPPED), counted lost for its event when
- * its turn comes; past REC_HARD_BYTES the thread stops reading and the
- * kernel drops (and counts) what does not fit in the rings. After each
- * full pass over the rings the thread puts a pass marker (REC_PASS): the
- * main thread handles the records older than the latest time the pass
+ * without the unfilled part of its stack copy), through a staging buffer
+ * of its own, into a spool file the main thread reads back, orders, keeps
+ * the map history from and unwinds with its Dwfl objects, alone: the
+ * rings are emptied at the pace the kernel fills them however long
+ * unwinding takes. The spool is an unnamed file (O_TMPFILE) in TMPDIR or
+ * /tmp, as perf record writes its file: the pages a burst fills come from
+ * the page cache, written whole, where fresh memory of the thread's own
+ * would fault each page in and clear it first (that took the thread about
+ * as long as the burst itself: bench/README.md, "--call-graph dwarf in a
+ * burst"). Where no such file can be made (no O_TMPFILE, no room for
+ * REC_HARD_BYTES) it is a memfd. What the main thread has read back is
+ * given back to the file system (a hole punched) as it goes. The bytes
+ * waiting (written and not read back, or queued and not yet handled) are
+ * bounded by REC_BURST_BYTES: a sample that would go over is kept as a
+ * marker of its leading fields only (REC_DROPPED), counted lost for its
+ * event when its turn comes; past REC_HARD_BYTES the thread stops reading
+ * and the kernel drops (and counts) what does not fit in the rings. After
+ * each full pass over the rings the thread puts a pass marker (REC_PASS):
+ * the main thread handles the records older than the latest time the pass
  * before saw, as rec_read_drain() does with the passes it makes itself.
  */
 #define REC_HARD_BYTES (REC_BURST_BYTES + (32u << 20))
 /* a burst is over when no pass has read one for this long */
 #define REC_QUIET_US 20000
-#define REC_CHUNK    (1u << 20)
-
-struct rd_chunk {
-	struct rd_chunk *next;
-	size_t len, cap;
-	unsigned char data[];
-};
+#define REC_STAGE    (256u << 10) /* at least a record: 64 KiB */
+#define REC_READBACK (1u << 20)
+#define REC_PUNCH    (4u << 20)
 
 struct rec_reader {
 	pthread_t th;
-	pthread_mutex_t mu;
-	struct rd_chunk *head, *tail; /* handed over, under mu */
-	struct rd_chunk *cur;	      /* the thread's own */
-	size_t pending;		      /* bytes in chunks (atomic) */
-	size_t held;		      /* bytes the main queue holds (atomic) */
-	int stop;		      /* atomic: main asks the thread to end */
-	int signalled;		      /* atomic: wake[] holds a byte */
-	int failed;		      /* atomic: out of memory in the thread */
-	int busy;		      /* atomic: its last pass read a burst */
-	int wake[2];		      /* thread -> main: chunks handed over */
-	int quit[2];		      /* main -> thread: stop */
-	uint64_t safe;		      /* main: records up to this time may be handled */
+	int fd;		      /* the spool */
+	unsigned char *stage; /* the thread's: records not yet written */
+	size_t staged;
+	uint64_t wpos;		/* the thread's: bytes written to the spool */
+	uint64_t published;	/* atomic: bytes the main thread may read */
+	uint64_t rpos, punched; /* main: bytes read back, given back */
+	unsigned char *back;	/* main: what it reads back into */
+	size_t pending;		/* bytes written or staged, not read back (atomic) */
+	size_t held;		/* bytes the main queue holds (atomic) */
+	int stop;		/* atomic: main asks the thread to end */
+	int signalled;		/* atomic: wake[] holds a byte */
+	int failed;		/* atomic: the thread's errno (ENOMEM, ENOSPC...) */
+	int busy;		/* atomic: its last pass read a burst */
+	int wake[2];		/* thread -> main: records written */
+	int quit[2];		/* main -> thread: stop */
+	uint64_t safe;		/* main: records up to this time may be handled */
 };
 
-/* Hands the thread's chunk over to the main thread. */
-static void rd_publish(struct rec_reader *rd)
+/* The staged records into the spool, and what it holds made the main
+ * thread's to read: 0 or -1 (no room left: the thread stops). */
+static int rd_publish(struct rec_reader *rd)
 {
-	struct rd_chunk *c = rd->cur;
+	size_t at = 0;
 
-	if (!c)
-		return;
-	pthread_mutex_lock(&rd->mu);
-	if (rd->tail)
-		rd->tail->next = c;
-	else
-		rd->head = c;
-	rd->tail = c;
-	pthread_mutex_unlock(&rd->mu);
-	rd->cur = NULL;
-}
+	while (at < rd->staged) {
+		ssize_t w = pwrite(rd->fd, rd->stage + at, rd->staged - at,
+				   (off_t)(rd->wpos + at));
 
-/* Room for n more bytes in the thread's chunk: 0 or -1. */
-static int rd_room(struct rec_reader *rd, size_t n)
-{
-	struct rd_chunk *c = rd->cur;
-
-	if (c && c->len + n <= c->cap)
-		return 0;
-	rd_publish(rd);
-	c = malloc(sizeof(*c) + (n > REC_CHUNK ? n : REC_CHUNK));
-	if (!c)
-		return -1;
-	c->next = NULL;
-	c->len = 0;
-	c->cap = n > REC_CHUNK ? n : REC_CHUNK;
-	rd->cur = c;
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			__atomic_store_n(&rd->failed, w < 0 ? errno : ENOSPC,
+					 __ATOMIC_RELEASE);
+			return -1;
+		}
+		at += (size_t)w;
+	}
+	rd->wpos += rd->staged;
+	rd->staged = 0;
+	__atomic_store_n(&rd->published, rd->wpos, __ATOMIC_RELEASE);
 	return 0;
 }
 
+/* Room for n bytes in the stage, or NULL */
 static unsigned char *rd_put(struct rec_reader *rd, size_t n)
 {
 	size_t need = (n + 7) & ~(size_t)7;
 	unsigned char *q;
 
-	if (rd_room(rd, need))
+	if (rd->staged + need > REC_STAGE && rd_publish(rd))
 		return NULL;
-	q = rd->cur->data + rd->cur->len;
-	rd->cur->len += need;
+	q = rd->stage + rd->staged;
+	rd->staged += need;
 	__atomic_add_fetch(&rd->pending, need, __ATOMIC_RELAXED);
 	return q;
 }
@@ -723,7 +724,7 @@ static size_t rd_waiting(const struct rec_reader *rd)
 	       __atomic_load_n(&rd->held, __ATOMIC_RELAXED);
 }
 
-/* One ring's records into chunks: their number, or -1. */
+/* One ring's records into the stage: their number, or -1. */
 static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg)
 {
 	const struct perf_event_header *h;
@@ -741,20 +742,20 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg)
 			struct perf_event_header m = { REC_DROPPED, 0, REC_SAMPLE_HEAD };
 
 			if (!(q = rd_put(rd, REC_SAMPLE_HEAD)))
-				goto nomem;
+				goto fail;
 			memcpy(q, &m, sizeof(m));
 			memcpy(q + sizeof(m), (const unsigned char *)h + sizeof(m),
 			       REC_SAMPLE_HEAD - sizeof(m));
 		} else {
 			if (!(q = rd_put(rd, k.n)))
-				goto nomem;
+				goto fail;
 			kept_copy(q, h, &k);
 		}
 		n++;
 	}
 	hwp_ring_end(&rg->ring);
 	return n;
-nomem:
+fail:
 	hwp_ring_end(&rg->ring);
 	return -1;
 }
@@ -770,7 +771,7 @@ static void *rd_main(void *arg)
 	nfds_t npf = 0;
 
 	if (!pf) {
-		__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&rd->failed, ENOMEM, __ATOMIC_RELEASE);
 		return NULL;
 	}
 	pf[npf++] = (struct pollfd){ .fd = rd->quit[0], .events = POLLIN };
@@ -784,7 +785,6 @@ static void *rd_main(void *arg)
 			long k = r->rings[c].fd < 0 ? 0 : rd_ring(r, rd, &r->rings[c]);
 
 			if (k < 0) {
-				__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
 				n = -1;
 				break;
 			}
@@ -801,12 +801,8 @@ static void *rd_main(void *arg)
 			unsigned char *q = rd_put(rd, sizeof(struct perf_event_header));
 			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
 
-			if (!q) {
-				__atomic_store_n(&rd->failed, 1, __ATOMIC_RELEASE);
+			if (!q || (memcpy(q, &m, sizeof(m)), rd_publish(rd)))
 				break;
-			}
-			memcpy(q, &m, sizeof(m));
-			rd_publish(rd);
 		}
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
@@ -823,13 +819,49 @@ static void *rd_main(void *arg)
 		if (!n)
 			poll(pf, npf, busy ? 1 : 100);
 	}
-	rd_publish(rd);
+	(void)rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
 	if (!__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
 	    write(rd->wake[1], "", 1) < 0)
 		__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
 	free(pf);
 	return NULL;
+}
+
+/* The spool: an unnamed file in TMPDIR or /tmp with room for what may
+ * wait, else a memfd; -errno */
+static int rd_spool(void)
+{
+	const char *dir = secure_getenv("TMPDIR");
+	struct statvfs sv;
+	int fd;
+
+	if (!dir || dir[0] != '/')
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+	if (fd >= 0 && (fstatvfs(fd, &sv) ||
+			(uint64_t)sv.f_bavail * sv.f_frsize < 2 * (uint64_t)REC_HARD_BYTES)) {
+		close(fd);
+		fd = -1;
+	}
+	if (fd < 0)
+		fd = memfd_create("hwprof-spool", MFD_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
+static void rd_free(struct rec_reader *rd)
+{
+	for (int i = 0; i < 2; i++) {
+		if (rd->wake[i] >= 0)
+			close(rd->wake[i]);
+		if (rd->quit[i] >= 0)
+			close(rd->quit[i]);
+	}
+	if (rd->fd >= 0)
+		close(rd->fd);
+	free(rd->stage);
+	free(rd->back);
+	free(rd);
 }
 
 int rec_reader_start(struct rec *r)
@@ -843,19 +875,27 @@ int rec_reader_start(struct rec *r)
 	rd = calloc(1, sizeof(*rd));
 	if (!rd)
 		return -ENOMEM;
-	if (pipe2(rd->wake, O_CLOEXEC | O_NONBLOCK)) {
-		ret = -errno;
-		free(rd);
+	rd->fd = rd->wake[0] = rd->wake[1] = rd->quit[0] = rd->quit[1] = -1;
+	if ((rd->fd = rd_spool()) < 0) {
+		ret = rd->fd;
+		rd->fd = -1;
+		rd_free(rd);
 		return ret;
 	}
-	if (pipe2(rd->quit, O_CLOEXEC | O_NONBLOCK)) {
+	/* the stage is written now, not page by page in a burst */
+	rd->stage = malloc(REC_STAGE);
+	rd->back = malloc(REC_READBACK);
+	if (!rd->stage || !rd->back) {
+		rd_free(rd);
+		return -ENOMEM;
+	}
+	memset(rd->stage, 0, REC_STAGE);
+	if (pipe2(rd->wake, O_CLOEXEC | O_NONBLOCK) ||
+	    pipe2(rd->quit, O_CLOEXEC | O_NONBLOCK)) {
 		ret = -errno;
-		close(rd->wake[0]);
-		close(rd->wake[1]);
-		free(rd);
+		rd_free(rd);
 		return ret;
 	}
-	pthread_mutex_init(&rd->mu, NULL);
 	r->rd = rd;
 	/* signals go to the main thread (rec-launch.c's handlers) */
 	sigfillset(&all);
@@ -864,12 +904,7 @@ int rec_reader_start(struct rec *r)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
 		r->rd = NULL;
-		for (int i = 0; i < 2; i++) {
-			close(rd->wake[i]);
-			close(rd->quit[i]);
-		}
-		pthread_mutex_destroy(&rd->mu);
-		free(rd);
+		rd_free(rd);
 	}
 	return ret;
 }
@@ -879,47 +914,82 @@ int rec_reader_fd(const struct rec *r)
 	return r->rd ? r->rd->wake[0] : -1;
 }
 
-/* What the thread handed over, into the time-ordered queue: the records
- * taken, or -1. Each pass marker makes what the pass before saw safe. */
+/* What the thread wrote, read back into the time-ordered queue: the
+ * records taken, or -1. Each pass marker makes what the pass before saw
+ * safe. */
 static long rd_pull(struct rec *r)
 {
 	struct rec_reader *rd = r->rd;
-	struct rd_chunk *c, *next;
+	uint64_t end;
 	char buf[64];
 	long n = 0;
-	int bad = 0;
 
 	while (read(rd->wake[0], buf, sizeof(buf)) > 0)
 		;
 	__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
-	pthread_mutex_lock(&rd->mu);
-	c = rd->head;
-	rd->head = rd->tail = NULL;
-	pthread_mutex_unlock(&rd->mu);
-	for (; c; c = next) {
-		next = c->next;
-		for (size_t at = 0; at < c->len && !bad;) {
-			struct perf_event_header h;
+	end = __atomic_load_n(&rd->published, __ATOMIC_ACQUIRE);
+	while (rd->rpos < end) {
+		size_t len = end - rd->rpos > REC_READBACK ? REC_READBACK : end - rd->rpos;
+		ssize_t got = pread(rd->fd, rd->back, len, (off_t)rd->rpos);
+		size_t at = 0;
 
-			memcpy(&h, c->data + at, sizeof(h));
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			r->read_errno = got < 0 ? errno : EIO;
+			return -1;
+		}
+		/* whole records: one cut by the end of what was read comes
+		 * again with the next read */
+		while ((size_t)got - at >= sizeof(struct perf_event_header)) {
+			struct perf_event_header h;
+			size_t sz;
+
+			memcpy(&h, rd->back + at, sizeof(h));
+			sz = (h.size + 7u) & ~7u;
+			if (sz < sizeof(h))
+				return -1; /* the thread writes none such */
+			if (sz > (size_t)got - at)
+				break;
 			if (h.type == REC_PASS) {
 				rd->safe = r->prev_max;
 				r->prev_max = r->round_max;
-			} else if (queue(r, (const void *)(c->data + at))) {
-				bad = 1;
+			} else if (queue(r, (const void *)(rd->back + at))) {
+				return -1;
 			} else {
 				n++;
 			}
-			at += (h.size + 7u) & ~7u;
+			at += sz;
 		}
-		__atomic_sub_fetch(&rd->pending, c->len, __ATOMIC_RELAXED);
-		free(c);
+		rd->rpos += at;
+		__atomic_sub_fetch(&rd->pending, at, __ATOMIC_RELAXED);
+	}
+	/* what was read back is given back to the file system */
+	if (rd->rpos - rd->punched >= REC_PUNCH) {
+		uint64_t to = rd->rpos & ~(uint64_t)(REC_PUNCH - 1);
+
+		if (!fallocate(rd->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+			       (off_t)rd->punched, (off_t)(to - rd->punched)))
+			rd->punched = to;
 	}
 	__atomic_store_n(&rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
-	return bad || __atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE) ? -1 : n;
+	if ((r->read_errno = __atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE)))
+		return -1;
+	return n;
 }
 
-/* Ends the thread; what it handed over is queued: the records, or -1. */
+const char *rec_read_why(const struct rec *r)
+{
+	static char why[128];
+
+	if (!r->read_errno || r->read_errno == ENOMEM)
+		return "out of memory";
+	snprintf(why, sizeof(why), "--call-graph dwarf: cannot keep the samples read: %s",
+		 strerror(r->read_errno));
+	return why;
+}
+
+/* Ends the thread; what it wrote is queued: the records, or -1. */
 long rec_reader_stop(struct rec *r)
 {
 	struct rec_reader *rd = r->rd;
@@ -933,13 +1003,7 @@ long rec_reader_stop(struct rec *r)
 	pthread_join(rd->th, NULL);
 	n = rd_pull(r);
 	r->prev_max = r->round_max;
-	free(rd->cur);
-	for (int i = 0; i < 2; i++) {
-		close(rd->wake[i]);
-		close(rd->quit[i]);
-	}
-	pthread_mutex_destroy(&rd->mu);
-	free(rd);
+	rd_free(rd);
 	r->rd = NULL;
 	return n;
 }

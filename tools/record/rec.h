@@ -123,6 +123,7 @@ struct rec {
 				  * --control): new ones open off too */
 	uint32_t *fd_ev;	 /* per fd: its event, UINT32_MAX: side-band */
 	uint64_t corrupt;
+	int read_errno; /* why rec_read_drain() failed: 0, out of memory */
 	/* records read, not yet handled: handled in time order, once a
 	 * later round shows nothing older can still come */
 	unsigned char *q; /* the records, 8-byte aligned */
@@ -174,6 +175,8 @@ int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
  * older than the latest of the round before (all: every record). Returns
  * the records read, or -1 (out of memory). */
 long rec_read_drain(struct rec *r, int all);
+/* Why it failed, in words */
+const char *rec_read_why(const struct rec *r);
 void rec_perf_close(struct rec *r);
 /* --call-graph dwarf: a thread reads the rings from now on, and
  * rec_read_drain() handles what it copied out: 0 (nothing to do in other

@@ -489,7 +489,7 @@ static int loop(struct rec_run *run)
 		if (nctl)
 			control_read(run);
 		if (rec_read_drain(run->r, 0) < 0)
-			return cli_error("out of memory");
+			return cli_error("%s", rec_read_why(run->r));
 		read_signals(run);
 		if (ended(run))
 			return 0;
@@ -697,7 +697,7 @@ static int finish(struct rec_run *run)
 		long n = rec_read_drain(r, 1);
 
 		if (n < 0)
-			return cli_error("out of memory");
+			return cli_error("%s", rec_read_why(r));
 		if (!n)
 			break;
 	}
