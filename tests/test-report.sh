@@ -358,6 +358,46 @@ assert r[101][\"samples\"] == 8 and r[101][\"top_function\"] == \"cold\" and r[1
 assert r[101][\"comm\"] == \"worker\\x01\" and r[200][\"pid\"] == 200, r'"
 	check "csv processes" sh -c "'$hw' report '$tmp/d' --processes --format csv | grep -qx '65.000000,13,100,0,\"./prog rank0\",\"cold\",7'"
 	uerr "one at a time" "$hw" report "$tmp/d" --threads --lines
+	# --width N, short names beside a long object: the function column
+	# (40, 32 beside a line) narrows so that no row is wider than N, down
+	# to the 24 a name keeps (hwprof(1), --width); diff's rows as well
+	long=an-object-with-a-rather-long-name.so	# 36 columns
+	cp "$lines" "$tmp/$long"
+	{
+		echo "command ./prog"
+		echo "event task-clock 1000000 5 0 0 0 -"
+		echo "process 100 0 ./prog"
+		echo "thread 100 0 prog"
+		echo "object $b $tmp/$long"
+		echo "s 0 0 0 $h 4"
+		echo "s 0 0 0 $c 1"
+	} | "$gen" "$tmp/w" || exit 99
+	# the widest row: the fixed columns, the name column, the object
+	for v in "report 21 40" "report --lines 54 32" "diff 55 40"; do
+		# shellcheck disable=SC2086
+		set -- $v
+		cmd=$1 opt=
+		if [ "$2" = --lines ]; then
+			opt=--lines
+			shift
+		fi
+		fixed=$2 col=$3
+		for w in 0 60 $((fixed + 24 + 1 + 36 + 3)) 200; do
+			want=$((fixed + col + 1 + 36))
+			[ "$w" -gt 0 ] && [ "$w" -lt "$want" ] && want=$w
+			[ "$want" -lt $((fixed + 24 + 1 + 36)) ] && want=$((fixed + 24 + 1 + 36))
+			if [ "$cmd" = diff ]; then
+				got=$("$hw" diff "$tmp/w" "$tmp/w" --width "$w" 2>/dev/null)
+			else
+				# shellcheck disable=SC2086
+				got=$("$hw" report "$tmp/w" $opt --width "$w" 2>/dev/null)
+			fi
+			eq "$cmd $opt --width $w: the widest row" "$(printf '%s\n' "$got" |
+				grep -v '^#' | awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }')" "$want"
+			check "$cmd $opt --width $w: hot whole, then its object" sh -c \
+				"printf '%s\n' \"\$1\" | grep -Eq ' hot +$long\$'" - "$got"
+		done
+	done
 	# 7001 rows of one sample each: CSV's and JSON's percentages (six
 	# decimals) sum to 100 within 0.01 (two decimals would give 70.01)
 	{

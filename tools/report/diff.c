@@ -195,7 +195,14 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 		     int lines)
 {
 	const char *ev = s[1].d.events[s[1].event].name;
+	int used = 55 + (lines ? 33 : 0), ow = (int)strlen("object"), nw;
 
+	/* the function column: 40, narrower where --width leaves less room
+	 * once the other columns and the widest object are taken */
+	for (size_t i = 0; i < n; i++)
+		if ((int)strlen(r[i].obj) > ow)
+			ow = (int)strlen(r[i].obj);
+	nw = view_pad(40, used + 1 + ow);
 	fputs("# base: ", stdout);
 	nm_put(stdout, s[0].in.n == 1 ? s[0].in.files[0] : "(merged files)", NM_TEXT);
 	printf(", %llu sample%s of ", (unsigned long long)s[0].total,
@@ -218,10 +225,13 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 		nm_put(stdout, sym_warnings[i], NM_TEXT);
 		putchar('\n');
 	}
-	printf("#\n%8s %8s %9s %10s %10s %3s  %s%-40s %s\n", "base%", "new%", "change", "base",
-	       "new", "sig", lines ? "line                             " : "", "function",
+	printf("#\n%8s %8s %9s %10s %10s %3s  %s%-*s %s\n", "base%", "new%", "change", "base",
+	       "new", "sig", lines ? "line                             " : "", nw, "function",
 	       "object");
 	for (size_t i = 0; i < n; i++) {
+		const char *name = view_fit(r[i].name, used + 1 + (int)strlen(r[i].obj));
+		int len = (int)strlen(name);
+
 		printf("%7.2f%% %7.2f%% %+9.2f %10llu %10llu %3s  ", r[i].pb, r[i].pn,
 		       r[i].delta, (unsigned long long)r[i].nb, (unsigned long long)r[i].nn,
 		       mark(r[i].z));
@@ -231,10 +241,8 @@ static void text_out(const struct drow *r, size_t n, const struct dside *s, doub
 			       (int)(33 - (strlen(r[i].place) < 33 ? strlen(r[i].place) : 32)),
 			       "");
 		}
-		nm_put(stdout,
-		       view_fit(r[i].name, 55 + (lines ? 33 : 0) + 1 + (int)strlen(r[i].obj)),
-		       NM_TEXT);
-		printf("%*s", (int)(strlen(r[i].name) < 40 ? 41 - strlen(r[i].name) : 1), "");
+		nm_put(stdout, name, NM_TEXT);
+		printf("%*s", len < nw ? nw + 1 - len : 1, "");
 		nm_put(stdout, r[i].obj, NM_TEXT);
 		putchar('\n');
 	}

@@ -124,7 +124,17 @@ void rk_text(const struct rk *k)
 	const struct rows_table *ft = &k->c->rows;
 	struct spread s = spread_of(k, 0), m = spread_of(k, 1);
 	char msg[256];
+	int ow = (int)strlen("object"), nw;
 
+	/* the function column: 40, narrower where --width leaves less room
+	 * once the other columns and the widest object are taken */
+	for (size_t i = 0; i < k->nrows; i++) {
+		int n = (int)strlen(obj_base(k, ft->rows[k->rows[i].row].obj));
+
+		if (n > ow)
+			ow = n;
+	}
+	nw = view_pad(40, 86 + 1 + ow);
 	header_text(k->c);
 	printf("# ranks: %zu present", k->nranks);
 	if (k->d->size > 0)
@@ -143,8 +153,8 @@ void rk_text(const struct rk *k)
 	if (k->inclusive && k->mpi_paths)
 		printf("# --sort total: each function's samples are those of the call paths "
 		       "through it (inclusive), per rank\n");
-	printf("#\n%10s %10s %12s %10s %9s %8s %12s %6s  %-40s %s\n", "total", "min", "mean",
-	       "max", "max/mean", "max-rank", "stddev", "cv", "function", "object");
+	printf("#\n%10s %10s %12s %10s %9s %8s %12s %6s  %-*s %s\n", "total", "min", "mean",
+	       "max", "max/mean", "max-rank", "stddev", "cv", nw, "function", "object");
 	for (size_t i = 0; i < k->nrows; i++) {
 		const struct rk_row *r = &k->rows[i];
 		const struct view_row *fr = &ft->rows[r->row];
@@ -163,7 +173,7 @@ void rk_text(const struct rk *k)
 			printf("%12s %6s  ", "?", "?");
 		name = view_fit(view_name(fr, nb), 86 + 1 + (int)strlen(obj_base(k, fr->obj)));
 		if (nm_is_plain(name)) {
-			printf("%-40s ", name);
+			printf("%-*s ", nw, name);
 		} else {
 			nm_put(stdout, name, NM_TEXT);
 			putchar(' ');

@@ -201,26 +201,51 @@ static int has_ranks(const struct hd_file *d)
 	return 0;
 }
 
+/* The widest last column of the rows (the object, or its path in the
+ * objects view), with the space before it. */
+static int last_column(const struct view_ctx *c)
+{
+	int w = (int)strlen(c->view == VIEW_OBJECTS ? "path" : "object");
+
+	for (size_t i = 0; i < c->rows.n; i++) {
+		const struct view_row *r = &c->rows.rows[i];
+		int n = (int)strlen(c->view == VIEW_OBJECTS ? view_obj_path(c, r->obj) :
+							      obj_name(c, r->obj));
+
+		if (n > w)
+			w = n;
+	}
+	return w + 1;
+}
+
 static void text_rows(const struct view_ctx *c)
 {
 	const struct hd_file *d = c->d;
 	int rk = (c->view == VIEW_THREADS || c->view == VIEW_PROCS) && has_ranks(d);
+	int lw = c->view == VIEW_FUNCS || c->view == VIEW_OBJECTS || c->view == VIEW_LINES ?
+			 last_column(c) :
+			 0;
+	/* the name column: 40 (32 beside a line), narrower where --width
+	 * leaves less room once the other columns and the widest object
+	 * are taken */
+	int nw = c->view == VIEW_LINES ? view_pad(32, 21 + 33 + lw) :
+					 view_pad(40, (c->has_totals ? 42 : 21) + lw);
 
 	switch (c->view) {
 	case VIEW_FUNCS:
 		if (c->has_totals)
-			printf("%8s %10s  %8s %10s  %-40s %s\n", "self", "samples", "total",
-			       "samples", "function", "object");
+			printf("%8s %10s  %8s %10s  %-*s %s\n", "self", "samples", "total",
+			       "samples", nw, "function", "object");
 		else
-			printf("%8s %10s  %-40s %s\n", "percent", "samples", "function",
+			printf("%8s %10s  %-*s %s\n", "percent", "samples", nw, "function",
 			       "object");
 		break;
 	case VIEW_OBJECTS:
-		printf("%8s %10s  %-40s %s\n", "percent", "samples", "object", "path");
+		printf("%8s %10s  %-*s %s\n", "percent", "samples", nw, "object", "path");
 		break;
 	case VIEW_LINES:
-		printf("%8s %10s  %-32s %-32s %s\n", "percent", "samples", "line", "function",
-		       "object");
+		printf("%8s %10s  %-32s %-*s %s\n", "percent", "samples", "line", nw,
+		       "function", "object");
 		break;
 	case VIEW_THREADS:
 		printf("%8s %10s  %-8s %-8s ", "percent", "samples", "tid", "pid");
@@ -246,12 +271,12 @@ static void text_rows(const struct view_ctx *c)
 		case VIEW_FUNCS:
 			if (c->has_totals)
 				lead(r->total, c->total);
-			cell(view_fit(name, (c->has_totals ? 42 : 21) + ow), 40);
+			cell(view_fit(name, (c->has_totals ? 42 : 21) + ow), nw);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;
 		case VIEW_OBJECTS:
-			cell(name, 40);
+			cell(name, nw);
 			putchar(' ');
 			cell(view_obj_path(c, r->obj), 0);
 			break;
@@ -263,7 +288,7 @@ static void text_rows(const struct view_ctx *c)
 			cell(at ? at : "??", 32);
 			free(at);
 			putchar(' ');
-			cell(view_fit(name, 21 + 33 + ow), 32);
+			cell(view_fit(name, 21 + 33 + ow), nw);
 			putchar(' ');
 			cell(obj_name(c, r->obj), 0);
 			break;

@@ -909,6 +909,15 @@ const char *view_fit(const char *name, int used)
 	return *slot ? *slot : name;
 }
 
+int view_pad(int want, int used)
+{
+	int room = view_width - used;
+
+	if (view_width <= 0 || room >= want)
+		return want;
+	return room < 24 ? 24 : room;
+}
+
 const char *view_obj_path(const struct view_ctx *c, uint32_t obj)
 {
 	return obj == HD_NO_OBJECT || obj >= c->nobjs ? VIEW_NO_OBJECT :

@@ -78,6 +78,11 @@ long view_match(const struct view_ctx *c, const struct rows_table *t, const char
  * The string lives until the fourth call after. */
 extern int view_width;
 const char *view_fit(const char *name, int used);
+/* The width to pad a name column to: want, or less when --width leaves
+ * less room once used columns are taken, never under the 24 view_fit()
+ * keeps for a name: a row of names so fitted and padded is at most
+ * view_width wide unless its other columns and 24 already are. */
+int view_pad(int want, int used);
 /* The terminal's columns when standard output is one, else 0 (no limit). */
 int view_terminal_width(void);
 /* The name of "no object" (HD_NO_OBJECT): a pc in anonymous executable
