@@ -623,6 +623,11 @@ write-fails)
 				grep -qx "hwprof: $tmp/fn: File too large: the file is kept without the names (report reads them from the objects)" "$tmp/said"
 			check "names cut: nothing else said" [ "$(wc -l < "$tmp/said")" = 1 ]
 			check "names cut: the file is whole" [ "$(tail -n 1 "$tmp/fn")" = end ]
+			# hwprof(1) EXIT STATUS: the same version, less the names
+			check "names cut: the version of the whole file" \
+				[ "$(head -n 1 "$tmp/fn")" = "$(head -n 1 "$tmp/full")" ]
+			check "names cut: no name line" sh -c "! grep -Eq '^(sym|src|line) ' '$tmp/fn'"
+			check "names cut: the full file has them" grep -Eq '^sym ' "$tmp/full"
 			check "names cut: the profile is all there (the 50 faults at least)" \
 				[ "$("$dump" "$tmp/fn" | awk '/^sample / { n += $NF } END { print n + 0 }')" -ge 50 ]
 		fi
