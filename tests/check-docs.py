@@ -17,7 +17,8 @@ The man pages and README.md say what this build does. One case a test:
             README's shell blocks parse (sh -n)
   examples  every C example of the pages and README.md compiles (-Werror)
             against an installed copy of this build, with the compile
-            lines the pages give, and runs where it needs no PMU
+            lines the pages give, and runs where it needs no PMU; the
+            installed hwprof runs without LD_LIBRARY_PATH
   sample    the sample outputs in the pages are what this build prints:
             hwprof(1)'s EXAMPLES session is run again and compared line by
             line (numbers aside), hwprof-data(5)'s files are read by
@@ -680,6 +681,20 @@ def case_examples(src, hw, build):
                 fail('%s exits %d: %s' % (what, r.returncode, r.stderr.strip()))
             else:
                 print('ok: %s runs' % what)
+        # README's Installing: the installed command needs no
+        # LD_LIBRARY_PATH (it links no libhwprof.so)
+        bindir = json.loads(run([shutil.which('meson'), 'introspect', build,
+                                 '--buildoptions']).stdout)
+        bindir = {x['name']: x['value'] for x in bindir}['bindir']
+        env = dict(inst.env)
+        env.pop('LD_LIBRARY_PATH', None)
+        exe = inst.dest + os.path.join(inst.prefix, bindir, 'hwprof')
+        r = run([exe, '--version'], env=env)
+        if r.returncode:
+            fail('README.md: the installed hwprof needs LD_LIBRARY_PATH: %s' %
+                 r.stderr.strip())
+        else:
+            print('ok: README.md: the installed hwprof runs without LD_LIBRARY_PATH')
         # README's compile lines, as they are, on programs of the kind each
         # builds: the session example, a PAPI one, a profil one
         home = os.path.join(tmp, 'home')
