@@ -19,6 +19,10 @@ The man pages and README.md say what this build does. One case a test:
             against an installed copy of this build, with the compile
             lines the pages give, and runs where it needs no PMU; the
             installed hwprof runs without LD_LIBRARY_PATH
+  synopsis  every function's SYNOPSIS in section 3 is what the installed
+            headers declare (each prototype redeclared after its
+            #include) and every structure a page shows has the header's
+            members, types, offsets and size
   sample    the sample outputs in the pages are what this build prints:
             hwprof(1)'s EXAMPLES session is run again and compared line by
             line (numbers aside), hwprof-data(5)'s files are read by
@@ -737,6 +741,111 @@ def case_examples(src, hw, build):
 
 
 # ------------------------------------------------------------------ #
+# The pages' SYNOPSIS and structures against the headers               #
+
+def nf_blocks(page, sh=None):
+    """The .nf/.fi blocks (as man shows them), with the section each is in."""
+    out = []
+    for a, _, ls in page.sections():
+        if sh is not None and a != sh:
+            continue
+        blk = None
+        for l in ls:
+            if l.startswith('.nf'):
+                blk = []
+            elif l.startswith('.fi') and blk is not None:
+                out.append((a, blk))
+                blk = None
+            elif blk is not None and not l.startswith(('.PP', '.sp', '.in', '.\\"')):
+                blk.append(unesc(macro_text(l)))
+    return out
+
+
+# pages whose SYNOPSIS shows calling forms, not a prototype the header has
+SYN_FORMS = {'monitor.3': 'the forms of a variadic call: int monitor(caddr_t, ...)'}
+
+
+def synopsis_program(page):
+    """A C file of the page's SYNOPSIS (its #includes, then each
+    declaration as the page gives it, which the compiler holds to the
+    header's) and its structures (renamed, each member's type and offset
+    and the size held to the header's): (text, number of checks)."""
+    inc, decls, checks = [], [], []
+    for _, blk in nf_blocks(page, 'SYNOPSIS'):
+        cur, in_struct = '', False
+        for l in blk:
+            t = l.strip()
+            if re.match(r'struct \w+ \{$', t):
+                in_struct = True	# checked below, with the other structures
+            elif in_struct:
+                in_struct = t != '};'
+            elif t.startswith('#include'):
+                inc.append(t)
+            elif page.name in SYN_FORMS:
+                continue
+            elif t and not t.startswith(('#define', '/*')):
+                cur += ' ' + t
+                if cur.rstrip().endswith(';'):
+                    decls.append(cur.strip())
+                    cur = ''
+    n = len(decls)
+    for _, blk in nf_blocks(page):
+        text = '\n'.join(blk)
+        for m in re.finditer(r'(?ms)^struct (\w+) \{\n(.*?)^\};', text):
+            tag, body = m.group(1), re.sub(r'/\*.*?\*/', '', m.group(2), flags=re.S)
+            if '...' in body:
+                continue
+            decls.append('struct %s__page {%s};' % (tag, body))
+            members = re.findall(r'(\w+)\s*(?:\[[^\]]*\])?\s*;', body)
+            for mem in members:
+                checks.append('_Static_assert(offsetof(struct %s, %s) == offsetof(struct '
+                              '%s__page, %s) && __builtin_types_compatible_p(__typeof__(('
+                              '(struct %s *)0)->%s), __typeof__(((struct %s__page *)0)->%s)), '
+                              '"%s: struct %s member %s: another type or place than the '
+                              'header\'s");' % (tag, mem, tag, mem, tag, mem, tag, mem,
+                                                 page.name, tag, mem))
+            checks.append('_Static_assert(sizeof(struct %s) == sizeof(struct %s__page), '
+                          '"%s: struct %s: members the page does not show");'
+                          % (tag, tag, page.name, tag))
+            n += 1
+    if not inc:
+        return None, 0
+    return ('#define _GNU_SOURCE\n#include <stddef.h>\n#include <stdint.h>\n'
+            '#include <sys/types.h>\n#include <sys/time.h>\n' + '\n'.join(inc) + '\n' +
+            '\n'.join(decls) + '\n' + '\n'.join(checks) + '\n'), n
+
+
+def case_synopsis(src, build):
+    tmp = tempfile.mkdtemp()
+    try:
+        inst = Installed(build, tmp)
+        total = 0
+        for p in pages(src):
+            if not p.name.endswith('.3') or p.lines[0].startswith('.so'):
+                continue
+            prog, n = synopsis_program(p)
+            if not prog:
+                fail('%s: no #include in its SYNOPSIS' % p.name)
+                continue
+            c = os.path.join(tmp, p.name + '.c')
+            with open(c, 'w') as f:
+                f.write(prog)
+            r = run(['cc', '-std=gnu11', '-Werror', '-fsyntax-only', c], env=inst.env)
+            if r.returncode:
+                fail('%s: its SYNOPSIS or structures are not what the headers declare:\n%s'
+                     % (p.name, r.stderr.strip()))
+            else:
+                print('ok: %s: %d declarations and structures as the headers have them'
+                      % (p.name, n))
+            total += n
+        if total < 100:
+            fail('only %d declarations found in the pages: the check is broken' % total)
+    finally:
+        shutil.rmtree(tmp)
+    done('synopsis')
+
+
+# ------------------------------------------------------------------ #
 # Sample outputs                                                       #
 
 def norm(line):
@@ -899,6 +1008,8 @@ def main():
         case_shell(src, hw)
     elif case == 'examples':
         case_examples(src, hw, sys.argv[4])
+    elif case == 'synopsis':
+        case_synopsis(src, sys.argv[4])
     elif case == 'sample':
         case_sample(src, hw, sys.argv[5])
     else:
