@@ -8,7 +8,7 @@ The man pages and README.md say what this build does. One case a test:
             is in the --help; the top-level options answer
   optvalue  every option that takes a value takes it as --opt=VALUE (and
             record's short ones as -XVALUE) with the same result as
-            --opt VALUE
+            --opt VALUE; one that takes none says so of --opt=VALUE
   env       every variable the code reads with getenv()/secure_getenv()
             (lib/, tools/) is documented in a man page (in bold, or in an
             ENVIRONMENT section)
@@ -300,9 +300,20 @@ def case_optvalue(src, hw):
     try:
         for cmd in CMDS:
             for o, val in sorted(help_opts(hw, cmd).items()):
-                if not val:
-                    continue
                 tail = ['--', 'true'] if cmd == 'record' else []
+                if not val:
+                    # a long option without a value refuses one, as
+                    # getopt_long does, and says so
+                    if not o.startswith('--'):
+                        continue
+                    r = run([hw, cmd, o + '=1'] + tail, cwd=tmp)
+                    want = 'hwprof: %s takes no value (see hwprof %s --help)' % (o, cmd)
+                    if (r.returncode, r.stderr.strip()) != (2, want):
+                        fail('hwprof %s %s=1: exit %d, %r, where %r (exit 2) was due' %
+                             (cmd, o, r.returncode, r.stderr.strip(), want))
+                    else:
+                        print('ok: hwprof %s %s=1: takes no value' % (cmd, o))
+                    continue
                 forms = [([o, '@bad'], o + '=@bad')] if o.startswith('--') else \
                     [([o, '@bad'], o + '@bad')]
                 for sep, joined in forms:

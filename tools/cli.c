@@ -48,6 +48,20 @@ int usage_error(const char *fmt, ...)
 	return 2;
 }
 
+int cli_flag_value(const char *arg, const char *const *flags, const char *cmd)
+{
+	const char *eq = strchr(arg, '=');
+	size_t n = eq ? (size_t)(eq - arg) : 0;
+
+	if (!eq || arg[0] != '-' || arg[1] != '-')
+		return 0;
+	for (size_t k = 0; flags[k]; k++)
+		if (strlen(flags[k]) == n && !strncmp(arg, flags[k], n))
+			return usage_error("%.*s takes no value (see hwprof %s --help)",
+					   (int)n, arg, cmd);
+	return 0;
+}
+
 const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad)
 {
 	size_t n = strlen(opt);

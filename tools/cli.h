@@ -22,5 +22,9 @@ __attribute__((format(printf, 1, 2))) int usage_error(const char *fmt, ...);
 /* The value of option argv[*i] ("--opt VALUE" or "--opt=VALUE"), or NULL
  * when argv[*i] is not that option; *bad is set when the value is missing. */
 const char *cli_value(int argc, char **argv, int *i, const char *opt, int *bad);
+/* 2 after the line "OPT takes no value" when arg is "OPT=..." for one of
+ * flags (the options of command cmd that take none; NULL-terminated), as
+ * getopt_long refuses them; else 0. */
+int cli_flag_value(const char *arg, const char *const *flags, const char *cmd);
 
 #endif

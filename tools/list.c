@@ -56,8 +56,13 @@ int cmd_list(int argc, char **argv)
 		      stdout);
 		return 0;
 	}
-	if (argc > 1)
+	if (argc > 1) {
+		static const char *const flags[] = { "--help", NULL };
+
+		if (cli_flag_value(argv[1], flags, "list"))
+			return 2;
 		return usage_error("list takes no arguments (see hwprof list --help)");
+	}
 	printf("events (any libpfm4 name works too, e.g. perf::CONTEXT-SWITCHES):\n");
 	printf("  %-24s %-11s %s\n", "name", "available", "what");
 	for (size_t i = 0; i < sizeof(alias) / sizeof(alias[0]); i++)

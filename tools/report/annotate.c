@@ -421,6 +421,11 @@ static int annotate_parse(int argc, char **argv, struct annotate_args *a)
 		} else if (!strcmp(arg, "--no-demangle")) {
 			nm_no_demangle = 1;
 		} else {
+			static const char *const flags[] = { "--help", "--asm",
+							     "--no-demangle", NULL };
+
+			if (cli_flag_value(arg, flags, "annotate"))
+				return 2;
 			fputs("hwprof: unknown option ", stderr);
 			nm_put(stderr, arg, NM_TEXT);
 			fputs(" (see hwprof annotate --help)\n", stderr);

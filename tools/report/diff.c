@@ -444,6 +444,12 @@ static int parse(int argc, char **argv, struct dargs *a)
 		} else if (bad) {
 			return usage_error("%s needs a value (see hwprof diff --help)", o);
 		} else {
+			static const char *const flags[] = { "--help", "--lines",
+							     "--normalize", "--no-demangle",
+							     NULL };
+
+			if (cli_flag_value(o, flags, "diff"))
+				return 2;
 			fputs("hwprof: unknown option ", stderr);
 			nm_put(stderr, o, NM_TEXT);
 			fputs(" (see hwprof diff --help)\n", stderr);

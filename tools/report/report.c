@@ -678,6 +678,13 @@ static int report_option(int argc, char **argv, int *i, struct report_args *a)
 	} else if (!strcmp(arg, "--processes")) {
 		a->view = VIEW_PROCS, a->nview++;
 	} else {
+		static const char *const flags[] = { "--help",	      "--merge",     "--ranks",
+						     "--outliers",    "--once",	     "--comm",
+						     "--no-demangle", "--objects",   "--lines",
+						     "--threads",     "--processes", NULL };
+
+		if (cli_flag_value(arg, flags, "report"))
+			return 2;
 		fputs("hwprof: unknown option ", stderr);
 		nm_put(stderr, arg, NM_TEXT);
 		fputs(" (see hwprof report --help)\n", stderr);
