@@ -23,6 +23,8 @@ The man pages and README.md say what this build does. One case a test:
             headers declare (each prototype redeclared after its
             #include) and every structure a page shows has the header's
             members, types, offsets and size
+  messages  every message line the pages' examples show is what the
+            code prints, numbers and names aside (its format strings)
   sample    the sample outputs in the pages are what this build prints:
             hwprof(1)'s EXAMPLES session is run again and compared line by
             line (numbers aside), hwprof-data(5)'s files are read by
@@ -870,6 +872,69 @@ def norm(line):
     return re.sub(r'\s+', ' ', re.sub(r'\d+', 'N', line)).strip()
 
 
+CONV = r'%[-#0 +]*\d*(?:\.\d+|\.\*)?(?:hh|h|ll|l|z|j|t)?[a-zA-Z%]'
+
+
+def format_strings(src):
+    """The string literals of lib/ and tools/ (adjacent ones joined) with
+    12 characters or more besides their conversions, as regular
+    expressions of what they print."""
+    out = set()
+    for top in ('lib', 'tools'):
+        for d, _, fs in os.walk(os.path.join(src, top)):
+            for f in fs:
+                if not f.endswith(('.c', '.h')):
+                    continue
+                with open(os.path.join(d, f), encoding='utf-8') as fh:
+                    code = re.sub(r'/\*.*?\*/|//[^\n]*', ' ', fh.read(), flags=re.S)
+                for m in re.finditer(r'"(?:[^"\\\n]|\\.)*"(?:\s*"(?:[^"\\\n]|\\.)*")*', code):
+                    lit = ''.join(re.findall(r'"((?:[^"\\\n]|\\.)*)"', m.group(0)))
+                    lit = lit.replace('\\n', '').replace('\\"', '"').replace('\\\\', '\\')
+                    if len(re.sub(CONV, '', lit).strip()) >= 12:
+                        out.add(lit)
+    res = []
+    for lit in out:
+        r = ''
+        for tok in re.split('(' + CONV + ')', lit):
+            if re.fullmatch(CONV, tok):
+                r += '%' if tok == '%%' else '.*?' if tok.endswith('s') else '[-+0-9a-fx.]+'
+            else:
+                r += re.escape(tok)
+        res.append(re.compile(r))
+    return res
+
+
+def case_messages(src):
+    """Each message line the pages' examples show ("hwprof: ...",
+    "hwprof-mpi: ...", a report's "#   " line) is, numbers and names
+    aside, made of the strings the code prints: at least 70 % of it
+    matched by format strings of lib/ and tools/ (a line the sample case
+    makes again from the build is checked there too)."""
+    fmts = format_strings(src)
+    n = 0
+    for p in pages(src):
+        for _, blk in p.examples():
+            for l in blk:
+                if not re.match(r'^(hwprof(-mpi)?: |#   )', l):
+                    continue
+                if re.search(r' given twice: | are one file: ', l):
+                    continue	# file names of the page's own: run in case sample
+                n += 1
+                cov = [0] * len(l)
+                for r in fmts:
+                    for m in r.finditer(l):
+                        if m.end() - m.start() >= 12:
+                            cov[m.start():m.end()] = [1] * (m.end() - m.start())
+                if sum(cov) < 0.7 * len(l):
+                    fail('%s: the message "%s" is not what the code prints (%d %% of it '
+                         'matches its format strings)' % (p.name, l, 100 * sum(cov) // len(l)))
+                else:
+                    print('ok: %s: %s' % (p.name, l))
+    if not n:
+        fail('found no message line in the pages: the check is broken')
+    done('messages')
+
+
 def case_sample(src, hw, demo):
     man = Page(os.path.join(src, 'man', 'hwprof.1'))
     ex = man.examples('EXAMPLES')
@@ -1025,6 +1090,8 @@ def main():
         case_shell(src, hw)
     elif case == 'examples':
         case_examples(src, hw, sys.argv[4])
+    elif case == 'messages':
+        case_messages(src)
     elif case == 'synopsis':
         case_synopsis(src, sys.argv[4])
     elif case == 'sample':
