@@ -7,7 +7,7 @@
  * (PAPI 7.0.0 for skl/skx/clx, zen2, zen3; 7.1.0 for spr, zen4, arm_n1;
  * 7.2.0 for icl, the first with it). tests/papi-presets.txt holds those
  * facts and tests/test-presets.c fails on any drift; the differences it
- * allows are listed there and in PAPI_presets(3hwprof). Where PAPI names
+ * allows are listed there and in hwprof_event_probe(3). Where PAPI names
  * an event libpfm4 finds only on its architectural PMU (LLC_REFERENCES,
  * LLC_MISSES), the row names the model PMU's event of the same encoding
  * (LONGEST_LAT_CACHE:REFERENCE 0x4f2e, :MISS 0x412e; icl names no 0x4f2e:

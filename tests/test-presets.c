@@ -4,7 +4,7 @@
  * defines for a CPU hwprof has rows for (tests/papi-presets.txt, extracted
  * by tests/papi-presets.py) has a row there with PAPI's derivation and
  * PAPI's events, and the table has no row PAPI lacks. The differences
- * allowed are the lists below, which PAPI_presets(3hwprof) shows; a
+ * allowed are the lists below, which hwprof_event_probe(3) shows; a
  * drift either way fails.
  * usage: test-presets FIXTURE | test-presets enc EVENT (under LIBPFM_FORCE_PMU)
  */
