@@ -312,9 +312,31 @@ static int chooser(const char *self)
 	const char *got;
 
 	for (size_t i = 0; i < sizeof(m) / sizeof(m[0]); i++) {
+		const char *table = table_of(m[i].want);
+		int own = 0;
+
 		got = hwp_preset_core_pick(m[i].pmu, m[i].n);
 		T_CHECK(got && !strcmp(got, m[i].want), "%s: chose %s, want %s", m[i].machine,
 			got ? got : "none", m[i].want);
+		if (!got)
+			continue;
+		/* and PAPI_TOT_CYC takes the chosen PMU's table (its own or an
+		 * alias's, under its own prefix) where hwprof has one, else the
+		 * kernel's generic cycles */
+		for (size_t j = 0; j < sizeof(hwp_preset_rows) / sizeof(hwp_preset_rows[0]);
+		     j++)
+			own |= !strcmp(hwp_preset_rows[j].pmu, table);
+		r = hwp_preset_row("PAPI_TOT_CYC", got, src, sizeof(src));
+		T_CHECK(r && !strcmp(r->pmu, own ? table : "perf"), "%s: PAPI_TOT_CYC: %s",
+			m[i].machine, src);
+		*ev = 0;
+		if (r)
+			T_EQ(hwp_preset_term(r, got, 0, ev, sizeof(ev)), 0);
+		if (r && own)
+			T_CHECK(!strncmp(ev, got, strlen(got)) &&
+					!strncmp(ev + strlen(got), "::", 2),
+				"%s: PAPI_TOT_CYC is %s", m[i].machine, ev);
+		printf("%s: %s, PAPI_TOT_CYC %s (%s)\n", m[i].machine, got, ev, src);
 	}
 	T_CHECK(!hwp_preset_core_pick(NULL, 0), "no PMU: none");
 
