@@ -325,6 +325,8 @@ static int derived(const char *pmu)
 			 PAPI_PROFIL_FORCE_SW),
 	     PAPI_EINVAL);
 	T_EQ(PAPI_overflow(set, code, 1000, 0, handler), PAPI_EINVAL);
+	/* where PAPI 7 would emulate it with a timer (PAPI_overflow(3hwprof)) */
+	T_EQ(PAPI_overflow(set, code, 1000, PAPI_OVERFLOW_FORCE_SW, handler), PAPI_EINVAL);
 	/* the one-event preset in the same set may be profiled */
 	T_EQ(PAPI_profil(buf, sizeof(buf), (vptr_t)0, 65536, set, PAPI_TOT_CYC, 1000,
 			 PAPI_PROFIL_POSIX),
