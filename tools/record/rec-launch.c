@@ -251,6 +251,19 @@ static void say_events(const struct rec_run *run)
 	}
 }
 
+/* --call-graph dwarf: the thread that empties the rings (rec-read.c)
+ * reads before the command runs, not once record's loop begins: a burst
+ * at the command's start fills the rings in a few milliseconds. */
+static int start_reader(struct rec_run *run)
+{
+	int ret = rec_reader_start(run->r);
+
+	if (ret)
+		return cli_error("cannot start the thread that reads the rings: %s",
+				 strerror(-ret));
+	return 0;
+}
+
 /* The fork: the child waits on go for the events. */
 static int fork_command(struct rec_run *run)
 {
@@ -320,6 +333,8 @@ int rec_launch(struct rec_run *run)
 	if (!run->nbp && (ret = check_opened(run)))
 		return ret;
 	say_events(run);
+	if ((ret = start_reader(run)))
+		return ret;
 	ret = let_go(run);
 	if (!ret && run->nbp)
 		ret = place_bps(run);
@@ -478,6 +493,8 @@ int rec_attach(struct rec_run *run)
 	if ((ret = check_opened(run)))
 		return ret;
 	say_events(run);
+	if ((ret = start_reader(run)))
+		return ret;
 	/* the maps and thread names from before the attach; later ones
 	 * come as records */
 	if (rec_maps_read_proc(r, pid) == -ENOMEM || attach_threads(r, pid))

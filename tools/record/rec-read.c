@@ -18,6 +18,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/statvfs.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -625,21 +626,26 @@ static long drain_all(struct rec *r)
 
 /* Records a pass of the reader thread reads in a burst, at least */
 #define REC_BURST 64
+/* ... and to read again at once, more than */
+#define REC_AGAIN 16
 
 /* ------------------------------------------------------------------ */
 /* The reader thread (--call-graph dwarf)                               */
 
 /*
  * A thread that only copies the rings' records out (each dwarf sample
- * without the unfilled part of its stack copy), through a staging buffer
- * of its own, into a spool file the main thread reads back, orders, keeps
- * the map history from and unwinds with its Dwfl objects, alone: the
- * rings are emptied at the pace the kernel fills them however long
- * unwinding takes. The spool is an unnamed file (O_TMPFILE) in TMPDIR or
- * /tmp, as perf record writes its file: the pages a burst fills come from
- * the page cache, written whole, where fresh memory of the thread's own
- * would fault each page in and clear it first (that took the thread about
- * as long as the burst itself: bench/README.md, "--call-graph dwarf in a
+ * without the unfilled part of its stack copy) into a spool file the main
+ * thread reads back, orders, keeps the map history from and unwinds with
+ * its Dwfl objects, alone: the rings are emptied at the pace the kernel
+ * fills them however long unwinding takes. A pass over the rings is one
+ * pwritev() of the records where they lie in the rings (the few bytes a
+ * trimmed sample changes, and a record that straddles a ring's end, from
+ * a small stage of the thread's own), then each ring's space is given
+ * back. The spool is an unnamed file (O_TMPFILE) in TMPDIR or /tmp, as
+ * perf record writes its file: the pages a burst fills come from the page
+ * cache, written whole, where fresh memory of the thread's own would
+ * fault each page in and clear it first (that took the thread about as
+ * long as the burst itself: bench/README.md, "--call-graph dwarf in a
  * burst"). Where no such file can be made (no O_TMPFILE, no room for
  * REC_HARD_BYTES) it is a memfd. What the main thread has read back is
  * given back to the file system (a hole punched) as it goes. The bytes
@@ -659,11 +665,16 @@ static long drain_all(struct rec *r)
 #define REC_READBACK (1u << 20)
 #define REC_PUNCH    (4u << 20)
 
+#define REC_IOV 1024 /* IOV_MAX */
+
 struct rec_reader {
 	pthread_t th;
 	int fd;		      /* the spool */
-	unsigned char *stage; /* the thread's: records not yet written */
+	unsigned char *stage; /* the thread's: bytes of records not in a ring */
 	size_t staged;
+	struct iovec iov[REC_IOV]; /* the thread's: what goes out next, in
+				    * the rings and the stage */
+	int niov;
 	uint64_t wpos;		/* the thread's: bytes written to the spool */
 	uint64_t published;	/* atomic: bytes the main thread may read */
 	uint64_t rpos, punched; /* main: bytes read back, given back */
@@ -679,15 +690,15 @@ struct rec_reader {
 	uint64_t safe;		/* main: records up to this time may be handled */
 };
 
-/* The staged records into the spool, and what it holds made the main
- * thread's to read: 0 or -1 (no room left: the thread stops). */
-static int rd_publish(struct rec_reader *rd)
+/* What goes out next into the spool (one pwritev()), the stage emptied:
+ * 0 or -1 (no room left: the thread stops). */
+static int rd_write(struct rec_reader *rd)
 {
-	size_t at = 0;
+	struct iovec *v = rd->iov;
+	int nv = rd->niov;
 
-	while (at < rd->staged) {
-		ssize_t w = pwrite(rd->fd, rd->stage + at, rd->staged - at,
-				   (off_t)(rd->wpos + at));
+	while (nv) {
+		ssize_t w = pwritev(rd->fd, v, nv, (off_t)rd->wpos);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -696,25 +707,55 @@ static int rd_publish(struct rec_reader *rd)
 					 __ATOMIC_RELEASE);
 			return -1;
 		}
-		at += (size_t)w;
+		rd->wpos += (uint64_t)w;
+		for (; nv && (size_t)w >= v->iov_len; v++, nv--)
+			w -= (ssize_t)v->iov_len;
+		if (nv) {
+			v->iov_base = (unsigned char *)v->iov_base + w;
+			v->iov_len -= (size_t)w;
+		}
 	}
-	rd->wpos += rd->staged;
+	rd->niov = 0;
 	rd->staged = 0;
+	return 0;
+}
+
+/* What the spool holds made the main thread's to read: 0 or -1 */
+static int rd_publish(struct rec_reader *rd)
+{
+	if (rd_write(rd))
+		return -1;
 	__atomic_store_n(&rd->published, rd->wpos, __ATOMIC_RELEASE);
 	return 0;
 }
 
-/* Room for n bytes in the stage, or NULL */
-static unsigned char *rd_put(struct rec_reader *rd, size_t n)
+/* Room for nv more pieces, nstage bytes of them staged: 0 or -1 */
+static int rd_room(struct rec_reader *rd, int nv, size_t nstage)
 {
-	size_t need = (n + 7) & ~(size_t)7;
-	unsigned char *q;
+	if (rd->niov + nv > REC_IOV || rd->staged + nstage > REC_STAGE)
+		return rd_write(rd);
+	return 0;
+}
 
-	if (rd->staged + need > REC_STAGE && rd_publish(rd))
-		return NULL;
-	q = rd->stage + rd->staged;
-	rd->staged += need;
-	__atomic_add_fetch(&rd->pending, need, __ATOMIC_RELAXED);
+/* n bytes at p out next, in place (p stays valid until rd_write()) */
+static void rd_add(struct rec_reader *rd, const void *p, size_t n)
+{
+	struct iovec *l = rd->niov ? &rd->iov[rd->niov - 1] : NULL;
+
+	if (l && (const unsigned char *)l->iov_base + l->iov_len == (const unsigned char *)p)
+		l->iov_len += n; /* the next bytes of the ring or the stage */
+	else
+		rd->iov[rd->niov++] = (struct iovec){ (void *)p, n };
+	__atomic_add_fetch(&rd->pending, n, __ATOMIC_RELAXED);
+}
+
+/* n bytes of the stage out next */
+static unsigned char *rd_stage(struct rec_reader *rd, size_t n)
+{
+	unsigned char *q = rd->stage + rd->staged;
+
+	rd->staged += n;
+	rd_add(rd, q, n);
 	return q;
 }
 
@@ -724,39 +765,81 @@ static size_t rd_waiting(const struct rec_reader *rd)
 	       __atomic_load_n(&rd->held, __ATOMIC_RELAXED);
 }
 
-/* One ring's records into the stage: their number, or -1. */
-static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg)
+/*
+ * Record h out as it is kept (kept_copy()'s bytes, padded to 8): from
+ * the ring in place, with the few bytes a trimmed dwarf sample changes
+ * (its size, the stack copy's size, dyn_size after the filled part)
+ * staged; one that straddled the end of the ring (hwp_ring_next()'s copy,
+ * gone at its next call) through the stage whole. 0 or -1.
+ */
+static int rd_record(struct rec_reader *rd, const struct perf_event_header *h,
+		     const struct kept *k, int in_place)
+{
+	size_t need = (k->n + 7) & ~(size_t)7;
+	const unsigned char *p = (const void *)h;
+	struct perf_event_header nh = *h;
+	unsigned char *q;
+
+	if (!in_place) {
+		if (rd_room(rd, 1, need))
+			return -1;
+		q = rd_stage(rd, need);
+		memset(q + k->n, 0, need - k->n);
+		kept_copy(q, h, k);
+		return 0;
+	}
+	if (!k->trim) {
+		if (rd_room(rd, 1, 0))
+			return -1;
+		rd_add(rd, h, h->size);
+		return 0;
+	}
+	if (rd_room(rd, 5, 32))
+		return -1;
+	nh.size = (uint16_t)k->n;
+	memcpy(rd_stage(rd, sizeof(nh)), &nh, sizeof(nh));
+	rd_add(rd, p + sizeof(nh), k->stack_at - sizeof(nh));
+	memcpy(rd_stage(rd, 8), &k->dyn, 8);
+	rd_add(rd, p + k->stack_at + 8, (size_t)k->dyn);
+	q = rd_stage(rd, 8 + (need - k->n));
+	memset(q, 0, 8 + (need - k->n));
+	memcpy(q, &k->dyn, 8);
+	return 0;
+}
+
+/* One ring's records out: their number, or -1; *began: the ring's space
+ * is to be given back (hwp_ring_end()) once what goes out in place is
+ * written. */
+static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, int *began)
 {
 	const struct perf_event_header *h;
 	long n = 0;
 
-	if (!hwp_ring_begin(&rg->ring))
+	if (!(*began = hwp_ring_begin(&rg->ring)))
 		return 0;
 	/* past the hard bound the rest stays in the ring */
 	while (rd_waiting(rd) < REC_HARD_BYTES && (h = hwp_ring_next(&rg->ring))) {
 		struct kept k = kept_size(r, h);
-		unsigned char *q;
 
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= REC_SAMPLE_HEAD &&
 		    rd_waiting(rd) + k.n > REC_BURST_BYTES) {
 			struct perf_event_header m = { REC_DROPPED, 0, REC_SAMPLE_HEAD };
+			unsigned char *q;
 
-			if (!(q = rd_put(rd, REC_SAMPLE_HEAD)))
+			if (rd_room(rd, 1, REC_SAMPLE_HEAD))
 				goto fail;
+			q = rd_stage(rd, REC_SAMPLE_HEAD);
 			memcpy(q, &m, sizeof(m));
 			memcpy(q + sizeof(m), (const unsigned char *)h + sizeof(m),
 			       REC_SAMPLE_HEAD - sizeof(m));
-		} else {
-			if (!(q = rd_put(rd, k.n)))
-				goto fail;
-			kept_copy(q, h, &k);
+		} else if (rd_record(rd, h, &k,
+				     (const void *)h != (const void *)rg->ring.copy)) {
+			goto fail;
 		}
 		n++;
 	}
-	hwp_ring_end(&rg->ring);
 	return n;
 fail:
-	hwp_ring_end(&rg->ring);
 	return -1;
 }
 
@@ -765,13 +848,16 @@ static void *rd_main(void *arg)
 	struct rec *r = arg;
 	struct rec_reader *rd = r->rd;
 	struct pollfd *pf = calloc((size_t)r->nrings + 1, sizeof(*pf));
+	int *began = calloc((size_t)r->nrings + 1, sizeof(*began));
 	uint64_t t, burst_at = 0;
 	int busy = 0, was_busy = 0;
 	long last = 0;
 	nfds_t npf = 0;
 
-	if (!pf) {
+	if (!pf || !began) {
 		__atomic_store_n(&rd->failed, ENOMEM, __ATOMIC_RELEASE);
+		free(pf);
+		free(began);
 		return NULL;
 	}
 	pf[npf++] = (struct pollfd){ .fd = rd->quit[0], .events = POLLIN };
@@ -782,7 +868,8 @@ static void *rd_main(void *arg)
 		long n = 0;
 
 		for (int c = 0; c < r->nrings; c++) {
-			long k = r->rings[c].fd < 0 ? 0 : rd_ring(r, rd, &r->rings[c]);
+			long k = r->rings[c].fd < 0 ? (began[c] = 0) :
+						      rd_ring(r, rd, &r->rings[c], &began[c]);
 
 			if (k < 0) {
 				n = -1;
@@ -790,6 +877,21 @@ static void *rd_main(void *arg)
 			}
 			n += k;
 		}
+		/* one write for the pass (the marker after it), then the
+		 * rings' space given back */
+		if (n >= 0 && (n || last)) {
+			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
+
+			if (rd_room(rd, 1, sizeof(m)))
+				n = -1;
+			else
+				memcpy(rd_stage(rd, sizeof(m)), &m, sizeof(m));
+		}
+		if (n >= 0 && rd_publish(rd))
+			n = -1;
+		for (int c = 0; c < r->nrings; c++)
+			if (began[c])
+				hwp_ring_end(&r->rings[c].ring);
 		if (n < 0)
 			break;
 		t = now_us();
@@ -797,13 +899,6 @@ static void *rd_main(void *arg)
 			burst_at = t;
 		busy = burst_at && t - burst_at < REC_QUIET_US;
 		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
-		if (n || last) { /* a pass that saw records, and the one after */
-			unsigned char *q = rd_put(rd, sizeof(struct perf_event_header));
-			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
-
-			if (!q || (memcpy(q, &m, sizeof(m)), rd_publish(rd)))
-				break;
-		}
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
 		 * are the reader's and the command's */
@@ -814,10 +909,14 @@ static void *rd_main(void *arg)
 			__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
 		last = n;
 		was_busy = busy;
-		/* in a burst the rings are looked at every millisecond, not
-		 * only when one is a quarter full */
-		if (!n)
-			poll(pf, npf, busy ? 1 : 100);
+		/* a pass that read more than a few records is followed by
+		 * another at once (the rings are filling: perf record reads
+		 * again while a pass finds anything); else the rings are read
+		 * when one is a quarter full (the watermark wakes poll), in a
+		 * burst at least every millisecond. Each pass is one write. */
+		if (n > REC_AGAIN)
+			continue;
+		poll(pf, npf, busy ? 1 : 100);
 	}
 	(void)rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
@@ -825,6 +924,7 @@ static void *rd_main(void *arg)
 	    write(rd->wake[1], "", 1) < 0)
 		__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
 	free(pf);
+	free(began);
 	return NULL;
 }
 

@@ -459,7 +459,8 @@ static int loop(struct rec_run *run)
 	int delayed = run->op.delay > 0, ret;
 
 	/* --call-graph dwarf: a thread empties the rings while this one
-	 * unwinds (rec-read.c) */
+	 * unwinds (rec-read.c); rec-launch.c started it before the command
+	 * ran (this is then nothing) */
 	if ((ret = rec_reader_start(run->r)))
 		return cli_error("cannot start the thread that reads the rings: %s",
 				 strerror(-ret));
