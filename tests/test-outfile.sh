@@ -9,7 +9,8 @@
 #             owns, and in a 1777 directory root owns (/tmp's case);
 #             record -o, a checkpoint, report --svg and --stats, diff
 #             --svg, gmon.out and the PAPI high-level output each refuse
-#             with one line or replace the link with a file of their own,
+#             with one line or replace the link with a file of their own
+#             (record: also a directory on -o's path replaced meanwhile),
 #             as their pages say; the victim keeps its contents and mode
 #   setuid-hl a set-user-ID-root program run by nobody with
 #             PAPI_OUTPUT_DIRECTORY naming a root-only directory writes
@@ -125,6 +126,15 @@ planted)
 		own_file "$D/ck.data" "$w record's final write"
 		check "$w: it holds the profile" grep -q '^hwprof-data ' "$D/ck.data"
 		victims_ok "$w checkpoint"
+		# -o in nobody's directory there, which nobody moves aside and
+		# replaces with a link to root's directory while record runs:
+		# the file is not written through the new path
+		$nobody mkdir "$D/nd" || exit 99
+		said "nd/secret: its directory is not the one checked when record started" 1 \
+			"$hw" record -q -e task-clock -o "$D/nd/secret" -- \
+			$nobody sh -c "mv '$D/nd' '$D/nd.old' && ln -s '$tmp/root' '$D/nd'"
+		check "$w directory swapped: nothing in the old one" [ -z "$(ls -A "$D/nd.old")" ]
+		victims_ok "$w directory swapped"
 		# report --svg and --stats, diff --svg: a link or a FIFO refused
 		plant "$D/r.svg"
 		err "\-\-svg .*r.svg: a symbolic link; hwprof writes only regular files" \

@@ -43,6 +43,8 @@ struct rec_opts {
 struct rec_out {
 	struct hwp_out f; /* open during a write only */
 	const char *name; /* -o, % expanded */
+	dev_t dev;	  /* its directory, as checked before the run */
+	ino_t ino;
 };
 
 struct rec_bp { /* a mem:FUNC:x of a PIE: placed after the exec */
@@ -113,8 +115,13 @@ int rec_load_base(pid_t pid, const char *file, uint64_t *base);
 /* The output's name (-o's %r %h %p, an MPI rank's default), the rank,
  * host and program in the file; checks -o. 0, or the exit status. */
 int rec_out_setup(struct rec_run *run);
-/* Writes the data file: 0 or -errno. */
+/* rec_out_write(): the directory at -o's path is not the one checked
+ * before the run (moved or replaced since): nothing written. */
+#define REC_OUT_MOVED 1
+/* Writes the data file: 0, REC_OUT_MOVED or -errno. */
 int rec_out_write(struct rec_out *o, const struct hd_file *d);
+/* What rec_out_write()'s r says, for a line after -o's name. */
+const char *rec_out_strerror(int r);
 void rec_out_free(struct rec_out *o);
 
 #endif

@@ -145,11 +145,15 @@ static int in_kernel_fs(int dir)
  * regular file, never a symbolic link, device, FIFO or directory; not in a
  * kernel file system; a directory that takes a new file. The directory is
  * not kept open while the command runs (a descriptor fewer for the
- * events): each write opens it again.
+ * events): each write opens it again by its path, and writes only if that
+ * is still the directory checked here (its device and inode), so that a
+ * directory another user moves aside and replaces with a link meanwhile
+ * never sends the file elsewhere.
  */
 static int out_prepare(struct rec_out *o, const char *arg)
 {
 	int r = hwp_out_open(&o->f, arg);
+	struct stat st;
 
 	o->name = arg;
 	if (r == -EISDIR && (!*arg || arg[strlen(arg) - 1] == '/'))
@@ -167,6 +171,10 @@ static int out_prepare(struct rec_out *o, const char *arg)
 	if (in_kernel_fs(o->f.dir))
 		die("-o %s: a kernel file system; hwprof record writes only regular files",
 		    arg);
+	if (fstat(o->f.dir, &st))
+		die("-o %s: cannot create a file beside it: %s", arg, strerror(errno));
+	o->dev = st.st_dev;
+	o->ino = st.st_ino;
 	/* the directory takes a new file: checked now, made at the write (a
 	 * SIGKILL of record leaves no empty temp file behind) */
 	r = hwp_out_temp(&o->f);
@@ -178,14 +186,20 @@ static int out_prepare(struct rec_out *o, const char *arg)
 
 /* Writes d into a new temp file and renames it over the output. What
  * another user put at the name since the check (a link, in a directory
- * others can write) is replaced by the rename, never followed. */
+ * others can write) is replaced by the rename, never followed; a
+ * directory that is not the one checked is not written in. */
 int rec_out_write(struct rec_out *o, const struct hd_file *d)
 {
 	FILE *f = NULL;
 	int r = hwp_out_open(&o->f, o->name);
+	struct stat st;
 
 	if (r == HWP_OUT_NOTREG)
 		r = 0;
+	if (!r && fstat(o->f.dir, &st))
+		r = -errno;
+	if (!r && (st.st_dev != o->dev || st.st_ino != o->ino))
+		r = REC_OUT_MOVED;
 	if (!r)
 		r = hwp_out_temp(&o->f);
 	if (!r && !(f = hwp_out_stream(&o->f)))
@@ -202,6 +216,13 @@ int rec_out_write(struct rec_out *o, const struct hd_file *d)
 		r = hwp_out_commit(&o->f, 0);
 	hwp_out_close(&o->f);
 	return r;
+}
+
+const char *rec_out_strerror(int r)
+{
+	return r == REC_OUT_MOVED ? "its directory is not the one checked when record started "
+				    "(moved or replaced since): not written there" :
+				    strerror(-r);
 }
 
 void rec_out_free(struct rec_out *o)

@@ -717,7 +717,7 @@ static int finish(struct rec_run *run)
 	rec_mpi_fold(run);
 	ret = rec_out_write(&run->out, &r->d);
 	if (ret)
-		return cli_error("%s: %s", run->op.out, strerror(-ret));
+		return cli_error("%s: %s", run->op.out, rec_out_strerror(ret));
 	sym_cache_verbose = run->op.verbose;
 	if (sym_keep_names(&r->d))
 		fprintf(stderr, "hwprof: warning: out of memory: the file keeps no names "
@@ -727,7 +727,7 @@ static int finish(struct rec_run *run)
 	if (ret)
 		return cli_error("%s: %s: the file is kept without the names (report reads them "
 				 "from the objects)",
-				 run->op.out, strerror(-ret));
+				 run->op.out, rec_out_strerror(ret));
 	warn_lost(run);
 	warn_coverage(run);
 	warn_running(run);
