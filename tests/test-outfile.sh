@@ -135,6 +135,38 @@ planted)
 			$nobody sh -c "mv '$D/nd' '$D/nd.old' && ln -s '$tmp/root' '$D/nd'"
 		check "$w directory swapped: nothing in the old one" [ -z "$(ls -A "$D/nd.old")" ]
 		victims_ok "$w directory swapped"
+		# the same for report --svg and diff --svg, swapped while they
+		# wait for their input (a FIFO) after the check
+		for c in report diff; do
+			rm -rf "$D/nd" "$D/nd.old" "$tmp/in"
+			$nobody mkdir "$D/nd" && mkfifo "$tmp/in" || exit 99
+			if [ $c = report ]; then
+				set -- report "$tmp/in"
+			else
+				set -- diff "$tmp/in" "$tmp/g.data"
+			fi
+			timeout 60 "$hw" "$@" --svg "$D/nd/secret" >/dev/null 2>"$tmp/err" &
+			pid=$!
+			# once it opens the FIFO (its check is done): swap, then feed it
+			python3 -c 'import os, sys, time, subprocess
+while True:
+    try:
+        fd = os.open(sys.argv[1], os.O_WRONLY | os.O_NONBLOCK)
+        break
+    except OSError:
+        time.sleep(0.01)
+subprocess.run(sys.argv[3:], check=True)
+os.set_blocking(fd, True)
+os.write(fd, open(sys.argv[2], "rb").read())' "$tmp/in" "$tmp/g.data" \
+				$nobody sh -c "mv '$D/nd' '$D/nd.old' && ln -s '$tmp/root' '$D/nd'" ||
+				{ echo "ERROR: swap"; exit 99; }
+			wait $pid
+			rc=$?
+			check "$w $c --svg, directory swapped: exit 1 (got $rc)" [ $rc = 1 ]
+			check "$w $c --svg, directory swapped: said" grep -q \
+				"^hwprof: --svg $D/nd/secret: its directory is not the one checked before the report was made" "$tmp/err"
+			victims_ok "$w $c --svg, directory swapped"
+		done
 		# report --svg and --stats, diff --svg: a link or a FIFO refused
 		plant "$D/r.svg"
 		err "\-\-svg .*r.svg: a symbolic link; hwprof writes only regular files" \

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -40,6 +41,45 @@ static int out_open_said(const char *opt, const char *out, const struct hwp_out 
 	return r ? out_say(opt, out, strerror(-r)) : 0;
 }
 
+/*
+ * The directory of each output as out_check() first found it (its device
+ * and inode): out_open() writes only into that one, so that a directory
+ * another user moved aside and replaced (with a link to one of this
+ * user's) while the report was made never receives the file. Few names:
+ * --svg and --stats.
+ */
+static struct {
+	char *name;
+	dev_t dev;
+	ino_t ino;
+} seen[4];
+
+/* 0, or 1 after one line when dir is not the directory out had when
+ * first checked. */
+static int dir_same(const char *opt, const char *out, int dir)
+{
+	struct stat st;
+	size_t i;
+
+	if (fstat(dir, &st))
+		return out_say(opt, out, strerror(errno));
+	for (i = 0; i < sizeof(seen) / sizeof(seen[0]) && seen[i].name; i++)
+		if (!strcmp(seen[i].name, out))
+			return seen[i].dev == st.st_dev && seen[i].ino == st.st_ino ?
+				       0 :
+				       out_say(opt, out,
+					       "its directory is not the one checked before the "
+					       "report was made (moved or replaced since): not "
+					       "written there");
+	if (i == sizeof(seen) / sizeof(seen[0]))
+		return out_say(opt, out, "more output files than hwprof makes");
+	if (!(seen[i].name = strdup(out)))
+		return out_say(opt, out, "out of memory");
+	seen[i].dev = st.st_dev;
+	seen[i].ino = st.st_ino;
+	return 0;
+}
+
 /* Refuses an output (of option opt) that cannot be written (a symbolic
  * link, a FIFO, a device is there; no such directory) or that is one of
  * the inputs: 0, or 1 after saying so. */
@@ -50,6 +90,8 @@ int out_check(const char *opt, const char *out, char **inputs, size_t ninputs)
 	int r = hwp_out_open(&o, out);
 
 	r = out_open_said(opt, out, &o, r);
+	if (!r)
+		r = dir_same(opt, out, o.dir);
 	hwp_out_close(&o);
 	if (r)
 		return 1;
@@ -94,6 +136,8 @@ int out_open(struct out_file *of, const char *opt, const char *out, char **input
 	if (out_check(opt, out, inputs, ninputs))
 		return 1;
 	r = out_open_said(opt, out, &of->o, hwp_out_open(&of->o, out));
+	if (!r)
+		r = dir_same(opt, out, of->o.dir);
 	if (!r && (r = hwp_out_temp(&of->o)))
 		r = out_say(opt, out, strerror(-r));
 	if (!r && !(of->f = hwp_out_stream(&of->o)))
