@@ -159,6 +159,24 @@ regions)
 	usage "--control fifo:: fifo:CTL" "$hw" record --control fifo: -- true
 	usage "CTL and ACK are two FIFOs" "$hw" record --control "fifo:$tmp/ctl,$tmp/ctl" -- true
 	err "--control: $tmp/s/a: not a FIFO" "$hw" record --control "fifo:$tmp/s/a" -- true
+	# a link to a FIFO is followed; to anything else it is refused before
+	# what it leads to is opened for reading and writing: as nobody, a
+	# link to root's 0600 file is "not a FIFO", never "Permission denied"
+	mkfifo "$tmp/cf" && ln -s "$tmp/cf" "$tmp/cfl" || exit 99
+	"$hw" record -q --control "fifo:$tmp/cfl" -o "$tmp/cfd" -- sh -c "echo ping > '$tmp/cf'"
+	rc=$?
+	check "--control: a link to a FIFO is followed (exit $rc)" [ $rc = 0 ]
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+		setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$hw"; then
+		printf 'x\n' > "$tmp/rootonly" && chmod 600 "$tmp/rootonly" &&
+			ln -s "$tmp/rootonly" "$tmp/rol" && chmod 755 "$tmp" &&
+			mkdir -m 777 "$tmp/nw" || exit 99
+		err "--control: $tmp/rol: not a FIFO" \
+			setpriv --reuid=65534 --regid=65534 --clear-groups \
+			"$hw" record --control "fifo:$tmp/rol" -o "$tmp/nw/x" -- true
+	else
+		echo "note: not root, or nobody cannot run $hw: the link to another user's file is left out"
+	fi
 	;;
 status)
 	need page-faults

@@ -360,23 +360,35 @@ static int ended(struct rec_run *run)
 
 /* The control FIFOs, opened without blocking (O_RDWR: neither waits for
  * the other end, and CTL never reads end-of-file when a writer closes):
- * 0, or the exit status after one line. */
+ * 0, or the exit status after one line. What the name leads to is
+ * looked at first (O_PATH) and opened for reading and writing only when
+ * it is a FIFO, that very one: a link another user put there to a file
+ * or a device (which an open alone may set going) is never opened. */
 static int control_open(struct rec_run *run)
 {
 	const char *p[2] = { run->op.ctl, run->op.ack };
 	int *fd[2] = { &run->ctl_fd, &run->ack_fd };
 
 	for (int i = 0; i < 2; i++) {
+		char self[64];
 		struct stat st;
+		int at;
 
 		if (!p[i])
 			continue;
-		*fd[i] = open(p[i], O_RDWR | O_NONBLOCK | O_CLOEXEC);
-		if (*fd[i] < 0)
+		at = open(p[i], O_PATH | O_CLOEXEC);
+		if (at < 0)
 			return cli_error("--control: %s: %s", p[i], strerror(errno));
-		if (fstat(*fd[i], &st) || !S_ISFIFO(st.st_mode))
+		if (fstat(at, &st) || !S_ISFIFO(st.st_mode)) {
+			close(at);
 			return cli_error("--control: %s: not a FIFO (make one with mkfifo)",
 					 p[i]);
+		}
+		snprintf(self, sizeof(self), "/proc/self/fd/%d", at);
+		*fd[i] = open(self, O_RDWR | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+		close(at);
+		if (*fd[i] < 0)
+			return cli_error("--control: %s: %s", p[i], strerror(errno));
 	}
 	return 0;
 }
