@@ -37,6 +37,18 @@ edge() {	# listing file, function
 rows() {	# listing file: its function rows
 	awk '!/^#/ && $1 ~ /%$/' "$1" | wc -l
 }
+# leaf's callers in a -g file of "leaf-prog leaf" or "ptr": mid_a 200,
+# mid_b 100, and the paths under top
+callers_of_leaf() {	# data file
+	"$hw" report "$1" --callers leaf > "$tmp/c" 2>/dev/null
+	cat "$tmp/c"
+	eq "callers of leaf: mid_a" "$(edge "$tmp/c" mid_a)" 200
+	eq "callers of leaf: mid_b" "$(edge "$tmp/c" mid_b)" 100
+	eq "callers of leaf: no other" "$(rows "$tmp/c")" 2
+	"$hw" report "$1" --format folded > "$tmp/f" 2>/dev/null
+	check "folded: main;top;mid_a;leaf 200" grep -Eq '(^|;)main;top;mid_a;leaf 200$' "$tmp/f"
+	check "folded: main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"
+}
 
 need_pf
 case $(uname -m) in
@@ -56,28 +68,14 @@ leaf)
 		sh -c "! grep -Eq 'push +%rbp|call' '$tmp/leaf.s'"
 	check "objdump: mid_a() pushes BP" grep -Eq 'push +%rbp' "$tmp/mid_a.s"
 	rec "$tmp/d" -g leaf
-	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
-	cat "$tmp/c"
-	eq "callers of leaf: mid_a" "$(edge "$tmp/c" mid_a)" 200
-	eq "callers of leaf: mid_b" "$(edge "$tmp/c" mid_b)" 100
-	eq "callers of leaf: no other" "$(rows "$tmp/c")" 2
+	callers_of_leaf "$tmp/d"
 	"$hw" report "$tmp/d" --callees top > "$tmp/e" 2>/dev/null
 	eq "callees of top: mid_a" "$(edge "$tmp/e" mid_a)" 200
 	eq "callees of top: mid_b" "$(edge "$tmp/e" mid_b)" 100
-	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
-	check "folded: main;top;mid_a;leaf 200" grep -Eq '(^|;)main;top;mid_a;leaf 200$' "$tmp/f"
-	check "folded: main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"
 	;;
 ptr)
 	rec "$tmp/d" -g ptr
-	"$hw" report "$tmp/d" --callers leaf > "$tmp/c" 2>/dev/null
-	cat "$tmp/c"
-	eq "callers of leaf: mid_a" "$(edge "$tmp/c" mid_a)" 200
-	eq "callers of leaf: mid_b" "$(edge "$tmp/c" mid_b)" 100
-	eq "callers of leaf: no other" "$(rows "$tmp/c")" 2
-	"$hw" report "$tmp/d" --format folded > "$tmp/f" 2>/dev/null
-	check "folded: main;top;mid_a;leaf 200" grep -Eq '(^|;)main;top;mid_a;leaf 200$' "$tmp/f"
-	check "folded: main;top;mid_b;leaf 100" grep -Eq '(^|;)main;top;mid_b;leaf 100$' "$tmp/f"
+	callers_of_leaf "$tmp/d"
 	;;
 edge)
 	rec "$tmp/d" -g edge
