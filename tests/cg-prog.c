@@ -7,6 +7,7 @@
  *   cg-prog paths [K]  main -> top -> mid_a -> leaf: 300 K faults,
  *                      main -> top -> mid_b -> leaf: 100 K faults
  *   cg-prog deep D     main -> deep x D -> leaf: 10 faults at depth D
+ *   cg-prog paced K    as paths 1, K times, 50 ms apart
  *   cg-prog late [K]   as paths, after a second's sleep, then ends with
  *                      the exit_group system call itself: recorded with
  *                      -D (after the dynamic loader and libc's start,
@@ -95,6 +96,13 @@ int main(int argc, char **argv)
 		return 1;
 	if (!strcmp(argv[1], "paths")) {
 		top(k);
+	} else if (!strcmp(argv[1], "paced")) {
+		struct timespec ts = { 0, 50000000 };
+
+		for (long i = 0; i < k; i++) {
+			top(1);
+			nanosleep(&ts, NULL);
+		}
 	} else if (!strcmp(argv[1], "late")) {
 		struct timespec ts = { 1, 0 };
 

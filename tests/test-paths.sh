@@ -454,6 +454,31 @@ dwarf-spool)
 	fds /nonexistent "$tmp/d2"
 	check "no such TMPDIR: a memfd" grep -q ' -> /memfd:hwprof-spool (deleted)' "$tmp/fds"
 	books "$tmp/d2" "no such TMPDIR"
+	# a file size limit: the spool is as large as it allows (12 MiB
+	# here) and the thread writes round it; 20 bursts of 400 faults,
+	# each about 2.5 MiB of records, go round it four times
+	sh -c "ulimit -f 24576 && exec '$hw' record -q -m 1024 --call-graph dwarf -e page-faults \
+		-c 1 -o '$tmp/d4' -- '$nofp' paced 20" ||
+		{ echo "FAIL: hwprof record --call-graph dwarf under ulimit -f"; exit 1; }
+	kept=$(awk '$1 == "event" { print $4; exit }' "$tmp/d4")
+	lost=$(awk '$1 == "event" { print $5; exit }' "$tmp/d4")
+	check "ulimit -f: kept $kept + lost $lost: the 8 000 faults and the start's" \
+		[ $((kept + lost)) -ge 8000 ]
+	check "ulimit -f: more kept than the spool holds (round it at least twice)" \
+		[ "$kept" -ge 4000 ]
+	"$hw" report "$tmp/d4" --callers leaf > "$tmp/c" 2>/dev/null
+	a=$(edge "$tmp/c" mid_a) b=$(edge "$tmp/c" mid_b)
+	check "ulimit -f: callers of leaf: mid_a ${a:-0} + mid_b ${b:-0} + lost >= 8000" \
+		[ $((${a:-0} + ${b:-0} + lost)) -ge 8000 ]
+	check "ulimit -f: callers of leaf: no other" \
+		[ "$(awk '!/^#/ && $1 ~ /%$/' "$tmp/c" | wc -l)" -le 2 ]
+	[ "$lost" = 0 ] && eq "ulimit -f: mid_a : mid_b is 3 : 1" "$a:$b" "6000:2000"
+	sh -c "ulimit -f 8192 && exec '$hw' record -q --call-graph dwarf -o '$tmp/d5' -- true" \
+		2> "$tmp/err"
+	rc=$?
+	cat "$tmp/err"
+	check "ulimit -f 4 MiB: refused (got $rc)" [ "$rc" = 1 ]
+	check "ulimit -f 4 MiB: one line says the limit" grep -q 'file size limit (ulimit -f)' "$tmp/err"
 	if [ "$(id -u)" = 0 ] && unshare -m true 2>/dev/null; then
 		unshare -m sh -c "mount -t tmpfs -o size=8m none '$tmp/spool' &&
 			TMPDIR='$tmp/spool' '$hw' record -q --call-graph dwarf -o '$tmp/d3' -- \

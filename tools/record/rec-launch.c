@@ -258,6 +258,10 @@ static int start_reader(struct rec_run *run)
 {
 	int ret = rec_reader_start(run->r);
 
+	if (ret == -EFBIG)
+		return cli_error("--call-graph dwarf: the file size limit (ulimit -f) is under "
+				 "the %u MiB its spool needs",
+				 (unsigned)(REC_SPOOL_MIN >> 20));
 	if (ret)
 		return cli_error("cannot start the thread that reads the rings: %s",
 				 strerror(-ret));

@@ -17,6 +17,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/uio.h>
 #include <time.h>
@@ -647,8 +648,11 @@ static long drain_all(struct rec *r)
  * fault each page in and clear it first (that took the thread about as
  * long as the burst itself: bench/README.md, "--call-graph dwarf in a
  * burst"). Where no such file can be made (no O_TMPFILE, no room for
- * REC_HARD_BYTES) it is a memfd. What the main thread has read back is
- * given back to the file system (a hole punched) as it goes. The bytes
+ * twice the spool) it is a memfd. The spool is REC_SPOOL bytes written
+ * round (less under a lower RLIMIT_FSIZE): a position p is at p % cap;
+ * what the main thread has read back is given back to the file system (a
+ * hole punched) as it goes, and the thread leaves in the rings what the
+ * spool cannot take without reaching what is not read back yet. The bytes
  * waiting (written and not read back, or queued and not yet handled) are
  * bounded by REC_BURST_BYTES: a sample that would go over is kept as a
  * marker of its leading fields only (REC_DROPPED), counted lost for its
@@ -664,6 +668,11 @@ static long drain_all(struct rec *r)
 #define REC_STAGE    (256u << 10) /* at least a record: 64 KiB */
 #define REC_READBACK (1u << 20)
 #define REC_PUNCH    (4u << 20)
+/* the spool's size: what may wait, and room to write while the main
+ * thread reads back and punches (a multiple of REC_PUNCH) */
+#define REC_SPOOL ((uint64_t)REC_HARD_BYTES + 2 * REC_PUNCH)
+_Static_assert(REC_SPOOL % REC_PUNCH == 0 && REC_SPOOL_MIN >= 3 * REC_PUNCH,
+	       "the spool: whole REC_PUNCH, room for a record past two of them");
 
 #define REC_IOV 1024 /* IOV_MAX */
 
@@ -675,6 +684,7 @@ struct rec_reader {
 	struct iovec iov[REC_IOV]; /* the thread's: what goes out next, in
 				    * the rings and the stage */
 	int niov;
+	uint64_t cap;		/* the spool's size: position p is at p % cap */
 	uint64_t wpos;		/* the thread's: bytes written to the spool */
 	uint64_t published;	/* atomic: bytes the main thread may read */
 	uint64_t rpos, punched; /* main: bytes read back, given back */
@@ -698,8 +708,23 @@ static int rd_write(struct rec_reader *rd)
 	int nv = rd->niov;
 
 	while (nv) {
-		ssize_t w = pwritev(rd->fd, v, nv, (off_t)rd->wpos);
+		uint64_t at = rd->wpos % rd->cap, room = rd->cap - at;
+		struct iovec whole = { 0 };
+		size_t sum = 0;
+		ssize_t w;
+		int k = 0;
 
+		/* what fits before the spool's end, the piece that crosses
+		 * it cut there (put back whole after) */
+		while (k < nv && sum + v[k].iov_len <= room)
+			sum += v[k++].iov_len;
+		if (k < nv && sum < room) {
+			whole = v[k];
+			v[k++].iov_len = (size_t)(room - sum);
+		}
+		w = pwritev(rd->fd, v, k, (off_t)at);
+		if (whole.iov_base)
+			v[k - 1] = whole;
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -817,8 +842,13 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, i
 
 	if (!(*began = hwp_ring_begin(&rg->ring)))
 		return 0;
-	/* past the hard bound the rest stays in the ring */
-	while (rd_waiting(rd) < REC_HARD_BYTES && (h = hwp_ring_next(&rg->ring))) {
+	/* past the hard bound, or where the spool could not take another
+	 * record without reaching what is not yet read back (or given back
+	 * to the file system), the rest stays in the ring */
+	while (rd_waiting(rd) < REC_HARD_BYTES &&
+	       __atomic_load_n(&rd->pending, __ATOMIC_RELAXED) + 65536 + REC_PUNCH <=
+		       rd->cap &&
+	       (h = hwp_ring_next(&rg->ring))) {
 		struct kept k = kept_size(r, h);
 
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= REC_SAMPLE_HEAD &&
@@ -929,18 +959,27 @@ static void *rd_main(void *arg)
 }
 
 /* The spool: an unnamed file in TMPDIR or /tmp with room for what may
- * wait, else a memfd; -errno */
-static int rd_spool(void)
+ * wait, else a memfd: its fd and its size in *cap (REC_SPOOL, or less
+ * under a lower RLIMIT_FSIZE), or -errno (-EFBIG: a limit under
+ * REC_SPOOL_MIN) */
+static int rd_spool(uint64_t *cap)
 {
 	const char *dir = secure_getenv("TMPDIR");
 	struct statvfs sv;
+	struct rlimit rl;
 	int fd;
 
+	*cap = REC_SPOOL;
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur < *cap) {
+		*cap = rl.rlim_cur & ~(uint64_t)(REC_PUNCH - 1);
+		if (*cap < REC_SPOOL_MIN)
+			return -EFBIG;
+	}
 	if (!dir || dir[0] != '/')
 		dir = "/tmp";
 	fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
-	if (fd >= 0 && (fstatvfs(fd, &sv) ||
-			(uint64_t)sv.f_bavail * sv.f_frsize < 2 * (uint64_t)REC_HARD_BYTES)) {
+	if (fd >= 0 && (fstatvfs(fd, &sv) || (uint64_t)sv.f_bavail * sv.f_frsize < 2 * *cap)) {
 		close(fd);
 		fd = -1;
 	}
@@ -976,7 +1015,7 @@ int rec_reader_start(struct rec *r)
 	if (!rd)
 		return -ENOMEM;
 	rd->fd = rd->wake[0] = rd->wake[1] = rd->quit[0] = rd->quit[1] = -1;
-	if ((rd->fd = rd_spool()) < 0) {
+	if ((rd->fd = rd_spool(&rd->cap)) < 0) {
 		ret = rd->fd;
 		rd->fd = -1;
 		rd_free(rd);
@@ -1030,9 +1069,15 @@ static long rd_pull(struct rec *r)
 	end = __atomic_load_n(&rd->published, __ATOMIC_ACQUIRE);
 	while (rd->rpos < end) {
 		size_t len = end - rd->rpos > REC_READBACK ? REC_READBACK : end - rd->rpos;
-		ssize_t got = pread(rd->fd, rd->back, len, (off_t)rd->rpos);
+		uint64_t from = rd->rpos % rd->cap;
+		size_t first = rd->cap - from < len ? (size_t)(rd->cap - from) : len;
+		ssize_t got = pread(rd->fd, rd->back, first, (off_t)from), more;
 		size_t at = 0;
 
+		if (got == (ssize_t)first && first < len) { /* the rest from the start */
+			more = pread(rd->fd, rd->back + first, len - first, 0);
+			got = more < 0 ? more : got + more;
+		}
 		if (got < 0 && errno == EINTR)
 			continue;
 		if (got <= 0) {
@@ -1061,16 +1106,22 @@ static long rd_pull(struct rec *r)
 			}
 			at += sz;
 		}
+		if (!at) { /* not one whole record: the spool is not as written */
+			r->read_errno = EIO;
+			return -1;
+		}
 		rd->rpos += at;
 		__atomic_sub_fetch(&rd->pending, at, __ATOMIC_RELAXED);
 	}
-	/* what was read back is given back to the file system */
+	/* what was read back is given back to the file system, each part
+	 * once (a file system without holes keeps it: the thread writes
+	 * over it in its next round of the spool) */
 	if (rd->rpos - rd->punched >= REC_PUNCH) {
 		uint64_t to = rd->rpos & ~(uint64_t)(REC_PUNCH - 1);
 
-		if (!fallocate(rd->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-			       (off_t)rd->punched, (off_t)(to - rd->punched)))
-			rd->punched = to;
+		for (; rd->punched < to; rd->punched += REC_PUNCH)
+			(void)fallocate(rd->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					(off_t)(rd->punched % rd->cap), REC_PUNCH);
 	}
 	__atomic_store_n(&rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
 	if ((r->read_errno = __atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE)))

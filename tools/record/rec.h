@@ -190,6 +190,9 @@ int rec_read_busy(const struct rec *r);
 long rec_reader_stop(struct rec *r);
 /* dwarf: the bytes of records read and waiting to be unwound, at most */
 #define REC_BURST_BYTES (256u << 20)
+/* ... and the least file size limit (RLIMIT_FSIZE) its spool can work
+ * under: rec_reader_start() is -EFBIG under it (rec-read.c) */
+#define REC_SPOOL_MIN (12u << 20)
 /* Record types of rec-read.c's own, above the kernel's */
 #define REC_PASS    0x7f00u /* the reader thread's pass ended */
 #define REC_DROPPED 0x7f01u /* a sample's leading fields: it was not kept */
