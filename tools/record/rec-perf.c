@@ -267,9 +267,14 @@ static int open_one(struct rec *r, int e, pid_t pid, int c, int enabled,
 		a.sample_regs_user = REC_UW_MASK;
 		a.sample_stack_user = r->stack_size;
 	}
+	/* poll wakes at a quarter full; --call-graph dwarf's reader thread
+	 * at half (as perf record's rings): it reads again at once while
+	 * records come, and each wakeup may come a tick late (bench/README.md,
+	 * "--call-graph dwarf in a burst") */
 	a.watermark = 1;
 	a.wakeup_watermark = (uint32_t)((size_t)(e < 0 ? r->side_pages : r->ring_pages) *
-					(size_t)pg / 4);
+					(size_t)pg /
+					(e >= 0 && r->callgraph == HD_CG_DWARF ? 2 : 4));
 	fd = hwp_attr_open(&a, -1, pid, r->cpus[c], -1, 0, &level);
 	if (fd == -EINVAL && a.build_id) { /* before Linux 5.12 */
 		a.build_id = 0;
