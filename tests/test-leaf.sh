@@ -74,6 +74,10 @@ leaf)
 	eq "callees of top: mid_b" "$(edge "$tmp/e" mid_b)" 100
 	;;
 ptr)
+	# the premise: the walk alone gives every sample the same chain
+	rec "$tmp/w" "--call-graph fp,noleaf" ptr
+	"$hw" report "$tmp/w" --callers leaf > "$tmp/c" 2>/dev/null
+	eq "fp,noleaf: callers of leaf: top" "$(edge "$tmp/c" top)" 300
 	rec "$tmp/d" -g ptr
 	callers_of_leaf "$tmp/d"
 	;;

@@ -337,11 +337,13 @@ int rec_launch(struct rec_run *run)
 	if (!run->nbp && (ret = check_opened(run)))
 		return ret;
 	say_events(run);
-	if ((ret = start_reader(run)))
+	/* (a PIE's breakpoints map their rings once placed: the thread
+	 * starts after them) */
+	if (!run->nbp && (ret = start_reader(run)))
 		return ret;
 	ret = let_go(run);
-	if (!ret && run->nbp)
-		ret = place_bps(run);
+	if (!ret && run->nbp && !(ret = place_bps(run)))
+		ret = start_reader(run);
 	return ret;
 }
 

@@ -253,7 +253,7 @@ size_t rec_leaf_patch(struct rec *r, long p, const struct rec_sample *s, rec_obj
 		return 0;
 	k->rule = 1;
 	k->reg = (int8_t)rule->cfa_reg;
-	k->off = rule->cfa_off + rule->ra_off;
+	k->off = (int64_t)((uint64_t)rule->cfa_off + (uint64_t)rule->ra_off); /* no overflow */
 	if (rec_leaf_word_at(k->reg, k->off, s, &at))
 		return 0; /* beyond the copy */
 	memcpy(&ra, s->stack + at, sizeof(ra));

@@ -685,6 +685,11 @@ struct rec_reader {
 				    * the rings and the stage */
 	int niov;
 	uint64_t cap;		/* the spool's size: position p is at p % cap */
+	uint64_t wend;		/* the thread's: the end of what it put out */
+	uint64_t freed;		/* atomic: the spool before it is free (read back
+				 * and punched by the main thread) */
+	int blocked;		/* atomic: the thread left records in a ring
+				 * for want of room in the spool */
 	uint64_t wpos;		/* the thread's: bytes written to the spool */
 	uint64_t published;	/* atomic: bytes the main thread may read */
 	uint64_t rpos, punched; /* main: bytes read back, given back */
@@ -727,9 +732,11 @@ static int rd_write(struct rec_reader *rd)
 			v[k - 1] = whole;
 		if (w < 0 && errno == EINTR)
 			continue;
-		if (w <= 0) {
+		if (w <= 0) { /* the pieces point into rings given back next */
 			__atomic_store_n(&rd->failed, w < 0 ? errno : ENOSPC,
 					 __ATOMIC_RELEASE);
+			rd->niov = 0;
+			rd->staged = 0;
 			return -1;
 		}
 		rd->wpos += (uint64_t)w;
@@ -771,6 +778,7 @@ static void rd_add(struct rec_reader *rd, const void *p, size_t n)
 		l->iov_len += n; /* the next bytes of the ring or the stage */
 	else
 		rd->iov[rd->niov++] = (struct iovec){ (void *)p, n };
+	rd->wend += n;
 	__atomic_add_fetch(&rd->pending, n, __ATOMIC_RELAXED);
 }
 
@@ -788,6 +796,15 @@ static size_t rd_waiting(const struct rec_reader *rd)
 {
 	return __atomic_load_n(&rd->pending, __ATOMIC_RELAXED) +
 	       __atomic_load_n(&rd->held, __ATOMIC_RELAXED);
+}
+
+/* What may wait before the main thread stops waiting for a burst to end:
+ * REC_BURST_BYTES, or what a smaller spool holds */
+static size_t rd_bound(const struct rec_reader *rd)
+{
+	uint64_t room = rd->cap - 2 * REC_PUNCH;
+
+	return room < REC_BURST_BYTES ? (size_t)room : REC_BURST_BYTES;
 }
 
 /*
@@ -832,45 +849,55 @@ static int rd_record(struct rec_reader *rd, const struct perf_event_header *h,
 	return 0;
 }
 
+/* Room in the spool for a record and a pass marker after it: what is
+ * put out never reaches what the main thread has not read back and
+ * punched yet */
+static int rd_fits(struct rec_reader *rd)
+{
+	return rd->wend + 2 * 65536 <= __atomic_load_n(&rd->freed, __ATOMIC_ACQUIRE) + rd->cap;
+}
+
 /* One ring's records out: their number, or -1; *began: the ring's space
  * is to be given back (hwp_ring_end()) once what goes out in place is
- * written. */
-static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, int *began)
+ * written; *whole: 0 when records were left in it (past the hard bound,
+ * or no room in the spool). */
+static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, int *began,
+		    int *whole)
 {
 	const struct perf_event_header *h;
 	long n = 0;
 
+	*whole = 1;
 	if (!(*began = hwp_ring_begin(&rg->ring)))
 		return 0;
-	/* past the hard bound, or where the spool could not take another
-	 * record without reaching what is not yet read back (or given back
-	 * to the file system), the rest stays in the ring */
-	while (rd_waiting(rd) < REC_HARD_BYTES &&
-	       __atomic_load_n(&rd->pending, __ATOMIC_RELAXED) + 65536 + REC_PUNCH <=
-		       rd->cap &&
-	       (h = hwp_ring_next(&rg->ring))) {
-		struct kept k = kept_size(r, h);
+	for (;;) {
+		struct kept k;
 
+		if (rd_waiting(rd) >= REC_HARD_BYTES || !rd_fits(rd)) {
+			*whole = rg->ring.pos == rg->ring.head;
+			break;
+		}
+		if (!(h = hwp_ring_next(&rg->ring)))
+			break;
+		k = kept_size(r, h);
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= REC_SAMPLE_HEAD &&
 		    rd_waiting(rd) + k.n > REC_BURST_BYTES) {
 			struct perf_event_header m = { REC_DROPPED, 0, REC_SAMPLE_HEAD };
 			unsigned char *q;
 
 			if (rd_room(rd, 1, REC_SAMPLE_HEAD))
-				goto fail;
+				return -1;
 			q = rd_stage(rd, REC_SAMPLE_HEAD);
 			memcpy(q, &m, sizeof(m));
 			memcpy(q + sizeof(m), (const unsigned char *)h + sizeof(m),
 			       REC_SAMPLE_HEAD - sizeof(m));
 		} else if (rd_record(rd, h, &k,
 				     (const void *)h != (const void *)rg->ring.copy)) {
-			goto fail;
+			return -1;
 		}
 		n++;
 	}
 	return n;
-fail:
-	return -1;
 }
 
 static void *rd_main(void *arg)
@@ -895,21 +922,26 @@ static void *rd_main(void *arg)
 		if (r->rings[c].fd >= 0)
 			pf[npf++] = (struct pollfd){ .fd = r->rings[c].fd, .events = POLLIN };
 	while (!__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE)) {
+		int whole = 1, w = 1;
 		long n = 0;
 
 		for (int c = 0; c < r->nrings; c++) {
-			long k = r->rings[c].fd < 0 ? (began[c] = 0) :
-						      rd_ring(r, rd, &r->rings[c], &began[c]);
+			long k = r->rings[c].fd < 0 ?
+					 (began[c] = 0) :
+					 rd_ring(r, rd, &r->rings[c], &began[c], &w);
 
 			if (k < 0) {
 				n = -1;
 				break;
 			}
 			n += k;
+			whole = whole && (r->rings[c].fd < 0 || w);
 		}
-		/* one write for the pass (the marker after it), then the
-		 * rings' space given back */
-		if (n >= 0 && (n || last)) {
+		__atomic_store_n(&rd->blocked, !whole, __ATOMIC_RELAXED);
+		/* one write for the pass (the marker after it: only when it
+		 * read every ring to its head), then the rings' space given
+		 * back */
+		if (n >= 0 && whole && (n || last)) {
 			struct perf_event_header m = { REC_PASS, 0, sizeof(m) };
 
 			if (rd_room(rd, 1, sizeof(m)))
@@ -932,8 +964,8 @@ static void *rd_main(void *arg)
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
 		 * are the reader's and the command's */
-		if ((n || last || was_busy) &&
-		    (!busy || rd_waiting(rd) >= REC_BURST_BYTES / 2) &&
+		if ((n || last || was_busy || !whole) &&
+		    (!busy || !whole || rd_waiting(rd) >= rd_bound(rd) / 2) &&
 		    !__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
 		    write(rd->wake[1], "", 1) < 0)
 			__atomic_store_n(&rd->signalled, 0, __ATOMIC_RELEASE);
@@ -946,9 +978,17 @@ static void *rd_main(void *arg)
 		 * burst at least every millisecond. Each pass is one write. */
 		if (n > REC_AGAIN)
 			continue;
-		poll(pf, npf, busy ? 1 : 100);
+		/* records left for want of room: the main thread says when
+		 * it has made some (a byte on quit) */
+		if (poll(pf, npf, busy || !whole ? 1 : 100) > 0 && (pf[0].revents & POLLIN)) {
+			char b[64];
+
+			while (read(rd->quit[0], b, sizeof(b)) > 0)
+				;
+		}
 	}
-	(void)rd_publish(rd);
+	if (!__atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE))
+		(void)rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
 	if (!__atomic_exchange_n(&rd->signalled, 1, __ATOMIC_ACQ_REL) &&
 	    write(rd->wake[1], "", 1) < 0)
@@ -1056,6 +1096,22 @@ int rec_reader_fd(const struct rec *r)
 /* What the thread wrote, read back into the time-ordered queue: the
  * records taken, or -1. Each pass marker makes what the pass before saw
  * safe. */
+/* What was read back, in whole REC_PUNCH, given back to the file system
+ * (a hole punched, once: a file system without holes keeps it, and the
+ * thread writes over it in its next round of the spool), then the
+ * thread's to write again: never a hole over what it wrote since. */
+static void rd_give_back(struct rec_reader *rd)
+{
+	uint64_t to = rd->rpos & ~(uint64_t)(REC_PUNCH - 1);
+
+	if (rd->punched >= to)
+		return;
+	for (; rd->punched < to; rd->punched += REC_PUNCH)
+		(void)fallocate(rd->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+				(off_t)(rd->punched % rd->cap), REC_PUNCH);
+	__atomic_store_n(&rd->freed, rd->punched, __ATOMIC_RELEASE);
+}
+
 static long rd_pull(struct rec *r)
 {
 	struct rec_reader *rd = r->rd;
@@ -1092,8 +1148,10 @@ static long rd_pull(struct rec *r)
 
 			memcpy(&h, rd->back + at, sizeof(h));
 			sz = (h.size + 7u) & ~7u;
-			if (sz < sizeof(h))
-				return -1; /* the thread writes none such */
+			if (sz < sizeof(h)) { /* the thread writes none such */
+				r->read_errno = EIO;
+				return -1;
+			}
 			if (sz > (size_t)got - at)
 				break;
 			if (h.type == REC_PASS) {
@@ -1111,19 +1169,13 @@ static long rd_pull(struct rec *r)
 			return -1;
 		}
 		rd->rpos += at;
-		__atomic_sub_fetch(&rd->pending, at, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&rd->pending, at, __ATOMIC_RELEASE);
+		__atomic_store_n(&rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
+		rd_give_back(rd);
 	}
-	/* what was read back is given back to the file system, each part
-	 * once (a file system without holes keeps it: the thread writes
-	 * over it in its next round of the spool) */
-	if (rd->rpos - rd->punched >= REC_PUNCH) {
-		uint64_t to = rd->rpos & ~(uint64_t)(REC_PUNCH - 1);
-
-		for (; rd->punched < to; rd->punched += REC_PUNCH)
-			(void)fallocate(rd->fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
-					(off_t)(rd->punched % rd->cap), REC_PUNCH);
-	}
-	__atomic_store_n(&rd->held, r->qlen - r->qdead, __ATOMIC_RELAXED);
+	/* a thread waiting for room hears of it now, not at its next poll */
+	if (__atomic_load_n(&rd->blocked, __ATOMIC_RELAXED))
+		(void)!write(rd->quit[1], "", 1);
 	if ((r->read_errno = __atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE)))
 		return -1;
 	return n;
@@ -1180,8 +1232,10 @@ static int rd_behind(const struct rec *r)
  * unless the records waiting near their bound. */
 static int rd_yield(const struct rec *r)
 {
-	return (__atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) || rd_behind(r)) &&
-	       rd_waiting(r->rd) < REC_BURST_BYTES / 2;
+	return !__atomic_load_n(&r->rd->blocked, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&r->rd->failed, __ATOMIC_ACQUIRE) &&
+	       (__atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) || rd_behind(r)) &&
+	       rd_waiting(r->rd) < rd_bound(r->rd) / 2;
 }
 
 int rec_read_busy(const struct rec *r)
@@ -1194,9 +1248,16 @@ long rec_read_drain(struct rec *r, int all)
 	long n, m = 0;
 
 	if (r->rd && !all) {
-		/* in a burst even taking the records over waits */
-		if (rd_yield(r))
+		/* in a burst even taking the records over waits (what woke
+		 * this thread is taken: the reader wakes it again) */
+		if (rd_yield(r)) {
+			char b[64];
+
+			while (read(r->rd->wake[0], b, sizeof(b)) > 0)
+				;
+			__atomic_store_n(&r->rd->signalled, 0, __ATOMIC_RELEASE);
 			return 0;
+		}
 		n = rd_pull(r);
 		if (n < 0 || (!rd_yield(r) && flush(r, r->rd->safe, 1)))
 			return -1;
