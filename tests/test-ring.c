@@ -253,6 +253,42 @@ static void test_straddle_and_trailer(void)
 }
 
 /*
+ * A reader that handles records where they lie (hwp_ring_give_back):
+ * mid-batch it hands back what it read before the record it holds, never
+ * that one, so the kernel's next record lands after it; NULL hands back
+ * everything read.
+ */
+static void test_give_back(void)
+{
+	const struct perf_event_header *h;
+	uint64_t ip;
+
+	reset();
+	for (int i = 0; i < 6; i++) /* 16 bytes each: 96 of 256 */
+		T_CHECK(sample(0x2000 + (uint64_t)i), "put %d", i);
+	T_CHECK(hwp_ring_begin(&ring), "begin: records");
+	for (int i = 0; i < 3; i++)
+		T_CHECK((h = hwp_ring_next(&ring)) != NULL, "record %d", i);
+	hwp_ring_give_back(&ring, h); /* holds the third: two handed back */
+	T_EQ(fake.page.data_tail, 32);
+	memcpy(&ip, (const unsigned char *)h + 8, 8);
+	T_EQ(ip, 0x2002);
+	/* room for exactly what was handed back, and no more */
+	for (int i = 0; i < 12; i++)
+		T_CHECK(sample(0x3000 + (uint64_t)i), "refill %d", i);
+	T_CHECK(!sample(0x4000), "a record over the held one was written");
+	memcpy(&ip, (const unsigned char *)h + 8, 8);
+	T_EQ(ip, 0x2002); /* still whole */
+	hwp_ring_give_back(&ring, NULL);
+	T_EQ(fake.page.data_tail, 48);
+	while (hwp_ring_next(&ring))
+		;
+	hwp_ring_end(&ring);
+	T_EQ(fake.page.data_tail, 96); /* the batch's end, not the refill's */
+	T_EQ(ring.stats.corrupt, 0);
+}
+
+/*
  * The engine's reader with threads (hwp_ring_read_tids, sample_type
  * IP | TID [| CALLCHAIN]): each sample's tid beside its IP, 0 for a record
  * too short to hold it; a chain that does not fit goes as NULL, 0 with
@@ -305,6 +341,7 @@ int main(void)
 	test_fuzz();
 	test_straddle_and_trailer();
 	test_tids();
+	test_give_back();
 	reset(); /* frees the last copy */
 	return t_done("test-ring");
 }

@@ -74,6 +74,10 @@ void hwp_ring_unmap(struct hwp_ring *r);
 int hwp_ring_begin(struct hwp_ring *r);
 const struct perf_event_header *hwp_ring_next(struct hwp_ring *r);
 void hwp_ring_end(struct hwp_ring *r);
+/* Mid-batch, hands back what was read before last, the record next() gave
+ * last and the reader still holds (NULL: everything read): a reader that
+ * handles records where they lie gives their space back as it goes. */
+void hwp_ring_give_back(struct hwp_ring *r, const struct perf_event_header *last);
 /* The samples a LOST or LOST_SAMPLES record reports, else 0. */
 uint64_t hwp_ring_lost(const struct perf_event_header *h);
 /* The engine's rings (sample_type IP, one event): up to cap IPs. */

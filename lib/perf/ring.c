@@ -141,6 +141,11 @@ void hwp_ring_end(struct hwp_ring *r)
 	ring_set_tail(r->page, r->pos);
 }
 
+void hwp_ring_give_back(struct hwp_ring *r, const struct perf_event_header *last)
+{
+	ring_set_tail(r->page, r->pos - (last ? last->size : 0));
+}
+
 static inline uint64_t rec_u64(const void *rec, size_t off)
 {
 	uint64_t v;

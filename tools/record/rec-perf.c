@@ -532,6 +532,9 @@ void rec_perf_close(struct rec *r)
 	free(r->cpus);
 	free(r->q);
 	free(r->qe);
+	free(r->front);
+	r->front = NULL;
+	r->nfront = 0;
 	r->q = NULL;
 	r->qe = NULL;
 	r->qlen = r->qcap = r->nqe = r->capqe = r->nsorted = r->qdead = 0;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hwprof record's records: each CPU's rings read through the library's one
- * reader (lib/perf/ring.c), every record queued and handled in time order
- * (samples, mmaps, comms, forks, exits; drops attributed through the
+ * reader (lib/perf/ring.c), every record handled in time order (samples,
+ * mmaps, comms, forks, exits; drops attributed through the
  * sample_id trailer), and at the end the books: samples kept + samples
  * reported lost against the kernel's count of overflows. With
  * --call-graph dwarf the rings are read by a thread of their own that
@@ -588,7 +588,8 @@ static int flush(struct rec *r, uint64_t limit, int timed)
 	return 0;
 }
 
-/* Moves every record of a ring into the time-ordered queue. */
+/* --call-graph dwarf, at the end: moves every record of a ring into the
+ * time-ordered queue. */
 static long ring_drain(struct rec *r, struct rec_ring *rg)
 {
 	const struct perf_event_header *h;
@@ -623,6 +624,114 @@ static long drain_all(struct rec *r)
 		n += k;
 	}
 	return n;
+}
+
+/*
+ * Flat and -g: every ring's records handled where they lie, in time order
+ * across the rings (each ring's own come in time order: a merge of the
+ * rings' first records, a heap ordered by time, then ring). Nothing is
+ * copied out, and no record waits for the next pass. What a sample's
+ * naming needs is a side-band record the kernel wrote before the sample:
+ * its process's fork, exec and comm, the mmap of the code it ran (the
+ * kernel writes each before the task goes on). So the pass takes the
+ * sample rings' heads first, then the side-band rings' (each CPU's ring
+ * 2c + 1, rec-perf.c): whatever was written before a sample that is read
+ * is read too, whichever CPU wrote it, with no bound assumed on how late
+ * a record lands. A record that comes later with an earlier time than
+ * one handled (a sample written a moment late, a side-band record after
+ * the heads were read) is handled when it comes: the history keeps every
+ * mapping with its time (rec-maps.c), and the chain cache is dropped
+ * then (history_changed()). Each ring's space is handed back every
+ * REC_GIVE records. The records handled, or -1.
+ */
+#define REC_GIVE 64
+
+struct rec_front {
+	const struct perf_event_header *h; /* the ring's next record, held */
+	uint64_t time;
+	int c;
+};
+
+static inline int front_before(const struct rec_front *a, const struct rec_front *b)
+{
+	return a->time != b->time ? a->time < b->time : a->c < b->c;
+}
+
+static void front_down(struct rec_front *f, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct rec_front t;
+
+		if (l < n && front_before(&f[l], &f[m]))
+			m = l;
+		if (l + 1 < n && front_before(&f[l + 1], &f[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = f[i];
+		f[i] = f[m];
+		f[m] = t;
+		i = m;
+	}
+}
+
+static long merge_rings(struct rec *r)
+{
+	struct rec_front *f;
+	size_t n = 0;
+	long done = 0;
+	int ret = 0;
+
+	if (r->nfront < (size_t)r->nrings) {
+		f = realloc(r->front, (size_t)r->nrings * sizeof(*f));
+		if (!f)
+			return -1;
+		r->front = f;
+		r->nfront = (size_t)r->nrings;
+	}
+	f = r->front;
+	/* the sample rings' heads, then the side-band rings' */
+	for (int c = 0; c < r->nrings; c += 2)
+		if (r->rings[c].fd >= 0)
+			hwp_ring_begin(&r->rings[c].ring);
+	for (int c = 1; c < r->nrings; c += 2)
+		if (r->rings[c].fd >= 0)
+			hwp_ring_begin(&r->rings[c].ring);
+	for (int c = 0; c < r->nrings; c++) {
+		if (r->rings[c].fd < 0 || r->rings[c].ring.pos == r->rings[c].ring.head)
+			continue;
+		f[n].h = hwp_ring_next(&r->rings[c].ring);
+		if (!f[n].h) {
+			hwp_ring_end(&r->rings[c].ring);
+			continue;
+		}
+		f[n].time = rec_time(f[n].h);
+		f[n].c = c;
+		n++;
+	}
+	for (size_t i = n / 2; i-- > 0;)
+		front_down(f, n, i);
+	while (n) {
+		struct hwp_ring *rg = &r->rings[f[0].c].ring;
+
+		if (!ret && record(r, (const void *)f[0].h, f[0].h->size))
+			ret = -1; /* out of memory: the rest is let go */
+		done++;
+		f[0].h = hwp_ring_next(rg);
+		if (!f[0].h) {
+			hwp_ring_end(rg);
+			f[0] = f[--n];
+		} else {
+			if ((done & (REC_GIVE - 1)) == 0)
+				hwp_ring_give_back(rg, f[0].h);
+			if (n == 1)
+				continue; /* alone: no order to keep */
+			f[0].time = rec_time(f[0].h);
+		}
+		front_down(f, n, 0);
+	}
+	return ret ? -1 : done;
 }
 
 /* Records a pass of the reader thread reads in a burst, at least */
@@ -1266,7 +1375,7 @@ long rec_read_drain(struct rec *r, int all)
 	}
 	if (r->rd && (m = rec_reader_stop(r)) < 0)
 		return -1;
-	n = drain_all(r);
+	n = r->callgraph == HD_CG_DWARF ? drain_all(r) : merge_rings(r);
 	if (n < 0)
 		return -1;
 	n += m;

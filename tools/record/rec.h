@@ -124,8 +124,10 @@ struct rec {
 	uint32_t *fd_ev;	 /* per fd: its event, UINT32_MAX: side-band */
 	uint64_t corrupt;
 	int read_errno; /* why rec_read_drain() failed: 0, out of memory */
-	/* records read, not yet handled: handled in time order, once a
-	 * later round shows nothing older can still come */
+	/* --call-graph dwarf: records read back from the reader thread's
+	 * spool, not yet handled: handled in time order, once a later round
+	 * shows nothing older can still come (flat and -g handle the rings'
+	 * records where they lie: merge_rings() in rec-read.c) */
 	unsigned char *q; /* the records, 8-byte aligned */
 	size_t qlen, qcap;
 	size_t qdead; /* bytes of it already handled */
@@ -136,9 +138,11 @@ struct rec {
 	size_t nqe, capqe;
 	size_t nsorted;		      /* qe[0..nsorted) in time order */
 	uint64_t round_max, prev_max; /* latest time read this / last round */
-	struct rec_reader *rd;	      /* dwarf: the thread that reads the rings */
-	uint64_t dropped;	      /* samples it could not keep (counted lost) */
-	uint64_t last_id;	      /* the last sample's id and -e index */
+	struct rec_front *front;      /* flat and -g: each ring's next record */
+	size_t nfront;
+	struct rec_reader *rd; /* dwarf: the thread that reads the rings */
+	uint64_t dropped;      /* samples it could not keep (counted lost) */
+	uint64_t last_id;      /* the last sample's id and -e index */
 	uint32_t last_ev;
 	int id_known;
 
@@ -171,9 +175,9 @@ struct rec {
 int rec_perf_open(struct rec *r, pid_t pid, int attach, char *why, size_t len);
 /* Opens the late events (a PIE's breakpoints) on the loaded command. */
 int rec_perf_open_late(struct rec *r, pid_t pid, char *why, size_t len);
-/* rec-read.c: reads every ring to its head, then handles the records
- * older than the latest of the round before (all: every record). Returns
- * the records read, or -1 (out of memory). */
+/* rec-read.c: reads every ring to its head and handles its records (with
+ * --call-graph dwarf those older than the latest of the round before;
+ * all: every record). Returns the records read, or -1 (out of memory). */
 long rec_read_drain(struct rec *r, int all);
 /* Why it failed, in words */
 const char *rec_read_why(const struct rec *r);
