@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -515,6 +516,7 @@ static uint64_t now_us(void)
 #define REC_UNWIND_US 20000
 
 static int rd_yield(const struct rec *r);
+static int rd_behind(const struct rec *r);
 
 /*
  * Handles the queued records up to limit in time order, and keeps the
@@ -809,6 +811,7 @@ struct rec_reader {
 	int signalled;		/* atomic: wake[] holds a byte */
 	int failed;		/* atomic: the thread's errno (ENOMEM, ENOSPC...) */
 	int busy;		/* atomic: its last pass read a burst */
+	int cpu;		/* atomic: the CPU it ran its last pass on */
 	int wake[2];		/* thread -> main: records written */
 	int quit[2];		/* main -> thread: stop */
 	uint64_t safe;		/* main: records up to this time may be handled */
@@ -1009,16 +1012,78 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, i
 	return n;
 }
 
+/*
+ * Where the reader runs in a burst. A reader that shares its CPU with the
+ * command it samples takes turns with it, and a ring fills while the
+ * command runs: the scheduler wakes a sleeping thread where it last ran
+ * or where its waker runs, and on a machine whose CPUs share no cache
+ * (a VM's vCPUs, often) it moves it to an idle CPU only at its next
+ * balance, milliseconds later (bench/README.md, "--call-graph dwarf in a
+ * burst"). So while a burst lasts, a reader on the CPU whose sample ring
+ * filled most (the command's) takes that CPU out of its mask, when it is
+ * allowed another; the mask it started with comes back when the burst
+ * is over. It starts off the CPU it was made on, the main thread's, where
+ * the command is likely to run once the main thread lets it (it is back
+ * in the mask at the first pass out of a burst: a thread stays where it
+ * ran until the scheduler moves it). hot: the CPU's index in r->cpus, or
+ * -1.
+ */
+struct rd_place {
+	cpu_set_t allowed; /* the thread's mask at its start */
+	int ok;		   /* allowed was read and has more than one CPU */
+	int off;	   /* the CPU taken out, or -1 */
+};
+
+static void rd_place_init(struct rd_place *pl)
+{
+	cpu_set_t m;
+	int cpu = sched_getcpu();
+
+	pl->off = -1;
+	pl->ok = !pthread_getaffinity_np(pthread_self(), sizeof(pl->allowed), &pl->allowed) &&
+		 CPU_COUNT(&pl->allowed) > 1;
+	if (!pl->ok || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &pl->allowed))
+		return;
+	m = pl->allowed;
+	CPU_CLR(cpu, &m);
+	if (!pthread_setaffinity_np(pthread_self(), sizeof(m), &m))
+		pl->off = cpu;
+}
+
+static void rd_place(const struct rec *r, struct rd_place *pl, int busy, int hot)
+{
+	cpu_set_t m;
+	int cpu;
+
+	if (!pl->ok)
+		return;
+	if (!busy) {
+		if (pl->off >= 0 &&
+		    !pthread_setaffinity_np(pthread_self(), sizeof(pl->allowed), &pl->allowed))
+			pl->off = -1;
+		return;
+	}
+	if (hot < 0 || (cpu = r->cpus[hot]) < 0 || cpu >= CPU_SETSIZE || cpu == pl->off ||
+	    !CPU_ISSET(cpu, &pl->allowed) || sched_getcpu() != cpu)
+		return;
+	m = pl->allowed;
+	CPU_CLR(cpu, &m);
+	if (!pthread_setaffinity_np(pthread_self(), sizeof(m), &m))
+		pl->off = cpu;
+}
+
 static void *rd_main(void *arg)
 {
 	struct rec *r = arg;
 	struct rec_reader *rd = r->rd;
 	struct pollfd *pf = calloc((size_t)r->nrings + 1, sizeof(*pf));
 	int *began = calloc((size_t)r->nrings + 1, sizeof(*began));
-	uint64_t t, burst_at = 0;
+	uint64_t t, burst_at = 0, span_at = 0;
+	long span_n = 0;
 	int busy = 0, was_busy = 0;
 	long last = 0;
 	nfds_t npf = 0;
+	struct rd_place pl;
 
 	if (!pf || !began) {
 		__atomic_store_n(&rd->failed, ENOMEM, __ATOMIC_RELEASE);
@@ -1026,13 +1091,14 @@ static void *rd_main(void *arg)
 		free(began);
 		return NULL;
 	}
+	rd_place_init(&pl);
 	pf[npf++] = (struct pollfd){ .fd = rd->quit[0], .events = POLLIN };
 	for (int c = 0; c < r->nrings; c++)
 		if (r->rings[c].fd >= 0)
 			pf[npf++] = (struct pollfd){ .fd = r->rings[c].fd, .events = POLLIN };
 	while (!__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE)) {
-		int whole = 1, w = 1;
-		long n = 0;
+		int whole = 1, w = 1, hot = -1;
+		long n = 0, most = 0;
 
 		for (int c = 0; c < r->nrings; c++) {
 			long k = r->rings[c].fd < 0 ?
@@ -1045,6 +1111,10 @@ static void *rd_main(void *arg)
 			}
 			n += k;
 			whole = whole && (r->rings[c].fd < 0 || w);
+			if (!(c & 1) && k > most) { /* a sample ring: CPU c / 2's */
+				most = k;
+				hot = c / 2;
+			}
 		}
 		__atomic_store_n(&rd->blocked, !whole, __ATOMIC_RELAXED);
 		/* one write for the pass (the marker after it: only when it
@@ -1066,10 +1136,21 @@ static void *rd_main(void *arg)
 		if (n < 0)
 			break;
 		t = now_us();
-		if (n > REC_BURST)
+		/* a burst: a pass, or the passes of a millisecond, read more
+		 * than REC_BURST records (a reader that keeps up reads a burst
+		 * in small passes) */
+		span_n += n > 0 ? n : 0;
+		if (n > REC_BURST || (t - span_at >= 1000 &&
+				      (uint64_t)span_n * 1000 > REC_BURST * (t - span_at)))
 			burst_at = t;
+		if (t - span_at >= 1000) {
+			span_at = t;
+			span_n = 0;
+		}
 		busy = burst_at && t - burst_at < REC_QUIET_US;
 		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
+		__atomic_store_n(&rd->cpu, sched_getcpu(), __ATOMIC_RELAXED);
+		rd_place(r, &pl, busy, hot);
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
 		 * are the reader's and the command's */
@@ -1083,10 +1164,26 @@ static void *rd_main(void *arg)
 		/* a pass that read more than a few records is followed by
 		 * another at once (the rings are filling: perf record reads
 		 * again while a pass finds anything); else the rings are read
-		 * when one is a quarter full (the watermark wakes poll), in a
-		 * burst at least every millisecond. Each pass is one write. */
+		 * when one is half full (the watermark wakes poll). Each pass
+		 * is one write. */
 		if (n > REC_AGAIN)
 			continue;
+		/* in a burst the thread does not sleep: it waits for a ring
+		 * an eighth full (at most a millisecond), giving its CPU to
+		 * whichever other thread wants it (sched_yield()). Asleep, it
+		 * would be woken on the CPU it last ran on or on its waker's
+		 * (the command's), and an idle CPU of a VM may not run again
+		 * for milliseconds: either way the rings fill meanwhile
+		 * (bench/README.md, "--call-graph dwarf in a burst"). A burst
+		 * costs its CPU until REC_QUIET_US after it. */
+		if (busy && whole) {
+			uint64_t until = now_us() + 1000;
+
+			while (!rd_behind(r) && now_us() < until &&
+			       !__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE))
+				sched_yield();
+			continue;
+		}
 		/* records left for want of room: the main thread says when
 		 * it has made some (a byte on quit) */
 		if (poll(pf, npf, busy || !whole ? 1 : 100) > 0 && (pf[0].revents & POLLIN)) {
@@ -1163,7 +1260,7 @@ int rec_reader_start(struct rec *r)
 	rd = calloc(1, sizeof(*rd));
 	if (!rd)
 		return -ENOMEM;
-	rd->fd = rd->wake[0] = rd->wake[1] = rd->quit[0] = rd->quit[1] = -1;
+	rd->fd = rd->wake[0] = rd->wake[1] = rd->quit[0] = rd->quit[1] = rd->cpu = -1;
 	if ((rd->fd = rd_spool(&rd->cap)) < 0) {
 		ret = rd->fd;
 		rd->fd = -1;
@@ -1338,13 +1435,17 @@ static int rd_behind(const struct rec *r)
 
 /* The reader thread reads a burst, or is behind: unwinding waits (on a
  * machine with fewer free CPUs than threads it would take the reader's),
- * unless the records waiting near their bound. */
+ * unless the records waiting near their bound and this thread is not on
+ * the reader's CPU (unwinding there would only slow the reader down). */
 static int rd_yield(const struct rec *r)
 {
+	int cpu = __atomic_load_n(&r->rd->cpu, __ATOMIC_RELAXED);
+
 	return !__atomic_load_n(&r->rd->blocked, __ATOMIC_RELAXED) &&
 	       !__atomic_load_n(&r->rd->failed, __ATOMIC_ACQUIRE) &&
 	       (__atomic_load_n(&r->rd->busy, __ATOMIC_RELAXED) || rd_behind(r)) &&
-	       rd_waiting(r->rd) < rd_bound(r->rd) / 2;
+	       (rd_waiting(r->rd) < rd_bound(r->rd) / 2 ||
+		(cpu >= 0 && sched_getcpu() == cpu));
 }
 
 int rec_read_busy(const struct rec *r)
