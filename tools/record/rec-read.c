@@ -1092,6 +1092,10 @@ static void *rd_main(void *arg)
 		return NULL;
 	}
 	rd_place_init(&pl);
+	/* the command's start is taken as a burst: a program's loading and
+	 * first pages often are one, and a thread asleep since record began
+	 * is the one woken late */
+	burst_at = now_us();
 	pf[npf++] = (struct pollfd){ .fd = rd->quit[0], .events = POLLIN };
 	for (int c = 0; c < r->nrings; c++)
 		if (r->rings[c].fd >= 0)
