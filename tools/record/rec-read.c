@@ -736,7 +736,7 @@ static long merge_rings(struct rec *r)
 	return ret ? -1 : done;
 }
 
-/* Records a pass of the reader thread reads in a burst, at least */
+/* Records a millisecond the reader thread reads in a burst, at least */
 #define REC_BURST 64
 /* ... and to read again at once, more than */
 #define REC_AGAIN 16
@@ -974,7 +974,7 @@ static int rd_fits(struct rec_reader *rd)
  * written; *whole: 0 when records were left in it (past the hard bound,
  * or no room in the spool). */
 static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, int *began,
-		    int *whole)
+		    int *whole, uint64_t span[2])
 {
 	const struct perf_event_header *h;
 	long n = 0;
@@ -991,6 +991,14 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, i
 		}
 		if (!(h = hwp_ring_next(&rg->ring)))
 			break;
+		if (h->type == PERF_RECORD_SAMPLE) { /* the samples' times */
+			uint64_t st = rec_time(h);
+
+			if (st && (!span[0] || st < span[0]))
+				span[0] = st;
+			if (st > span[1])
+				span[1] = st;
+		}
 		k = kept_size(r, h);
 		if (h->type == PERF_RECORD_SAMPLE && h->size >= REC_SAMPLE_HEAD &&
 		    rd_waiting(rd) + k.n > REC_BURST_BYTES) {
@@ -1103,11 +1111,12 @@ static void *rd_main(void *arg)
 	while (!__atomic_load_n(&rd->stop, __ATOMIC_ACQUIRE)) {
 		int whole = 1, w = 1, hot = -1;
 		long n = 0, most = 0;
+		uint64_t span[2] = { 0, 0 }; /* the pass's samples: first, last time */
 
 		for (int c = 0; c < r->nrings; c++) {
 			long k = r->rings[c].fd < 0 ?
 					 (began[c] = 0) :
-					 rd_ring(r, rd, &r->rings[c], &began[c], &w);
+					 rd_ring(r, rd, &r->rings[c], &began[c], &w, span);
 
 			if (k < 0) {
 				n = -1;
@@ -1140,12 +1149,16 @@ static void *rd_main(void *arg)
 		if (n < 0)
 			break;
 		t = now_us();
-		/* a burst: a pass, or the passes of a millisecond, read more
-		 * than REC_BURST records (a reader that keeps up reads a burst
+		/* a burst: samples come at more than REC_BURST a millisecond,
+		 * by their own times (a pass woken at a ring's watermark reads
+		 * half a ring however slowly it filled), or the passes of a
+		 * millisecond read more (a reader that keeps up reads a burst
 		 * in small passes) */
 		span_n += n > 0 ? n : 0;
-		if (n > REC_BURST || (t - span_at >= 1000 &&
-				      (uint64_t)span_n * 1000 > REC_BURST * (t - span_at)))
+		if ((n > REC_BURST &&
+		     (uint64_t)n * 1000000 > REC_BURST * (span[1] - span[0])) ||
+		    (t - span_at >= 1000 &&
+		     (uint64_t)span_n * 1000 > REC_BURST * (t - span_at)))
 			burst_at = t;
 		if (t - span_at >= 1000) {
 			span_at = t;
