@@ -812,6 +812,7 @@ struct rec_reader {
 	int failed;		/* atomic: the thread's errno (ENOMEM, ENOSPC...) */
 	int busy;		/* atomic: its last pass read a burst */
 	int cpu;		/* atomic: the CPU it ran its last pass on */
+	int started;		/* atomic: it has made its first pass */
 	int wake[2];		/* thread -> main: records written */
 	int quit[2];		/* main -> thread: stop */
 	uint64_t safe;		/* main: records up to this time may be handled */
@@ -1024,17 +1025,16 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, i
  * Where the reader runs in a burst. A reader that shares its CPU with the
  * command it samples takes turns with it, and a ring fills while the
  * command runs: the scheduler wakes a sleeping thread where it last ran
- * or where its waker runs, and on a machine whose CPUs share no cache
- * (a VM's vCPUs, often) it moves it to an idle CPU only at its next
- * balance, milliseconds later (bench/README.md, "--call-graph dwarf in a
- * burst"). So while a burst lasts, a reader on the CPU whose sample ring
- * filled most (the command's) takes that CPU out of its mask, when it is
- * allowed another; the mask it started with comes back when the burst
- * is over. It starts off the CPU it was made on, the main thread's, where
- * the command is likely to run once the main thread lets it (it is back
- * in the mask at the first pass out of a burst: a thread stays where it
- * ran until the scheduler moves it). hot: the CPU's index in r->cpus, or
- * -1.
+ * or where its waker runs, does not always look for an idle CPU, and a
+ * woken thread may wait there for the end of the command's slice, up to
+ * a tick (bench/README.md, "--call-graph dwarf in a burst"). So while a
+ * burst lasts, a reader on the CPU whose sample ring filled most (the
+ * command's) takes that CPU out of its mask, when it is allowed another;
+ * the mask it started with comes back when the burst is over.
+ * It starts off the CPU it was made on, the main thread's, where the
+ * command is likely to run once the main thread lets it go (that CPU is
+ * back in the mask at the first pass out of a burst: a thread stays
+ * where it ran until the scheduler moves it).
  */
 struct rd_place {
 	cpu_set_t allowed; /* the thread's mask at its start */
@@ -1058,10 +1058,9 @@ static void rd_place_init(struct rd_place *pl)
 		pl->off = cpu;
 }
 
-static void rd_place(const struct rec *r, struct rd_place *pl, int busy, int hot)
+static void rd_place(struct rd_place *pl, int busy, int cpu)
 {
 	cpu_set_t m;
-	int cpu;
 
 	if (!pl->ok)
 		return;
@@ -1071,8 +1070,8 @@ static void rd_place(const struct rec *r, struct rd_place *pl, int busy, int hot
 			pl->off = -1;
 		return;
 	}
-	if (hot < 0 || (cpu = r->cpus[hot]) < 0 || cpu >= CPU_SETSIZE || cpu == pl->off ||
-	    !CPU_ISSET(cpu, &pl->allowed) || sched_getcpu() != cpu)
+	if (cpu < 0 || cpu >= CPU_SETSIZE || cpu == pl->off || !CPU_ISSET(cpu, &pl->allowed) ||
+	    sched_getcpu() != cpu)
 		return;
 	m = pl->allowed;
 	CPU_CLR(cpu, &m);
@@ -1094,6 +1093,7 @@ static void *rd_main(void *arg)
 	struct rd_place pl;
 
 	if (!pf || !began) {
+		__atomic_store_n(&rd->started, 1, __ATOMIC_RELEASE);
 		__atomic_store_n(&rd->failed, ENOMEM, __ATOMIC_RELEASE);
 		free(pf);
 		free(began);
@@ -1167,7 +1167,8 @@ static void *rd_main(void *arg)
 		busy = burst_at && t - burst_at < REC_QUIET_US;
 		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
 		__atomic_store_n(&rd->cpu, sched_getcpu(), __ATOMIC_RELAXED);
-		rd_place(r, &pl, busy, hot);
+		rd_place(&pl, busy, hot < 0 ? -1 : r->cpus[hot]);
+		__atomic_store_n(&rd->started, 1, __ATOMIC_RELEASE);
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
 		 * are the reader's and the command's */
@@ -1210,6 +1211,7 @@ static void *rd_main(void *arg)
 				;
 		}
 	}
+	__atomic_store_n(&rd->started, 1, __ATOMIC_RELEASE); /* a first pass that failed */
 	if (!__atomic_load_n(&rd->failed, __ATOMIC_ACQUIRE))
 		(void)rd_publish(rd);
 	/* the main thread may be waiting for what was handed over last */
@@ -1307,8 +1309,18 @@ int rec_reader_start(struct rec *r)
 	if (ret) {
 		r->rd = NULL;
 		rd_free(rd);
+		return ret;
 	}
-	return ret;
+	/* the command runs once the thread reads, on its own CPU (a thread
+	 * not yet run, or moved to an idle CPU, may not run for a few
+	 * milliseconds: a burst at the command's start would find no
+	 * reader); a second at most */
+	for (int i = 0; i < 10000 && !__atomic_load_n(&rd->started, __ATOMIC_ACQUIRE); i++) {
+		struct timespec ts = { 0, 100000 };
+
+		nanosleep(&ts, NULL);
+	}
+	return 0;
 }
 
 int rec_reader_fd(const struct rec *r)
