@@ -652,6 +652,7 @@ struct rec_front {
 	const struct perf_event_header *h; /* the ring's next record, held */
 	uint64_t time;
 	int c;
+	unsigned int since; /* records handled since its space was given back */
 };
 
 static inline int front_before(const struct rec_front *a, const struct rec_front *b)
@@ -710,6 +711,7 @@ static long merge_rings(struct rec *r)
 		}
 		f[n].time = rec_time(f[n].h);
 		f[n].c = c;
+		f[n].since = 0;
 		n++;
 	}
 	for (size_t i = n / 2; i-- > 0;)
@@ -725,8 +727,10 @@ static long merge_rings(struct rec *r)
 			hwp_ring_end(rg);
 			f[0] = f[--n];
 		} else {
-			if ((done & (REC_GIVE - 1)) == 0)
+			if (++f[0].since == REC_GIVE) {
 				hwp_ring_give_back(rg, f[0].h);
+				f[0].since = 0;
+			}
 			if (n == 1)
 				continue; /* alone: no order to keep */
 			f[0].time = rec_time(f[0].h);
@@ -813,6 +817,7 @@ struct rec_reader {
 	int busy;		/* atomic: its last pass read a burst */
 	int cpu;		/* atomic: the CPU it ran its last pass on */
 	int started;		/* atomic: it has made its first pass */
+	int made_on;		/* the main thread's CPU when it made it */
 	int wake[2];		/* thread -> main: records written */
 	int quit[2];		/* main -> thread: stop */
 	uint64_t safe;		/* main: records up to this time may be handled */
@@ -1031,8 +1036,8 @@ static long rd_ring(struct rec *r, struct rec_reader *rd, struct rec_ring *rg, i
  * burst lasts, a reader on the CPU whose sample ring filled most (the
  * command's) takes that CPU out of its mask, when it is allowed another;
  * the mask it started with comes back when the burst is over.
- * It starts off the CPU it was made on, the main thread's, where the
- * command is likely to run once the main thread lets it go (that CPU is
+ * It starts off the CPU the main thread made it on, where the command
+ * is likely to run once the main thread lets it go (that CPU is
  * back in the mask at the first pass out of a burst: a thread stays
  * where it ran until the scheduler moves it).
  */
@@ -1042,10 +1047,9 @@ struct rd_place {
 	int off;	   /* the CPU taken out, or -1 */
 };
 
-static void rd_place_init(struct rd_place *pl)
+static void rd_place_init(struct rd_place *pl, int cpu)
 {
 	cpu_set_t m;
-	int cpu = sched_getcpu();
 
 	pl->off = -1;
 	pl->ok = !pthread_getaffinity_np(pthread_self(), sizeof(pl->allowed), &pl->allowed) &&
@@ -1099,7 +1103,7 @@ static void *rd_main(void *arg)
 		free(began);
 		return NULL;
 	}
-	rd_place_init(&pl);
+	rd_place_init(&pl, rd->made_on);
 	/* the command's start is taken as a burst: a program's loading and
 	 * first pages often are one, and a thread asleep since record began
 	 * is the one woken late */
@@ -1166,8 +1170,8 @@ static void *rd_main(void *arg)
 		}
 		busy = burst_at && t - burst_at < REC_QUIET_US;
 		__atomic_store_n(&rd->busy, busy, __ATOMIC_RELAXED);
-		__atomic_store_n(&rd->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 		rd_place(&pl, busy, hot < 0 ? -1 : r->cpus[hot]);
+		__atomic_store_n(&rd->cpu, sched_getcpu(), __ATOMIC_RELAXED);
 		__atomic_store_n(&rd->started, 1, __ATOMIC_RELEASE);
 		/* the main thread is woken once a burst is over (or the
 		 * records wait near their bound): while it lasts the CPUs
@@ -1193,8 +1197,11 @@ static void *rd_main(void *arg)
 		 * (the command's), and an idle CPU of a VM may not run again
 		 * for milliseconds: either way the rings fill meanwhile
 		 * (bench/README.md, "--call-graph dwarf in a burst"). A burst
-		 * costs its CPU until REC_QUIET_US after it. */
-		if (busy && whole) {
+		 * costs its CPU until REC_QUIET_US after it. Not where the
+		 * thread may run on one CPU only: there it would take turns
+		 * with the command and the unwinding, where asleep it is
+		 * woken ahead of them. */
+		if (busy && whole && pl.ok) {
 			uint64_t until = now_us() + 1000;
 
 			while (!rd_behind(r) && now_us() < until &&
@@ -1304,6 +1311,7 @@ int rec_reader_start(struct rec *r)
 	/* signals go to the main thread (rec-launch.c's handlers) */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
+	rd->made_on = sched_getcpu();
 	ret = -pthread_create(&rd->th, NULL, rd_main, r);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (ret) {
