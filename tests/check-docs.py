@@ -159,22 +159,28 @@ class Page:
                 lines += ls
         return lines
 
-    def examples(self, sh=None):
-        """The .EX/.EE blocks (unescaped), with the section each is in."""
+    def blocks(self, start, end, sh=None, line=unesc, skip=()):
+        """The blocks between a start and an end macro, each line through
+        line() (lines starting with skip left out), with the section each
+        is in."""
         out = []
         for a, _, ls in self.sections():
             if sh is not None and a != sh:
                 continue
             blk = None
             for l in ls:
-                if l.startswith('.EX'):
+                if l.startswith(start):
                     blk = []
-                elif l.startswith('.EE') and blk is not None:
+                elif l.startswith(end) and blk is not None:
                     out.append((a, blk))
                     blk = None
-                elif blk is not None:
-                    blk.append(unesc(l))
+                elif blk is not None and not (skip and l.startswith(skip)):
+                    blk.append(line(l))
         return out
+
+    def examples(self, sh=None):
+        """The .EX/.EE blocks (unescaped), with the section each is in."""
+        return self.blocks('.EX', '.EE', sh)
 
     def text(self, lines=None):
         return '\n'.join(unesc(macro_text(l)) for l in (self.lines if lines is None
@@ -764,20 +770,8 @@ def case_examples(src, hw, build):
 
 def nf_blocks(page, sh=None):
     """The .nf/.fi blocks (as man shows them), with the section each is in."""
-    out = []
-    for a, _, ls in page.sections():
-        if sh is not None and a != sh:
-            continue
-        blk = None
-        for l in ls:
-            if l.startswith('.nf'):
-                blk = []
-            elif l.startswith('.fi') and blk is not None:
-                out.append((a, blk))
-                blk = None
-            elif blk is not None and not l.startswith(('.PP', '.sp', '.in', '.\\"')):
-                blk.append(unesc(macro_text(l)))
-    return out
+    return page.blocks('.nf', '.fi', sh, lambda l: unesc(macro_text(l)),
+                       ('.PP', '.sp', '.in', '.\\"'))
 
 
 # pages whose SYNOPSIS shows calling forms, not a prototype the header has
